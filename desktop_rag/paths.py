@@ -1,0 +1,69 @@
+"""Every location the app reads or writes, resolved in one place.
+
+Precedence for each location: explicit argument > environment variable > default.
+Defaults are next to the code in a source checkout and next to the executable in a
+PyInstaller bundle (read-only resources come from the bundle's ``_MEIPASS``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+from desktop_rag import APP_NAME
+
+ENV_HOME = "DESKTOP_RAG_HOME"  # data dir: index, settings, history, logs
+ENV_MODELS = "DESKTOP_RAG_MODELS"  # folder scanned for .gguf files
+ENV_CORPUS = "DESKTOP_RAG_CORPUS"  # bundled default corpus ingested on first run
+
+
+def is_frozen() -> bool:
+    return bool(getattr(sys, "frozen", False))
+
+
+def app_root() -> Path:
+    """Folder holding models/, corpus/ and resources/ (the checkout or the bundle)."""
+    if is_frozen():
+        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent))
+    return Path(__file__).resolve().parent.parent
+
+
+def _pick(arg: str | os.PathLike[str] | None, env: str, default: Path) -> Path:
+    if arg:
+        return Path(arg).expanduser().resolve()
+    if os.environ.get(env):
+        return Path(os.environ[env]).expanduser().resolve()
+    return default
+
+
+def data_dir(arg: str | os.PathLike[str] | None = None) -> Path:
+    """User data: the library index, settings, conversations, logs."""
+    path = _pick(arg, ENV_HOME, Path(user_data_dir(APP_NAME, appauthor=False)))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def models_dir(arg: str | os.PathLike[str] | None = None) -> Path:
+    default = Path(sys.executable).parent / "models" if is_frozen() else app_root() / "models"
+    return _pick(arg, ENV_MODELS, default)
+
+
+def corpus_dir(arg: str | os.PathLike[str] | None = None) -> Path:
+    return _pick(arg, ENV_CORPUS, app_root() / "corpus")
+
+
+def resources_dir() -> Path:
+    return app_root() / "resources"
+
+
+def set_offline_env() -> None:
+    """Never let Hugging Face libraries reach the network: everything is local."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

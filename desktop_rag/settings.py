@@ -1,0 +1,165 @@
+"""The one typed settings object. Every knob of the pipeline lives here, documented.
+
+Settings persist as JSON (``settings.json`` in the data dir). Unknown keys are ignored
+and missing keys take their defaults, so old files keep working as knobs are added.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+
+def knob(default: Any, doc: str, **kw: Any) -> Any:
+    """A settings field with its documentation attached (shown in the settings dialog)."""
+    return field(default=default, metadata={"doc": doc, **kw})
+
+
+@dataclass
+class ChunkingSettings:
+    words_per_chunk: int = knob(
+        180,
+        "Words per chunk. Sized to the embedder: all-MiniLM-L6-v2 truncates at 256 word "
+        "pieces, and filings average ~1.35 word pieces per word.",
+        min=40, max=1000,
+    )
+    overlap_words: int = knob(45, "Words shared by consecutive chunks of a page (~25 %).", min=0, max=500)
+    min_chunk_words: int = knob(
+        25, "A page tail shorter than this is merged into the previous chunk.", min=1, max=200
+    )
+    detect_tables: bool = knob(
+        True, "Emit tables (pymupdf table finder) as their own row-per-line chunks."
+    )
+
+    def signature(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class EmbeddingSettings:
+    model: str = knob(
+        "all-MiniLM-L6-v2",
+        "Sentence-transformers model: a folder path, or the name of a model shipped in a "
+        "local package (all-MiniLM-L6-v2). Changing it requires a re-index.",
+    )
+    batch_size: int = knob(32, "Chunks embedded per batch during ingest.", min=1, max=512)
+
+
+@dataclass
+class RetrievalSettings:
+    candidates: int = knob(50, "Candidates taken from each of dense and BM25 search.", min=5, max=500)
+    alpha: float = knob(
+        0.55, "Hybrid weight: alpha*minmax(cosine) + (1-alpha)*minmax(bm25).", min=0.0, max=1.0
+    )
+    mmr_lambda: float = knob(
+        0.5, "MMR trade-off: 1.0 = pure relevance, 0.0 = pure diversity.", min=0.0, max=1.0
+    )
+    top_k: int = knob(10, "Passages returned by search and considered for an answer.", min=1, max=50)
+    neighbours: int = knob(
+        1, "Neighbour expansion: adjacent chunks of the same page added around top hits.",
+        min=0, max=3,
+    )
+    use_filters: bool = knob(
+        True, "Restrict candidates to documents matching company/period/form in the question."
+    )
+    gate_min_terms: int = knob(
+        2, "Context gate: distinct non-stopword question terms that must occur in the context.",
+        min=0, max=10,
+    )
+    gate_min_cosine: float = knob(
+        0.30, "Context gate: best cosine similarity needed (unless BM25 passes).", min=0.0, max=1.0
+    )
+    gate_min_bm25: float = knob(
+        6.0, "Context gate: best raw BM25 score needed (unless cosine passes).", min=0.0, max=100.0
+    )
+    context_chunks: int = knob(
+        4, "Passages put in the generator's prompt (the best after MMR).", min=1, max=10
+    )
+    hnsw_ef_search: int = knob(128, "hnswlib ef at query time (recall vs speed).", min=10, max=1000)
+
+
+@dataclass
+class GenerationSettings:
+    model_file: str = knob(
+        "", "GGUF file in the models folder; empty = the bundled Gemma 3 270M."
+    )
+    threads: int = knob(0, "CPU threads for llama.cpp; 0 = number of physical cores.", min=0, max=256)
+    context_window: int = knob(4096, "llama.cpp context size in tokens.", min=512, max=32768)
+    max_tokens: int = knob(160, "Upper bound on generated tokens per answer.", min=16, max=2048)
+    max_answer_words: int = knob(35, "Answer length asked of the model.", min=5, max=200)
+    max_citations: int = knob(2, "Citations asked of the model.", min=1, max=5)
+    max_quote_chars: int = knob(160, "Longest quote the model may cite.", min=20, max=600)
+    use_grammar: bool = knob(
+        True, "Constrain output with llama.cpp's JSON-schema grammar (slower, far more reliable)."
+    )
+
+
+@dataclass
+class Settings:
+    chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
+
+    FILE_NAME = "settings.json"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Settings:
+        settings = cls()
+        for group in dataclasses.fields(cls):
+            section = getattr(settings, group.name)
+            _apply(section, data.get(group.name) or {})
+        return settings
+
+    @classmethod
+    def load(cls, data_dir: Path) -> Settings:
+        path = data_dir / cls.FILE_NAME
+        try:
+            return cls.from_dict(json.loads(path.read_text("utf-8")))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError):
+            # A damaged settings file must not stop the app; defaults are always valid.
+            return cls()
+
+    def save(self, data_dir: Path) -> None:
+        write_text_atomic(data_dir / self.FILE_NAME, json.dumps(self.to_dict(), indent=2))
+
+
+S = TypeVar("S")
+
+
+def _apply(section: S, values: dict[str, Any]) -> S:
+    for f in dataclasses.fields(section):  # type: ignore[arg-type]
+        if f.name not in values:
+            continue
+        default = getattr(section, f.name)
+        try:
+            value = type(default)(values[f.name])
+        except (TypeError, ValueError):
+            continue
+        lo, hi = f.metadata.get("min"), f.metadata.get("max")
+        if lo is not None and value < lo:
+            value = type(default)(lo)
+        if hi is not None and value > hi:
+            value = type(default)(hi)
+        setattr(section, f.name, value)
+    return section
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write-then-rename, so a crash never leaves a half-written file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
