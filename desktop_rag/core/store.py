@@ -1,0 +1,317 @@
+"""On-disk index: SQLite is the source of truth, the hnswlib file a rebuildable cache.
+
+Layout under ``<data dir>/index/``:
+- ``library.sqlite`` — documents, canonical page texts, chunks (with BM25 tokens and
+  the float32 embedding as a BLOB), and a ``manifest`` table (schema version, embedder
+  id + dimension, chunking parameters, generation counter). Every ingest/removal is
+  one transaction, so a crash leaves the previous state intact.
+- ``dense.hnsw`` + ``dense.json`` — the hnswlib graph and the manifest it was built
+  from (embedder, dimension, generation). Written to temp files and renamed; if it is
+  missing, stale or unreadable it is rebuilt from the embeddings in SQLite.
+No pickle anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import hnswlib
+import numpy as np
+
+from desktop_rag.core.types import Chunk, Document, DocumentMeta
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY, file_name TEXT NOT NULL, path TEXT NOT NULL, pages INTEGER NOT NULL,
+    meta TEXT NOT NULL, meta_edited INTEGER NOT NULL DEFAULT 0, added_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pages (
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    page INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (doc_id, page));
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, page INTEGER NOT NULL, char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL, kind TEXT NOT NULL, section TEXT NOT NULL,
+    tokens TEXT NOT NULL, embedding BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class IndexStore:
+    """Documents, pages and chunks in SQLite. Thread-safe (one connection, one lock)."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.dir = index_dir
+        index_dir.mkdir(parents=True, exist_ok=True)
+        self.db_path = index_dir / "library.sqlite"
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # -- manifest -------------------------------------------------------------
+    def manifest(self) -> dict[str, Any]:
+        with self._lock:
+            rows = self._db.execute("SELECT key, value FROM manifest").fetchall()
+        return {k: json.loads(v) for k, v in rows}
+
+    def set_manifest(self, db: sqlite3.Connection, **values: Any) -> None:
+        for k, v in values.items():
+            db.execute("INSERT OR REPLACE INTO manifest VALUES (?, ?)", (k, json.dumps(v)))
+
+    def bump_generation(self, db: sqlite3.Connection) -> int:
+        row = db.execute("SELECT value FROM manifest WHERE key='generation'").fetchone()
+        gen = (json.loads(row[0]) if row else 0) + 1
+        self.set_manifest(db, generation=gen)
+        return gen
+
+    @property
+    def generation(self) -> int:
+        return int(self.manifest().get("generation", 0))
+
+    # -- documents ------------------------------------------------------------
+    def add_document(
+        self,
+        doc: Document,
+        page_texts: list[str],
+        chunks: list[Chunk],
+        tokens: list[list[str]],
+        vectors: np.ndarray,
+    ) -> list[int]:
+        """Insert a document with everything derived from it, atomically. Returns chunk ids."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (doc.doc_id, doc.file_name, doc.path, doc.pages, json.dumps(asdict(doc.meta)),
+                 int(doc.meta_edited), doc.added_at or _now()),
+            )
+            db.executemany(
+                "INSERT INTO pages VALUES (?, ?, ?)",
+                [(doc.doc_id, i + 1, t) for i, t in enumerate(page_texts)],
+            )
+            ids = self._insert_chunks(db, chunks, tokens, vectors)
+            self.bump_generation(db)
+        return ids
+
+    def _insert_chunks(
+        self, db: sqlite3.Connection, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray
+    ) -> list[int]:
+        ids = []
+        for c, toks, vec in zip(chunks, tokens, vectors, strict=True):
+            cur = db.execute(
+                "INSERT INTO chunks (doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (c.doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section,
+                 " ".join(toks), np.asarray(vec, dtype=np.float32).tobytes()),
+            )
+            ids.append(int(cur.lastrowid))  # type: ignore[arg-type]
+        return ids
+
+    def replace_chunks(
+        self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray
+    ) -> list[int]:
+        """Re-index one document (new chunking or embedder) in one transaction."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
+            ids = self._insert_chunks(db, chunks, tokens, vectors)
+            self.bump_generation(db)
+        return ids
+
+    def remove_document(self, doc_id: str) -> list[int]:
+        with self.transaction() as db:
+            ids = [r[0] for r in db.execute("SELECT chunk_id FROM chunks WHERE doc_id=?", (doc_id,))]
+            db.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
+            self.bump_generation(db)
+        return ids
+
+    def update_meta(self, doc_id: str, meta: DocumentMeta, edited: bool = True) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE documents SET meta=?, meta_edited=? WHERE doc_id=?",
+                (json.dumps(asdict(meta)), int(edited), doc_id),
+            )
+            self.bump_generation(db)
+
+    def documents(self) -> list[Document]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT d.doc_id, d.file_name, d.path, d.pages, d.meta, d.meta_edited, d.added_at,"
+                " (SELECT COUNT(*) FROM chunks c WHERE c.doc_id=d.doc_id)"
+                " FROM documents d ORDER BY d.added_at, d.file_name"
+            ).fetchall()
+        return [
+            Document(r[0], r[1], r[2], r[3], DocumentMeta(**json.loads(r[4])), r[7], r[6], bool(r[5]))
+            for r in rows
+        ]
+
+    def has_document(self, doc_id: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM documents WHERE doc_id=?", (doc_id,)).fetchone() is not None
+
+    def page_text(self, doc_id: str, page: int) -> str | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text FROM pages WHERE doc_id=? AND page=?", (doc_id, page)
+            ).fetchone()
+        return row[0] if row else None
+
+    def page_texts(self, doc_id: str) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute(
+                "SELECT text FROM pages WHERE doc_id=? ORDER BY page", (doc_id,))]
+
+    def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
+        """(chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding)."""
+        sql = ("SELECT chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens,"
+               " embedding FROM chunks")
+        with self._lock:
+            if doc_ids is None:
+                rows = self._db.execute(sql + " ORDER BY chunk_id").fetchall()
+            else:
+                ids = list(doc_ids)
+                rows = self._db.execute(
+                    sql + f" WHERE doc_id IN ({','.join('?' * len(ids))}) ORDER BY chunk_id", ids
+                ).fetchall()
+        yield from rows
+
+
+class DenseIndex:
+    """hnswlib inner-product index over unit vectors, labels = chunk ids."""
+
+    def __init__(self, dim: int, path: Path, ef_search: int = 128) -> None:
+        self.dim = dim
+        self.path = path
+        self.ef_search = ef_search
+        self._index: hnswlib.Index | None = None
+        self._count = 0
+        self._lock = threading.RLock()
+
+    def _new(self, capacity: int) -> hnswlib.Index:
+        index = hnswlib.Index(space="ip", dim=self.dim)
+        index.init_index(max_elements=max(capacity, 1024), ef_construction=200, M=32, allow_replace_deleted=True)
+        index.set_ef(self.ef_search)
+        return index
+
+    def __len__(self) -> int:
+        return self._count
+
+    def build(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        with self._lock:
+            index = self._new(len(ids) + 1024)
+            if len(ids):
+                index.add_items(vectors, ids)
+            self._index, self._count = index, len(ids)
+
+    def add(self, ids: list[int], vectors: np.ndarray) -> None:
+        if not ids:
+            return
+        with self._lock:
+            if self._index is None:
+                self._index = self._new(len(ids) + 1024)
+            need = self._index.get_current_count() + len(ids)
+            if need > self._index.get_max_elements():
+                self._index.resize_index(max(need, 2 * self._index.get_max_elements()))
+            self._index.add_items(vectors, np.asarray(ids, dtype=np.int64))
+            self._count += len(ids)
+
+    def remove(self, ids: Iterable[int]) -> None:
+        with self._lock:
+            if self._index is None:
+                return
+            for i in ids:
+                try:
+                    self._index.mark_deleted(int(i))
+                    self._count -= 1
+                except RuntimeError:
+                    pass  # not in the index (already removed)
+
+    def search(self, vector: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """Top-k (chunk_id, cosine)."""
+        with self._lock:
+            if self._index is None or self._count == 0:
+                return []
+            k = min(k, self._count)
+            flt = (lambda label: label in allowed) if allowed is not None else None
+            if allowed is not None:
+                k = min(k, len(allowed))
+                if k == 0:
+                    return []
+            self._index.set_ef(max(self.ef_search, k))
+            try:
+                labels, dists = self._index.knn_query(vector.reshape(1, -1), k=k, filter=flt)
+            except RuntimeError:
+                # hnswlib cannot return k results (heavy filtering): ask for fewer.
+                labels, dists = self._index.knn_query(vector.reshape(1, -1), k=max(1, k // 4), filter=flt)
+        return [(int(lab), float(1.0 - d)) for lab, d in zip(labels[0], dists[0], strict=True)]
+
+    def save(self, manifest: dict[str, Any]) -> None:
+        with self._lock:
+            if self._index is None:
+                return
+            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            self._index.save_index(str(tmp))
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+            write_bytes_atomic(self.path.with_suffix(".json"), json.dumps({**manifest, "count": self._count}).encode())
+
+    def load(self, manifest: dict[str, Any]) -> bool:
+        """Load the saved graph if it was built from exactly this manifest."""
+        meta_path = self.path.with_suffix(".json")
+        try:
+            saved = json.loads(meta_path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return False
+        if any(saved.get(k) != v for k, v in manifest.items()):
+            return False
+        try:
+            index = hnswlib.Index(space="ip", dim=self.dim)
+            index.load_index(str(self.path), allow_replace_deleted=True)
+            index.set_ef(self.ef_search)
+        except (RuntimeError, OSError, ValueError):
+            return False
+        with self._lock:
+            self._index, self._count = index, int(saved.get("count", index.get_current_count()))
+        return True

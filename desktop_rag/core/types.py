@@ -1,0 +1,123 @@
+"""Plain data passed between the core, the CLI and the GUI."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+ChunkKind = Literal["text", "table"]
+
+
+@dataclass
+class DocumentMeta:
+    """What an analyst filters by. Detected at ingest, editable afterwards."""
+
+    company: str = ""
+    ticker: str = ""
+    form_type: str = ""  # 10-K, 10-Q, 8-K, earnings, transcript, or ""
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None  # 1-4; None for annual reports
+    period_end: str = ""  # ISO date of the period end, when printed on the cover
+
+    def period_label(self) -> str:
+        if self.fiscal_year and self.fiscal_quarter:
+            return f"Q{self.fiscal_quarter} FY{self.fiscal_year}"
+        if self.fiscal_year:
+            return f"FY{self.fiscal_year}"
+        return ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Document:
+    doc_id: str  # sha256 of the file content (dedupe key)
+    file_name: str
+    path: str  # where it was ingested from (may since have moved)
+    pages: int
+    meta: DocumentMeta
+    chunk_count: int = 0
+    added_at: str = ""
+    meta_edited: bool = False
+
+
+@dataclass
+class Chunk:
+    """A passage of one page. ``text`` is exactly ``page_text[char_start:char_end]``."""
+
+    chunk_id: int
+    doc_id: str
+    ordinal: int  # position within the document, for neighbour expansion
+    page: int  # 1-based
+    char_start: int
+    char_end: int
+    text: str
+    kind: ChunkKind = "text"
+    section: str = ""  # nearest heading above the passage
+
+    @property
+    def key(self) -> str:
+        """Stable, human-readable id used in prompts and JSON output."""
+        return f"{self.doc_id[:8]}:p{self.page}:{self.ordinal}"
+
+
+@dataclass
+class Hit:
+    chunk: Chunk
+    doc: Document
+    score: float  # final hybrid score
+    cosine: float = 0.0
+    bm25: float = 0.0
+    expanded: bool = False  # added by neighbour expansion, not ranked itself
+
+
+@dataclass
+class QueryPlan:
+    """What the retriever understood of a question."""
+
+    original: str
+    cleaned: str  # question text used for embedding
+    bm25_terms: list[str]
+    content_terms: list[str]  # non-stopword terms used by the context gate
+    doc_ids: list[str] | None = None  # restriction from metadata filters; None = all
+    filters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Citation:
+    doc_id: str
+    doc: str  # file name
+    page: int  # 1-based
+    quote: str  # exact substring of the page text
+    char_start: int = -1  # offset of the quote in the page text
+    chunk_id: int = -1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"doc": self.doc, "page": self.page, "quote": self.quote}
+
+
+@dataclass
+class Answer:
+    query: str
+    answer: str
+    citations: list[Citation]
+    not_in_corpus: bool = False
+    extractive: bool = False
+    model: str = ""
+    standalone_query: str = ""  # the follow-up rewritten to stand alone
+    hits: list[Hit] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # why a fallback happened, for the curious
+    cancelled: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "answer": self.answer,
+            "not_in_corpus": self.not_in_corpus,
+            "extractive": self.extractive,
+            "citations": [c.to_json() for c in self.citations],
+            "model": self.model,
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+        }
