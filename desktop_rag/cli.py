@@ -1,0 +1,295 @@
+"""Command line: everything the app does, headless.
+
+    python main.py [--data-dir DIR] ingest PATH...
+    python main.py [--data-dir DIR] search [--k K] [--json] QUESTION... | -
+    python main.py [--data-dir DIR] ask [--json] [QUESTION... | -]
+    python main.py [--data-dir DIR] docs | remove DOC | reindex | models | finetune
+    python main.py [--data-dir DIR] eval [...] | bench [...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from desktop_rag import __version__
+
+
+def _questions(args: list[str]) -> Iterator[str]:
+    if args == ["-"]:
+        for line in sys.stdin:
+            if line.strip():
+                yield line.strip()
+    elif args:
+        yield " ".join(args)
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _workspace(ns: argparse.Namespace):  # -> Workspace (imports torch: keep lazy)
+    from desktop_rag.core.workspace import Workspace
+
+    return Workspace(ns.data_dir, ns.models_dir)
+
+
+def _check_index(ws) -> bool:
+    problems = ws.library.mismatch()
+    if problems:
+        _err("The index was built with different settings: " + "; ".join(problems))
+        _err("Run `python main.py reindex` to rebuild it (documents are kept).")
+        return False
+    return True
+
+
+def cmd_ingest(ns: argparse.Namespace) -> int:
+    from desktop_rag.core.library import IngestReport
+
+    ws = _workspace(ns)
+    if not _check_index(ws):
+        return 2
+    report = IngestReport()
+    tty = sys.stderr.isatty()
+    for ev in ws.library.ingest(ns.paths, report=report):
+        prefix = f"[{ev.index}/{ev.total}] {ev.file}"
+        if ev.kind == "step":
+            if tty:
+                detail = f" {ev.done}/{ev.todo}" if ev.todo and ev.step == "embed" else ""
+                print(f"\r{prefix}: {ev.step}{detail}\033[K", end="", file=sys.stderr, flush=True)
+        elif ev.kind == "done_file":
+            _err(f"{chr(13) if tty else ''}{prefix}: added ({ev.message})\033[K" if tty else f"{prefix}: added ({ev.message})")
+        elif ev.kind in ("failed", "skipped"):
+            _err(f"{chr(13) if tty else ''}{prefix}: {ev.kind.upper()}: {ev.message}" + ("\033[K" if tty else ""))
+        elif ev.kind == "finished":
+            rate = report.pages / report.seconds if report.seconds else 0.0
+            _err(f"{ev.message} — {report.pages} pages, {report.chunks} chunks in {report.seconds:.1f} s ({rate:.1f} pages/s)")
+    if report.failed:
+        _err(f"{len(report.failed)} file(s) failed:")
+        for path, why in report.failed:
+            _err(f"  {path}: {why}")
+    ws.close()
+    return 1 if report.failed else 0
+
+
+def _hit_json(h) -> dict:
+    return {"doc": h.doc.file_name, "page_start": h.chunk.page, "page_end": h.chunk.page,
+            "chunk_id": h.chunk.key, "score": round(h.score, 4), "text": h.chunk.text}
+
+
+def cmd_search(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    if not _check_index(ws):
+        return 2
+    questions = list(_questions(ns.question))
+    if not questions:
+        _err("search: give a question, or - to read questions from stdin")
+        return 2
+    for q in questions:
+        hits = ws.engine.retriever.search(q, k=ns.k, mode=ns.mode)
+        if ns.json:
+            print(json.dumps({"query": q, "hits": [_hit_json(h) for h in hits]}, ensure_ascii=False), flush=True)
+        else:
+            print(f"Q: {q}")
+            for i, h in enumerate(hits, 1):
+                snippet = " ".join(h.chunk.text.split())[:160]
+                print(f"  {i:2d}. {h.doc.file_name} p.{h.chunk.page} [{h.score:.3f}] {snippet}")
+            print(flush=True)
+    ws.close()
+    return 0
+
+
+def format_answer(ans) -> str:
+    badge = ""
+    if ans.not_in_corpus:
+        badge = " [Not in corpus]"
+    elif ans.extractive:
+        badge = " [extractive: quoted from the filing]"
+    lines = [f"A: {ans.answer}{badge}"]
+    for i, c in enumerate(ans.citations, 1):
+        lines.append(f"  [{i}] {c.doc}, page {c.page}: \"{c.quote}\"")
+    t = ans.timings_ms
+    lines.append(f"  ({ans.model or 'no model'}; retrieve {t.get('retrieve', 0):.0f} ms, total {t.get('total', 0):.0f} ms)")
+    return "\n".join(lines)
+
+
+def cmd_ask(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    if not _check_index(ws):
+        return 2
+    if not ws.library.documents():
+        _err("The library is empty: add filings first with `python main.py ingest PATH...`.")
+    try:
+        ws.load_model(ns.model)
+    except (FileNotFoundError, ValueError) as exc:
+        _err(f"cannot load the language model: {exc}")
+        return 2
+    questions: Iterable[str] = list(_questions(ns.question))
+    interactive = not questions
+    if interactive:
+        questions = _prompt_loop()
+    previous: list[str] = []
+    from desktop_rag.core.history import rewrite_followup
+    from desktop_rag.core.metadata import company_aliases
+
+    names = {a for d in ws.library.documents() for a in company_aliases(d.meta)}
+    for q in questions:
+        standalone = rewrite_followup(q, previous, names) if interactive else q
+        ans = ws.engine.ask(q, standalone=standalone)
+        previous.append(standalone)
+        if ns.json:
+            print(json.dumps(ans.to_json(), ensure_ascii=False), flush=True)
+        else:
+            if standalone != q:
+                print(f"(read as: {standalone})")
+            print(format_answer(ans), flush=True)
+            if interactive:
+                print()
+    ws.close()
+    return 0
+
+
+def _prompt_loop() -> Iterator[str]:
+    _err("Ask about your filings (type `exit` to quit).")
+    while True:
+        try:
+            q = input("? ").strip()
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return
+        if q.lower() in {"exit", "quit", ":q"}:
+            return
+        if q:
+            yield q
+
+
+def cmd_docs(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    docs = ws.library.documents()
+    if ns.json:
+        for d in docs:
+            print(json.dumps({"doc_id": d.doc_id, "file": d.file_name, "pages": d.pages, "chunks": d.chunk_count,
+                              **d.meta.to_dict()}))
+    else:
+        for d in docs:
+            m = d.meta
+            print(f"{d.doc_id[:12]}  {d.file_name:<28} {m.company[:28]:<28} {m.form_type:<6} {m.period_label():<10} "
+                  f"{d.pages:>4} p {d.chunk_count:>5} chunks")
+        print(f"{len(docs)} document(s)")
+    ws.close()
+    return 0
+
+
+def cmd_remove(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    matches = [d for d in ws.library.documents() if d.doc_id.startswith(ns.doc) or d.file_name == ns.doc]
+    if len(matches) != 1:
+        _err(f"remove: {'no' if not matches else 'more than one'} document matches '{ns.doc}'")
+        return 2
+    ws.library.remove(matches[0].doc_id)
+    _err(f"removed {matches[0].file_name}")
+    ws.close()
+    return 0
+
+
+def cmd_reindex(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    for ev in ws.library.reindex():
+        if ev.kind in ("file", "finished"):
+            _err(f"[{ev.index}/{ev.total}] {ev.file} {ev.message}".strip())
+    ws.close()
+    return 0
+
+
+def cmd_models(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    current = None
+    try:
+        current = ws.model_path()
+    except FileNotFoundError:
+        pass
+    for p in ws.available_models():
+        info = ws.model_info(p)
+        print(f"{'*' if p == current else ' '} {p.name:<40} {info.label}")
+    print(f"embedder: {ws.embedder.path}")
+    ws.close()
+    return 0
+
+
+def cmd_finetune(ns: argparse.Namespace) -> int:
+    from desktop_rag.core.finetune import finetune_from_feedback
+
+    ws = _workspace(ns)
+    result = finetune_from_feedback(ws, epochs=ns.epochs, log=_err)
+    _err(result.message)
+    ws.close()
+    return 0 if result.ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="desktop_rag", description="Offline research assistant for financial filings.")
+    p.add_argument("--version", action="version", version=__version__)
+    p.add_argument("--data-dir", help="index, settings and history (default: platform user-data dir; env DESKTOP_RAG_HOME)")
+    p.add_argument("--models-dir", help="folder with .gguf and embedder models (env DESKTOP_RAG_MODELS)")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="command")
+
+    s = sub.add_parser("ingest", help="add PDF files or folders to the library")
+    s.add_argument("paths", nargs="+")
+    s.set_defaults(func=cmd_ingest)
+
+    s = sub.add_parser("search", help="retrieve passages for a question")
+    s.add_argument("--k", type=int, default=10)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--mode", choices=["hybrid", "dense", "bm25", "exact"], default="hybrid")
+    s.add_argument("question", nargs="*")
+    s.set_defaults(func=cmd_search)
+
+    s = sub.add_parser("ask", help="answer a question with exact quotes")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--model", help="GGUF file name in the models folder")
+    s.add_argument("question", nargs="*")
+    s.set_defaults(func=cmd_ask)
+
+    s = sub.add_parser("docs", help="list the library")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_docs)
+    s = sub.add_parser("remove", help="remove a document (id prefix or file name)")
+    s.add_argument("doc")
+    s.set_defaults(func=cmd_remove)
+    sub.add_parser("reindex", help="rebuild chunks and embeddings from stored text").set_defaults(func=cmd_reindex)
+    sub.add_parser("models", help="list GGUF models").set_defaults(func=cmd_models)
+    s = sub.add_parser("finetune", help="fine-tune the embedder on thumbs up/down feedback")
+    s.add_argument("--epochs", type=int, default=1)
+    s.set_defaults(func=cmd_finetune)
+
+    from desktop_rag.core import benchmark, evaluate
+
+    evaluate.add_arguments(sub.add_parser("eval", help="retrieval and answer quality on a labelled dev set"))
+    benchmark.add_arguments(sub.add_parser("bench", help="speed and memory benchmark"))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if ns.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(ns, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(ns.func(ns) or 0)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,408 @@
+"""From question to a trustworthy answer: retrieve, gate, generate, then verify.
+
+Nothing the model says reaches the user unchecked:
+- each citation quote must be an exact substring (after white-space/dash folding) of the
+  retrieved passages — searched across all of them, and across adjacent passages of the
+  same page for quotes that span two chunks — and is re-anchored to its real page;
+- support for the answer is located by us in the passages (the model's passage ids are
+  unreliable), and every figure in the answer must appear in a kept quote, and most of its
+  words in the quotes or the question;
+- otherwise the answer is replaced by an extractive one: the best-matching passage
+  sentence(s), quoted verbatim, flagged ``extractive``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
+from desktop_rag.core.lexical import STOPWORDS, QUESTION_NOISE, tokenize
+from desktop_rag.core.library import Library
+from desktop_rag.core.pdf import fold_text, match_form
+from desktop_rag.core.retrieve import HybridRetriever
+from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
+from desktop_rag.settings import Settings
+
+_NUMBER_RE = re.compile(r"(?<![\w.])[-(]?\$?\d[\d,]*(?:\.\d+)?%?")
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
+_REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
+
+
+# -- numbers -------------------------------------------------------------------------
+def numbers_in(text: str) -> list[float]:
+    out = []
+    for m in _NUMBER_RE.finditer(text):
+        s = m.group(0).strip("$(%-").replace(",", "").replace("$", "")
+        try:
+            out.append(float(s))
+        except ValueError:
+            continue
+    return out
+
+
+def _decimals(x: float) -> int:
+    s = repr(x)
+    return 0 if s.endswith(".0") else len(s.split(".")[1]) if "." in s else 0
+
+
+def number_supported(value: float, candidates: list[float]) -> bool:
+    """``value`` equals a candidate, or the candidate rescaled by thousands/millions and
+    rounded to the precision the answer uses ("$81.8 billion" for "81,797" in millions)."""
+    d = _decimals(value)
+    for c in candidates:
+        if abs(c - value) < 1e-9:
+            return True
+        for scale in (1e3, 1e6, 1e-3):
+            if d and abs(round(c / scale, d) - value) < 1e-9:
+                return True
+    return False
+
+
+# -- quotes ----------------------------------------------------------------------------
+@dataclass
+class Passage:
+    """A stretch of one page's text available as evidence (one chunk, or several
+    adjacent/overlapping chunks of the same page merged)."""
+
+    hit: Hit
+    start: int  # offsets into the page text
+    end: int
+    text: str
+
+
+def passages_for(library: Library, hits: list[Hit]) -> list[Passage]:
+    """Context chunks, plus merged spans of overlapping/adjacent chunks on one page, so a
+    quote spanning two chunks validates against text that really is contiguous."""
+    out = [Passage(h, h.chunk.char_start, h.chunk.char_end, h.chunk.text) for h in hits]
+    by_page: dict[tuple[str, int], list[Hit]] = {}
+    for h in hits:
+        by_page.setdefault((h.chunk.doc_id, h.chunk.page), []).append(h)
+    for (doc_id, page), group in by_page.items():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda h: h.chunk.char_start)
+        page_text = library.page_text(doc_id, page)
+        start, end, first = group[0].chunk.char_start, group[0].chunk.char_end, group[0]
+        for h in group[1:]:
+            if h.chunk.char_start <= end + 1:
+                end = max(end, h.chunk.char_end)
+            else:
+                if end > first.chunk.char_end:
+                    out.append(Passage(first, start, end, page_text[start:end]))
+                start, end, first = h.chunk.char_start, h.chunk.char_end, h
+        if end > first.chunk.char_end:
+            out.append(Passage(first, start, end, page_text[start:end]))
+    return out
+
+
+def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
+    """Anchor a quote in the passages; None when it is not an exact substring of any."""
+    q = fold_text(quote).strip(" .\"'")
+    if len(q) < 8:
+        return None
+    for p in passages:
+        i = match_form(p.text).find(q)
+        if i >= 0:
+            c = p.hit.chunk
+            return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[i:i + len(q)],
+                            p.start + i, c.chunk_id)
+    return None
+
+
+def split_units(text: str) -> list[tuple[int, int]]:
+    """Quotable units of a passage: lines, and sentences within long lines."""
+    units = []
+    pos = 0
+    for line in text.split("\n"):
+        a = pos
+        pos += len(line) + 1
+        if not line.strip():
+            continue
+        starts = [0] + [m.end() for m in _SENTENCE_END.finditer(line)]
+        ends = starts[1:] + [len(line)]
+        for s, e in zip(starts, ends, strict=True):
+            seg = line[s:e].rstrip()
+            if len(seg.strip()) >= 8:
+                lead = len(line[s:e]) - len(line[s:e].lstrip())
+                units.append((a + s + lead, a + s + len(seg)))
+    return units
+
+
+def _unit_citation(p: Passage, a: int, b: int) -> Citation:
+    c = p.hit.chunk
+    return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[a:b], p.start + a, c.chunk_id)
+
+
+# -- support and extractive answers -------------------------------------------------------
+def _terms(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t not in QUESTION_NOISE and len(t) > 1}
+
+
+def best_units(
+    passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
+    rank_weight: bool = True,
+) -> list[tuple[float, Passage, int, int]]:
+    scored: list[tuple[float, Passage, int, int]] = []
+    seen: set[str] = set()
+    for rank, p in enumerate(passages):
+        for a, b in split_units(p.text):
+            seg = p.text[a:b]
+            key = fold_text(seg)
+            if key in seen:
+                continue
+            seen.add(key)
+            toks = set(tokenize(seg))
+            overlap = len(terms & toks)
+            if not overlap:
+                continue
+            nums = numbers_in(seg)
+            score = overlap / max(1, len(terms)) * 2.0
+            if numbers:
+                score += 3.0 * sum(number_supported(n, nums) for n in numbers) / len(numbers)
+            if want_numbers and nums:
+                score += 0.5
+            if rank_weight:
+                score += 0.3 / (1 + rank) + 0.2 * p.hit.score
+            score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
+            scored.append((score, p, a, b))
+    scored.sort(key=lambda s: -s[0])
+    return scored[:k]
+
+
+_WANTS_NUMBER = re.compile(r"\b(how much|how many|what (was|were|is|are) (the )?(total|amount|net|revenue|sales|income|cash|margin|rate|eps)|amount|percentage|percent|ratio|rate|figure|\$)\b", re.I)
+
+
+def extractive_answer(question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2) -> tuple[str, list[Citation]]:
+    terms = set(plan.content_terms) | _terms(question)
+    want_numbers = bool(_WANTS_NUMBER.search(question))
+    top = best_units(passages, terms, [], max_quotes + 2, want_numbers)
+    if not top:
+        return "", []
+    best = top[0]
+    chosen = [best]
+    # A second quote only when it adds evidence of similar strength from elsewhere.
+    for cand in top[1:]:
+        if len(chosen) >= max_quotes:
+            break
+        if cand[0] >= 0.75 * best[0] and fold_text(cand[1].text[cand[2]:cand[3]]) not in fold_text(best[1].text):
+            chosen.append(cand)
+    cites = [_unit_citation(p, a, b) for _, p, a, b in chosen]
+    text = " … ".join(c.quote for c in cites)
+    return text, cites
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    citations: list[Citation] = field(default_factory=list)
+    reason: str = ""
+
+
+def verify_answer(
+    answer: str, model_quotes: list[str], question: str, passages: list[Passage], max_citations: int
+) -> Verdict:
+    """Keep the model's answer only if its figures and words are backed by real quotes."""
+    text = answer.strip()
+    if not text or _REFUSAL_RE.search(text) or text.lower().startswith(NOT_IN_CORPUS.lower()):
+        return Verdict(False, reason="the model gave no answer although passages matched")
+    cites: list[Citation] = []
+    for q in model_quotes:
+        c = locate_quote(q, passages)
+        if c and all(c.quote != k.quote for k in cites):
+            cites.append(c)
+    question_numbers = numbers_in(question)
+    answer_numbers = [n for n in numbers_in(text) if not number_supported(n, question_numbers)]
+    terms = _terms(text) - _terms(question) or _terms(text)
+    # Our own support search: the units that best carry the answer's figures and words.
+    for _, p, a, b in best_units(passages, terms, answer_numbers, max_citations + 1, False, rank_weight=False):
+        if len(cites) >= max_citations:
+            break
+        c = _unit_citation(p, a, b)
+        if all(fold_text(c.quote) not in fold_text(k.quote) for k in cites):
+            cites.append(c)
+    cites = cites[:max_citations]
+    if not cites:
+        return Verdict(False, reason="no passage supports the answer")
+    quoted_numbers = [n for c in cites for n in numbers_in(c.quote)]
+    missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
+    if missing:
+        return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    answer_terms = _terms(text)
+    if answer_terms:
+        backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | _terms(question))
+        if len(backed) / len(answer_terms) < 0.6:
+            return Verdict(False, reason="most of the answer's wording is not in the quoted text")
+    return Verdict(True, cites)
+
+
+def parse_model_json(raw: str) -> tuple[str, list[str]]:
+    """(answer, quotes) from the model's output, tolerant of truncation and chatter."""
+    raw = raw.strip()
+    start = raw.find("{")
+    if start >= 0:
+        body = raw[start:]
+        for candidate in (body, body[: body.rfind("}") + 1]):
+            try:
+                obj = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                ans = obj.get("answer")
+                quotes = [c.get("quote", "") for c in obj.get("citations") or [] if isinstance(c, dict)]
+                return (ans if isinstance(ans, str) else ""), [q for q in quotes if isinstance(q, str)]
+    # Truncated JSON: salvage the answer string and any complete quotes.
+    m = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', raw)
+    answer = ""
+    if m:
+        try:
+            answer = json.loads(f'"{m.group(1)}"')
+        except ValueError:
+            answer = m.group(1)
+    quotes = []
+    for q in re.findall(r'"quote"\s*:\s*"((?:[^"\\]|\\.)*)"', raw):
+        try:
+            quotes.append(json.loads(f'"{q}"'))
+        except ValueError:
+            continue
+    if not m and start < 0:
+        answer = raw  # plain text from a model that ignored the format
+    return answer, quotes
+
+
+class AnswerTextStream:
+    """Incrementally pulls the ``answer`` string out of streamed JSON, for live display."""
+
+    def __init__(self) -> None:
+        self.raw = ""  # everything the model produced
+        self._start = -1  # offset where the answer string's content begins
+        self._shown = 0
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of output; return the newly decoded part of the answer text."""
+        self.raw += piece
+        if self._start < 0:
+            m = re.search(r'"answer"\s*:\s*"', self.raw)
+            if not m:
+                return ""
+            self._start = m.end()
+        out: list[str] = []
+        i = self._start
+        while i < len(self.raw):
+            ch = self.raw[i]
+            if ch == "\\":
+                if i + 1 >= len(self.raw):
+                    break  # escape split across pieces: wait for the rest
+                nxt = self.raw[i + 1]
+                out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+                i += 2
+                continue
+            if ch == '"':
+                break
+            out.append(ch)
+            i += 1
+        text = "".join(out)
+        new = text[self._shown:]
+        self._shown = len(text)
+        return new
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+@dataclass
+class AnswerEvent:
+    """``kind``: retrieved (hits), token (text), answer (final Answer)."""
+
+    kind: str
+    text: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    answer: Answer | None = None
+
+
+class AnswerEngine:
+    """Question in, verified answer out. The generator is optional (search-only use)."""
+
+    def __init__(self, library: Library, settings: Settings, generator: LlamaGenerator | None = None) -> None:
+        self.library = library
+        self.settings = settings
+        self.retriever = HybridRetriever(library, settings.retrieval)
+        self.generator = generator
+
+    @property
+    def model_name(self) -> str:
+        return self.generator.name if self.generator else ""
+
+    def ask(self, question: str, **kw: Any) -> Answer:
+        answer = None
+        for ev in self.ask_stream(question, **kw):
+            if ev.kind == "answer":
+                answer = ev.answer
+        assert answer is not None
+        return answer
+
+    def ask_stream(
+        self, question: str, standalone: str | None = None, doc_scope: list[str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[AnswerEvent]:
+        t0 = time.perf_counter()
+        query = (standalone or question).strip()
+        s = self.settings
+        plan = self.retriever.plan(query, doc_scope)
+        hits = self.retriever.search(plan)
+        t_retrieve = (time.perf_counter() - t0) * 1000
+        yield AnswerEvent("retrieved", hits=hits)
+        result = Answer(query=question, answer="", citations=[], model=self.model_name,
+                        standalone_query=query, hits=hits)
+        gate = self.retriever.gate(plan, hits)
+        if not gate.passed:
+            result.answer, result.not_in_corpus = NOT_IN_CORPUS, True
+            result.notes.append(gate.reason)
+            result.timings_ms = {"retrieve": t_retrieve, "first_token": 0.0,
+                                 "total": (time.perf_counter() - t0) * 1000}
+            yield AnswerEvent("answer", answer=result)
+            return
+        context = self.retriever.expand(hits, s.retrieval.context_chunks)
+        passages = passages_for(self.library, context)
+        first_token = 0.0
+        model_answer, model_quotes = "", []
+        if self.generator is not None:
+            labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
+            prompt = self.generator.build_prompt(query, labels)
+            stream = AnswerTextStream()
+            for piece in self.generator.stream(prompt, cancel):
+                if not first_token:
+                    first_token = (time.perf_counter() - t0) * 1000
+                shown = stream.feed(piece)
+                if shown:
+                    yield AnswerEvent("token", text=shown)
+            if cancel is not None and cancel.is_set():
+                result.cancelled = True
+            model_answer, model_quotes = parse_model_json(stream.raw)
+        verdict = (
+            verify_answer(model_answer, model_quotes, query, passages, s.generation.max_citations)
+            if self.generator is not None and not result.cancelled
+            else Verdict(False, reason="cancelled" if result.cancelled else "no generator loaded")
+        )
+        if verdict.ok:
+            result.answer, result.citations = model_answer.strip(), verdict.citations
+        else:
+            text, cites = extractive_answer(query, plan, passages, s.generation.max_citations)
+            if cites:
+                result.answer, result.citations, result.extractive = text, cites, True
+                result.notes.append(f"extractive fallback: {verdict.reason}")
+            else:
+                result.answer, result.not_in_corpus = NOT_IN_CORPUS, True
+                result.notes.append("no passage sentence matches the question")
+        result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
+                             "total": (time.perf_counter() - t0) * 1000}
+        yield AnswerEvent("answer", answer=result)
+
+
+def _header(h: Hit) -> str:
+    m = h.doc.meta
+    who = " ".join(x for x in (m.company or h.doc.file_name, m.form_type, m.period_label()) if x)
+    return f"{who} | page {h.chunk.page}" + (f" | {h.chunk.section}" if h.chunk.section else "")

@@ -1,0 +1,237 @@
+"""Local generation with llama-cpp-python on the CPU: model discovery, grounded prompts
+(chat template when the GGUF has one, few-shot completion when it does not), the
+JSON-schema grammar, and cancellable token streaming."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.settings import GenerationSettings
+
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "citations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"chunk": {"type": "string"}, "quote": {"type": "string"}},
+                "required": ["chunk", "quote"],
+            },
+            "maxItems": 2,
+        },
+    },
+    "required": ["answer", "citations"],
+}
+
+NOT_IN_CORPUS = "Not in corpus"
+# Without a grammar the base model is steered by prefilling the start of the JSON reply;
+# it then writes the answer string and stops at the closing quote. Citations are located
+# by the verifier (answer.py), which is all the model's own quotes would get anyway.
+ANSWER_PREFIX = '{"answer": "'
+
+
+RULES = (
+    "You answer questions about company filings using ONLY the numbered passages. "
+    "Reply with one JSON object: {\"answer\": <at most {words} words>, \"citations\": "
+    "[{\"chunk\": <passage id like P1>, \"quote\": <words copied exactly from that passage, "
+    "at most {chars} characters>}]} with at most {cites} citations. Copy figures exactly as "
+    "printed. If the passages do not answer the question, reply {\"answer\": \"Not in corpus\", "
+    "\"citations\": []}."
+)
+
+# Two worked examples: without them the 270M base model loops; with them it follows the format.
+EXAMPLES = [
+    (
+        "[P1] Contoso Ltd. 10-Q Q2 2024 | CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS\n"
+        "Three Months Ended\nMarch 30, March 25,\n2024 2023\nTotal net sales 12,345 11,002\n"
+        "Research and development 1,234 1,100\n"
+        "[P2] Contoso Ltd. 10-Q Q2 2024 | Liquidity and Capital Resources\n"
+        "The Company believes its balances of cash will be sufficient to satisfy its cash requirements.",
+        "What was Contoso's research and development expense in Q2 2024?",
+        {"answer": "Research and development expense was $1,234 million for the quarter.",
+         "citations": [{"chunk": "P1", "quote": "Research and development 1,234 1,100"}]},
+    ),
+    (
+        "[P1] Fabrikam Inc. 10-Q Q1 2024 | Gross Margin\n"
+        "Gross margin percentage decreased due to higher component costs and a weaker foreign "
+        "currency environment, partially offset by cost savings.\n"
+        "[P2] Fabrikam Inc. 10-Q Q1 2024 | Item 1A. Risk Factors\n"
+        "The Company's business can be impacted by political events and natural disasters.",
+        "Why did Fabrikam's gross margin percentage decrease?",
+        {"answer": "It decreased due to higher component costs and a weaker foreign currency environment.",
+         "citations": [{"chunk": "P1", "quote": "decreased due to higher component costs and a weaker foreign currency environment"}]},
+    ),
+]
+
+
+@dataclass
+class ModelInfo:
+    path: Path
+    name: str
+    size_mb: float
+    quantization: str
+    has_chat_template: bool
+    architecture: str = ""
+
+    @property
+    def label(self) -> str:
+        tmpl = "chat" if self.has_chat_template else "base"
+        return f"{self.name} ({self.quantization}, {self.size_mb:.0f} MB, {tmpl})"
+
+
+_FILE_TYPES = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+               11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+               17: "Q5_K_M", 18: "Q6_K", 30: "BF16"}
+
+
+def inspect_model(path: Path) -> ModelInfo:
+    """Read a GGUF's metadata (vocabulary only: cheap, no weights loaded)."""
+    from llama_cpp import Llama
+
+    llm = Llama(str(path), vocab_only=True, verbose=False)
+    try:
+        meta = dict(llm.metadata)
+    finally:
+        llm.close()
+    ftype = meta.get("general.file_type", "")
+    quant = _FILE_TYPES.get(int(ftype), f"type {ftype}") if str(ftype).isdigit() else _quant_from_name(path.name)
+    return ModelInfo(
+        path=path, name=meta.get("general.name") or path.stem, size_mb=path.stat().st_size / 2**20,
+        quantization=quant, has_chat_template="tokenizer.chat_template" in meta,
+        architecture=meta.get("general.architecture", ""),
+    )
+
+
+def _quant_from_name(name: str) -> str:
+    up = name.upper()
+    for q in sorted(_FILE_TYPES.values(), key=len, reverse=True):
+        if q in up:
+            return q
+    return "?"
+
+
+def list_models(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.gguf") if p.is_file()) if folder.is_dir() else []
+
+
+def physical_cores() -> int:
+    try:
+        import psutil
+
+        return psutil.cpu_count(logical=False) or os.cpu_count() or 1
+    except ImportError:  # pragma: no cover - psutil is a requirement
+        return os.cpu_count() or 1
+
+
+def format_passages(passages: list[tuple[str, str, str]]) -> str:
+    """[(label, header, text)] -> prompt block."""
+    return "\n".join(f"[{label}] {header}\n{text}" for label, header, text in passages)
+
+
+class LlamaGenerator:
+    """One loaded GGUF. Not thread-safe: the app runs one model job at a time."""
+
+    def __init__(self, path: Path, settings: GenerationSettings) -> None:
+        from llama_cpp import Llama
+
+        self.path = path
+        self.settings = settings
+        self.threads = settings.threads or physical_cores()
+        self.llm = Llama(
+            str(path), n_ctx=settings.context_window, n_threads=self.threads,
+            n_threads_batch=self.threads, n_batch=512, verbose=False,
+        )
+        self.has_chat_template = "tokenizer.chat_template" in self.llm.metadata
+        self.name = self.llm.metadata.get("general.name") or path.stem
+        self._grammar = None
+
+    def close(self) -> None:
+        self.llm.close()
+
+    @property
+    def grammar(self):  # -> LlamaGrammar
+        if self._grammar is None:
+            from llama_cpp import LlamaGrammar
+
+            schema = json.loads(json.dumps(ANSWER_SCHEMA))
+            props = schema["properties"]
+            # Bounded strings: a looping small model is forced to close the JSON.
+            props["answer"]["maxLength"] = self.settings.max_answer_words * 8
+            props["citations"]["maxItems"] = self.settings.max_citations
+            props["citations"]["items"]["properties"]["quote"]["maxLength"] = self.settings.max_quote_chars
+            self._grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        return self._grammar
+
+    def rules(self) -> str:
+        s = self.settings
+        return (RULES.replace("{words}", str(s.max_answer_words)).replace("{chars}", str(s.max_quote_chars))
+                .replace("{cites}", str(s.max_citations)))
+
+    def build_prompt(self, question: str, passages: list[tuple[str, str, str]]) -> str | list[dict[str, str]]:
+        """A completion prompt (base model) or chat messages (model with a chat template).
+        The fixed part comes first so llama.cpp reuses its KV cache across questions."""
+        shots = []
+        for ctx, q, ans in EXAMPLES:
+            shots.append((f"PASSAGES:\n{ctx}\n\nQUESTION: {q}", json.dumps(ans)))
+        task = f"PASSAGES:\n{format_passages(passages)}\n\nQUESTION: {question}"
+        if self.has_chat_template:
+            msgs = [{"role": "system", "content": self.rules()}]
+            for user, reply in shots:
+                msgs += [{"role": "user", "content": user}, {"role": "assistant", "content": reply}]
+            msgs.append({"role": "user", "content": task})
+            return msgs
+        parts = [self.rules(), ""]
+        for user, reply in shots:
+            parts += [user, f"ANSWER: {reply}", ""]
+        parts += [task, "ANSWER: "]
+        return "\n".join(parts)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def stream(
+        self, prompt: str | list[dict[str, str]], cancel: threading.Event | None = None,
+        max_tokens: int | None = None, use_grammar: bool | None = None,
+    ) -> Iterator[str]:
+        """Greedy token stream. Stops early when ``cancel`` is set."""
+        s = self.settings
+        grammar = self.grammar if (s.use_grammar if use_grammar is None else use_grammar) else None
+        kwargs: dict[str, Any] = dict(
+            max_tokens=max_tokens or s.max_tokens, temperature=0.0, top_k=1, top_p=1.0,
+            repeat_penalty=1.0, stream=True, grammar=grammar,
+        )
+        if isinstance(prompt, list):
+            it = self.llm.create_chat_completion(messages=prompt, **kwargs)  # type: ignore[arg-type]
+            for part in it:
+                if cancel is not None and cancel.is_set():
+                    break
+                delta = part["choices"][0].get("delta", {}).get("content")  # type: ignore[index]
+                if delta:
+                    yield delta
+        else:
+            prefix = "" if grammar is not None else ANSWER_PREFIX
+            stop = ["\n\n", "QUESTION:"] if grammar is not None else ['"', "\n"]
+            it = self.llm.create_completion(prompt=prompt + prefix, stop=stop, **kwargs)
+            if prefix:
+                yield prefix
+            for part in it:
+                if cancel is not None and cancel.is_set():
+                    break
+                text = part["choices"][0]["text"]  # type: ignore[index]
+                if text:
+                    yield text
+            if prefix and not (cancel is not None and cancel.is_set()):
+                yield '", "citations": []}'
+        if cancel is not None and cancel.is_set():
+            # Closing the generator makes llama-cpp-python stop decoding right away.
+            close = getattr(it, "close", None)
+            if close:
+                close()

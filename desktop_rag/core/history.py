@@ -1,0 +1,203 @@
+"""Conversations, answers and feedback in SQLite, and follow-up question rewriting.
+
+Every answer is stored with its citations and the ids of the retrieved chunks, so a
+thumbs up/down is a training example for the embedder (see finetune.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.core.types import Answer, Citation
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    conv_id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS messages (
+    msg_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    conv_id INTEGER NOT NULL REFERENCES conversations(conv_id) ON DELETE CASCADE,
+    question TEXT NOT NULL, standalone TEXT NOT NULL, answer TEXT NOT NULL,
+    not_in_corpus INTEGER NOT NULL, extractive INTEGER NOT NULL, model TEXT NOT NULL,
+    citations TEXT NOT NULL, retrieved TEXT NOT NULL, timings TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS feedback (
+    msg_id INTEGER PRIMARY KEY REFERENCES messages(msg_id) ON DELETE CASCADE,
+    rating INTEGER NOT NULL, comment TEXT NOT NULL, created_at TEXT NOT NULL);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class Conversation:
+    conv_id: int
+    title: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class StoredMessage:
+    msg_id: int
+    conv_id: int
+    question: str
+    standalone: str
+    answer: Answer
+    retrieved: list[int] = field(default_factory=list)
+    rating: int = 0
+    comment: str = ""
+
+
+class HistoryStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def new_conversation(self, title: str = "New conversation") -> int:
+        with self._lock, self._db:
+            cur = self._db.execute(
+                "INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)",
+                (title, _now(), _now()))
+            return int(cur.lastrowid)  # type: ignore[arg-type]
+
+    def conversations(self) -> list[Conversation]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT conv_id, title, created_at, updated_at FROM conversations ORDER BY updated_at DESC, conv_id DESC"
+            ).fetchall()
+        return [Conversation(*r) for r in rows]
+
+    def rename(self, conv_id: int, title: str) -> None:
+        with self._lock, self._db:
+            self._db.execute("UPDATE conversations SET title=? WHERE conv_id=?", (title, conv_id))
+
+    def delete_conversation(self, conv_id: int) -> None:
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM conversations WHERE conv_id=?", (conv_id,))
+
+    def add_message(self, conv_id: int, answer: Answer) -> int:
+        cites = [{"doc_id": c.doc_id, "doc": c.doc, "page": c.page, "quote": c.quote,
+                  "char_start": c.char_start, "chunk_id": c.chunk_id} for c in answer.citations]
+        retrieved = [h.chunk.chunk_id for h in answer.hits]
+        with self._lock, self._db:
+            cur = self._db.execute(
+                "INSERT INTO messages (conv_id, question, standalone, answer, not_in_corpus, extractive, model,"
+                " citations, retrieved, timings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conv_id, answer.query, answer.standalone_query or answer.query, answer.answer,
+                 int(answer.not_in_corpus), int(answer.extractive), answer.model, json.dumps(cites),
+                 json.dumps(retrieved), json.dumps(answer.timings_ms), _now()))
+            n = self._db.execute("SELECT COUNT(*) FROM messages WHERE conv_id=?", (conv_id,)).fetchone()[0]
+            if n == 1:  # the first question names the conversation
+                title = answer.query.strip().replace("\n", " ")
+                self._db.execute("UPDATE conversations SET title=? WHERE conv_id=?",
+                                 (title[:80] + ("…" if len(title) > 80 else ""), conv_id))
+            self._db.execute("UPDATE conversations SET updated_at=? WHERE conv_id=?", (_now(), conv_id))
+            return int(cur.lastrowid)  # type: ignore[arg-type]
+
+    def messages(self, conv_id: int) -> list[StoredMessage]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.msg_id, m.conv_id, m.question, m.standalone, m.answer, m.not_in_corpus, m.extractive,"
+                " m.model, m.citations, m.retrieved, m.timings, f.rating, f.comment FROM messages m"
+                " LEFT JOIN feedback f ON f.msg_id = m.msg_id WHERE m.conv_id=? ORDER BY m.msg_id", (conv_id,)
+            ).fetchall()
+        out = []
+        for r in rows:
+            cites = [Citation(c["doc_id"], c["doc"], c["page"], c["quote"], c.get("char_start", -1),
+                              c.get("chunk_id", -1)) for c in json.loads(r[8])]
+            ans = Answer(query=r[2], answer=r[4], citations=cites, not_in_corpus=bool(r[5]),
+                         extractive=bool(r[6]), model=r[7], standalone_query=r[3], timings_ms=json.loads(r[10]))
+            out.append(StoredMessage(r[0], r[1], r[2], r[3], ans, json.loads(r[9]), r[11] or 0, r[12] or ""))
+        return out
+
+    def set_feedback(self, msg_id: int, rating: int, comment: str = "") -> None:
+        """rating: +1 thumbs up, -1 thumbs down, 0 clears."""
+        with self._lock, self._db:
+            if rating == 0:
+                self._db.execute("DELETE FROM feedback WHERE msg_id=?", (msg_id,))
+            else:
+                self._db.execute("INSERT OR REPLACE INTO feedback VALUES (?, ?, ?, ?)",
+                                 (msg_id, 1 if rating > 0 else -1, comment, _now()))
+
+    def feedback_rows(self) -> list[dict[str, Any]]:
+        """Rated answers with what was retrieved and cited (training signal)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.standalone, f.rating, m.citations, m.retrieved, m.extractive FROM feedback f"
+                " JOIN messages m ON m.msg_id = f.msg_id ORDER BY f.msg_id").fetchall()
+        return [{"question": r[0], "rating": r[1], "cited": [c["chunk_id"] for c in json.loads(r[2])],
+                 "retrieved": json.loads(r[3]), "extractive": bool(r[4])} for r in rows]
+
+    def export_markdown(self, conv_id: int) -> str:
+        conv = next((c for c in self.conversations() if c.conv_id == conv_id), None)
+        lines = [f"# {conv.title if conv else 'Conversation'}", ""]
+        for m in self.messages(conv_id):
+            lines += [f"**Q:** {m.question}", ""]
+            badge = " _(Not in corpus)_" if m.answer.not_in_corpus else " _(extractive: quoted from the filing)_" if m.answer.extractive else ""
+            lines += [f"**A:** {m.answer.answer}{badge}", ""]
+            for i, c in enumerate(m.answer.citations, 1):
+                lines.append(f"{i}. {c.doc}, p. {c.page}: “{c.quote}”")
+            lines.append("")
+        return "\n".join(lines)
+
+
+# -- follow-up rewriting ---------------------------------------------------------------------
+_FOLLOWUP = re.compile(
+    r"^(and|what about|how about|and what about|same for|also|compare(d)? (that|it)|why|how come)\b|\b(it|its|they|their|them|that|those|this|these|the same)\b",
+    re.I,
+)
+
+
+def rewrite_followup(question: str, previous: list[str], entity_words: set[str]) -> str:
+    """Make a follow-up stand alone by carrying the company and period of the previous
+    standalone question when this one names none ("And in Q2?", "What about its R&D?").
+
+    Deterministic on purpose: a 270M model rewriting questions would invent entities.
+    ``entity_words`` are the lower-case company names/tickers known to the library.
+    """
+    q = question.strip()
+    if not previous or not q:
+        return q
+    prev = previous[-1]
+    low = q.lower()
+    has_company = any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", low) for w in entity_words)
+    period_re = re.compile(r"\b(q[1-4]\s*'?\d{2,4}|(?:19|20)\d\d|fy\s*'?\d{2,4}|(first|second|third|fourth) quarter( of)?( fiscal)?( \d{4})?)\b", re.I)
+    has_period = bool(period_re.search(q))
+    short = len(q.split()) <= 8
+    if has_company and has_period:
+        return q
+    if not (_FOLLOWUP.search(q) or short):
+        return q
+    extra = []
+    if not has_company:
+        prev_low = prev.lower()
+        names = [w for w in entity_words if re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", prev_low)]
+        if names:
+            # the longest name as the previous question spelled it
+            name = max(names, key=len)
+            m = re.search(re.escape(name), prev, re.I)
+            extra.append(m.group(0) if m else name)
+    if not has_period:
+        m = period_re.search(prev)
+        if m:
+            extra.append(m.group(0))
+    if not extra:
+        return q
+    return f"{q.rstrip('?. ')} ({', '.join(extra)})?"

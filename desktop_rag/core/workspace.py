@@ -1,0 +1,83 @@
+"""One object that wires the core together for the CLI and the GUI: settings, library,
+retrieval, the loaded model and the conversation store, all under one data dir."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from desktop_rag.core.answer import AnswerEngine
+from desktop_rag.core.embed import Embedder
+from desktop_rag.core.generate import LlamaGenerator, ModelInfo, inspect_model, list_models
+from desktop_rag.core.history import HistoryStore
+from desktop_rag.core.library import Library
+from desktop_rag.models_setup import DEFAULT_GGUF
+from desktop_rag.paths import data_dir as resolve_data_dir
+from desktop_rag.paths import models_dir as resolve_models_dir
+from desktop_rag.paths import set_offline_env
+from desktop_rag.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Workspace:
+    def __init__(
+        self, data_dir: str | Path | None = None, models_dir: str | Path | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        set_offline_env()
+        self.data_dir = resolve_data_dir(data_dir)
+        self.models_dir = resolve_models_dir(models_dir)
+        self.settings = settings or Settings.load(self.data_dir)
+        self.embedder = Embedder(self.settings.embedding.model, self.models_dir, self.settings.embedding.batch_size)
+        self.library = Library(self.data_dir, self.settings, self.embedder)
+        self.engine = AnswerEngine(self.library, self.settings)
+        self.history = HistoryStore(self.data_dir / "history.sqlite")
+        self._model_lock = threading.Lock()
+
+    def close(self) -> None:
+        if self.engine.generator is not None:
+            self.engine.generator.close()
+        self.library.close()
+        self.history.close()
+
+    # -- models ---------------------------------------------------------------------
+    def available_models(self) -> list[Path]:
+        return list_models(self.models_dir)
+
+    def model_path(self, name: str | None = None) -> Path:
+        """The GGUF to use: explicit > settings > bundled Gemma > first one found."""
+        name = name or self.settings.generation.model_file
+        if name:
+            p = Path(name)
+            if p.is_file():
+                return p
+            if (self.models_dir / name).is_file():
+                return self.models_dir / name
+            raise FileNotFoundError(f"model '{name}' not found in {self.models_dir}")
+        if (self.models_dir / DEFAULT_GGUF).is_file():
+            return self.models_dir / DEFAULT_GGUF
+        found = self.available_models()
+        if not found:
+            raise FileNotFoundError(f"no .gguf model in {self.models_dir} (run tools/bootstrap.sh)")
+        return found[0]
+
+    def model_info(self, path: Path) -> ModelInfo:
+        return inspect_model(path)
+
+    def load_model(self, name: str | None = None) -> LlamaGenerator:
+        with self._model_lock:
+            path = self.model_path(name)
+            current = self.engine.generator
+            if current is not None and current.path == path:
+                return current
+            gen = LlamaGenerator(path, self.settings.generation)
+            self.engine.generator = gen
+            if current is not None:
+                current.close()
+            log.info("loaded model %s", path)
+            return gen
+
+    def save_settings(self) -> None:
+        self.settings.save(self.data_dir)
