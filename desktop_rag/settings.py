@@ -79,6 +79,10 @@ class RetrievalSettings:
     context_chunks: int = knob(
         4, "Passages put in the generator's prompt (the best after MMR).", min=1, max=10
     )
+    context_words: int = knob(
+        650, "Word budget for the passages put in the prompt (prompt time grows with it).",
+        min=100, max=4000,
+    )
     hnsw_ef_search: int = knob(128, "hnswlib ef at query time (recall vs speed).", min=10, max=1000)
 
 
@@ -94,7 +98,10 @@ class GenerationSettings:
     max_citations: int = knob(2, "Citations asked of the model.", min=1, max=5)
     max_quote_chars: int = knob(160, "Longest quote the model may cite.", min=20, max=600)
     use_grammar: bool = knob(
-        True, "Constrain output with llama.cpp's JSON-schema grammar (slower, far more reliable)."
+        False,
+        "Constrain the whole reply with llama.cpp's JSON-schema grammar. Off: the JSON reply is "
+        "prefilled up to the answer string and quotes are located by the verifier — measured "
+        "~5x faster with the 270M Gemma (grammar sampling scans its 262k-token vocabulary).",
     )
 
 

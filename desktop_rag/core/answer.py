@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_rag.core.chunking import heading_of, is_table_row, subheading_of
 from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
 from desktop_rag.core.lexical import STOPWORDS, QUESTION_NOISE, tokenize
 from desktop_rag.core.library import Library
@@ -76,10 +77,26 @@ class Passage:
     text: str
 
 
+def _widen(page_text: str, start: int, end: int, slack: int = 300) -> tuple[int, int]:
+    """Grow a chunk span to whole lines/sentences of its page (chunks are word windows
+    and may cut a sentence; the page text is still exactly what was retrieved)."""
+    ls = page_text.rfind("\n", max(0, start - slack), start)
+    new_start = ls + 1 if ls >= 0 else (0 if start <= slack else start)
+    if end > 0 and page_text[end - 1] in ".;:":
+        return new_start, end
+    m = re.compile(r"[.;:](?=\s|$)").search(page_text, end, min(len(page_text), end + slack))
+    return new_start, m.end() if m else end
+
+
 def passages_for(library: Library, hits: list[Hit]) -> list[Passage]:
-    """Context chunks, plus merged spans of overlapping/adjacent chunks on one page, so a
-    quote spanning two chunks validates against text that really is contiguous."""
-    out = [Passage(h, h.chunk.char_start, h.chunk.char_end, h.chunk.text) for h in hits]
+    """Context chunks widened to whole sentences, plus merged spans of overlapping or
+    adjacent chunks on one page, so a quote spanning two chunks validates against text
+    that really is contiguous on the page."""
+    out = []
+    for h in hits:
+        page_text = library.page_text(h.chunk.doc_id, h.chunk.page)
+        a, b = _widen(page_text, h.chunk.char_start, h.chunk.char_end) if page_text else (h.chunk.char_start, h.chunk.char_end)
+        out.append(Passage(h, a, b, page_text[a:b] if page_text else h.chunk.text))
     by_page: dict[tuple[str, int], list[Hit]] = {}
     for h in hits:
         by_page.setdefault((h.chunk.doc_id, h.chunk.page), []).append(h)
@@ -116,22 +133,42 @@ def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
 
 
 def split_units(text: str) -> list[tuple[int, int]]:
-    """Quotable units of a passage: lines, and sentences within long lines."""
-    units = []
+    """Quotable units of a passage: each table row, and the sentences of prose, which
+    may wrap over several visual lines (a sentence is never cut at a line break)."""
+    units: list[tuple[int, int]] = []
+    lines: list[tuple[int, int]] = []
     pos = 0
     for line in text.split("\n"):
-        a = pos
+        lines.append((pos, pos + len(line)))
         pos += len(line) + 1
+    para_start = -1
+
+    def flush(end: int) -> None:
+        if para_start < 0:
+            return
+        flat = match_form(text[para_start:end])
+        starts = [0] + [m.end() for m in _SENTENCE_END.finditer(flat)]
+        ends = [*starts[1:], len(flat)]
+        for s_, e_ in zip(starts, ends, strict=True):
+            seg = flat[s_:e_]
+            lead = len(seg) - len(seg.lstrip())
+            seg = seg.strip()
+            if len(seg) >= 8:
+                units.append((para_start + s_ + lead, para_start + s_ + lead + len(seg)))
+
+    for a, b in lines:
+        line = text[a:b]
         if not line.strip():
-            continue
-        starts = [0] + [m.end() for m in _SENTENCE_END.finditer(line)]
-        ends = starts[1:] + [len(line)]
-        for s, e in zip(starts, ends, strict=True):
-            seg = line[s:e].rstrip()
-            if len(seg.strip()) >= 8:
-                lead = len(line[s:e]) - len(line[s:e].lstrip())
-                units.append((a + s + lead, a + s + len(seg)))
-    return units
+            flush(a - 1 if a else 0)
+            para_start = -1
+        elif is_table_row(line) or heading_of(line) or subheading_of(line):
+            flush(max(a - 1, 0))
+            para_start = -1
+            units.append((a, b))
+        elif para_start < 0:
+            para_start = a
+    flush(len(text))
+    return [(a, b) for a, b in units if b > a]
 
 
 def _unit_citation(p: Passage, a: int, b: int) -> Citation:
@@ -144,33 +181,50 @@ def _terms(text: str) -> set[str]:
     return {t for t in tokenize(text) if t not in QUESTION_NOISE and len(t) > 1}
 
 
+_BOILERPLATE = re.compile(
+    r"(form\s+10-[qk]\s*\|\s*\d+\s*$)|(^\s*(page\s+)?\d+\s*$)|(^table of contents$)|(see accompanying notes)", re.I)
+
+
+def _is_quotable(seg: str) -> bool:
+    """Page furniture (running headers/footers, page numbers) is never evidence."""
+    words = re.findall(r"[A-Za-z]{2,}", seg)
+    return len(words) >= 2 and not _BOILERPLATE.search(seg.strip())
+
+
 def best_units(
     passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
-    rank_weight: bool = True,
+    rank_weight: bool = True, idf: dict[str, float] | None = None,
 ) -> list[tuple[float, Passage, int, int]]:
+    """Quotable units scored by (idf-weighted) term overlap, figure matches and rank."""
+    weights = {t: max(0.2, (idf or {}).get(t, 1.0)) for t in terms}
+    total = sum(weights.values()) or 1.0
     scored: list[tuple[float, Passage, int, int]] = []
     seen: set[str] = set()
     for rank, p in enumerate(passages):
         for a, b in split_units(p.text):
             seg = p.text[a:b]
             key = fold_text(seg)
-            if key in seen:
+            if key in seen or not _is_quotable(seg):
                 continue
             seen.add(key)
-            toks = set(tokenize(seg))
-            overlap = len(terms & toks)
-            if not overlap:
+            toks = tokenize(seg)
+            matched = terms.intersection(toks)
+            if not matched and not numbers:
                 continue
             nums = numbers_in(seg)
-            score = overlap / max(1, len(terms)) * 2.0
+            score = 2.0 * sum(weights[t] for t in matched) / total
+            # In a table row the label carries the meaning: reward terms found there.
+            label = set(tokenize(" ".join(w for w in seg.split()[:8] if not numbers_in(w))))
+            score += 0.5 * sum(weights[t] for t in matched & label) / total
             if numbers:
                 score += 3.0 * sum(number_supported(n, nums) for n in numbers) / len(numbers)
             if want_numbers and nums:
-                score += 0.5
-            if rank_weight:
+                score += 0.4
+            if rank_weight and not p.hit.expanded:
                 score += 0.3 / (1 + rank) + 0.2 * p.hit.score
             score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
-            scored.append((score, p, a, b))
+            if score > 0:
+                scored.append((score, p, a, b))
     scored.sort(key=lambda s: -s[0])
     return scored[:k]
 
@@ -178,10 +232,15 @@ def best_units(
 _WANTS_NUMBER = re.compile(r"\b(how much|how many|what (was|were|is|are) (the )?(total|amount|net|revenue|sales|income|cash|margin|rate|eps)|amount|percentage|percent|ratio|rate|figure|\$)\b", re.I)
 
 
-def extractive_answer(question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2) -> tuple[str, list[Citation]]:
-    terms = set(plan.content_terms) | _terms(question)
+def extractive_answer(
+    question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2,
+    idf: dict[str, float] | None = None, ignore: set[str] | None = None,
+) -> tuple[str, list[Citation]]:
+    """The passage sentence(s)/row(s) that best answer the question, quoted verbatim.
+    ``ignore``: terms every passage shares (company, period) that would only add noise."""
+    terms = (set(plan.content_terms) | _terms(question)) - (ignore or set())
     want_numbers = bool(_WANTS_NUMBER.search(question))
-    top = best_units(passages, terms, [], max_quotes + 2, want_numbers)
+    top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf)
     if not top:
         return "", []
     best = top[0]
@@ -194,7 +253,40 @@ def extractive_answer(question: str, plan: QueryPlan, passages: list[Passage], m
             chosen.append(cand)
     cites = [_unit_citation(p, a, b) for _, p, a, b in chosen]
     text = " … ".join(c.quote for c in cites)
+    # A bare table row is unreadable without its column headings: quote those too.
+    _, p, a, b = best
+    header = _column_header(p, a)
+    if header is not None and all(header.quote != c.quote for c in cites):
+        text = f"{cites[0].quote} (columns: {header.quote})" + (" … " + " … ".join(c.quote for c in cites[1:]) if cites[1:] else "")
+        cites.append(header)
     return text, cites
+
+
+_PERIOD_HEADER = re.compile(
+    r"\b(ended|months|weeks|quarter|(19|20)\d\d|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b", re.I)
+
+
+def _column_header(p: Passage, row_start: int) -> Citation | None:
+    """The column-heading lines of the table a row belongs to (same passage, above it)."""
+    if p.hit.chunk.kind != "table" or not numbers_in(p.text[row_start:p.text.find("\n", row_start) % (len(p.text) + 1)]):
+        return None
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in p.text[:row_start].split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    head: list[tuple[int, int]] = []
+    for a, b in lines:
+        seg = p.text[a:b]
+        if _PERIOD_HEADER.search(seg) and len(seg.split()) <= 16 and "$" not in seg and len(head) < 3:
+            head.append((a, b))
+        elif head:
+            break
+    if not head:
+        return None
+    a, b = head[0][0], head[-1][1]
+    return _unit_citation(p, a, b)
 
 
 @dataclass
@@ -236,7 +328,7 @@ def verify_answer(
     answer_terms = _terms(text)
     if answer_terms:
         backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | _terms(question))
-        if len(backed) / len(answer_terms) < 0.6:
+        if len(backed) / len(answer_terms) < 0.8:
             return Verdict(False, reason="most of the answer's wording is not in the quoted text")
     return Verdict(True, cites)
 
@@ -365,7 +457,7 @@ class AnswerEngine:
                                  "total": (time.perf_counter() - t0) * 1000}
             yield AnswerEvent("answer", answer=result)
             return
-        context = self.retriever.expand(hits, s.retrieval.context_chunks)
+        context = self._context(hits)
         passages = passages_for(self.library, context)
         first_token = 0.0
         model_answer, model_quotes = "", []
@@ -390,7 +482,8 @@ class AnswerEngine:
         if verdict.ok:
             result.answer, result.citations = model_answer.strip(), verdict.citations
         else:
-            text, cites = extractive_answer(query, plan, passages, s.generation.max_citations)
+            text, cites = extractive_answer(query, plan, passages, s.generation.max_citations,
+                                            idf=self.library.lexical.idf, ignore=self.retriever.filter_terms(plan, hits))
             if cites:
                 result.answer, result.citations, result.extractive = text, cites, True
                 result.notes.append(f"extractive fallback: {verdict.reason}")
@@ -400,6 +493,24 @@ class AnswerEngine:
         result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
                              "total": (time.perf_counter() - t0) * 1000}
         yield AnswerEvent("answer", answer=result)
+
+
+    def _context(self, hits: list[Hit]) -> list[Hit]:
+        """Ranked hits with their same-page neighbours, cut to the prompt's word budget.
+        Ranked hits come first in priority: a neighbour is added only if it still fits."""
+        budget = self.settings.retrieval.context_words
+        expanded = self.retriever.expand(hits, self.settings.retrieval.context_chunks)
+        out: list[Hit] = []
+        used = 0
+        for h in sorted(expanded, key=lambda h: h.expanded):  # stable: ranked first
+            n = len(h.chunk.text.split())
+            if out and used + n > budget:
+                continue
+            out.append(h)
+            used += n
+        # back to reading order within the chosen set
+        order = {id(h): i for i, h in enumerate(expanded)}
+        return sorted(out, key=lambda h: order[id(h)])
 
 
 def _header(h: Hit) -> str:

@@ -86,7 +86,8 @@ def _windows(text: str, start: int, end: int, cfg: ChunkingSettings) -> list[tup
     if not words:
         return []
     size = cfg.words_per_chunk
-    step = max(1, size - min(cfg.overlap_words, size - 1))
+    overlap = min(cfg.overlap_words, size - 1)  # the overlap actually used
+    step = max(1, size - overlap)
     spans: list[tuple[int, int]] = []
     i = 0
     while True:
@@ -95,7 +96,7 @@ def _windows(text: str, start: int, end: int, cfg: ChunkingSettings) -> list[tup
         if j >= len(words):
             break
         i += step
-        if len(words) - i - cfg.overlap_words < cfg.min_chunk_words:
+        if len(words) - i - overlap < cfg.min_chunk_words:
             # the remainder would be a sliver: stretch this window to the end instead
             spans[-1] = (spans[-1][0], words[-1][1])
             break
@@ -109,9 +110,9 @@ def chunk_page(page: PageText, cfg: ChunkingSettings, section: str = "") -> tupl
     kinds = ["table" if cfg.detect_tables and is_table_row(text[a:b]) else "text" for a, b in lines]
     # Short label lines inside a table ("Net sales:", "Operating expenses:") belong to it.
     for i in range(1, len(lines) - 1):
-        if kinds[i] == "text" and kinds[i - 1] == kinds[i + 1] == "table":
-            if len(text[lines[i][0]:lines[i][1]].split()) <= 10:
-                kinds[i] = "table"
+        if (kinds[i] == "text" and kinds[i - 1] == kinds[i + 1] == "table"
+                and len(text[lines[i][0]:lines[i][1]].split()) <= 10):
+            kinds[i] = "table"
     # Heading in force at each line: "MAJOR > Minor" (a heading line starts its section).
     major, _, minor = section.partition(" > ")
     heading_at: list[str] = []
@@ -185,6 +186,7 @@ def _row_windows(text: str, a: int, b: int, cfg: ChunkingSettings) -> list[tuple
     rows = [(s + a, e + a) for s, e in _lines(text[a:b])]
     out: list[tuple[int, int]] = []
     start, words = rows[0][0], 0
+    prev_end = rows[0][1]
     for s, e in rows:
         n = len(text[s:e].split())
         if words and words + n > cfg.words_per_chunk:

@@ -60,14 +60,14 @@ EXAMPLES = [
          "citations": [{"chunk": "P1", "quote": "Research and development 1,234 1,100"}]},
     ),
     (
-        "[P1] Fabrikam Inc. 10-Q Q1 2024 | Gross Margin\n"
-        "Gross margin percentage decreased due to higher component costs and a weaker foreign "
-        "currency environment, partially offset by cost savings.\n"
+        "[P1] Fabrikam Inc. 10-Q Q1 2024 | Item 1. Legal Proceedings\n"
+        "In March 2024 a jury found in favor of the Company in the patent case brought by Northwind "
+        "Traders, and the plaintiff has filed an appeal.\n"
         "[P2] Fabrikam Inc. 10-Q Q1 2024 | Item 1A. Risk Factors\n"
         "The Company's business can be impacted by political events and natural disasters.",
-        "Why did Fabrikam's gross margin percentage decrease?",
-        {"answer": "It decreased due to higher component costs and a weaker foreign currency environment.",
-         "citations": [{"chunk": "P1", "quote": "decreased due to higher component costs and a weaker foreign currency environment"}]},
+        "What happened in Fabrikam's patent case with Northwind Traders?",
+        {"answer": "A jury found in favor of Fabrikam in March 2024; Northwind Traders has appealed.",
+         "citations": [{"chunk": "P1", "quote": "a jury found in favor of the Company in the patent case brought by Northwind Traders"}]},
     ),
 ]
 
@@ -219,6 +219,9 @@ class LlamaGenerator:
         else:
             prefix = "" if grammar is not None else ANSWER_PREFIX
             stop = ["\n\n", "QUESTION:"] if grammar is not None else ['"', "\n"]
+            if prefix:
+                # Only the answer string is generated: ~2 tokens per word is plenty.
+                kwargs["max_tokens"] = min(kwargs["max_tokens"], 2 * s.max_answer_words + 16)
             it = self.llm.create_completion(prompt=prompt + prefix, stop=stop, **kwargs)
             if prefix:
                 yield prefix

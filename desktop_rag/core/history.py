@@ -178,7 +178,7 @@ def rewrite_followup(question: str, previous: list[str], entity_words: set[str])
     prev = previous[-1]
     low = q.lower()
     has_company = any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", low) for w in entity_words)
-    period_re = re.compile(r"\b(q[1-4]\s*'?\d{2,4}|(?:19|20)\d\d|fy\s*'?\d{2,4}|(first|second|third|fourth) quarter( of)?( fiscal)?( \d{4})?)\b", re.I)
+    period_re = re.compile(r"\b(q[1-4]\s*'?\d{2,4}|[1-4]q\s*'?\d{2,4}|fiscal\s+(?:year\s+)?\d{4}|(?:19|20)\d\d|fy\s*'?\d{2,4}|(first|second|third|fourth) quarter( of)?( fiscal)?( \d{4})?)\b", re.I)
     has_period = bool(period_re.search(q))
     short = len(q.split()) <= 8
     if has_company and has_period:

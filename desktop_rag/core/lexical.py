@@ -186,6 +186,10 @@ class LexicalIndex:
     def has_term(self, term: str) -> bool:
         return term in self._postings
 
+    @property
+    def idf(self) -> dict[str, float]:
+        return self._bm25.idf if self._bm25 is not None else {}
+
     def search(
         self, terms: Iterable[str], k: int, allowed: np.ndarray | None = None
     ) -> list[tuple[int, float]]:

@@ -46,6 +46,7 @@ _FILE_FY = re.compile(r"(?<![a-z])(?:fy|fiscal)[\s_.-]*(20\d\d|\d\d)(?!\d)", re.
 _FILE_YEAR = re.compile(r"(?<!\d)(20\d\d)(?!\d)")
 _FILE_FORM = re.compile(r"(?<![a-z0-9])(10-?k|10-?q|8-?k|20-?f|6-?k)(?![a-z0-9])", re.I)
 _FILE_TICKER = re.compile(r"(?<![A-Za-z])([A-Z]{1,5})(?![A-Za-z])")
+_FILE_KIND = re.compile(r"(?<![a-z])(earnings|transcript)(?![a-z])", re.I)
 
 _COVER_FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|6-K)\b", re.I)
 _PERIOD_END = re.compile(
@@ -61,7 +62,11 @@ _TEXT_QUARTER = [
     re.compile(rf"\b({'|'.join(_ORDINAL)})\s+quarter\s+of\s+fiscal\s+(?:year\s+)?(20\d\d)", re.I),
 ]
 _TEXT_FY = re.compile(r"\bfiscal\s+(?:year\s+)?(20\d\d)\b", re.I)
-_EARNINGS = re.compile(r"(reports?|announces?)\s+(?:\w+\s+){0,4}(quarter|fiscal|annual)\S*\s+(?:\w+\s+){0,3}results", re.I)
+_EARNINGS = re.compile(
+    r"(reports?|announces?)\s+(?:\w+\s+){0,4}(quarter|fiscal|annual)\S*\s+(?:\w+\s+){0,3}results"
+    r"|(reports?|announces?)\s+(?:\w+\s+){0,3}results\s+for\s+(?:the\s+)?(?:\w+\s+){0,2}(quarter|fiscal|year)",
+    re.I,
+)  # "Apple reports third quarter results" / "NVIDIA Announces Financial Results for Third Quarter"
 _TRANSCRIPT = re.compile(r"\b(earnings (?:conference )?call|operator:|question-and-answer session)\b", re.I)
 
 
@@ -109,6 +114,8 @@ def parse_file_name(name: str) -> DocumentMeta:
     m = _FILE_FORM.search(stem)
     if m:
         meta.form_type = m.group(1).upper().replace("10Q", "10-Q").replace("10K", "10-K").replace("8K", "8-K")
+    elif kind := _FILE_KIND.search(stem):  # "3Q23 nvda earnings.pdf" is a press release, not a 10-Q
+        meta.form_type = kind.group(1).lower()
     for m in _FILE_TICKER.finditer(stem):
         if m.group(1) in KNOWN_COMPANIES:
             meta.ticker = m.group(1)
@@ -117,7 +124,8 @@ def parse_file_name(name: str) -> DocumentMeta:
     if not meta.ticker:
         low = stem.lower()
         for ticker, (_, *aliases) in KNOWN_COMPANIES.items():
-            if any(re.search(rf"(?<![a-z]){re.escape(a)}(?![a-z])", low) for a in aliases):
+            # names, and the ticker typed in lower case ("msft-10k-fy2024.pdf")
+            if any(re.search(rf"(?<![a-z]){re.escape(a)}(?![a-z])", low) for a in [*aliases, ticker.lower()]):
                 meta.ticker, meta.company = ticker, company_for_ticker(ticker)
                 break
     if meta.fiscal_quarter and not meta.form_type:

@@ -155,7 +155,7 @@ def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
         if block.get("type") != 0:
             continue
         for line in block["lines"]:
-            dx, dy = line.get("dir", (1, 0))
+            _dx, dy = line.get("dir", (1, 0))
             if abs(dy) > 0.1:  # rotated text (margin stamps): not part of the reading flow
                 continue
             chars = [(ch["c"], tuple(ch["bbox"])) for span in line["spans"] for ch in span["chars"]]
@@ -220,6 +220,10 @@ def extract_document(doc: pymupdf.Document, with_boxes: bool = False) -> list[Pa
             pages.append(extract_page(page, with_boxes))
         except Exception as exc:  # a broken content stream
             raise PdfError("corrupt", f"page {page.number + 1}: {exc}") from exc
+    if doc.is_repaired and not any(p.text.strip() for p in pages) and not has_images(doc, doc.page_count):
+        # mupdf rebuilt a broken xref (e.g. a truncated download) and recovered page
+        # objects but none of their content: damaged, not a scan that needs OCR.
+        raise PdfError("corrupt", "no readable page content after repair")
     return pages
 
 

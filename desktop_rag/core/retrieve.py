@@ -262,8 +262,8 @@ class HybridRetriever:
             return GateResult(False, "no document in the library covers the period asked about")
         # Terms that carry evidence: not periods (every filing has years) and not the
         # company name (that is what the filter already used).
-        company_words = {w for d in hits for w in tokenize(" ".join(company_aliases(d.doc.meta)))}
-        terms = [t for t in plan.content_terms if not _PERIOD_TOKEN.match(t) and t not in company_words]
+        ignore = self.filter_terms(plan, hits)
+        terms = [t for t in plan.content_terms if t not in ignore]
         context_tokens: set[str] = set()
         for h in hits[: cfg.context_chunks + 2]:
             context_tokens.update(tokenize(embedding_text(h.chunk, h.doc)))
@@ -276,6 +276,13 @@ class HybridRetriever:
         if best_cos < cfg.gate_min_cosine and best_bm25 < cfg.gate_min_bm25:
             return GateResult(False, f"passages too dissimilar (cosine {best_cos:.2f}, bm25 {best_bm25:.1f})")
         return GateResult(True)
+
+    @staticmethod
+    def filter_terms(plan: QueryPlan, hits: list[Hit]) -> set[str]:
+        """Question terms that name the company or the period: every passage of the
+        matching filings shares them, so they are no evidence of an answer."""
+        company = {w for h in hits for w in tokenize(" ".join(company_aliases(h.doc.meta)))}
+        return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t)}
 
     def unknown_entities(self, question: str) -> list[str]:
         """Capitalised names in the question that occur nowhere in the library: a question
