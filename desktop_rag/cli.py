@@ -226,8 +226,16 @@ def cmd_finetune(ns: argparse.Namespace) -> int:
 
     ws = _workspace(ns)
     result = finetune_from_feedback(ws, epochs=ns.epochs, log=_err)
-    _err(result.message)
     ws.close()
+    if result.ok and not ns.no_reindex:
+        _err(f"tuned embedder saved to {result.model_dir}; re-indexing the library with it")
+        ws = _workspace(ns)
+        for ev in ws.library.reindex():
+            if ev.kind == "finished":
+                _err(ev.message)
+        ws.close()
+    else:
+        _err(result.message)
     return 0 if result.ok else 1
 
 
@@ -266,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("models", help="list GGUF models").set_defaults(func=cmd_models)
     s = sub.add_parser("finetune", help="fine-tune the embedder on thumbs up/down feedback")
     s.add_argument("--epochs", type=int, default=1)
+    s.add_argument("--no-reindex", action="store_true", help="only train and select the model")
     s.set_defaults(func=cmd_finetune)
 
     from desktop_rag.core import benchmark, evaluate

@@ -47,7 +47,11 @@ def data_dir(arg: str | os.PathLike[str] | None = None) -> Path:
 
 
 def models_dir(arg: str | os.PathLike[str] | None = None) -> Path:
-    default = Path(sys.executable).parent / "models" if is_frozen() else app_root() / "models"
+    """GGUF files and the embedder. In a bundle, a ``models/`` folder next to the executable
+    (where users drop extra GGUFs) wins over the models shipped inside the bundle."""
+    default = app_root() / "models"
+    if is_frozen() and (Path(sys.executable).parent / "models").is_dir():
+        default = Path(sys.executable).parent / "models"
     return _pick(arg, ENV_MODELS, default)
 
 
