@@ -32,7 +32,9 @@ if ((${#need_apt[@]})); then
 fi
 
 [[ -x $VENV/bin/python ]] || { log "creating $VENV"; "$PY" -m venv "$VENV"; }
-PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
+PIP=(pip_quiet "$VENV/bin/python" -m pip --disable-pip-version-check -q)
+# This machine's pip config names extra local indexes that may not exist; drop that noise.
+pip_quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
 
 stamp() { cat "$@" | sha256sum | cut -c1-16; }
 mkdir -p "$CACHE"
