@@ -184,7 +184,7 @@ def detect_metadata(file_name: str, first_pages_text: str) -> DocumentMeta:
     from_name = parse_file_name(file_name)
     from_text = parse_first_pages(first_pages_text)
     meta = DocumentMeta(
-        company=from_text.company or from_name.company,
+        company=company_for_ticker(from_name.ticker or from_text.ticker) or _tidy_name(from_text.company) or from_name.company,
         ticker=from_name.ticker or from_text.ticker,
         form_type=from_text.form_type or from_name.form_type,
         fiscal_year=from_name.fiscal_year or from_text.fiscal_year,
@@ -196,6 +196,13 @@ def detect_metadata(file_name: str, first_pages_text: str) -> DocumentMeta:
     if meta.form_type == "10-K":
         meta.fiscal_quarter = None
     return meta
+
+
+def _tidy_name(name: str) -> str:
+    """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc."."""
+    if name.isupper():
+        return " ".join(w[:1] + w[1:].lower() for w in name.split())
+    return name
 
 
 def period_labels(meta: DocumentMeta) -> set[tuple[int, int | None]]:
