@@ -74,7 +74,7 @@ def finetune_from_feedback(
                                      f"need {min_triplets} (give thumbs up to answers with citations)", len(triplets))
     from datasets import Dataset
     from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-    from sentence_transformers.losses import MultipleNegativesRankingLoss
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     log(f"fine-tuning {ws.embedder.path.name} on {len(triplets)} triplets, {epochs} epoch(s)")
     model = SentenceTransformer(str(ws.embedder.path), device="cpu", local_files_only=True)
@@ -84,7 +84,7 @@ def finetune_from_feedback(
     with tempfile.TemporaryDirectory() as tmp:
         args = SentenceTransformerTrainingArguments(
             output_dir=tmp, num_train_epochs=epochs, per_device_train_batch_size=batch_size,
-            learning_rate=2e-5, warmup_ratio=0.1, use_cpu=True, save_strategy="no", report_to=[],
+            learning_rate=2e-5, warmup_steps=0, use_cpu=True, save_strategy="no", report_to=[],
             logging_strategy="no", seed=0, disable_tqdm=True,
         )
         trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data,
