@@ -7,7 +7,7 @@ File-name hints win over text: analysts name files the way they refer to them
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from desktop_rag.core.types import DocumentMeta
 
@@ -213,7 +213,9 @@ def period_labels(meta: DocumentMeta) -> set[tuple[int, int | None]]:
         labels.add((meta.fiscal_year, meta.fiscal_quarter))
     if meta.period_end:
         try:
-            d = date.fromisoformat(meta.period_end)
+            # 52/53-week years end a few days into the next month (Intel: Oct 1): step back
+            # so the quarter is the one the period actually covers.
+            d = date.fromisoformat(meta.period_end) - timedelta(days=20)
             labels.add((d.year, (d.month - 1) // 3 + 1 if meta.fiscal_quarter else None))
         except ValueError:
             pass

@@ -1,0 +1,400 @@
+"""core/answer.py: JSON extraction from model output, quote validation, answer
+verification, streaming display, and the pipeline with a scripted generator."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from desktop_rag.core.answer import (
+    AnswerEngine,
+    AnswerTextStream,
+    Passage,
+    locate_quote,
+    number_supported,
+    numbers_in,
+    parse_model_json,
+    passages_for,
+    verify_answer,
+)
+from desktop_rag.core.pdf import fold_text, match_form
+from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+from desktop_rag.settings import Settings
+
+# -- parse_model_json -----------------------------------------------------------------------------
+
+
+def test_parse_clean_json() -> None:
+    raw = json.dumps({"answer": "Net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797"}]})
+    assert parse_model_json(raw) == ("Net sales were $81,797 million.", ["Total net sales 81,797"])
+
+
+def test_parse_chatter_around_json() -> None:
+    raw = ('Sure! Here is the JSON you asked for:\n```json\n'
+           '{"answer": "It grew 8%.", "citations": [{"chunk": "P2", "quote": "increased 8 % year over year"}]}\n'
+           '```\nLet me know if you need anything else {smile}.')
+    assert parse_model_json(raw) == ("It grew 8%.", ["increased 8 % year over year"])
+
+
+def test_parse_truncated_json_salvages_answer_and_complete_quotes() -> None:
+    raw = ('{"answer": "Net sales were \\"strong\\" at $81,797 million", "citations": ['
+           '{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}, {"chunk": "P2", "quote": "Products $ 60,5')
+    answer, quotes = parse_model_json(raw)
+    assert answer == 'Net sales were "strong" at $81,797 million'
+    assert quotes == ["Total net sales 81,797 82,959"]  # the cut-off quote is dropped
+
+
+def test_parse_truncated_inside_answer() -> None:
+    answer, quotes = parse_model_json('{"answer": "Research and development expense was 7,4')
+    assert answer == "Research and development expense was 7,4"
+    assert quotes == []
+
+
+def test_parse_plain_text_and_empty() -> None:
+    assert parse_model_json("Net sales were $81.8 billion.") == ("Net sales were $81.8 billion.", [])
+    assert parse_model_json("") == ("", [])
+    assert parse_model_json("   ") == ("", [])
+
+
+def test_parse_wrong_types_are_ignored() -> None:
+    raw = json.dumps({"answer": 42, "citations": [{"quote": 7}, "P1", {"chunk": "P1", "quote": "real quote"}]})
+    assert parse_model_json(raw) == ("", ["real quote"])
+    assert parse_model_json('{"answer": "x", "citations": null}') == ("x", [])
+
+
+def test_parse_two_objects_takes_the_first_answer() -> None:
+    raw = '{"answer": "first", "citations": []}\n{"answer": "second", "citations": []}'
+    answer, _ = parse_model_json(raw)
+    assert answer == "first"
+
+
+def test_parse_unicode_escapes() -> None:
+    raw = '{"answer": "Caf\\u00e9 sales rose \\u2014 a lot", "citations": []}'
+    assert parse_model_json(raw)[0] == "Café sales rose — a lot"
+
+
+# -- AnswerTextStream -------------------------------------------------------------------------------
+def _feed_all(pieces: list[str]) -> str:
+    stream = AnswerTextStream()
+    return "".join(stream.feed(p) for p in pieces)
+
+
+def test_stream_decodes_answer_incrementally() -> None:
+    stream = AnswerTextStream()
+    assert stream.feed('{"ans') == ""
+    assert stream.feed('wer": "Net ') == "Net "
+    assert stream.feed("sales") == "sales"
+    assert stream.feed('", "citations": [{"quote": "other"}]}') == ""
+    assert stream.feed(" more") == ""
+    assert stream.raw.endswith(" more")
+
+
+def test_stream_escape_split_across_pieces() -> None:
+    pieces = ['{"answer": "Line one', "\\", 'nline \\"two', "\\", '" and a back\\', "\\slash", '"}']
+    assert _feed_all(pieces) == 'Line one\nline "two" and a back\\slash'
+
+
+def test_stream_unicode_escape_split_across_pieces() -> None:
+    # json.dumps-style output escapes non-ASCII: the live text must show the character.
+    pieces = ['{"answer": "Caf', "\\u00", 'e9 up 5% \\u20', '14 strong", "citations": []}']
+    assert _feed_all(pieces) == "Café up 5% — strong"
+
+
+def test_stream_matches_parse_model_json() -> None:
+    raw = json.dumps({"answer": 'Tab\there, "quoted", slash / and newline\nend', "citations": []})
+    for size in (1, 2, 3, 7):
+        pieces = [raw[i:i + size] for i in range(0, len(raw), size)]
+        assert _feed_all(pieces) == parse_model_json(raw)[0], size
+
+
+# -- numbers --------------------------------------------------------------------------------------
+def test_numbers_in() -> None:
+    assert numbers_in("Net sales $81,797 and (265) or 15.7% and 2023") == [81797.0, 265.0, 15.7, 2023.0]
+    assert numbers_in("no figures here") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "candidates", "ok"),
+    [
+        (81797.0, [81797.0], True),
+        (81.8, [81797.0], True),  # $81.8 billion for 81,797 (millions)
+        (81.797, [81797.0], True),
+        (7.4, [7442.0], True),
+        (81.9, [81797.0], False),
+        (82.0, [81797.0], False),  # no decimals given: only an exact match counts
+        (99999.0, [81797.0, 82959.0], False),
+        (1.3, [1.27], False),
+    ],
+)
+def test_number_supported(value: float, candidates: list[float], ok: bool) -> None:
+    assert number_supported(value, candidates) is ok
+
+
+# -- passages and quotes --------------------------------------------------------------------------
+PAGE = (
+    "Products and Services Performance\n"
+    "Net sales decreased during the third quarter of 2023 compared to the same quarter in 2022.\n"
+    "The year-over-year decrease was driven primarily by lower net sales of Mac and iPad.\n"
+    "Total net sales 81,797 82,959 293,787 304,182\n"
+    "Services net sales increased due to higher advertising, cloud and AppleCare revenue."
+)
+DOC = Document("f" * 64, "2023 Q3 AAPL.pdf", "/x/2023 Q3 AAPL.pdf", 30,
+               DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
+
+
+@dataclass
+class PageLibrary:
+    """The part of Library that passages_for needs."""
+
+    pages: dict[tuple[str, int], str]
+
+    def page_text(self, doc_id: str, page: int) -> str:
+        return self.pages[(doc_id, page)]
+
+
+def _hit(start: int, end: int, cid: int, page: int = 5, text: str = PAGE, score: float = 1.0) -> Hit:
+    return Hit(Chunk(cid, DOC.doc_id, cid, page, start, end, text[start:end]), DOC, score)
+
+
+def _split_hits() -> tuple[PageLibrary, list[Hit]]:
+    """Two adjacent chunks of the same page: the boundary falls inside sentence 2."""
+    cut = PAGE.index("driven primarily")
+    lib = PageLibrary({(DOC.doc_id, 5): PAGE})
+    return lib, [_hit(0, cut - 1, 1), _hit(cut, len(PAGE), 2)]
+
+
+def test_quote_spanning_two_adjacent_chunks_validates() -> None:
+    lib, hits = _split_hits()
+    quote = "The year-over-year decrease was driven primarily by lower net sales"
+    assert all(fold_text(quote) not in match_form(h.chunk.text) for h in hits)  # in neither chunk alone
+    passages = passages_for(lib, hits)
+    assert len(passages) == 3  # two chunks + their merged span
+    cite = locate_quote(quote, passages)
+    assert cite is not None
+    assert cite.page == 5 and cite.doc == "2023 Q3 AAPL.pdf"
+    assert PAGE[cite.char_start:cite.char_start + len(cite.quote)] == cite.quote
+    assert fold_text(cite.quote) == fold_text(quote)
+
+
+def test_chunks_of_different_pages_are_not_merged() -> None:
+    other = "Completely different page text that continues the sentence here."
+    lib = PageLibrary({(DOC.doc_id, 5): PAGE, (DOC.doc_id, 6): other})
+    hits = [_hit(0, len(PAGE), 1), _hit(0, len(other), 2, page=6, text=other)]
+    passages = passages_for(lib, hits)
+    assert len(passages) == 2
+    assert locate_quote("AppleCare revenue. Completely different page", passages) is None
+
+
+def test_non_adjacent_chunks_are_not_merged() -> None:
+    lib = PageLibrary({(DOC.doc_id, 5): PAGE})
+    a_end = PAGE.index("\nThe year")
+    b_start = PAGE.index("Total net sales")
+    passages = passages_for(lib, [_hit(0, a_end, 1), _hit(b_start, len(PAGE), 2)])
+    assert len(passages) == 2
+    # The gap between them was never retrieved: a quote across it is not evidence.
+    assert locate_quote("same quarter in 2022. The year-over-year decrease", passages) is None
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The year\u2013over\u2013year decrease was driven",  # en dashes
+        "The year-over-year   decrease\nwas driven",  # extra white space / a line break
+        "\u201cTotal net sales 81,797 82,959\u201d",  # typographic quotes around it
+        "Total net sales 81,797 82,959.",  # a trailing full stop
+    ],
+)
+def test_quote_dash_and_whitespace_variants(quote: str) -> None:
+    lib, hits = _split_hits()
+    cite = locate_quote(quote, passages_for(lib, hits))
+    assert cite is not None, quote
+    assert fold_text(cite.quote) in match_form(PAGE)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "Total net sales 91,797 82,959",  # a figure changed
+        "Net sales increased during the third quarter",  # wording changed
+        "short",  # too short to be evidence
+        "",
+    ],
+)
+def test_quotes_not_in_context_are_rejected(quote: str) -> None:
+    lib, hits = _split_hits()
+    assert locate_quote(quote, passages_for(lib, hits)) is None
+
+
+# -- verify_answer --------------------------------------------------------------------------------
+def _passages() -> list[Passage]:
+    lib, hits = _split_hits()
+    return passages_for(lib, hits)
+
+
+def test_verify_rejects_number_not_in_any_quote() -> None:
+    v = verify_answer("Apple's total net sales were $99,999 million.", ["Total net sales 81,797 82,959"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert not v.ok
+    assert "99999" in v.reason
+
+
+def test_verify_accepts_rescaled_number() -> None:
+    v = verify_answer("Apple's total net sales were $81.8 billion.", ["Total net sales 81,797 82,959"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert v.ok, v.reason
+    assert v.citations
+    assert any("81,797" in c.quote for c in v.citations)
+    for c in v.citations:
+        assert PAGE[c.char_start:c.char_start + len(c.quote)] == c.quote
+
+
+def test_verify_finds_support_when_model_quote_is_invented() -> None:
+    v = verify_answer("Total net sales were $81,797 million.", ["Apple sold a record number of iPhones"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert v.ok, v.reason
+    assert all("record number" not in c.quote for c in v.citations)
+    assert any("81,797" in c.quote for c in v.citations)
+
+
+def test_verify_numbers_from_the_question_need_no_quote() -> None:
+    v = verify_answer("In Q3 2023 total net sales were 81,797.", [], "What were total net sales in Q3 2023?",
+                      _passages(), 2)
+    assert v.ok, v.reason
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "Not in corpus", "I cannot answer that from the passages.",
+                                    "The information is not provided."])
+def test_verify_rejects_refusals_and_empty(answer: str) -> None:
+    assert not verify_answer(answer, [], "What were total net sales?", _passages(), 2).ok
+
+
+def test_verify_rejects_unsupported_wording() -> None:
+    v = verify_answer("Tim Cook announced a spaceship factory partnership with NASA.", [],
+                      "What did Apple announce?", _passages(), 2)
+    assert not v.ok
+
+
+def test_verify_respects_max_citations() -> None:
+    quotes = ["Total net sales 81,797 82,959", "Services net sales increased due to higher advertising",
+              "lower net sales of Mac and iPad"]
+    v = verify_answer("Net sales were 81,797 as Services increased and Mac and iPad sales were lower.",
+                      quotes, "Why did net sales change?", _passages(), 2)
+    assert len(v.citations) <= 2
+
+
+# -- the pipeline with a scripted generator -----------------------------------------------------------
+class ScriptedGenerator:
+    """Duck-types LlamaGenerator: returns canned output in small pieces."""
+
+    name = "scripted-model"
+
+    def __init__(self, output: str) -> None:
+        self.output = output
+        self.prompts: list[object] = []
+
+    def build_prompt(self, question: str, passages: list[tuple[str, str, str]]) -> str:
+        self.prompts.append((question, passages))
+        return question
+
+    def stream(self, prompt: object, cancel: threading.Event | None = None, **_: object) -> Iterator[str]:
+        for i in range(0, len(self.output), 5):
+            if cancel is not None and cancel.is_set():
+                return
+            yield self.output[i:i + 5]
+
+    def close(self) -> None:
+        pass
+
+
+QUESTION = "What was Apple's total net sales in Q3 2023?"
+
+
+def _engine(library, output: str) -> tuple[AnswerEngine, ScriptedGenerator]:
+    gen = ScriptedGenerator(output)
+    return AnswerEngine(library, library.settings, gen), gen  # type: ignore[arg-type]
+
+
+def _check_citations(library, answer) -> None:
+    for c in answer.citations:
+        page_text = library.page_text(c.doc_id, c.page)
+        assert fold_text(c.quote) in match_form(page_text), c
+
+
+def test_engine_keeps_a_verified_model_answer(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    engine, gen = _engine(lib, out)
+    events = list(engine.ask_stream(QUESTION))
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "retrieved" and kinds[-1] == "answer" and "token" in kinds
+    streamed = "".join(e.text for e in events if e.kind == "token")
+    assert streamed == "Apple's total net sales were $81,797 million."
+    ans = events[-1].answer
+    assert not ans.not_in_corpus and not ans.extractive
+    assert ans.answer == "Apple's total net sales were $81,797 million."
+    assert ans.model == "scripted-model"
+    assert any(c.page == 2 and "81,797" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
+    assert gen.prompts and any("81,797" in text for _, _, text in gen.prompts[0][1])
+    data = ans.to_json()
+    assert set(data) == {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms"}
+    assert set(data["timings_ms"]) == {"retrieve", "first_token", "total"}
+    assert all(set(c) == {"doc", "page", "quote"} for c in data["citations"])
+
+
+def test_engine_falls_back_to_extractive_on_a_wrong_figure(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $95,000 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 95,000"}]})
+    engine, _ = _engine(lib, out)
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and not ans.not_in_corpus
+    assert "95,000" not in ans.answer
+    assert ans.citations
+    assert any("81,797" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
+    assert any(n.startswith("extractive fallback") for n in ans.notes), ans.notes
+
+
+@pytest.mark.parametrize("output", ['{"answer": "Total net sales were 81,7', "garbage }{ output", ""])
+def test_engine_survives_broken_model_output(build_library, output: str) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, output)
+    ans = engine.ask(QUESTION)
+    assert ans.citations, "a verified or extractive answer with quotes"
+    _check_citations(lib, ans)
+
+
+def test_engine_out_of_corpus_never_calls_the_model(build_library) -> None:
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "1.2 million vehicles", "citations": []}))
+    ans = engine.ask("How many vehicles did Tesla deliver in Q3 2023?")
+    assert ans.not_in_corpus
+    assert ans.citations == []
+    assert gen.prompts == []
+    assert ans.to_json()["not_in_corpus"] is True
+
+
+def test_engine_without_generator_is_extractive(build_library) -> None:
+    lib = build_library()
+    engine = AnswerEngine(lib, Settings(), None)
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and ans.model == ""
+    assert any("81,797" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
+
+
+def test_engine_cancel_stops_and_flags(build_library) -> None:
+    lib = build_library()
+    cancel = threading.Event()
+    cancel.set()
+    engine, _ = _engine(lib, json.dumps({"answer": "Apple's total net sales were $81,797 million.", "citations": []}))
+    ans = engine.ask(QUESTION, cancel=cancel)
+    assert ans.cancelled
+    assert ans.answer != "Apple's total net sales were $81,797 million."

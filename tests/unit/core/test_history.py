@@ -1,0 +1,150 @@
+"""core/history.py: conversation store round trip, feedback, markdown export, and
+deterministic follow-up rewriting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.history import HistoryStore, rewrite_followup
+from desktop_rag.core.types import Answer, Chunk, Citation, Document, DocumentMeta, Hit
+
+
+def _answer(q: str, text: str = "Net sales were $81,797 million.", **kw) -> Answer:
+    doc = Document("d" * 64, "2023 Q3 AAPL.pdf", "/x", 29, DocumentMeta())
+    hits = [Hit(Chunk(cid, doc.doc_id, cid, 4, 0, 10, "x"), doc, 1.0) for cid in (11, 12)]
+    cites = [Citation(doc.doc_id, "2023 Q3 AAPL.pdf", 4, "Total net sales 81,797 82,959", 120, 11)]
+    return Answer(query=q, answer=text, citations=kw.pop("citations", cites), model="gemma", hits=hits,
+                  timings_ms={"retrieve": 12.5, "total": 900.0}, **kw)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    s = HistoryStore(tmp_path / "sub" / "history.sqlite")
+    yield s
+    s.close()
+
+
+def test_round_trip(store: HistoryStore, tmp_path: Path) -> None:
+    conv = store.new_conversation()
+    m1 = store.add_message(conv, _answer("What were Apple's net sales in Q3 2023?",
+                                         standalone_query="What were Apple's net sales in Q3 2023?"))
+    m2 = store.add_message(conv, _answer("And in Q2?", text="Not in corpus", not_in_corpus=True, citations=[],
+                                         standalone_query="And in Q2 (Apple)?"))
+    msgs = store.messages(conv)
+    assert [m.msg_id for m in msgs] == [m1, m2]
+    first, second = msgs
+    assert first.question == "What were Apple's net sales in Q3 2023?"
+    assert first.answer.answer == "Net sales were $81,797 million."
+    assert first.answer.model == "gemma"
+    assert first.answer.timings_ms == {"retrieve": 12.5, "total": 900.0}
+    assert first.retrieved == [11, 12]
+    [c] = first.answer.citations
+    assert (c.doc, c.page, c.quote, c.char_start, c.chunk_id) == ("2023 Q3 AAPL.pdf", 4, "Total net sales 81,797 82,959", 120, 11)
+    assert second.standalone == "And in Q2 (Apple)?"
+    assert second.answer.not_in_corpus and not second.answer.extractive
+    # The first question names the conversation.
+    [conversation] = store.conversations()
+    assert conversation.title == "What were Apple's net sales in Q3 2023?"
+    # Persisted on disk: a new store on the same file sees everything.
+    store.close()
+    again = HistoryStore(tmp_path / "sub" / "history.sqlite")
+    try:
+        assert [m.question for m in again.messages(conv)] == [first.question, second.question]
+    finally:
+        again.close()
+
+
+def test_long_title_is_truncated(store: HistoryStore) -> None:
+    conv = store.new_conversation()
+    store.add_message(conv, _answer("word " * 40))
+    title = store.conversations()[0].title
+    assert len(title) <= 81 and title.endswith("…")
+
+
+def test_feedback_set_replace_clear(store: HistoryStore) -> None:
+    conv = store.new_conversation()
+    mid = store.add_message(conv, _answer("Q1?"))
+    store.set_feedback(mid, 5, "great")  # any positive rating is a thumbs up
+    assert store.messages(conv)[0].rating == 1
+    assert store.messages(conv)[0].comment == "great"
+    store.set_feedback(mid, -3, "wrong page")
+    rows = store.feedback_rows()
+    assert rows == [{"question": "Q1?", "rating": -1, "cited": [11], "retrieved": [11, 12], "extractive": False}]
+    store.set_feedback(mid, 0)
+    assert store.feedback_rows() == []
+    assert store.messages(conv)[0].rating == 0
+
+
+def test_rename_delete_and_order(store: HistoryStore) -> None:
+    a = store.new_conversation("A")
+    b = store.new_conversation("B")
+    assert store.conversations()[0].conv_id == b  # newest first
+    store.rename(a, "Renamed")
+    assert {c.title for c in store.conversations()} == {"Renamed", "B"}
+    mid = store.add_message(a, _answer("Q?"))
+    store.set_feedback(mid, 1)
+    store.delete_conversation(a)
+    assert [c.conv_id for c in store.conversations()] == [b]
+    assert store.messages(a) == []
+    assert store.feedback_rows() == []  # cascades through messages to feedback
+
+
+def test_markdown_export(store: HistoryStore) -> None:
+    conv = store.new_conversation()
+    store.add_message(conv, _answer("What were Apple's net sales in Q3 2023?"))
+    store.add_message(conv, _answer("Capex?", text="Purchases were 2,093.", extractive=True))
+    store.add_message(conv, _answer("Tesla deliveries?", text="Not in corpus", not_in_corpus=True, citations=[]))
+    md = store.export_markdown(conv)
+    assert md.startswith("# What were Apple's net sales in Q3 2023?\n")
+    assert "**Q:** What were Apple's net sales in Q3 2023?" in md
+    assert "**A:** Net sales were $81,797 million." in md
+    assert "1. 2023 Q3 AAPL.pdf, p. 4: “Total net sales 81,797 82,959”" in md
+    assert "**A:** Purchases were 2,093. _(extractive: quoted from the filing)_" in md
+    assert "**A:** Not in corpus _(Not in corpus)_" in md
+    assert md.index("Capex?") < md.index("Tesla deliveries?")
+
+
+# -- follow-up rewriting -----------------------------------------------------------------------------
+NAMES = {"apple", "apple inc.", "aapl", "nvidia", "nvda", "microsoft", "msft"}
+PREV = ["What were Apple's total net sales in Q3 2023?"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("And in Q2 2023?", "And in Q2 2023 (Apple)?"),
+        ("What about its R&D?", "What about its R&D (Apple, Q3 2023)?"),
+        ("And NVIDIA?", "And NVIDIA (Q3 2023)?"),
+        ("What about research and development expenses for that quarter?",
+         "What about research and development expenses for that quarter (Apple, Q3 2023)?"),
+        ("What were Microsoft's net sales in Q1 2023?", "What were Microsoft's net sales in Q1 2023?"),
+    ],
+)
+def test_rewrite_followup(question: str, expected: str) -> None:
+    assert rewrite_followup(question, PREV, NAMES) == expected
+
+
+def test_rewrite_keeps_standalone_questions() -> None:
+    q = "Describe the principal risk factors discussed by the registrant regarding supply chain concentration in Asia"
+    assert rewrite_followup(q, PREV, NAMES) == q
+    assert rewrite_followup("And in Q2?", [], NAMES) == "And in Q2?"
+    assert rewrite_followup("   ", PREV, NAMES) == ""
+
+
+def test_rewrite_uses_the_latest_previous_question_and_its_spelling() -> None:
+    prev = ["What was Apple's revenue in Q3 2023?", "How much did NVIDIA spend on R&D in fiscal 2024?"]
+    out = rewrite_followup("And its capex?", prev, NAMES)
+    assert out == "And its capex (NVIDIA, fiscal 2024)?"
+
+
+def test_rewrite_nothing_to_carry() -> None:
+    assert rewrite_followup("And why?", ["Tell me something interesting."], NAMES) == "And why?"
+
+
+@pytest.mark.parametrize("period", ["fiscal 2024", "fiscal year 2024", "FY24", "3Q23", "third quarter of fiscal 2023"])
+def test_rewrite_carries_the_whole_period_phrase(period: str) -> None:
+    # Carrying only "2024" out of "fiscal 2024" would lose the fiscal-year filter downstream.
+    out = rewrite_followup("And its capex?", [f"How much did NVIDIA spend on R&D in {period}?"], NAMES)
+    assert out == f"And its capex (NVIDIA, {period})?"

@@ -1,0 +1,131 @@
+"""core/lexical.py: finance alias normalisation, tokenisation and the BM25 index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from desktop_rag.core.lexical import LexicalIndex, content_terms, expand_shorthand, normalise, tokenize
+
+ALIAS_PAIRS = [
+    ("R&D", "research and development"),
+    ("r & d", "Research & Development"),
+    ("capex", "purchases of property and equipment"),
+    ("capital expenditures", "payments for acquisition of property, plant and equipment"),
+    ("FY2024", "fiscal 2024"),
+    ("fy2024", "fiscal year 2024"),
+    ("FY24", "Fiscal Year 2024"),
+    ("EPS", "earnings per share"),
+    ("eps", "net income per share"),
+    ("Q3", "third quarter"),
+    ("3Q", "Third Quarter"),
+    ("YoY", "year over year"),
+    ("y/y", "year-over-year"),
+    ("yoy", "year\u2013over\u2013year"),  # en dashes from a PDF
+    ("SG&A", "selling, general and administrative"),
+    ("sg&a", "Selling, General, and Administrative"),
+    ("COGS", "cost of sales"),
+    ("cogs", "cost of goods sold"),
+    ("opex", "operating expenses"),
+    ("OpEx", "total operating expenses"),
+    ("net sales", "revenue"),
+    ("81,797", "81797"),
+]
+
+
+@pytest.mark.parametrize(("short", "long"), ALIAS_PAIRS)
+def test_aliases_normalise_both_ways(short: str, long: str) -> None:
+    a, b = tokenize(short), tokenize(long)
+    assert a == b, (short, a, long, b)
+    assert a, "an alias must not vanish"
+    # Inside a sentence too, and in either direction of a search.
+    assert tokenize(f"The {short} grew") == tokenize(f"The {long} grew")
+
+
+def test_alias_longest_match_wins() -> None:
+    # "total operating expenses" is one opex token, not "total" + "operating" + "expenses".
+    assert tokenize("Total operating expenses 13,415") == ["opex", "13415"]
+    assert tokenize("Total net sales") == ["revenue"]
+
+
+def test_aliases_respect_word_boundaries() -> None:
+    assert "eps" not in tokenize("steps taken")
+    assert "ai" not in tokenize("said again")
+    assert "rnd" not in tokenize("brand")
+
+
+@pytest.mark.parametrize(
+    ("question", "tokens"),
+    [
+        ("Q3 2023", ["q3", "2023"]),
+        ("Q3'23", ["q3", "2023"]),
+        ("q3fy23", ["q3", "2023"]),
+        ("third quarter of 2023", ["q3", "2023"]),
+    ],
+)
+def test_period_forms(question: str, tokens: list[str]) -> None:
+    assert tokenize(question) == tokens
+
+
+def test_tokenize_drops_stopwords_and_folds_plurals() -> None:
+    assert tokenize("The risks of the companies") == ["risk", "company"]
+    assert tokenize("business analysis status") == ["business", "analysis", "status"]
+    assert normalise("81,797 and 1,234,567") == "81797 and 1234567"
+
+
+def test_content_terms_drop_question_noise_and_duplicates() -> None:
+    terms = content_terms("What was the total R&D spending of the company in fiscal 2023? R&D!")
+    assert terms == ["rnd", "fy2023"]
+
+
+def test_expand_shorthand_for_the_embedder() -> None:
+    out = expand_shorthand("capex and R&D in Q3 FY23, yoy")
+    assert "capital expenditures" in out
+    assert "research and development" in out
+    assert "third quarter" in out
+    assert "fiscal 2023" in out
+    assert "year over year" in out
+    assert expand_shorthand("Apple net sales") == "Apple net sales"  # nothing to expand
+
+
+# -- LexicalIndex ----------------------------------------------------------------------------
+DOCS = {
+    10: "Research and development expense was 7,442 million in the third quarter",
+    11: "Purchases of property and equipment were 8,796",
+    12: "Selling, general and administrative expense 5,973",
+    13: "",  # an empty chunk must not break BM25
+    14: "The Company believes its cash will be sufficient",
+}
+
+
+@pytest.fixture
+def index() -> LexicalIndex:
+    return LexicalIndex(list(DOCS), [tokenize(t) for t in DOCS.values()])
+
+
+def test_search_finds_alias_and_ranks(index: LexicalIndex) -> None:
+    hits = index.search(tokenize("R&D in Q3"), k=5)
+    assert hits[0][0] == 10
+    assert all(score > 0 for _, score in hits)
+    assert index.search(tokenize("capex"), k=5)[0][0] == 11
+    assert index.search(tokenize("SG&A"), k=5)[0][0] == 12
+
+
+def test_search_unknown_terms_and_empty_index(index: LexicalIndex) -> None:
+    assert index.search(["zzzz"], k=5) == []
+    assert LexicalIndex([], []).search(["rnd"], k=5) == []
+    assert len(index) == 5
+    assert index.has_term("rnd") and not index.has_term("zzzz")
+
+
+def test_search_respects_allowed_mask(index: LexicalIndex) -> None:
+    allowed = np.array([False, True, True, True, True])  # row 0 (chunk 10) excluded
+    hits = index.search(tokenize("research and development expense"), k=5, allowed=allowed)
+    assert 10 not in [cid for cid, _ in hits]
+    assert [cid for cid, _ in hits] == [12]  # shares "expense"
+    none = np.zeros(5, dtype=bool)
+    assert index.search(tokenize("expense"), k=5, allowed=none) == []
+
+
+def test_search_k_limits_results(index: LexicalIndex) -> None:
+    assert len(index.search(tokenize("expense capex company"), k=1)) == 1

@@ -1,0 +1,248 @@
+"""core/retrieve.py: min-max fusion, MMR, question filters and the context gate.
+
+The Library is built from small generated PDFs with the deterministic fake embedder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from desktop_rag.core.retrieve import HybridRetriever, fuse, minmax, mmr, parse_periods
+from desktop_rag.settings import RetrievalSettings, Settings
+
+
+# -- min-max and fusion ---------------------------------------------------------------------------
+def test_minmax_scales_to_unit_interval() -> None:
+    assert minmax({1: 2.0, 2: 4.0, 3: 3.0}) == {1: 0.0, 2: 1.0, 3: 0.5}
+    assert minmax({}) == {}
+
+
+def test_minmax_constant_lists_map_to_one() -> None:
+    assert minmax({7: 0.3}) == {7: 1.0}
+    assert minmax({1: 5.0, 2: 5.0}) == {1: 1.0, 2: 1.0}
+    assert minmax({1: -2.0, 2: -2.0}) == {1: 1.0, 2: 1.0}
+
+
+def test_fuse_missing_from_one_list_scores_zero_there() -> None:
+    dense = {1: 0.9, 2: 0.5, 3: 0.1}
+    lexical = {2: 10.0, 4: 2.0}
+    fused = fuse(dense, lexical, alpha=0.6)
+    assert set(fused) == {1, 2, 3, 4}
+    assert fused[1] == pytest.approx(0.6 * 1.0 + 0.4 * 0.0)  # not in BM25 list
+    assert fused[2] == pytest.approx(0.6 * 0.5 + 0.4 * 1.0)
+    assert fused[3] == pytest.approx(0.0)
+    assert fused[4] == pytest.approx(0.6 * 0.0 + 0.4 * 0.0)  # bottom of BM25, absent from dense
+
+
+def test_fuse_alpha_extremes_and_empty_lists() -> None:
+    dense = {1: 0.2, 2: 0.8}
+    lexical = {1: 9.0, 2: 1.0}
+    assert fuse(dense, lexical, 1.0) == pytest.approx({1: 0.0, 2: 1.0})
+    assert fuse(dense, lexical, 0.0) == pytest.approx({1: 1.0, 2: 0.0})
+    assert fuse({}, lexical, 0.5) == pytest.approx({1: 0.5, 2: 0.0})
+    assert fuse(dense, {}, 0.5) == pytest.approx({1: 0.0, 2: 0.5})
+    assert fuse({}, {}, 0.5) == {}
+
+
+def test_fuse_constant_list_counts_fully() -> None:
+    fused = fuse({1: 0.4}, {1: 3.0, 2: 1.0}, alpha=0.5)
+    assert fused == pytest.approx({1: 1.0, 2: 0.0})
+
+
+# -- MMR ---------------------------------------------------------------------------------------------
+def _unit(v: list[float]) -> np.ndarray:
+    a = np.asarray(v, dtype=np.float32)
+    return a / np.linalg.norm(a)
+
+
+@pytest.fixture
+def mmr_case() -> tuple[list[int], dict[int, float], dict[int, np.ndarray]]:
+    vectors = {
+        1: _unit([1.0, 0.0, 0.0]),
+        2: _unit([1.0, 0.02, 0.0]),  # near-duplicate of 1
+        3: _unit([0.0, 1.0, 0.0]),  # different content
+        4: _unit([0.0, 0.0, 1.0]),
+    }
+    relevance = {1: 1.0, 2: 0.95, 3: 0.7, 4: 0.1}
+    return [1, 2, 3, 4], relevance, vectors
+
+
+def test_mmr_prefers_diverse_item_over_near_duplicate(mmr_case) -> None:
+    ranked, rel, vecs = mmr_case
+    picked = mmr(ranked, rel, vecs, lam=0.5, k=3)
+    assert picked[0] == 1
+    assert picked[1] == 3, "the near-duplicate must not come second"
+    assert picked.index(3) < (picked.index(2) if 2 in picked else 99)
+
+
+def test_mmr_lambda_one_is_pure_relevance(mmr_case) -> None:
+    ranked, rel, vecs = mmr_case
+    assert mmr(ranked, rel, vecs, lam=1.0, k=4) == [1, 2, 3, 4]
+    assert mmr(ranked, rel, vecs, lam=1.0, k=2) == [1, 2]
+
+
+def test_mmr_edge_cases(mmr_case) -> None:
+    ranked, rel, vecs = mmr_case
+    assert mmr([], rel, vecs, lam=0.5, k=3) == []
+    assert len(mmr(ranked, rel, vecs, lam=0.5, k=10)) == 4  # k larger than the pool
+    assert sorted(mmr(ranked, rel, vecs, lam=0.0, k=4)) == [1, 2, 3, 4]
+
+
+# -- periods in questions -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "quarters", "years"),
+    [
+        ("Apple net sales Q3 2023", {(2023, 3)}, set()),
+        ("Apple net sales in 2023 Q3", {(2023, 3)}, set()),
+        ("NVDA 3Q23 revenue", {(2023, 3)}, set()),
+        ("Q3 FY23 capex", {(2023, 3)}, {2023}),
+        ("third quarter of fiscal 2023", {(2023, 3)}, set()),
+        ("revenue in FY24", set(), {2024}),
+        ("revenue in fiscal year 2024", set(), {2024}),
+        ("revenue last year", set(), set()),
+    ],
+)
+def test_parse_periods(question: str, quarters: set, years: set) -> None:
+    got_q, got_y = parse_periods(question)
+    assert got_q == quarters
+    assert got_y >= years
+
+
+# -- planning, search and the gate over a tiny library ----------------------------------------------------
+@pytest.fixture
+def library(build_library):
+    return build_library()
+
+
+@pytest.fixture
+def retriever(library) -> HybridRetriever:
+    return HybridRetriever(library, library.settings.retrieval)
+
+
+def _doc_of(library, ticker: str) -> str:
+    return next(d.doc_id for d in library.documents() if d.meta.ticker == ticker)
+
+
+def test_plan_filters_company_and_period(library, retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What was Apple's total net sales in Q3 2023?")
+    assert plan.doc_ids == [_doc_of(library, "AAPL")]
+    assert plan.filters["company"] == ["Apple Inc."]
+    assert "Q3 2023" in plan.filters["period"]
+    assert "revenue" in plan.bm25_terms
+    assert "apple" not in plan.bm25_terms  # used by the filter, no longer a BM25 term
+
+
+def test_plan_without_names_searches_everything(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("Which company discussed generative artificial intelligence?")
+    assert plan.doc_ids is None
+
+
+def test_plan_unknown_period_is_relaxed(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What were Apple's net sales in Q1 2019?")
+    assert "period_relaxed" in plan.filters
+    assert plan.doc_ids is not None and len(plan.doc_ids) == 1  # still Apple only
+
+
+def test_plan_respects_use_filters_off(library) -> None:
+    cfg = RetrievalSettings(use_filters=False)
+    plan = HybridRetriever(library, cfg).plan("What was Apple's total net sales in Q3 2023?")
+    assert plan.doc_ids is None and plan.filters == {}
+
+
+def test_search_returns_relevant_hits_from_the_filtered_document(library, retriever: HybridRetriever) -> None:
+    hits = retriever.search("What was Apple's total net sales in Q3 2023?", k=3)
+    assert hits
+    apple = _doc_of(library, "AAPL")
+    assert all(h.doc.doc_id == apple for h in hits)
+    assert "Total net sales 81,797" in hits[0].chunk.text
+    assert hits[0].bm25 > 0 and hits[0].cosine > 0
+    scores = [h.score for h in hits]
+    assert max(scores) == scores[0]
+
+
+@pytest.mark.parametrize("mode", ["dense", "bm25", "exact", "hybrid"])
+def test_search_modes(library, retriever: HybridRetriever, mode: str) -> None:
+    hits = retriever.search("NVIDIA data center revenue accelerated computing", k=2, mode=mode)
+    assert hits
+    assert all(h.doc.meta.ticker == "NVDA" for h in hits)
+    if mode == "bm25":
+        assert all(h.bm25 > 0 for h in hits)
+
+
+def test_search_doc_scope(library, retriever: HybridRetriever) -> None:
+    nvda = _doc_of(library, "NVDA")
+    hits = retriever.search("net sales research and development", k=5, doc_scope=[nvda])
+    assert hits and {h.doc.doc_id for h in hits} == {nvda}
+
+
+def test_expand_adds_same_page_neighbours(build_library) -> None:
+    long_page = "\n".join(
+        f"Paragraph {i} discusses liquidity, cash requirements and the capital return program in detail."
+        for i in range(40)
+    )
+    settings = Settings()
+    settings.chunking.words_per_chunk = 60
+    settings.chunking.overlap_words = 10
+    lib = build_library({"2023 Q3 AAPL.pdf": [long_page, "Another page about something else entirely."]},
+                        settings=settings)
+    ret = HybridRetriever(lib, settings.retrieval)
+    page1 = [c for c in lib.chunks.values() if c.page == 1]
+    assert len(page1) >= 3
+    middle = sorted(page1, key=lambda c: c.ordinal)[1]
+    hits = [h for h in ret.search("liquidity cash requirements", k=10) if h.chunk.chunk_id == middle.chunk_id]
+    assert hits
+    out = ret.expand(hits, limit=1)
+    assert [h.chunk.ordinal for h in out] == [middle.ordinal - 1, middle.ordinal, middle.ordinal + 1]
+    assert [h.expanded for h in out] == [True, False, True]
+    assert all(h.chunk.page == 1 for h in out)
+
+
+def test_gate_passes_for_answerable_question(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What was Apple's total net sales in Q3 2023?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert gate.passed, gate.reason
+
+
+def test_gate_rejects_unknown_company(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("How many vehicles did Tesla deliver in Q3 2023?")
+    hits = retriever.search(plan)
+    assert hits, "the gate, not retrieval, must be what says no"
+    gate = retriever.gate(plan, hits)
+    assert not gate.passed
+    assert "Tesla" in gate.reason
+
+
+def test_gate_rejects_when_no_hits(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What was Apple's total net sales in Q3 2023?")
+    assert not retriever.gate(plan, []).passed
+
+
+def test_gate_rejects_when_key_terms_missing(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What did Apple say about dividend policy and goodwill impairment?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed
+    assert "key terms" in gate.reason
+
+
+def test_gate_rejects_period_not_in_library(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What were Apple's total net sales in Q1 2019?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed
+    assert "period" in gate.reason
+
+
+def test_gate_similarity_thresholds(library) -> None:
+    strict = RetrievalSettings(gate_min_cosine=0.99, gate_min_bm25=99.0)
+    ret = HybridRetriever(library, strict)
+    plan = ret.plan("What was Apple's total net sales in Q3 2023?")
+    gate = ret.gate(plan, ret.search(plan))
+    assert not gate.passed
+    assert "dissimilar" in gate.reason
+    lenient = HybridRetriever(library, RetrievalSettings(gate_min_cosine=0.0, gate_min_bm25=0.0))
+    plan = lenient.plan("What was Apple's total net sales in Q3 2023?")
+    assert lenient.gate(plan, lenient.search(plan)).passed
+
+
+def test_unknown_entities_ignores_sentence_initial_capital(retriever: HybridRetriever) -> None:
+    assert retriever.unknown_entities("Describe Apple's services revenue") == []
+    assert retriever.unknown_entities("What did Apple say about Zorblax?") == ["Zorblax"]
