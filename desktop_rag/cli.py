@@ -13,9 +13,7 @@ import argparse
 import json
 import logging
 import sys
-import threading
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from desktop_rag import __version__
 

@@ -63,12 +63,20 @@ class RetrievalSettings:
         1, "Neighbour expansion: adjacent chunks of the same page added around top hits.",
         min=0, max=3,
     )
+    statement_boost: float = knob(
+        0.15, "Score added to chunks of the primary statement (cash flows, operations, balance "
+        "sheet) that reports a line item the question names (capex, EPS, inventory…).", min=0.0, max=1.0,
+    )
     use_filters: bool = knob(
         True, "Restrict candidates to documents matching company/period/form in the question."
     )
     gate_min_terms: int = knob(
         2, "Context gate: distinct non-stopword question terms that must occur in the context.",
         min=0, max=10,
+    )
+    gate_min_coverage: float = knob(
+        0.5, "Context gate: share of the question's key terms that one passage must contain.",
+        min=0.0, max=1.0,
     )
     gate_min_cosine: float = knob(
         0.30, "Context gate: best cosine similarity needed (unless BM25 passes).", min=0.0, max=1.0
@@ -120,9 +128,12 @@ class Settings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
         settings = cls()
+        if not isinstance(data, dict):
+            return settings
         for group in dataclasses.fields(cls):
-            section = getattr(settings, group.name)
-            _apply(section, data.get(group.name) or {})
+            values = data.get(group.name)
+            if isinstance(values, dict):
+                _apply(getattr(settings, group.name), values)
         return settings
 
     @classmethod
@@ -132,7 +143,7 @@ class Settings:
             return cls.from_dict(json.loads(path.read_text("utf-8")))
         except FileNotFoundError:
             return cls()
-        except (OSError, ValueError):
+        except (OSError, ValueError, TypeError):
             # A damaged settings file must not stop the app; defaults are always valid.
             return cls()
 

@@ -23,13 +23,14 @@ from typing import Any
 
 from desktop_rag.core.chunking import heading_of, is_table_row, subheading_of
 from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
-from desktop_rag.core.lexical import STOPWORDS, QUESTION_NOISE, tokenize
+from desktop_rag.core.lexical import QUESTION_NOISE, tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
 from desktop_rag.settings import Settings
 
+_SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
 _NUMBER_RE = re.compile(r"(?<![\w.])[-(]?\$?\d[\d,]*(?:\.\d+)?%?")
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
@@ -254,7 +255,7 @@ def extractive_answer(
     cites = [_unit_citation(p, a, b) for _, p, a, b in chosen]
     text = " … ".join(c.quote for c in cites)
     # A bare table row is unreadable without its column headings: quote those too.
-    _, p, a, b = best
+    _, p, a, _ = best
     header = _column_header(p, a)
     if header is not None and all(header.quote != c.quote for c in cites):
         text = f"{cites[0].quote} (columns: {header.quote})" + (" … " + " … ".join(c.quote for c in cites[1:]) if cites[1:] else "")
@@ -325,7 +326,8 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
-    answer_terms = _terms(text)
+    # Wording check on words only: figures were checked above, scale words go with them.
+    answer_terms = {t for t in _terms(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
     if answer_terms:
         backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | _terms(question))
         if len(backed) / len(answer_terms) < 0.8:
@@ -391,7 +393,16 @@ class AnswerTextStream:
                 if i + 1 >= len(self.raw):
                     break  # escape split across pieces: wait for the rest
                 nxt = self.raw[i + 1]
-                out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+                if nxt == "u":
+                    if i + 6 > len(self.raw):
+                        break
+                    try:
+                        out.append(chr(int(self.raw[i + 2:i + 6], 16)))
+                    except ValueError:
+                        out.append(self.raw[i + 2:i + 6])
+                    i += 6
+                    continue
+                out.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(nxt, nxt))
                 i += 2
                 continue
             if ch == '"':

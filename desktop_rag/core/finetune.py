@@ -73,7 +73,11 @@ def finetune_from_feedback(
         return FinetuneResult(False, f"not enough feedback to train on: {len(triplets)} triplet(s), "
                                      f"need {min_triplets} (give thumbs up to answers with citations)", len(triplets))
     from datasets import Dataset
-    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    from sentence_transformers import (
+        SentenceTransformer,
+        SentenceTransformerTrainer,
+        SentenceTransformerTrainingArguments,
+    )
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     log(f"fine-tuning {ws.embedder.path.name} on {len(triplets)} triplets, {epochs} epoch(s)")

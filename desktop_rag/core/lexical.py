@@ -47,6 +47,8 @@ FINANCE_ALIASES: dict[str, list[str]] = {
     "sbc": ["sbc", "stock-based compensation", "share-based compensation",
             "stock based compensation"],
     "dna": ["d&a", "depreciation and amortization", "depreciation & amortization"],
+    "ppe": ["pp&e", r"pp\s*&\s*e", "property, plant and equipment", "property and equipment",
+            "property, plant, and equipment"],
     "mna": ["m&a", "mergers and acquisitions", "mergers & acquisitions"],
     "etr": ["etr", "effective tax rate"],
     "outlook": ["guidance", "outlook", "forecast"],
@@ -149,6 +151,27 @@ def _stem(token: str) -> str:
     if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
         return token[:-1]
     return token
+
+
+# Which primary statement answers a line-item question: an analyst asking for capex wants
+# the cash-flow statement, for EPS the income statement. Canonical token -> statement.
+STATEMENT_OF: dict[str, str] = {
+    **dict.fromkeys(["capex", "opcashflow", "fcf", "dna", "sbc", "buyback", "dividend"], "cash_flow"),
+    **dict.fromkeys(["revenue", "cogs", "grossmargin", "opex", "rnd", "sga", "opincome", "netincome", "eps"],
+                    "income"),
+    **dict.fromkeys(["inventory", "asset", "liability", "goodwill", "receivable", "payable", "equity", "ppe"],
+                    "balance"),
+}
+STATEMENT_TITLES: dict[str, re.Pattern[str]] = {
+    "cash_flow": re.compile(r"statements? of cash flows?|cash flows? statements?", re.I),
+    "income": re.compile(r"statements? of (operations|income|earnings)|income statements?", re.I),
+    "balance": re.compile(r"balance sheets?|statements? of financial position", re.I),
+}
+
+
+def statement_intent(terms: list[str]) -> set[str]:
+    """Primary statements a question's line items live in (empty = no line item named)."""
+    return {STATEMENT_OF[t] for t in terms if t in STATEMENT_OF}
 
 
 def tokenize(text: str) -> list[str]:

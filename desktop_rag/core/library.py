@@ -22,7 +22,7 @@ from desktop_rag.core.chunking import chunk_pages
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import LexicalIndex, tokenize
 from desktop_rag.core.metadata import detect_metadata
-from desktop_rag.core.pdf import PdfError, PageText, extract_document, file_sha256, is_image_only, open_pdf
+from desktop_rag.core.pdf import PageText, PdfError, extract_document, file_sha256, is_image_only, open_pdf
 from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
@@ -65,7 +65,7 @@ def collect_pdfs(paths: Iterable[str | Path]) -> list[Path]:
     out: dict[Path, None] = {}
     for p in map(Path, paths):
         p = p.expanduser()
-        if p.is_dir():
+        if p.is_dir() and p.suffix.lower() != ".pdf":  # a folder named x.pdf is reported, not walked
             for f in sorted(p.rglob("*")):
                 if f.is_file() and f.suffix.lower() == ".pdf":
                     out.setdefault(f.resolve(), None)

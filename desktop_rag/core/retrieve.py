@@ -10,9 +10,16 @@ from typing import Literal
 
 import numpy as np
 
-from desktop_rag.core.lexical import content_terms, expand_shorthand, tokenize
+from desktop_rag.core.lexical import (
+    QUESTION_NOISE,
+    STATEMENT_TITLES,
+    content_terms,
+    expand_shorthand,
+    statement_intent,
+    tokenize,
+)
 from desktop_rag.core.library import Library, embedding_text
-from desktop_rag.core.metadata import company_aliases, period_labels
+from desktop_rag.core.metadata import KNOWN_COMPANIES, company_aliases, period_labels
 from desktop_rag.core.types import Hit, QueryPlan
 from desktop_rag.settings import RetrievalSettings
 
@@ -80,11 +87,11 @@ def mmr(
     idx = {c: i for i, c in enumerate(pool)}
     best_sim = np.full(len(pool), -np.inf)
     remaining = set(range(len(pool)))
+    rel = np.array([relevance[c] for c in pool])
     while remaining and len(chosen) < k:
-        def score(i: int) -> float:
-            redundancy = best_sim[i] if chosen else 0.0
-            return lam * relevance[pool[i]] - (1 - lam) * redundancy
-        i = max(remaining, key=lambda j: (score(j), -j))
+        redundancy = best_sim if chosen else np.zeros(len(pool))
+        score = lam * rel - (1 - lam) * redundancy
+        i = max(remaining, key=lambda j: (score[j], -j))
         chosen.append(pool[i])
         remaining.discard(i)
         best_sim = np.maximum(best_sim, sims[idx[pool[i]]])
@@ -160,8 +167,9 @@ class HybridRetriever:
             used.update(tokenize(" ".join(a for d in docs for a in company_aliases(d.meta))))
         if "period" in plan.filters or "latest" in plan.filters:
             used.update(t for t in plan.bm25_terms if _PERIOD_TOKEN.match(t))
-        kept = [t for t in plan.bm25_terms if t not in used]
+        kept = [t for t in plan.bm25_terms if t not in used and t not in QUESTION_NOISE]
         plan.bm25_terms = kept or plan.bm25_terms
+        plan.filters["statements"] = sorted(statement_intent(plan.bm25_terms))
         return plan
 
     # -- search -----------------------------------------------------------------------
@@ -182,7 +190,7 @@ class HybridRetriever:
         qv = lib.embedder.encode_query(plan.cleaned)
         mask = self._allowed_rows(plan)
         n_allowed = len(lib.chunk_ids) if mask is None else int(mask.sum())
-        if exact or n_allowed <= 20000 and (mask is not None or n_allowed <= 2000):
+        if exact or (n_allowed <= 20000 and (mask is not None or n_allowed <= 2000)):
             # Brute force is exact and, for a filtered or small set, faster than the graph.
             rows = np.arange(len(lib.chunk_ids)) if mask is None else np.flatnonzero(mask)
             sims = lib.vectors[rows] @ qv
@@ -213,6 +221,7 @@ class HybridRetriever:
             scores = lexical
         else:
             scores = fuse(dense, lexical, cfg.alpha)
+            self._boost_statements(plan, scores)
             order = sorted(scores, key=lambda c: -scores[c])
             vecs = {c: lib.vectors[lib.row_of[c]] for c in order}
             ranked = mmr(order, scores, vecs, cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0 else order[:k]
@@ -227,6 +236,17 @@ class HybridRetriever:
             chunk = lib.chunks[c]
             hits.append(Hit(chunk, lib.docs[chunk.doc_id], float(scores[c]), cos or 0.0, lexical.get(c, 0.0)))
         return hits
+
+    def _boost_statements(self, plan: QueryPlan, scores: dict[int, float]) -> None:
+        """Line-item questions ("capex", "EPS") favour the primary statement that reports
+        the item; such tables are long and lose on BM25 length normalisation otherwise."""
+        wanted = [STATEMENT_TITLES[s] for s in plan.filters.get("statements", ())]
+        if not wanted or not self.settings.statement_boost:
+            return
+        for cid in scores:
+            section = self.library.chunks[cid].section
+            if section and any(rx.search(section) for rx in wanted):
+                scores[cid] += self.settings.statement_boost
 
     def expand(self, hits: list[Hit], limit: int) -> list[Hit]:
         """Context passages: the first ``limit`` hits, each followed by its neighbours on
@@ -258,6 +278,9 @@ class HybridRetriever:
         unknown = self.unknown_entities(plan.original)
         if unknown:
             return GateResult(False, f"{', '.join(unknown)} does not occur in any document")
+        other = self.other_company(plan)
+        if other:
+            return GateResult(False, f"the library has no filing of {other}")
         if "period_relaxed" in plan.filters and plan.filters.get("company"):
             return GateResult(False, "no document in the library covers the period asked about")
         # Terms that carry evidence: not periods (every filing has years) and not the
@@ -271,6 +294,10 @@ class HybridRetriever:
         need = min(cfg.gate_min_terms, len(terms))
         if len(present) < need:
             return GateResult(False, f"only {len(present)} of the question's key terms occur in the passages")
+        # The key terms must meet in one passage, not be scattered over several.
+        best_cover = max(len(set(terms) & set(tokenize(embedding_text(h.chunk, h.doc)))) for h in hits[: cfg.context_chunks])
+        if terms and best_cover / len(terms) < cfg.gate_min_coverage:
+            return GateResult(False, f"no passage covers the question (best {best_cover} of {len(terms)} key terms)")
         best_cos = max(h.cosine for h in hits)
         best_bm25 = max(h.bm25 for h in hits)
         if best_cos < cfg.gate_min_cosine and best_bm25 < cfg.gate_min_bm25:
@@ -283,6 +310,19 @@ class HybridRetriever:
         matching filings shares them, so they are no evidence of an answer."""
         company = {w for h in hits for w in tokenize(" ".join(company_aliases(h.doc.meta)))}
         return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t)}
+
+    def other_company(self, plan: QueryPlan) -> str:
+        """A well-known company the question asks about ("AMD's revenue") when the library
+        holds none of its filings and no library company is named."""
+        if "company" in plan.filters:
+            return ""
+        library_tickers = {d.meta.ticker.upper() for d in self.library.docs.values() if d.meta.ticker}
+        for m in re.finditer(r"\b([A-Z][A-Za-z.&]+(?:\s[A-Z][A-Za-z.&]+)?)(?:'s|’s)\b", plan.original):
+            name = m.group(1).lower()
+            for ticker, (_, *aliases) in KNOWN_COMPANIES.items():
+                if (name == ticker.lower() or name in aliases) and ticker not in library_tickers:
+                    return m.group(1)
+        return ""
 
     def unknown_entities(self, question: str) -> list[str]:
         """Capitalised names in the question that occur nowhere in the library: a question
