@@ -28,6 +28,10 @@ class ChunkingSettings:
         min=40, max=1000,
     )
     overlap_words: int = knob(45, "Words shared by consecutive chunks of a page (~25 %).", min=0, max=500)
+    max_tokens: int = knob(
+        0, "Word-piece limit per chunk; 0 = the embedder's max_seq_length minus room for the "
+        "chunk header, so no chunk is silently truncated when embedded.", min=0, max=8192,
+    )
     min_chunk_words: int = knob(
         25, "A page tail shorter than this is merged into the previous chunk.", min=1, max=200
     )

@@ -14,6 +14,7 @@ canonical text already lays table rows out one per line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_rag.core.pdf import PageText
@@ -80,31 +81,65 @@ def subheading_of(line: str) -> str | None:
     return None
 
 
-def _windows(text: str, start: int, end: int, cfg: ChunkingSettings) -> list[tuple[int, int]]:
-    """Overlapping word windows over text[start:end], as char ranges."""
-    words = [m.span() for m in _WORD_RE.finditer(text, start, end)]  # absolute offsets
+WordCost = Callable[[str], int]
+
+
+def approx_pieces(word: str) -> int:
+    """Word-piece estimate without a tokenizer: punctuation and digit groups split words."""
+    return 1 + len(_SPLIT_RE.findall(word)) + len(word) // 12
+
+
+_SPLIT_RE = re.compile(r"[^\w\s]|(?<=\D)(?=\d)")
+
+
+@dataclass
+class Budget:
+    """Chunk size limits: words from the settings, word pieces from the embedder."""
+
+    words: int
+    tokens: int
+    cost: WordCost = approx_pieces
+    min_words: int = 25
+    overlap_ratio: float = 0.25
+
+
+def _windows(text: str, start: int, end: int, budget: Budget) -> list[tuple[int, int]]:
+    """Overlapping word windows over text[start:end] (absolute char ranges), each within
+    both the word and the word-piece budget, so the embedder never truncates a chunk."""
+    words = [m.span() for m in _WORD_RE.finditer(text, start, end)]
     if not words:
         return []
-    size = cfg.words_per_chunk
-    overlap = min(cfg.overlap_words, size - 1)  # the overlap actually used
-    step = max(1, size - overlap)
+    n = len(words)
+    costs = [budget.cost(text[a:b]) for a, b in words]
     spans: list[tuple[int, int]] = []
     i = 0
     while True:
-        j = min(i + size, len(words))
+        j, used = i, 0
+        while j < n and j - i < budget.words and (j == i or used + costs[j] <= budget.tokens):
+            used += costs[j]
+            j += 1
         spans.append((words[i][0], words[j - 1][1]))
-        if j >= len(words):
+        if j >= n:
             break
-        i += step
-        if len(words) - i - overlap < cfg.min_chunk_words:
-            # the remainder would be a sliver: stretch this window to the end instead
-            spans[-1] = (spans[-1][0], words[-1][1])
+        if n - j < budget.min_words and n - i <= budget.words * 1.25 and sum(costs[i:]) <= budget.tokens:
+            # the remainder would be a sliver: let this window run to the end instead
+            spans[-1] = (words[i][0], words[-1][1])
             break
+        i = j - min(round((j - i) * budget.overlap_ratio), j - i - 1)
     return spans
 
 
-def chunk_page(page: PageText, cfg: ChunkingSettings, section: str = "") -> tuple[list[ChunkSpan], str]:
+def make_budget(cfg: ChunkingSettings, cost: WordCost | None = None, max_tokens: int | None = None) -> Budget:
+    tokens = cfg.max_tokens or max_tokens or 10**9  # no embedder given: words are the only limit
+    overlap = min(cfg.overlap_words, cfg.words_per_chunk - 1) / cfg.words_per_chunk
+    return Budget(cfg.words_per_chunk, tokens, cost or approx_pieces, cfg.min_chunk_words, overlap)
+
+
+def chunk_page(
+    page: PageText, cfg: ChunkingSettings, section: str = "", budget: Budget | None = None
+) -> tuple[list[ChunkSpan], str]:
     """Chunks of one page and the section heading in force at its end."""
+    budget = budget or make_budget(cfg)
     text = page.text
     lines = _lines(text)
     kinds = ["table" if cfg.detect_tables and is_table_row(text[a:b]) else "text" for a, b in lines]
@@ -169,7 +204,7 @@ def chunk_page(page: PageText, cfg: ChunkingSettings, section: str = "") -> tupl
         a, b = lines[first][0], lines[last][1]
         if not text[a:b].strip():
             continue
-        pieces = _row_windows(text, a, b, cfg) if is_table else _windows(text, a, b, cfg)
+        pieces = _row_windows(text, a, b, budget) if is_table else _windows(text, a, b, budget)
         for n, (s, e) in enumerate(pieces):
             li = line_of.get(s)
             if li is None:
@@ -178,45 +213,52 @@ def chunk_page(page: PageText, cfg: ChunkingSettings, section: str = "") -> tupl
             if is_table and n:
                 sec = f"{sec} (continued)" if sec else ""
             spans.append(ChunkSpan(page.number, s, e, "table" if is_table else "text", sec))
-    return _absorb_slivers(spans, text, cfg), section
+    return _absorb_slivers(spans, text, budget), section
 
 
-def _row_windows(text: str, a: int, b: int, cfg: ChunkingSettings) -> list[tuple[int, int]]:
-    """Split a table at row boundaries into pieces of at most ~words_per_chunk words."""
+def _row_windows(text: str, a: int, b: int, budget: Budget) -> list[tuple[int, int]]:
+    """Split a table at row boundaries into pieces within the word and word-piece budget."""
     rows = [(s + a, e + a) for s, e in _lines(text[a:b])]
     out: list[tuple[int, int]] = []
-    start, words = rows[0][0], 0
+    start, words, tokens = rows[0][0], 0, 0
     prev_end = rows[0][1]
     for s, e in rows:
-        n = len(text[s:e].split())
-        if words and words + n > cfg.words_per_chunk:
+        row_words = text[s:e].split()
+        n, t = len(row_words), sum(budget.cost(w) for w in row_words)
+        if words and (words + n > budget.words or tokens + t > budget.tokens):
             out.append((start, prev_end))
-            start, words = s, 0
+            start, words, tokens = s, 0, 0
         words += n
+        tokens += t
         prev_end = e
     out.append((start, prev_end))
     return out
 
 
-def _absorb_slivers(spans: list[ChunkSpan], text: str, cfg: ChunkingSettings) -> list[ChunkSpan]:
-    """Merge chunks shorter than min_chunk_words into a same-kind neighbour when it fits."""
+def _absorb_slivers(spans: list[ChunkSpan], text: str, budget: Budget) -> list[ChunkSpan]:
+    """Merge chunks shorter than min_chunk_words into the previous one when both budgets allow."""
     out: list[ChunkSpan] = []
     for sp in spans:
         n = len(text[sp.char_start:sp.char_end].split())
-        if out and n < cfg.min_chunk_words:
+        if out and n < budget.min_words:
             prev = out[-1]
-            m = len(text[prev.char_start:sp.char_end].split())
-            if m <= cfg.words_per_chunk * 1.5:
+            merged = text[prev.char_start:sp.char_end].split()
+            if len(merged) <= budget.words * 1.5 and sum(budget.cost(w) for w in merged) <= budget.tokens:
                 prev.char_end = max(prev.char_end, sp.char_end)
                 continue
         out.append(sp)
     return out
 
 
-def chunk_pages(pages: list[PageText], cfg: ChunkingSettings) -> list[ChunkSpan]:
+def chunk_pages(
+    pages: list[PageText], cfg: ChunkingSettings, cost: WordCost | None = None, max_tokens: int | None = None
+) -> list[ChunkSpan]:
+    """All chunks of a document. ``cost``/``max_tokens``: the embedder's word-piece count
+    per word and its input limit (after the chunk header), when known."""
+    budget = make_budget(cfg, cost, max_tokens)
     spans: list[ChunkSpan] = []
     section = ""
     for page in pages:
-        page_spans, section = chunk_page(page, cfg, section)
+        page_spans, section = chunk_page(page, cfg, section, budget)
         spans.extend(page_spans)
     return spans

@@ -38,6 +38,7 @@ class Embedder:
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
+        self._costs: dict[str, int] = {}
 
     @property
     def model_id(self) -> str:
@@ -65,6 +66,24 @@ class Embedder:
     @property
     def max_seq_length(self) -> int:
         return int(self.load().max_seq_length)
+
+    # Room kept for the "company form period | section" header and special tokens.
+    HEADER_RESERVE = 40
+
+    @property
+    def chunk_token_budget(self) -> int:
+        return max(32, self.max_seq_length - self.HEADER_RESERVE)
+
+    def word_cost(self, word: str) -> int:
+        """Word pieces of one word (BERT-style tokenizers split on white space first, so
+        per-word counts add up exactly)."""
+        cached = self._costs.get(word)
+        if cached is None:
+            tok = self.load().tokenizer
+            cached = len(tok.tokenize(word)) or 1
+            if len(self._costs) < 200_000:
+                self._costs[word] = cached
+        return cached
 
     def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
         """float32 (n, dim), unit length rows."""

@@ -111,8 +111,15 @@ class Library:
             "schema_version": SCHEMA_VERSION,
             "embedder": self.embedder.model_id,
             "dim": self.embedder.dim,
-            "chunking": self.settings.chunking.signature(),
+            "chunking": {**self.settings.chunking.signature(), "token_budget": self._token_budget()},
         }
+
+    def _token_budget(self) -> int:
+        return self.settings.chunking.max_tokens or getattr(self.embedder, "chunk_token_budget", 0) or 0
+
+    def _chunk(self, pages: list[PageText]):  # -> list[ChunkSpan]
+        cost = getattr(self.embedder, "word_cost", None)
+        return chunk_pages(pages, self.settings.chunking, cost, self._token_budget() or None)
 
     def mismatch(self) -> list[str]:
         """Why the stored index does not fit the current embedder/chunking ([] = fine)."""
@@ -284,7 +291,7 @@ class Library:
         meta = detect_metadata(path.name, "\n".join(p.text for p in pages[:3]))
         doc = Document(doc_id, path.name, str(path), len(pages), meta,
                        added_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-        spans = chunk_pages(pages, self.settings.chunking)
+        spans = self._chunk(pages)
         chunks = [
             Chunk(-1, doc_id, n, s.page, s.char_start, s.char_end,
                   pages[s.page - 1].text[s.char_start:s.char_end], s.kind, s.section)  # type: ignore[arg-type]
@@ -388,7 +395,7 @@ class Library:
         doc = self.docs[doc_id]
         texts = self.store.page_texts(doc_id)
         pages = [PageText(i + 1, t) for i, t in enumerate(texts)]
-        spans = chunk_pages(pages, self.settings.chunking)
+        spans = self._chunk(pages)
         chunks = [Chunk(-1, doc_id, n, s.page, s.char_start, s.char_end, texts[s.page - 1][s.char_start:s.char_end],
                         s.kind, s.section) for n, s in enumerate(spans)]  # type: ignore[arg-type]
         etexts = [embedding_text(c, doc) for c in chunks]
