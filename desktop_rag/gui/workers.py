@@ -180,6 +180,11 @@ class JobRunner(QObject):
         for job in list(self._jobs):
             self.cancel(job)
 
+    def begin_shutdown(self) -> None:
+        """Cancel everything and refuse new jobs (callbacks of cancelled jobs may try)."""
+        self._closing = True
+        self.cancel_all()
+
     def shutdown(self, timeout_ms: int = -1) -> bool:
         """Cancel everything and wait for running jobs (blocking). True when all stopped."""
         self._closing = True

@@ -1,0 +1,590 @@
+"""Chat pane: conversation picker, question/answer cards with a live draft, badges,
+numbered citation chips, feedback, and the input box (Enter sends, Shift+Enter newline).
+
+Widgets here only display ``Answer`` objects and emit requests; the main window runs the
+question in a background job and feeds events back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_rag.core.types import Answer, Citation
+from desktop_rag.gui import style
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def local_files(mime: QMimeData) -> list[Path]:
+    return [Path(u.toLocalFile()) for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
+
+
+class ChatInput(QPlainTextEdit):
+    """Enter sends, Shift+Enter inserts a newline; dropped files go to the library."""
+
+    send_requested = Signal()
+    files_dropped = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlaceholderText("Ask about your filings…  (Enter to send, Shift+Enter for a new line)")
+        self.setTabChangesFocus(True)
+        self.setFixedHeight(64)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
+            self.send_requested.emit()
+            return
+        super().keyPressEvent(event)
+
+    # A text edit accepts file drops as text; files belong to the library instead.
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(local_files(source)) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        files = local_files(source)
+        if files:
+            self.files_dropped.emit(files)
+        else:
+            super().insertFromMimeData(source)
+
+
+class CitationChip(QFrame):
+    """[n] doc · page, with the quote below. Clicking opens the source viewer."""
+
+    clicked = Signal(object)  # Citation
+
+    def __init__(self, number: int, citation: Citation, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("CitationChip")
+        self.citation = citation
+        self.number = number
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(f"Open {citation.doc} at page {citation.page} with the quote highlighted")
+        num = QLabel(str(number))
+        num.setObjectName("ChipNumber")
+        num.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        src = QLabel(f"{_esc(citation.doc)} <span style='color:#6b7280; font-weight:400'>· p. {citation.page}</span>")
+        src.setObjectName("ChipSource")
+        quote = " ".join(citation.quote.split())
+        self.quote_label = QLabel(f"“{_esc(quote)}”")
+        self.quote_label.setObjectName("ChipQuote")
+        self.quote_label.setWordWrap(True)
+        self.quote_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        top.addWidget(num)
+        top.addWidget(src, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 10, 7)
+        lay.setSpacing(3)
+        lay.addLayout(top)
+        lay.addWidget(self.quote_label)
+        for w in (num, src, self.quote_label):
+            w.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+
+    def set_active(self, on: bool) -> None:
+        self.setProperty("active", "true" if on else "false")
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit(self.citation)
+        super().mouseReleaseEvent(event)
+
+
+class WrapLabel(QLabel):
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+
+class ExchangeWidget(QWidget):
+    """One question and its answer: draft while streaming, then the verified answer."""
+
+    citation_clicked = Signal(object)  # Citation
+    feedback_changed = Signal(int, int, str)  # msg_id, rating, comment
+    copy_requested = Signal(object)  # Answer
+
+    def __init__(self, question: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.question = question
+        self.answer: Answer | None = None
+        self.msg_id = 0
+        self.rating = 0
+        self.comment = ""
+        self.chips: list[CitationChip] = []
+        self._draft = ""
+
+        bubble = QFrame()
+        bubble.setObjectName("QuestionBubble")
+        q = WrapLabel(_esc(question))
+        q.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        q.setMaximumWidth(520)
+        bl = QHBoxLayout(bubble)
+        bl.setContentsMargins(12, 8, 12, 8)
+        bl.addWidget(q)
+        qrow = QHBoxLayout()
+        qrow.addStretch(1)
+        qrow.addWidget(bubble)
+
+        self.card = QFrame()
+        self.card.setObjectName("AnswerCard")
+        self.badges = QHBoxLayout()
+        self.badges.setSpacing(6)
+        self.status = QLabel("Searching the library…")
+        self.status.setObjectName("Draft")
+        self.badges.addWidget(self.status)
+        self.badges.addStretch(1)
+        self.text = WrapLabel("")
+        self.text.setObjectName("Draft")
+        self.text.hide()
+        self.cites = QVBoxLayout()
+        self.cites.setSpacing(6)
+
+        self.meta = QLabel("")
+        self.meta.setObjectName("Hint")
+        self.up = self._tool("thumbs-up", "Good answer", checkable=True, checked_color="#166534")
+        self.down = self._tool("thumbs-down", "Bad answer", checkable=True, checked_color=style.DANGER)
+        self.comment_btn = self._tool("comment", "Add a comment to your rating")
+        self.copy_btn = self._tool("copy", "Copy answer with citations")
+        self.footer = QWidget()
+        fl = QHBoxLayout(self.footer)
+        fl.setContentsMargins(0, 0, 0, 0)
+        fl.setSpacing(2)
+        fl.addWidget(self.meta, 1)
+        for b in (self.up, self.down, self.comment_btn, self.copy_btn):
+            fl.addWidget(b)
+        self.footer.hide()
+
+        self.comment_edit = QLineEdit()
+        self.comment_edit.setPlaceholderText("What was right or wrong? (optional, Enter to save)")
+        self.comment_edit.hide()
+
+        cl = QVBoxLayout(self.card)
+        cl.setContentsMargins(14, 10, 14, 10)
+        cl.setSpacing(8)
+        cl.addLayout(self.badges)
+        cl.addWidget(self.text)
+        cl.addLayout(self.cites)
+        cl.addWidget(self.footer)
+        cl.addWidget(self.comment_edit)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(8)
+        lay.addLayout(qrow)
+        lay.addWidget(self.card)
+
+        self.up.clicked.connect(lambda: self._rate(1 if self.up.isChecked() else 0))
+        self.down.clicked.connect(lambda: self._rate(-1 if self.down.isChecked() else 0))
+        self.comment_btn.clicked.connect(lambda: self._toggle_comment(None))
+        self.comment_edit.returnPressed.connect(self._save_comment)
+        self.copy_btn.clicked.connect(lambda: self.answer and self.copy_requested.emit(self.answer))
+
+    def _tool(self, icon: str, tip: str, checkable: bool = False, checked_color: str | None = None) -> QToolButton:
+        b = QToolButton()
+        b.setIcon(style.icon(icon, "#6b7280", checked_color))
+        b.setIconSize(QSize(16, 16))
+        b.setToolTip(tip)
+        b.setCheckable(checkable)
+        b.setAutoRaise(True)
+        return b
+
+    # -- streaming -----------------------------------------------------------------------------
+    def set_waiting(self, text: str) -> None:
+        self.status.setText(text)
+
+    def set_retrieved(self, n_hits: int) -> None:
+        self.status.setText(f"Found {n_hits} passages · drafting…" if n_hits else "No matching passages")
+
+    def append_draft(self, piece: str) -> None:
+        self._draft += piece
+        self.text.setText(_esc(self._draft) + " ▍")
+        self.text.show()
+
+    @property
+    def draft(self) -> str:
+        return self._draft
+
+    # -- final answer -----------------------------------------------------------------------------
+    def set_answer(self, answer: Answer, msg_id: int = 0, rating: int = 0, comment: str = "") -> None:
+        self.answer = answer
+        self.msg_id = msg_id
+        self.rating = rating
+        self.comment = comment
+        self.status.hide()
+        if answer.cancelled:
+            self._badge("Stopped", "BadgeStopped", "Generation was stopped; the answer below quotes the filing.")
+        if answer.not_in_corpus:
+            self._badge("Not in corpus", "BadgeNotInCorpus",
+                        "No passage in the library (or the selected documents) answers this question.\n"
+                        + "\n".join(answer.notes))
+        elif answer.extractive:
+            self._badge("Extractive answer", "BadgeExtractive",
+                        "The model's draft could not be verified against the filing, so this answer quotes "
+                        "the filing verbatim.\n" + "\n".join(answer.notes))
+        elif answer.citations:
+            self._badge("Verified quotes", "BadgeVerified", "Every figure in the answer appears in a cited quote.")
+        self.text.setObjectName("")
+        self.text.setStyleSheet("font-size: 10.5pt;")
+        if answer.not_in_corpus:
+            self.text.setText("<span style='color:#4b5563'>The library does not contain an answer to this question."
+                              " Try rephrasing it, or add the relevant filing.</span>")
+        elif answer.extractive:
+            # Quoted table rows carry the PDF's line breaks; a paragraph reads better.
+            self.text.setText(_esc(" ".join(answer.answer.split())))
+        else:
+            self.text.setText(_esc(answer.answer))
+        self.text.show()
+        for i, c in enumerate(answer.citations, 1):
+            chip = CitationChip(i, c)
+            chip.clicked.connect(self._chip_clicked)
+            self.chips.append(chip)
+            self.cites.addWidget(chip)
+        parts = [answer.model or "no model loaded"]
+        total = answer.timings_ms.get("total")
+        if total:
+            parts.append(f"{total / 1000:.1f} s")
+        if answer.standalone_query and answer.standalone_query != answer.query:
+            parts.append(f"read as: {answer.standalone_query}")
+        self.meta.setText(" · ".join(parts))
+        self.meta.setToolTip("\n".join(f"{k}: {v:.0f} ms" for k, v in answer.timings_ms.items()))
+        self.up.setChecked(rating > 0)
+        self.down.setChecked(rating < 0)
+        self.footer.setVisible(True)
+        for b in (self.up, self.down, self.comment_btn):
+            b.setEnabled(msg_id > 0)
+
+    def set_error(self, message: str) -> None:
+        self.status.setObjectName("Error")
+        self.status.setStyleSheet(f"color: {style.DANGER}")
+        self.status.setText(f"Could not answer: {message}")
+        self.status.setWordWrap(True)
+
+    def _badge(self, text: str, name: str, tip: str) -> None:
+        b = QLabel(text)
+        b.setObjectName(name)
+        b.setToolTip(tip.strip())
+        self.badges.insertWidget(self.badges.count() - 1, b)
+
+    def badge_texts(self) -> list[str]:
+        out = []
+        for i in range(self.badges.count()):
+            w = self.badges.itemAt(i).widget()
+            if isinstance(w, QLabel) and w.objectName().startswith("Badge"):
+                out.append(w.text())
+        return out
+
+    def _chip_clicked(self, citation: Citation) -> None:
+        self.citation_clicked.emit(citation)
+
+    # -- feedback ------------------------------------------------------------------------------
+    def _rate(self, rating: int) -> None:
+        self.rating = rating
+        self.up.setChecked(rating > 0)
+        self.down.setChecked(rating < 0)
+        self.feedback_changed.emit(self.msg_id, rating, self.comment)
+        if rating < 0 and not self.comment:
+            self._toggle_comment(True)
+
+    def _toggle_comment(self, show: bool | None = None) -> None:
+        show = not self.comment_edit.isVisible() if show is None else show
+        self.comment_edit.setText(self.comment)
+        self.comment_edit.setVisible(show)
+        if show:
+            self.comment_edit.setFocus()
+
+    def _save_comment(self) -> None:
+        self.comment = self.comment_edit.text().strip()
+        self.comment_edit.hide()
+        if not self.rating:
+            self.rating = -1 if self.down.isChecked() else 1
+            self.up.setChecked(self.rating > 0)
+        self.feedback_changed.emit(self.msg_id, self.rating, self.comment)
+        self.comment_btn.setToolTip(f"Your comment: {self.comment}" if self.comment else "Add a comment")
+
+
+class ChatPane(QFrame):
+    send_requested = Signal(str)
+    stop_requested = Signal()
+    citation_clicked = Signal(object)  # Citation
+    feedback_changed = Signal(int, int, str)
+    copy_requested = Signal(object)  # Answer
+    conversation_selected = Signal(int)
+    new_conversation_requested = Signal()
+    delete_conversation_requested = Signal(int)
+    export_requested = Signal(int)
+    clear_scope_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Pane")
+        self.exchanges: list[ExchangeWidget] = []
+        self.running = False
+        self._active_chip: CitationChip | None = None
+
+        title = QLabel("Chat")
+        title.setObjectName("PaneTitle")
+        self.conversations = QComboBox()
+        self.conversations.setMinimumWidth(200)
+        self.conversations.setToolTip("Past conversations")
+        self.conversations.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.new_btn = self._tool("message-plus", "New conversation")
+        self.export_btn = self._tool("download", "Export conversation as Markdown…")
+        self.delete_btn = self._tool("trash", "Delete this conversation")
+        head = QHBoxLayout()
+        head.setContentsMargins(12, 10, 12, 6)
+        head.addWidget(title)
+        head.addSpacing(8)
+        head.addWidget(self.conversations, 1)
+        for b in (self.new_btn, self.export_btn, self.delete_btn):
+            head.addWidget(b)
+
+        self.body = QWidget()
+        self.body_layout = QVBoxLayout(self.body)
+        self.body_layout.setContentsMargins(14, 8, 14, 8)
+        self.body_layout.setSpacing(14)
+        self.welcome = self._welcome()
+        self.body_layout.addWidget(self.welcome)
+        self.body_layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("ChatScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.body)
+        self.scroll.verticalScrollBar().rangeChanged.connect(self._range_changed)
+        self._stick_to_bottom = True
+
+        self.scope_bar = QFrame()
+        self.scope_bar.setObjectName("ScopeBar")
+        self.scope_label = QLabel("")
+        self.scope_clear = self._tool("x", "Ask the whole library again")
+        sl = QHBoxLayout(self.scope_bar)
+        sl.setContentsMargins(10, 3, 4, 3)
+        sl.addWidget(self.scope_label, 1)
+        sl.addWidget(self.scope_clear)
+        self.scope_bar.hide()
+
+        self.input = ChatInput()
+        self.send_btn = QPushButton(style.icon("send", "#ffffff"), "Send")
+        self.send_btn.setObjectName("Primary")
+        self.send_btn.setToolTip("Send (Enter)")
+        self.stop_btn = QPushButton(style.icon("stop", style.DANGER), "Stop")
+        self.stop_btn.setObjectName("Danger")
+        self.stop_btn.setToolTip("Stop generating (Esc)")
+        self.stop_btn.hide()
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_btn)
+        buttons.addWidget(self.stop_btn)
+        buttons.addStretch(1)
+        inrow = QHBoxLayout()
+        inrow.setSpacing(8)
+        inrow.addWidget(self.input, 1)
+        inrow.addLayout(buttons)
+        self.hint = QLabel("")
+        self.hint.setObjectName("Hint")
+
+        bottom = QVBoxLayout()
+        bottom.setContentsMargins(12, 6, 12, 10)
+        bottom.setSpacing(6)
+        bottom.addWidget(self.scope_bar)
+        bottom.addLayout(inrow)
+        bottom.addWidget(self.hint)
+
+        sep = QFrame()
+        sep.setFrameShape(QFrame.Shape.HLine)
+        sep.setStyleSheet(f"color: {style.BORDER}")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(1, 1, 1, 1)
+        lay.setSpacing(0)
+        lay.addLayout(head)
+        lay.addWidget(self.scroll, 1)
+        lay.addWidget(sep)
+        lay.addLayout(bottom)
+
+        self.input.send_requested.connect(self._send)
+        self.send_btn.clicked.connect(self._send)
+        self.stop_btn.clicked.connect(self.stop_requested)
+        self.scope_clear.clicked.connect(self.clear_scope_requested)
+        self.new_btn.clicked.connect(self.new_conversation_requested)
+        self.delete_btn.clicked.connect(self._delete)
+        self.export_btn.clicked.connect(self._export)
+        self.conversations.activated.connect(self._picked)
+        self._update_hint()
+
+    def _tool(self, icon: str, tip: str) -> QToolButton:
+        b = QToolButton()
+        b.setIcon(style.icon(icon))
+        b.setIconSize(QSize(18, 18))
+        b.setToolTip(tip)
+        b.setAutoRaise(True)
+        return b
+
+    def _welcome(self) -> QWidget:
+        w = QWidget()
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(8, 30, 8, 8)
+        lay.setSpacing(10)
+        t = QLabel("Ask about your filings")
+        t.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        s = WrapLabel("Answers are short and every claim is backed by an exact quote. "
+                      "Click a numbered citation to see the quote highlighted in the filing.")
+        s.setObjectName("Muted")
+        lay.addWidget(t)
+        lay.addWidget(s)
+        self.suggestions = QVBoxLayout()
+        self.suggestions.setSpacing(6)
+        lay.addLayout(self.suggestions)
+        return w
+
+    def set_suggestions(self, questions: list[str]) -> None:
+        while self.suggestions.count():
+            item = self.suggestions.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        for q in questions:
+            b = QPushButton(q)
+            b.setStyleSheet("text-align: left; padding: 7px 12px;")
+            b.clicked.connect(lambda _=False, text=q: self._suggest(text))
+            self.suggestions.addWidget(b)
+
+    def _suggest(self, text: str) -> None:
+        if not self.running:
+            self.input.setPlainText(text)
+            self._send()
+
+    # -- conversations ---------------------------------------------------------------------------
+    def set_conversations(self, items: list[tuple[int, str]], current: int | None) -> None:
+        self.conversations.blockSignals(True)
+        self.conversations.clear()
+        if current is None:
+            self.conversations.addItem("New conversation", 0)
+        for conv_id, title in items:
+            self.conversations.addItem(title, conv_id)
+        idx = self.conversations.findData(current or 0)
+        self.conversations.setCurrentIndex(max(idx, 0))
+        self.conversations.blockSignals(False)
+        self.delete_btn.setEnabled(current is not None)
+        self.export_btn.setEnabled(current is not None)
+
+    def _picked(self, index: int) -> None:
+        conv_id = int(self.conversations.itemData(index) or 0)
+        if conv_id:
+            self.conversation_selected.emit(conv_id)
+
+    def current_conversation(self) -> int:
+        return int(self.conversations.currentData() or 0)
+
+    def _delete(self) -> None:
+        if self.current_conversation():
+            self.delete_conversation_requested.emit(self.current_conversation())
+
+    def _export(self) -> None:
+        if self.current_conversation():
+            self.export_requested.emit(self.current_conversation())
+
+    def clear(self) -> None:
+        for ex in self.exchanges:
+            self.body_layout.removeWidget(ex)
+            ex.deleteLater()
+        self.exchanges = []
+        self._active_chip = None
+        self.welcome.show()
+
+    # -- exchanges ----------------------------------------------------------------------------------
+    def add_exchange(self, question: str) -> ExchangeWidget:
+        self.welcome.hide()
+        ex = ExchangeWidget(question)
+        ex.citation_clicked.connect(lambda c, e=ex: self._citation(e, c))
+        ex.feedback_changed.connect(self.feedback_changed)
+        ex.copy_requested.connect(self.copy_requested)
+        self.body_layout.insertWidget(self.body_layout.count() - 1, ex)
+        self.exchanges.append(ex)
+        self._stick_to_bottom = True
+        return ex
+
+    def _citation(self, ex: ExchangeWidget, citation: Citation) -> None:
+        chip = next((c for c in ex.chips if c.citation is citation), None)
+        if self._active_chip is not None:
+            try:
+                self._active_chip.set_active(False)
+            except RuntimeError:  # deleted with its conversation
+                pass
+        self._active_chip = chip
+        if chip:
+            chip.set_active(True)
+        self.citation_clicked.emit(citation)
+
+    def _range_changed(self, _lo: int, hi: int) -> None:
+        # Follow the stream while the reader is at the bottom; leave them alone if they scrolled up.
+        if self._stick_to_bottom:
+            self.scroll.verticalScrollBar().setValue(hi)
+
+    def scroll_to_bottom(self) -> None:
+        self._stick_to_bottom = True
+        QTimer.singleShot(0, lambda: self.scroll.verticalScrollBar().setValue(self.scroll.verticalScrollBar().maximum()))
+
+    # -- input state --------------------------------------------------------------------------------
+    def _send(self) -> None:
+        text = self.input.toPlainText().strip()
+        if text and not self.running:
+            self.send_requested.emit(text)
+
+    def set_running(self, running: bool) -> None:
+        """The input is disabled only while a question is running."""
+        self.running = running
+        self.input.setReadOnly(running)
+        self.input.setEnabled(not running)
+        self.send_btn.setVisible(not running)
+        self.stop_btn.setVisible(running)
+        self.stop_btn.setEnabled(running)
+        if not running:
+            self.input.setFocus()
+        self._update_hint()
+
+    def set_scope(self, names: list[str]) -> None:
+        if names:
+            shown = ", ".join(names[:2]) + (f" +{len(names) - 2}" if len(names) > 2 else "")
+            self.scope_label.setText(f"Asking only: <b>{_esc(shown)}</b>")
+            self.scope_bar.show()
+        else:
+            self.scope_bar.hide()
+
+    def _update_hint(self, extra: str = "") -> None:
+        self.hint.setText(extra or ("Esc stops the answer" if self.running else
+                                    "Ctrl+L focuses this box · Ctrl+F searches the document"))
+
+    def set_hint(self, text: str) -> None:
+        self._update_hint(text)
+
+    def last(self) -> ExchangeWidget | None:
+        return self.exchanges[-1] if self.exchanges else None
+
+    def answers(self) -> list[Any]:
+        return [e.answer for e in self.exchanges if e.answer is not None]

@@ -1,0 +1,887 @@
+"""The main window: Library | Chat | Source panes, wired to the core through background jobs.
+
+All core work that touches the embedder, the index or the language model runs as a model
+job (``workers.JobRunner``), one at a time; the main thread only reads snapshots the jobs
+hand back (document lists, answers) plus cheap SQLite reads (history, page text).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QSizePolicy,
+    QSplitter,
+    QToolButton,
+    QWidget,
+)
+
+from desktop_rag import APP_NAME, __version__
+from desktop_rag.core.embed import Embedder
+from desktop_rag.core.history import rewrite_followup
+from desktop_rag.core.library import IngestEvent, IngestReport, collect_pdfs
+from desktop_rag.core.metadata import company_aliases
+from desktop_rag.core.types import Answer, Citation, Document
+from desktop_rag.core.workspace import Workspace
+from desktop_rag.gui import style
+from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, local_files
+from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
+from desktop_rag.gui.pdf_view import PdfViewer
+from desktop_rag.gui.settings_dialog import SettingsDialog
+from desktop_rag.gui.workers import Job, JobRunner
+from desktop_rag.paths import corpus_dir
+from desktop_rag.settings import write_text_atomic
+
+log = logging.getLogger(__name__)
+
+GUI_STATE = "gui_state.json"  # window layout, extra model files, first-run flag (in the data dir)
+ADD_MODEL = "__add_model__"
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        models_dir: str | Path | None = None,
+        *,
+        workspace: Workspace | None = None,
+        ingest_bundled_corpus: bool = True,
+        load_model: bool = True,
+    ) -> None:
+        super().__init__()
+        self.ws = workspace or Workspace(data_dir, models_dir)
+        self.runner = JobRunner(self)
+        self.state = self._load_state()
+        self.docs: list[Document] = []
+        self.conv_id: int | None = None
+        self.ask_job: Job | None = None
+        self.ingest_jobs: list[Job] = []
+        self.model_job: Job | None = None
+        self.model_name = ""
+        self.errors: list[str] = []  # every error shown to the user (read by tests)
+        self.last_answer: Answer | None = None
+        self._closing = False
+        self._closed = False
+        self._library_ready = False
+        self._model_infos: dict[str, str] = {}
+
+        self.setWindowTitle(f"{APP_NAME.replace('_', ' ').title()} — Filings Research Assistant")
+        self.setWindowIcon(style.app_icon())
+        self.setAcceptDrops(True)
+        self._build_ui()
+        self._build_menus()
+        self._restore_layout()
+        self.runner.job_failed.connect(lambda name, msg, tb: self.show_error(f"{name.capitalize()} failed", msg, tb))
+        self.runner.busy_changed.connect(self._busy_changed)
+
+        self.refresh_conversations()
+        last = self.state.get("last_conversation")
+        if last and any(c.conv_id == last for c in self.ws.history.conversations()):
+            self.open_conversation(int(last))
+        self._populate_models()
+        self._open_library(ingest_bundled_corpus)
+        if load_model:
+            self.load_model(None)
+
+    # -- layout ------------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        self.library = LibraryPane()
+        self.chat = ChatPane()
+        self.viewer = PdfViewer()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(8)
+        for w, minimum in ((self.library, 260), (self.chat, 380), (self.viewer, 340)):
+            w.setMinimumWidth(minimum)
+            self.splitter.addWidget(w)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 1)
+        self.splitter.setSizes([360, 540, 500])
+        central = QWidget()
+        lay = QHBoxLayout(central)
+        lay.setContentsMargins(8, 8, 8, 8)
+        lay.addWidget(self.splitter)
+        self.setCentralWidget(central)
+
+        # Toolbar: model and embedder on the right, like a product's header.
+        tb = self.addToolBar("Main")
+        tb.setMovable(False)
+        tb.setFloatable(False)
+        brand = QLabel(" Filings Research Assistant")
+        brand.setStyleSheet("font-weight: 700; font-size: 11pt;")
+        logo = QLabel()
+        logo.setPixmap(style.app_icon().pixmap(22, 22))
+        tb.addWidget(logo)
+        tb.addWidget(brand)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        model_lbl = QLabel("Model")
+        model_lbl.setObjectName("Muted")
+        tb.addWidget(model_lbl)
+        self.model_combo = QComboBox()
+        self.model_combo.setMinimumWidth(300)
+        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        tb.addWidget(self.model_combo)
+        self.embedder_btn = QToolButton()
+        self.embedder_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.embedder_btn.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.embedder_btn.setIcon(style.icon("cpu"))
+        embed_menu = QMenu(self.embedder_btn)
+        embed_menu.addAction("Change embedder (re-index)…", self.choose_embedder)
+        self.embedder_btn.setMenu(embed_menu)
+        tb.addWidget(self.embedder_btn)
+        self.settings_btn = QToolButton()
+        self.settings_btn.setIcon(style.icon("sliders"))
+        self.settings_btn.setToolTip("Settings (Ctrl+,)")
+        self.settings_btn.clicked.connect(self.open_settings)
+        tb.addWidget(self.settings_btn)
+
+        # Status bar: model, embedder, counts, last answer's timings, background activity.
+        sb = self.statusBar()
+        sb.setSizeGripEnabled(False)
+        self.busy_label = QLabel("")
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)
+        self.busy_bar.setFixedWidth(90)
+        self.busy_bar.setTextVisible(False)
+        self.busy_bar.hide()
+        self.model_status = QLabel("")
+        self.embedder_status = QLabel("")
+        self.count_status = QLabel("")
+        self.timing_status = QLabel("")
+        sb.addWidget(self.busy_bar)
+        sb.addWidget(self.busy_label, 1)
+        for w in (self.timing_status, self.count_status, self.embedder_status, self.model_status):
+            sb.addPermanentWidget(w)
+        self._update_embedder_label()
+
+        # Wiring.
+        lib = self.library
+        lib.add_requested.connect(self.add_documents_dialog)
+        lib.remove_requested.connect(self.remove_documents)
+        lib.edit_requested.connect(self.edit_metadata)
+        lib.redetect_requested.connect(self.redetect_metadata)
+        lib.open_requested.connect(self.open_document)
+        lib.scope_changed.connect(self._scope_changed)
+        lib.cancel_ingest_requested.connect(self.cancel_ingest)
+        ch = self.chat
+        ch.send_requested.connect(self.ask)
+        ch.stop_requested.connect(self.stop_answer)
+        ch.citation_clicked.connect(self.show_citation)
+        ch.feedback_changed.connect(self._feedback)
+        ch.copy_requested.connect(self.copy_answer)
+        ch.conversation_selected.connect(self.open_conversation)
+        ch.new_conversation_requested.connect(self.new_conversation)
+        ch.delete_conversation_requested.connect(self.delete_conversation)
+        ch.export_requested.connect(self.export_conversation_dialog)
+        ch.clear_scope_requested.connect(lambda: self.library.select_docs([]))
+        ch.input.files_dropped.connect(self.add_paths)
+        self.viewer.status.connect(lambda m: self.show_error("Cannot open document", m))
+        self.model_combo.activated.connect(self._model_picked)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        self._action(f, "Add documents…", self.add_documents_dialog, QKeySequence.StandardKey.Open)
+        self._action(f, "Add folder…", self.add_folder_dialog)
+        f.addSeparator()
+        self._action(f, "Export conversation as Markdown…", lambda: self.export_conversation_dialog(self.conv_id or 0),
+                     "Ctrl+E")
+        f.addSeparator()
+        self._action(f, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        e = mb.addMenu("&Edit")
+        self._action(e, "Copy last answer", lambda: self.last_answer and self.copy_answer(self.last_answer),
+                     "Ctrl+Shift+C")
+        e.addSeparator()
+        self._action(e, "Settings…", self.open_settings, "Ctrl+,")
+        c = mb.addMenu("&Conversation")
+        self._action(c, "New conversation", self.new_conversation, QKeySequence.StandardKey.New)
+        self._action(c, "Delete conversation", lambda: self.conv_id and self.delete_conversation(self.conv_id))
+        c.addSeparator()
+        self.history_menu = c.addMenu("Open")
+        self.history_menu.aboutToShow.connect(self._fill_history_menu)
+        self.models_menu = mb.addMenu("&Model")
+        self.models_menu.aboutToShow.connect(self._fill_models_menu)
+        v = mb.addMenu("&View")
+        self._action(v, "Focus question box", self.focus_input, "Ctrl+L")
+        self._action(v, "Find in document", self.viewer.focus_search, QKeySequence.StandardKey.Find)
+        self._action(v, "Stop answer", self.stop_answer, "Esc")
+        h = mb.addMenu("&Help")
+        self._action(h, "About", self._about)
+
+    def _action(self, menu: QMenu, text: str, slot: Any, shortcut: Any = None) -> QAction:
+        a = QAction(text, self)
+        a.triggered.connect(lambda _=False: slot())
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+            a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        menu.addAction(a)
+        self.addAction(a)  # shortcuts work even while the menu bar is hidden/native
+        return a
+
+    def focus_input(self) -> None:
+        self.chat.input.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    # -- persistent GUI state -------------------------------------------------------------------------
+    def _load_state(self) -> dict[str, Any]:
+        try:
+            return json.loads((self.ws.data_dir / GUI_STATE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def _save_state(self) -> None:
+        self.state["geometry"] = bytes(self.saveGeometry().toHex().data()).decode()
+        self.state["splitter"] = self.splitter.sizes()
+        self.state["last_conversation"] = self.conv_id
+        try:
+            write_text_atomic(self.ws.data_dir / GUI_STATE, json.dumps(self.state, indent=2))
+        except OSError:
+            log.exception("could not save the window state")
+
+    def _restore_layout(self) -> None:
+        geo = self.state.get("geometry")
+        if geo:
+            self.restoreGeometry(QByteArray.fromHex(geo.encode()))
+        else:
+            self.resize(1400, 860)
+        sizes = self.state.get("splitter")
+        if isinstance(sizes, list) and len(sizes) == 3 and all(isinstance(s, int) and s > 0 for s in sizes):
+            self.splitter.setSizes(sizes)
+
+    # -- errors -------------------------------------------------------------------------------------
+    def show_error(self, title: str, message: str, details: str = "") -> None:
+        """A non-blocking dialog; the full traceback (if any) is behind "Show Details"."""
+        self.errors.append(message)
+        log.warning("%s: %s", title, message)
+        if self._closed:
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
+        if details:
+            box.setDetailedText(details)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy and self._closing:
+            QTimer.singleShot(0, self.close)
+
+    def _set_activity(self, text: str) -> None:
+        self.busy_label.setText(text)
+        self.busy_bar.setVisible(bool(text))
+
+    # -- library ----------------------------------------------------------------------------------
+    def _open_library(self, ingest_bundled_corpus: bool) -> None:
+        """Load the index (and the embedder) in the background, then maybe ingest the corpus."""
+
+        def work(cancel: threading.Event) -> tuple[list[Document], list[str]]:
+            docs = self.ws.library.documents()
+            return docs, self.ws.library.mismatch()
+
+        def done(result: tuple[list[Document], list[str]]) -> None:
+            docs, mismatch = result
+            self._library_ready = True
+            self._set_docs(docs)
+            if mismatch:
+                self._offer_reindex("The index was built with different settings:\n" + "\n".join(mismatch))
+                return
+            corpus = corpus_dir()
+            first_run = not docs and not self.state.get("first_run_done")
+            if first_run and ingest_bundled_corpus and corpus.is_dir() and collect_pdfs([corpus]):
+                self.add_paths([corpus], title="First run: adding the bundled filings")
+            self.state["first_run_done"] = True
+
+        self._set_activity("Opening the library…")
+        self.runner.submit(work, "open library", on_result=done, on_finished=lambda: self._set_activity(""))
+
+    def _set_docs(self, docs: list[Document]) -> None:
+        self.docs = sorted(docs, key=lambda d: (d.meta.company or d.file_name, d.file_name))
+        self.library.set_documents(self.docs)
+        chunks = sum(d.chunk_count for d in self.docs)
+        n = len(self.docs)
+        self.count_status.setText(f"{n} document{'s' if n != 1 else ''} · {chunks:,} chunks")
+        self.chat.set_suggestions(self._suggestions())
+
+    def _suggestions(self) -> list[str]:
+        doc = next((d for d in self.docs if d.meta.company), None)
+        if doc is None:
+            return []
+        name = doc.meta.company.replace(", Inc.", "").replace(" Inc.", "").replace(" Corporation", "").strip()
+        m = doc.meta
+        period = f"Q{m.fiscal_quarter} {m.fiscal_year}" if m.fiscal_quarter and m.fiscal_year else (
+            f"fiscal {m.fiscal_year}" if m.fiscal_year else "the period")
+        return [f"What were {name}'s total net sales in {period}?",
+                f"What drove {name}'s gross margin in {period}?",
+                f"How much did {name} spend on research and development in {period}?"]
+
+    def add_documents_dialog(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Add documents", str(Path.home()), "PDF files (*.pdf);;All files (*)")
+        if files:
+            self.add_paths([Path(f) for f in files])
+
+    def add_folder_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDFs", str(Path.home()))
+        if folder:
+            self.add_paths([Path(folder)])
+
+    def add_paths(self, paths: list[Path], title: str | None = None) -> Job | None:
+        """Ingest files/folders in the background. Bad files are reported; good ones land."""
+        files = collect_pdfs(paths)
+        if not files:
+            self.show_error("Nothing to add", "No PDF files were found in what you dropped.")
+            return None
+        self.library.ingest_queued(files)
+        report = IngestReport()
+        lib = self.ws.library
+        n = len(files)
+        title = title or f"Adding {n} file{'s' if n != 1 else ''}"
+
+        def work(cancel: threading.Event) -> Iterator[tuple[IngestEvent, list[Document] | None]]:
+            for ev in lib.ingest(files, cancel, report):
+                # Snapshot the documents on the worker thread right after each commit, so the
+                # main thread never has to rebuild the library's views itself.
+                snapshot = list(lib.docs.values()) if ev.kind in ("done_file", "finished", "cancelled") else None
+                yield ev, snapshot
+            return report
+
+        def progress(item: tuple[IngestEvent, list[Document] | None]) -> None:
+            ev, snapshot = item
+            self.library.ingest_progress(ev)
+            if snapshot is not None:
+                self._set_docs(snapshot)
+            if ev.kind == "file":
+                self._set_activity(f"Adding {ev.file} ({ev.index}/{ev.total})")
+
+        def result(rep: IngestReport) -> None:
+            parts = [f"{len(rep.added)} added"]
+            if rep.skipped:
+                parts.append(f"{len(rep.skipped)} already in the library")
+            if rep.failed:
+                parts.append(f"{len(rep.failed)} failed")
+            msg = ", ".join(parts) + (" (cancelled)" if rep.cancelled else "") + f" — {rep.seconds:.0f} s"
+            self.statusBar().showMessage(msg, 15000)
+
+        def error(msg: str, tb: str) -> None:
+            self.show_error("Adding documents failed", msg, tb)
+
+        def finished(job_ref: list[Job]) -> None:
+            job = job_ref[0]
+            if job in self.ingest_jobs:
+                self.ingest_jobs.remove(job)
+            if not self.ingest_jobs:
+                self.library.ingest_finished("")
+                self._set_activity("")
+
+        ref: list[Job] = []
+        job = self.runner.submit(work, "ingest", on_started=lambda: self.library.ingest_started(title),
+                                 on_progress=progress, on_result=result, on_error=error,
+                                 on_finished=lambda: finished(ref))
+        ref.append(job)
+        self.ingest_jobs.append(job)
+        return job
+
+    def cancel_ingest(self) -> None:
+        self.library.set_cancelling()
+        for job in list(self.ingest_jobs):
+            self.runner.cancel(job)
+
+    def remove_documents(self, doc_ids: list[str]) -> None:
+        if not doc_ids:
+            return
+        names = [d.file_name for d in self.docs if d.doc_id in doc_ids]
+        ok = QMessageBox.question(self, "Remove documents",
+                                  f"Remove {len(doc_ids)} document(s) from the library?\n\n" + "\n".join(names[:8]))
+        if ok != QMessageBox.StandardButton.Yes:
+            return
+        lib = self.ws.library
+
+        def work(cancel: threading.Event) -> list[Document]:
+            for d in doc_ids:
+                lib.remove(d)
+            return list(lib.docs.values())
+
+        self._set_activity("Removing documents…")
+        self.runner.submit(work, "remove", on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
+
+    def edit_metadata(self, doc_id: str) -> None:
+        doc = next((d for d in self.docs if d.doc_id == doc_id), None)
+        if doc is None:
+            return
+        dlg = MetadataDialog(doc, self)
+        if dlg.exec() != MetadataDialog.DialogCode.Accepted:
+            return
+        meta = dlg.meta()
+        self._meta_job(f"Saving metadata for {doc.file_name}…", lambda: self.ws.library.update_meta(doc_id, meta))
+
+    def redetect_metadata(self, doc_ids: list[str]) -> None:
+        def run() -> None:
+            for d in doc_ids:
+                self.ws.library.redetect_meta(d)
+
+        self._meta_job("Re-detecting metadata…", run)
+
+    def _meta_job(self, activity: str, fn: Any) -> None:
+        lib = self.ws.library
+
+        def work(cancel: threading.Event) -> list[Document]:
+            fn()  # re-embeds the document's chunks: model job
+            return list(lib.docs.values())
+
+        self._set_activity(activity)
+        self.runner.submit(work, "metadata", on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
+
+    def _offer_reindex(self, why: str) -> None:
+        ok = QMessageBox.question(self, "Re-index the library?",
+                                  f"{why}\n\nRe-index now? Documents are kept; passages are rebuilt and re-embedded.")
+        if ok == QMessageBox.StandardButton.Yes:
+            self.reindex()
+
+    def reindex(self, before: Any = None) -> Job:
+        """Rebuild chunks/embeddings. Not cancellable: a half-done re-index mixes embedders."""
+        lib = self.ws.library
+
+        def work(cancel: threading.Event) -> Iterator[tuple[IngestEvent, list[Document] | None]]:
+            if before is not None:
+                before()
+            for ev in lib.reindex(None):
+                yield ev, (list(lib.docs.values()) if ev.kind == "finished" else None)
+            return None
+
+        def progress(item: tuple[IngestEvent, list[Document] | None]) -> None:
+            ev, snapshot = item
+            self.library.ingest_progress(ev)
+            if snapshot is not None:
+                self._set_docs(snapshot)
+
+        def started() -> None:
+            self.library.ingest_started("Re-indexing the library")
+            self.library.ingest_cancel.setEnabled(False)
+
+        return self.runner.submit(work, "re-index", on_started=started, on_progress=progress,
+                                  on_finished=lambda: self.library.ingest_finished(""))
+
+    def open_document(self, doc_id: str) -> None:
+        doc = next((d for d in self.docs if d.doc_id == doc_id), None)
+        if doc and self._check_file(doc) and self.viewer.open_document(Path(doc.path), self._doc_title(doc)):
+            self.viewer.show_page(1)
+
+    def _scope_changed(self, doc_ids: list[str]) -> None:
+        self.chat.set_scope([self._doc_title(d) for d in self.docs if d.doc_id in doc_ids])
+
+    @staticmethod
+    def _doc_title(doc: Document) -> str:
+        m = doc.meta
+        bits = [m.company or doc.file_name, m.form_type, m.period_label()]
+        return " · ".join(b for b in bits if b)
+
+    def _check_file(self, doc: Document) -> bool:
+        if Path(doc.path).is_file():
+            return True
+        self.show_error("Document file not found",
+                        f"The original PDF of {doc.file_name} is no longer at\n{doc.path}\n\n"
+                        "Add it again from its new location to view its pages.")
+        return False
+
+    # -- asking -----------------------------------------------------------------------------------
+    def ask(self, question: str) -> ExchangeWidget | None:
+        question = question.strip()
+        if not question or self.ask_job is not None or self._closing:
+            return None
+        if self.conv_id is None:
+            self.conv_id = self.ws.history.new_conversation()
+        previous = [a.standalone_query or a.query for a in self.chat.answers()]
+        names = {n for d in self.docs for n in company_aliases(d.meta)}
+        standalone = rewrite_followup(question, previous, names)
+        scope = self.library.selected_doc_ids() or None
+        conv_id = self.conv_id
+        self.chat.input.clear()
+        ex = self.chat.add_exchange(question)
+        if self.runner.model_busy:
+            ex.set_waiting("Waiting for the model to be ready…")
+        engine = self.ws.engine
+
+        def work(cancel: threading.Event) -> Iterator[Any]:
+            return engine.ask_stream(question, standalone=standalone, doc_scope=scope, cancel=cancel)
+
+        def progress(ev: Any) -> None:
+            if ev.kind == "retrieved":
+                ex.set_retrieved(len(ev.hits))
+            elif ev.kind == "token":
+                ex.append_draft(ev.text)
+            elif ev.kind == "answer":
+                self._answered(ex, ev.answer, conv_id)
+
+        def error(msg: str, tb: str) -> None:
+            ex.set_error(msg)
+            self.show_error("Could not answer", msg, tb)
+
+        def finished() -> None:
+            self.ask_job = None
+            self.chat.set_running(False)
+
+        self.chat.set_running(True)
+        self.ask_job = self.runner.submit(work, "answer", on_started=lambda: ex.set_waiting("Searching the library…"),
+                                          on_progress=progress, on_error=error, on_finished=finished)
+        return ex
+
+    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int) -> None:
+        msg_id = 0
+        try:
+            msg_id = self.ws.history.add_message(conv_id, answer)
+        except Exception as exc:  # history is a convenience: never lose the answer over it
+            log.exception("could not store the answer")
+            self.show_error("Could not save to history", str(exc))
+        ex.set_answer(answer, msg_id)
+        self.last_answer = answer
+        t = answer.timings_ms
+        bits = [f"retrieval {t.get('retrieve', 0) / 1000:.1f} s"]
+        if t.get("first_token"):
+            bits.append(f"first token {t['first_token'] / 1000:.1f} s")
+        bits.append(f"total {t.get('total', 0) / 1000:.1f} s")
+        self.timing_status.setText("Last answer: " + " · ".join(bits))
+        self.refresh_conversations()
+
+    def stop_answer(self) -> None:
+        if self.ask_job is not None:
+            self.runner.cancel(self.ask_job)
+            last = self.chat.last()
+            if last is not None and last.answer is None:
+                last.set_waiting("Stopping…")
+
+    def _feedback(self, msg_id: int, rating: int, comment: str) -> None:
+        if msg_id:
+            self.ws.history.set_feedback(msg_id, rating, comment)
+            self.statusBar().showMessage("Thanks — feedback saved" if rating else "Feedback cleared", 4000)
+
+    def copy_answer(self, answer: Answer) -> None:
+        lines = [answer.answer]
+        for i, c in enumerate(answer.citations, 1):
+            lines.append(f"[{i}] {c.doc}, p. {c.page}: “{' '.join(c.quote.split())}”")
+        QGuiApplication.clipboard().setText("\n".join(lines))
+        self.statusBar().showMessage("Answer copied with its citations", 4000)
+
+    def show_citation(self, citation: Citation) -> list[tuple[float, float, float, float]]:
+        doc = self.ws.library.docs.get(citation.doc_id) or next(
+            (d for d in self.docs if d.file_name == citation.doc), None)
+        if doc is None:
+            self.show_error("Document not in the library",
+                            f"{citation.doc} has been removed from the library, so its page cannot be shown.")
+            return []
+        if not self._check_file(doc):
+            return []
+        rects = self.viewer.show_citation(citation, Path(doc.path), self._doc_title(doc))
+        if not rects:
+            self.statusBar().showMessage("The quote could not be located on the page (the file may have changed)", 8000)
+        return rects
+
+    # -- conversations -------------------------------------------------------------------------------
+    def refresh_conversations(self) -> None:
+        items = [(c.conv_id, c.title) for c in self.ws.history.conversations()]
+        self.chat.set_conversations(items, self.conv_id)
+
+    def open_conversation(self, conv_id: int) -> None:
+        if self.ask_job is not None:
+            return
+        self.conv_id = conv_id
+        self.chat.clear()
+        messages = self.ws.history.messages(conv_id)
+        for m in messages:
+            ex = self.chat.add_exchange(m.question)
+            ex.set_answer(m.answer, m.msg_id, m.rating, m.comment)
+        self.last_answer = messages[-1].answer if messages else None
+        self.refresh_conversations()
+        self.chat.scroll_to_bottom()
+
+    def new_conversation(self) -> None:
+        if self.ask_job is not None:
+            return
+        self.conv_id = None
+        self.chat.clear()
+        self.refresh_conversations()
+        self.focus_input()
+
+    def delete_conversation(self, conv_id: int) -> None:
+        ok = QMessageBox.question(self, "Delete conversation", "Delete this conversation and its feedback?")
+        if ok == QMessageBox.StandardButton.Yes:
+            self.ws.history.delete_conversation(conv_id)
+            if conv_id == self.conv_id:
+                self.new_conversation()
+            self.refresh_conversations()
+
+    def export_conversation_dialog(self, conv_id: int) -> None:
+        if not conv_id:
+            return
+        title = next((c.title for c in self.ws.history.conversations() if c.conv_id == conv_id), "conversation")
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title)[:60].strip() or "conversation"
+        path, _ = QFileDialog.getSaveFileName(self, "Export conversation", str(Path.home() / f"{safe}.md"),
+                                              "Markdown (*.md)")
+        if path:
+            self.export_conversation(conv_id, Path(path))
+
+    def export_conversation(self, conv_id: int, path: Path) -> None:
+        try:
+            path.write_text(self.ws.history.export_markdown(conv_id), "utf-8")
+        except OSError as exc:
+            self.show_error("Export failed", str(exc))
+            return
+        self.statusBar().showMessage(f"Exported to {path}", 6000)
+
+    def _fill_history_menu(self) -> None:
+        self.history_menu.clear()
+        for c in self.ws.history.conversations()[:30]:
+            a = self.history_menu.addAction(c.title)
+            a.triggered.connect(lambda _=False, cid=c.conv_id: self.open_conversation(cid))
+        if self.history_menu.isEmpty():
+            self.history_menu.addAction("No conversations yet").setEnabled(False)
+
+    # -- models ------------------------------------------------------------------------------------
+    def _model_paths(self) -> list[Path]:
+        paths = list(self.ws.available_models())
+        for extra in self.state.get("extra_models", []):
+            p = Path(extra)
+            if p.is_file() and p not in paths:
+                paths.append(p)
+        return paths
+
+    def _populate_models(self) -> None:
+        self.model_combo.blockSignals(True)
+        self.model_combo.clear()
+        for p in self._model_paths():
+            label = self._model_infos.get(str(p)) or f"{p.name} · {p.stat().st_size / 2**20:.0f} MB"
+            self.model_combo.addItem(label, str(p))
+            self.model_combo.setItemData(self.model_combo.count() - 1, str(p), Qt.ItemDataRole.ToolTipRole)
+        self.model_combo.insertSeparator(self.model_combo.count())
+        self.model_combo.addItem("Add model file…", ADD_MODEL)
+        self._select_current_model()
+        self.model_combo.blockSignals(False)
+        if not self._model_infos:
+            self._inspect_models()
+
+    def _inspect_models(self) -> None:
+        """GGUF metadata (name, quantisation, chat template), read in the background."""
+        paths = self._model_paths()
+
+        def work(cancel: threading.Event) -> dict[str, str]:
+            out = {}
+            for p in paths:
+                try:
+                    info = self.ws.model_info(p)
+                except Exception as exc:  # a broken file stays listed with its name only
+                    log.warning("cannot inspect %s: %s", p, exc)
+                    continue
+                tmpl = "chat template" if info.has_chat_template else "base, no chat template"
+                out[str(p)] = f"{info.name} · {info.quantization} · {info.size_mb:.0f} MB · {tmpl}"
+            return out
+
+        def done(infos: dict[str, str]) -> None:
+            self._model_infos = infos or {"": ""}
+            self._populate_models()
+
+        # A model job too: llama.cpp must not load two files from two threads at once (a
+        # vocab-only load racing the real one ended the process in testing).
+        self.runner.submit(work, "inspect models", on_result=done)
+
+    def _select_current_model(self) -> None:
+        try:
+            current = str(self.ws.model_path(self.model_name_or_setting()))
+        except FileNotFoundError:
+            current = ""
+        idx = self.model_combo.findData(current)
+        if idx >= 0:
+            self.model_combo.setCurrentIndex(idx)
+
+    def model_name_or_setting(self) -> str | None:
+        return self.ws.settings.generation.model_file or None
+
+    def _model_picked(self, index: int) -> None:
+        data = self.model_combo.itemData(index)
+        if data == ADD_MODEL:
+            self._select_current_model()
+            path, _ = QFileDialog.getOpenFileName(self, "Add a GGUF model", str(Path.home()), "GGUF models (*.gguf)")
+            if not path:
+                return
+            extra = self.state.setdefault("extra_models", [])
+            if path not in extra:
+                extra.append(path)
+            self._model_infos = {}
+            self._populate_models()
+            data = path
+        if data:
+            self.load_model(str(data), remember=True)
+
+    def _fill_models_menu(self) -> None:
+        self.models_menu.clear()
+        group = QActionGroup(self.models_menu)
+        for i in range(self.model_combo.count()):
+            data = self.model_combo.itemData(i)
+            if not data or data == ADD_MODEL:
+                continue
+            a = self.models_menu.addAction(self.model_combo.itemText(i))
+            a.setCheckable(True)
+            a.setChecked(i == self.model_combo.currentIndex())
+            group.addAction(a)
+            a.triggered.connect(lambda _=False, idx=i: (self.model_combo.setCurrentIndex(idx), self._model_picked(idx)))
+        self.models_menu.addSeparator()
+        self.models_menu.addAction("Add model file…", lambda: self._model_picked(self.model_combo.findData(ADD_MODEL)))
+        self.models_menu.addAction("Change embedder (re-index)…", self.choose_embedder)
+
+    def load_model(self, name: str | None, remember: bool = False, force: bool = False) -> Job:
+        """Load a GGUF in the background. ``force`` reloads it (thread/context changes)."""
+        ws = self.ws
+
+        def work(cancel: threading.Event) -> str:
+            if force and ws.engine.generator is not None:
+                old, ws.engine.generator = ws.engine.generator, None
+                old.close()
+            return ws.load_model(name).name
+
+        def done(model: str) -> None:
+            self.model_name = model
+            self.model_status.setText(f"Model: {model}")
+            if remember:
+                path = ws.model_path(name)
+                ws.settings.generation.model_file = path.name if path.parent == ws.models_dir else str(path)
+                ws.save_settings()
+            self._select_current_model()
+
+        def error(msg: str, tb: str) -> None:
+            self.model_status.setText("Model: not loaded")
+            self.show_error("Could not load the model",
+                            f"{msg}\n\nAnswers will be extractive (quoted from the filings) until a model loads.", tb)
+
+        try:
+            label = ws.model_path(name).name
+        except FileNotFoundError:
+            label = name or "model"
+        self.model_status.setText(f"Model: loading {label}…")
+
+        def started() -> None:
+            self._set_activity(f"Loading {label}…")
+
+        self.model_job = self.runner.submit(work, "load model", on_started=started, on_result=done,
+                                            on_error=error, on_finished=lambda: self._set_activity(""))
+        return self.model_job
+
+    def _update_embedder_label(self) -> None:
+        name = Path(self.ws.settings.embedding.model).name
+        self.embedder_btn.setText(f"Embedder: {name}")
+        self.embedder_btn.setToolTip(f"{self.ws.embedder.path}\nClick to change (requires re-indexing)")
+        self.embedder_status.setText(f"Embedder: {name}")
+
+    def choose_embedder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a sentence-transformers model folder",
+                                                  str(self.ws.models_dir))
+        if not folder:
+            return
+        n = sum(d.chunk_count for d in self.docs)
+        ok = QMessageBox.question(self, "Change embedder",
+                                  f"Switch the embedder to\n{folder}\n\nAll {n:,} passages must be re-embedded "
+                                  "(documents are kept). Continue?")
+        if ok != QMessageBox.StandardButton.Yes:
+            return
+        self.change_embedder(folder)
+
+    def change_embedder(self, folder: str) -> Job:
+        ws = self.ws
+
+        def swap() -> None:
+            new = Embedder(folder, ws.models_dir, ws.settings.embedding.batch_size)
+            new.load()  # fail here, before the index is touched, if the folder is not a model
+            ws.embedder = new
+            ws.library.embedder = new
+            ws.settings.embedding.model = folder
+            ws.save_settings()
+
+        job = self.reindex(before=swap)
+        job.signals.finished.connect(self._update_embedder_label)
+        return job
+
+    # -- settings ------------------------------------------------------------------------------------
+    def open_settings(self) -> None:
+        if self.runner.model_busy:
+            self.statusBar().showMessage("Settings can be changed once the current task has finished", 6000)
+            return
+        s = self.ws.settings
+        chunking_before = dict(s.chunking.__dict__)
+        dlg = SettingsDialog(s, self)
+        if dlg.exec() != SettingsDialog.DialogCode.Accepted:
+            return
+        changed = dlg.apply()
+        self.ws.save_settings()
+        if "chunking" in changed and self.docs:
+            ok = QMessageBox.question(self, "Re-index the library?",
+                                      "Chunking settings changed: the library must be re-indexed to use them. "
+                                      "Re-index now?")
+            if ok == QMessageBox.StandardButton.Yes:
+                self.reindex()
+            else:  # keep the index consistent with the settings
+                for k, v in chunking_before.items():
+                    setattr(s.chunking, k, v)
+                self.ws.save_settings()
+        if "generation" in changed and self.model_name:
+            # The generator caches its grammar and thread/context sizes: reload to apply.
+            self.load_model(self.model_name_or_setting(), force=True)
+        self.statusBar().showMessage("Settings saved", 4000)
+
+    # -- drag and drop ----------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:
+        if local_files(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        files = local_files(event.mimeData())
+        if files:
+            event.acceptProposedAction()
+            self.add_paths(files)
+
+    # -- closing -----------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Never close under a running job: cancel, let the current step finish (each
+        document commits in one transaction), then close for real."""
+        if self.runner.busy:
+            if not self._closing:
+                self._closing = True
+                self.runner.begin_shutdown()
+                self.centralWidget().setEnabled(False)
+                self._set_activity("Finishing the current step before closing…")
+            event.ignore()
+            return
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Blocking, idempotent: stop jobs, save the layout, close the workspace."""
+        if self._closed:
+            return
+        self.runner.shutdown(-1)
+        self._save_state()
+        self.viewer.close_document()
+        self.ws.close()
+        self._closed = True
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About", f"<b>Filings Research Assistant</b> {__version__}<br>"
+                          "Offline answers with exact, verifiable quotes from your filings.<br>"
+                          f"Data: {self.ws.data_dir}")

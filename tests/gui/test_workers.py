@@ -1,0 +1,108 @@
+"""The one threading module: progress forwarding, one model job at a time, cancellation, errors."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from desktop_rag.gui.workers import JobRunner
+
+pytestmark = pytest.mark.gui
+
+
+def test_generator_job_forwards_progress_then_result_on_main_thread(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    seen: list[object] = []
+    threads: set[int] = set()
+
+    def work(cancel: threading.Event) -> Iterator[int]:
+        yield from range(5)
+        return 42
+
+    def progress(x: object) -> None:
+        threads.add(threading.get_ident())
+        seen.append(x)
+
+    with qtbot.waitSignal(runner.busy_changed, timeout=5000, check_params_cb=lambda b: b is False):
+        runner.submit(work, "count", on_progress=progress, on_result=lambda r: seen.append(("result", r)))
+    assert seen == [0, 1, 2, 3, 4, ("result", 42)]
+    assert threads == {threading.get_ident()}, "slots must run on the main thread"
+
+
+def test_model_jobs_run_one_at_a_time_and_in_order(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    active = 0
+    peak = 0
+    order: list[int] = []
+    lock = threading.Lock()
+
+    def make(n: int):  # type: ignore[no-untyped-def]
+        def work(cancel: threading.Event) -> int:
+            nonlocal active, peak
+            with lock:
+                active += 1
+                peak = max(peak, active)
+            time.sleep(0.05)
+            with lock:
+                active -= 1
+            order.append(n)
+            return n
+        return work
+
+    for n in range(4):
+        runner.submit(make(n), f"job{n}")
+    qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
+    assert peak == 1
+    assert order == [0, 1, 2, 3]
+
+
+def test_cancel_running_and_queued_jobs(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    started = threading.Event()
+    ran_second = []
+
+    def slow(cancel: threading.Event) -> Iterator[int]:
+        started.set()
+        i = 0
+        while not cancel.is_set():
+            i += 1
+            time.sleep(0.01)
+            yield i
+        return -1
+
+    results: list[int] = []
+    finished: list[str] = []
+    first = runner.submit(slow, "slow", on_result=results.append, on_finished=lambda: finished.append("first"))
+    second = runner.submit(lambda c: ran_second.append(1), "queued", on_finished=lambda: finished.append("second"))
+    qtbot.waitUntil(started.is_set, timeout=3000)
+    runner.cancel(second)
+    runner.cancel(first)
+    qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
+    assert results == [-1]
+    assert ran_second == []
+    assert sorted(finished) == ["first", "second"]
+
+
+def test_errors_are_reported_with_a_message(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    errors: list[tuple[str, str]] = []
+
+    def boom(cancel: threading.Event) -> None:
+        raise FileNotFoundError("model 'x.gguf' not found")
+
+    runner.submit(boom, "load model", on_error=lambda m, tb: errors.append((m, tb)))
+    qtbot.waitUntil(lambda: not runner.busy, timeout=3000)
+    assert errors and errors[0][0] == "model 'x.gguf' not found"
+    assert "Traceback" in errors[0][1]
+
+
+def test_shutdown_refuses_new_jobs(qtbot) -> None:  # type: ignore[no-untyped-def]
+    runner = JobRunner()
+    assert runner.shutdown(1000)
+    ran = []
+    runner.submit(lambda c: ran.append(1), "late")
+    qtbot.wait(50)
+    assert ran == [] and not runner.busy
