@@ -1,9 +1,13 @@
-"""desktop_rag launcher: no arguments opens the desktop app; a command runs the CLI."""
+"""desktop_rag launcher: a command (ingest, search, ask, …) runs the CLI; anything else
+(no arguments, or only --data-dir/--models-dir) opens the desktop app."""
 
 import sys
 
+CLI_COMMANDS = {"ingest", "search", "ask", "docs", "remove", "reindex", "models", "finetune", "eval", "bench"}
+
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and not sys.argv[1].startswith("-psn"):  # -psn: macOS Finder launch
+    args = sys.argv[1:]
+    if any(a in CLI_COMMANDS for a in args) or any(a in ("-h", "--help", "--version") for a in args):
         from desktop_rag.cli import main
     else:
         from desktop_rag.gui.app import main
