@@ -117,9 +117,17 @@ class Library:
     def _token_budget(self) -> int:
         return self.settings.chunking.max_tokens or getattr(self.embedder, "chunk_token_budget", 0) or 0
 
-    def _chunk(self, pages: list[PageText]):  # -> list[ChunkSpan]
+    def _chunk(self, doc: Document, pages: list[PageText]) -> tuple[list[Chunk], list[str], list[list[str]]]:
+        """Chunks of a document, the text each is embedded as, and its BM25 tokens."""
         cost = getattr(self.embedder, "word_cost", None)
-        return chunk_pages(pages, self.settings.chunking, cost, self._token_budget() or None)
+        spans = chunk_pages(pages, self.settings.chunking, cost, self._token_budget() or None)
+        chunks = [
+            Chunk(-1, doc.doc_id, n, s.page, s.char_start, s.char_end,
+                  pages[s.page - 1].text[s.char_start:s.char_end], s.kind, s.section)  # type: ignore[arg-type]
+            for n, s in enumerate(spans)
+        ]
+        texts = [embedding_text(c, doc) for c in chunks]
+        return chunks, texts, [tokenize(t) for t in texts]
 
     def mismatch(self) -> list[str]:
         """Why the stored index does not fit the current embedder/chunking ([] = fine)."""
@@ -291,14 +299,7 @@ class Library:
         meta = detect_metadata(path.name, "\n".join(p.text for p in pages[:3]))
         doc = Document(doc_id, path.name, str(path), len(pages), meta,
                        added_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-        spans = self._chunk(pages)
-        chunks = [
-            Chunk(-1, doc_id, n, s.page, s.char_start, s.char_end,
-                  pages[s.page - 1].text[s.char_start:s.char_end], s.kind, s.section)  # type: ignore[arg-type]
-            for n, s in enumerate(spans)
-        ]
-        texts = [embedding_text(c, doc) for c in chunks]
-        tokens = [tokenize(t) for t in texts]
+        chunks, texts, tokens = self._chunk(doc, pages)
         t2 = time.perf_counter()
         vectors = yield from self._embed(texts, path.name, index, total, cancel)
         t3 = time.perf_counter()
@@ -395,13 +396,10 @@ class Library:
         doc = self.docs[doc_id]
         texts = self.store.page_texts(doc_id)
         pages = [PageText(i + 1, t) for i, t in enumerate(texts)]
-        spans = self._chunk(pages)
-        chunks = [Chunk(-1, doc_id, n, s.page, s.char_start, s.char_end, texts[s.page - 1][s.char_start:s.char_end],
-                        s.kind, s.section) for n, s in enumerate(spans)]  # type: ignore[arg-type]
-        etexts = [embedding_text(c, doc) for c in chunks]
+        chunks, etexts, tokens = self._chunk(doc, pages)
         vectors = yield from self._embed(etexts, doc.file_name, index, total, cancel)
-        old = [c for c in self.doc_chunks.get(doc_id, [])]
-        ids = self.store.replace_chunks(doc_id, chunks, [tokenize(t) for t in etexts], vectors)
+        old = list(self.doc_chunks.get(doc_id, []))
+        ids = self.store.replace_chunks(doc_id, chunks, tokens, vectors)
         with self._lock:
             if self._dense is not None:
                 self._dense.remove(old)
