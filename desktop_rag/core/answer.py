@@ -270,7 +270,8 @@ _PERIOD_HEADER = re.compile(
 
 def _column_header(p: Passage, row_start: int) -> Citation | None:
     """The column-heading lines of the table a row belongs to (same passage, above it)."""
-    if p.hit.chunk.kind != "table" or not numbers_in(p.text[row_start:p.text.find("\n", row_start) % (len(p.text) + 1)]):
+    row_end = p.text.find("\n", row_start)
+    if p.hit.chunk.kind != "table" or not is_table_row(p.text[row_start:row_end if row_end >= 0 else len(p.text)]):
         return None
     lines: list[tuple[int, int]] = []
     pos = 0

@@ -47,8 +47,10 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 def is_table_row(line: str) -> bool:
     """Two or more figure cells on a line: a row of a financial table."""
-    figures = sum(1 for w in line.split() if _FIGURE_RE.match(w) and w not in {"-", "—"})
-    return figures >= 2 and len(line.split()) <= 40
+    words = line.split()
+    figures = sum(1 for w in words if _FIGURE_RE.match(w) and w not in {"-", "—"})
+    # A prose line that happens to name two years is not a row: rows are mostly figures.
+    return figures >= 2 and len(words) <= 40 and figures >= 0.2 * len(words)
 
 
 def heading_of(line: str) -> str | None:

@@ -96,6 +96,7 @@ def inspect_model(path: Path) -> ModelInfo:
     """Read a GGUF's metadata (vocabulary only: cheap, no weights loaded)."""
     from llama_cpp import Llama
 
+    silence_llama_logs()
     llm = Llama(str(path), vocab_only=True, verbose=False)
     try:
         meta = dict(llm.metadata)
@@ -122,6 +123,27 @@ def list_models(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.gguf") if p.is_file()) if folder.is_dir() else []
 
 
+_LOG_CALLBACK = None
+
+
+def silence_llama_logs() -> None:
+    """llama.cpp writes load chatter to stderr even with verbose=False; route it nowhere
+    (the CLI's stderr is for progress and errors an analyst should read)."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+    import ctypes
+
+    import llama_cpp
+
+    @ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+    def _discard(level: int, text: bytes, user_data: object) -> None:
+        return None
+
+    _LOG_CALLBACK = _discard  # keep a reference: ctypes callbacks must outlive their use
+    llama_cpp.llama_log_set(_discard, ctypes.c_void_p())
+
+
 def physical_cores() -> int:
     try:
         import psutil
@@ -142,6 +164,7 @@ class LlamaGenerator:
     def __init__(self, path: Path, settings: GenerationSettings) -> None:
         from llama_cpp import Llama
 
+        silence_llama_logs()
         self.path = path
         self.settings = settings
         self.threads = settings.threads or physical_cores()
