@@ -20,7 +20,7 @@ import numpy as np
 
 from desktop_rag.core.chunking import chunk_pages
 from desktop_rag.core.embed import Embedder
-from desktop_rag.core.lexical import LexicalIndex, tokenize
+from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
 from desktop_rag.core.metadata import detect_metadata
 from desktop_rag.core.pdf import PageText, PdfError, extract_document, file_sha256, is_image_only, open_pdf
 from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
@@ -112,6 +112,7 @@ class Library:
             "embedder": self.embedder.model_id,
             "dim": self.embedder.dim,
             "chunking": {**self.settings.chunking.signature(), "token_budget": self._token_budget()},
+            "tokenizer": TOKENIZER_VERSION,
         }
 
     def _token_budget(self) -> int:
@@ -134,7 +135,8 @@ class Library:
         stored = self.store.manifest()
         if not stored.get("schema_version"):
             return []  # empty, never written: adopts the current manifest on first ingest
-        want = self.expected_manifest()
+        # A tokenizer change needs no re-index: refresh() re-tokenises the stored text.
+        want = {k: v for k, v in self.expected_manifest().items() if k != "tokenizer"}
         return [f"{k}: index has {stored.get(k)!r}, settings want {v!r}" for k, v in want.items() if stored.get(k) != v]
 
     def close(self) -> None:
@@ -174,9 +176,21 @@ class Library:
             for lst in doc_chunks.values():
                 lst.sort(key=lambda c: chunks[c].ordinal)
             self.doc_chunks = doc_chunks
+            if ids and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION:
+                token_lists = self._retokenize(ids)
             self.lexical = LexicalIndex(ids, token_lists)
             self._ensure_dense(gen)
             self._views_generation = gen
+
+    def _retokenize(self, ids: list[int]) -> list[list[str]]:
+        """The alias table or tokenizer changed: recompute BM25 tokens from the stored text
+        (cheap, no re-embedding) so chunks and queries are tokenised alike again."""
+        token_lists = [tokenize(embedding_text(self.chunks[c], self.docs[self.chunks[c].doc_id])) for c in ids]
+        with self.store.transaction() as db:
+            db.executemany("UPDATE chunks SET tokens=? WHERE chunk_id=?",
+                           [(" ".join(t), c) for c, t in zip(ids, token_lists, strict=True)])
+            self.store.set_manifest(db, tokenizer=TOKENIZER_VERSION)
+        return token_lists
 
     def _dense_manifest(self, gen: int) -> dict[str, Any]:
         return {"embedder": self.embedder.model_id, "dim": self.embedder.dim, "generation": gen}

@@ -75,7 +75,7 @@ def test_tokenize_drops_stopwords_and_folds_plurals() -> None:
 
 def test_content_terms_drop_question_noise_and_duplicates() -> None:
     terms = content_terms("What was the total R&D spending of the company in fiscal 2023? R&D!")
-    assert terms == ["rnd", "fy2023"]
+    assert terms == ["rnd", "expense", "fy2023"]  # "spending" folds into "expense" like "expenditure"
 
 
 def test_expand_shorthand_for_the_embedder() -> None:
@@ -129,3 +129,9 @@ def test_search_respects_allowed_mask(index: LexicalIndex) -> None:
 
 def test_search_k_limits_results(index: LexicalIndex) -> None:
     assert len(index.search(tokenize("expense capex company"), k=1)) == 1
+
+
+def test_buy_back_and_expenditure_fold_onto_filing_words() -> None:
+    assert "buyback" in tokenize("How much stock did Apple buy back?")
+    assert "buyback" in tokenize("Repurchases of common stock (56,547)")
+    assert tokenize("R&D expenditure") == tokenize("research and development expense")
