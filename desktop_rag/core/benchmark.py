@@ -241,7 +241,7 @@ def _bench_dense_class() -> type:
     return BenchDenseIndex
 
 
-def _BenchDenseIndex(dim: int, path: Path, ef_search: int, ef_construction: int) -> Any:  # noqa: N802
+def _BenchDenseIndex(dim: int, path: Path, ef_search: int, ef_construction: int) -> Any:
     return _bench_dense_class()(dim, path, ef_search, ef_construction)
 
 
@@ -253,15 +253,61 @@ def _stats(ms: list[float]) -> dict[str, float]:
             "mean": round(sum(ms) / len(ms), 2) if ms else float("nan"), "n": len(ms)}
 
 
-def time_searches(retriever: Any, questions: list[str], mode: str, k: int = 10, warmup: int = 2) -> list[float]:
+class CachedQueryEmbedder:
+    """Wraps the embedder: each query text is embedded once (timed), later calls are
+    served from the cache and counted. Search latency is then index work measured
+    directly plus the measured embedding time for every embedding call the search made,
+    so repeated runs over 3 sizes and 4 modes do not re-run MiniLM hundreds of times."""
+
+    def __init__(self, embedder: Any) -> None:
+        self._emb = embedder
+        self.cache: dict[str, tuple[np.ndarray, float]] = {}
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._emb, name)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        self.calls.append(text)
+        if text not in self.cache:
+            t0 = time.perf_counter()
+            v = self._emb.encode_query(text)
+            self.cache[text] = (v, (time.perf_counter() - t0) * 1000)
+        return self.cache[text][0]
+
+    def warm(self, texts: list[str]) -> list[float]:
+        self._emb.encode_query("warm up")
+        for t in texts:
+            self.encode_query(t)
+        return [self.cache[t][1] for t in texts]
+
+
+def time_searches(retriever: Any, questions: list[str], mode: str, k: int = 10,
+                  warmup: int = 2) -> tuple[list[float], list[float], float]:
+    """(total ms incl. query embedding, index-only ms, mean embedding calls) per query."""
+    emb = retriever.library.embedder
+    cached = isinstance(emb, CachedQueryEmbedder)
     for q in questions[:warmup]:
         retriever.search(q, k, mode=mode)
-    out = []
+    total, index, calls = [], [], 0
     for q in questions:
+        if cached:
+            emb.calls.clear()
         t0 = time.perf_counter()
         retriever.search(q, k, mode=mode)
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
+        dt = (time.perf_counter() - t0) * 1000
+        enc = sum(emb.cache[t][1] for t in emb.calls) if cached else 0.0
+        calls += len(emb.calls) if cached else 0
+        index.append(dt)
+        total.append(dt + enc)
+    return total, index, calls / max(1, len(questions))
+
+
+def _search_stats(times: tuple[list[float], list[float], float]) -> dict[str, float]:
+    total, index, calls = times
+    st = _stats(total)
+    ix = _stats(index)
+    return st | {"index_p50": ix["p50"], "index_p95": ix["p95"], "embed_calls": round(calls, 2)}
 
 
 def profile_hybrid(retriever: Any, questions: list[str], k: int = 10) -> dict[str, float]:
@@ -274,21 +320,29 @@ def profile_hybrid(retriever: Any, questions: list[str], k: int = 10) -> dict[st
         t0 = time.perf_counter()
         plan = retriever.plan(q)
         t1 = time.perf_counter()
-        qv = lib.embedder.encode_query(plan.cleaned)
+        emb = lib.embedder
+        qv = emb.encode_query(plan.cleaned)
         t2 = time.perf_counter()
+        if isinstance(emb, CachedQueryEmbedder):  # the measured cost of embedding this query
+            t2 = t1 + emb.cache[plan.cleaned][1] / 1000
+            t_shift = t2 - time.perf_counter()
+        else:
+            t_shift = 0.0
         n = max(cfg.candidates, k)
         if len(lib.chunk_ids) <= 2000:
             sims = lib.vectors @ qv
             dense = {int(lib.chunk_ids[r]): float(sims[r]) for r in np.argsort(-sims)[:n]}
         else:
             dense = dict(lib.dense.search(qv, n))
-        t3 = time.perf_counter()
+        t3 = time.perf_counter() + t_shift
         lexical = dict(lib.lexical.search(plan.bm25_terms, n))
-        t4 = time.perf_counter()
+        t4 = time.perf_counter() + t_shift
         scores = fuse(dense, lexical, cfg.alpha)
+        if hasattr(retriever, "_boost_statements"):
+            retriever._boost_statements(plan, scores)
         order = sorted(scores, key=lambda c: -scores[c])
         mmr(order, scores, {c: lib.vectors[lib.row_of[c]] for c in order}, cfg.mmr_lambda, k)
-        t5 = time.perf_counter()
+        t5 = time.perf_counter() + t_shift
         for key, dt in zip(acc, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
             acc[key] += dt * 1000
     return {key: round(v / max(1, len(questions)), 2) for key, v in acc.items()}
@@ -335,6 +389,12 @@ def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], que
     out: dict[str, Any] = {"sizes": {}, "seed_chunks": len(seed.chunks), "sigma": sigma,
                            "ef_construction": ef_construction, "queries": len(questions)}
     workdir = Path(tempfile.mkdtemp(prefix="desktop_rag_bench_idx_"))
+    from desktop_rag.core.lexical import expand_shorthand
+
+    embedder = CachedQueryEmbedder(embedder)
+    embed_ms = embedder.warm([expand_shorthand(q.strip()) for q in questions])
+    out["embed_query_ms"] = _stats(embed_ms)
+    log(f"  query embedding: p50 {out['embed_query_ms']['p50']:.1f} / p95 {out['embed_query_ms']['p95']:.1f} ms")
     for size in sizes:
         t0 = time.perf_counter()
         lib = SyntheticLibrary(seed, size, embedder, rng, sigma, ef_construction, settings.hnsw_ef_search, workdir)
@@ -344,8 +404,8 @@ def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], que
         filtered = HybridRetriever(lib, settings)  # type: ignore[arg-type]
         res: dict[str, Any] = {"chunks": size, "build_s": {k: round(v, 1) for k, v in lib.build_s.items()}}
         for mode in ("dense", "bm25", "hybrid"):
-            res[mode] = _stats(time_searches(unfiltered, questions, mode))
-        res["hybrid_filtered"] = _stats(time_searches(filtered, questions, "hybrid"))
+            res[mode] = _search_stats(time_searches(unfiltered, questions, mode))
+        res["hybrid_filtered"] = _search_stats(time_searches(filtered, questions, "hybrid"))
         res["profile_hybrid_ms"] = profile_hybrid(unfiltered, questions)
         # recall of the graph against brute force on this corpus
         rec = []
@@ -378,6 +438,7 @@ class _TimedGenerator:
 
         grammar_on = self._gen.settings.use_grammar if use_grammar is None else use_grammar
         t0 = time.perf_counter()
+        self.last = {"prompt": prompt}
         times: list[float] = []
         text: list[str] = []
         first = True
@@ -389,7 +450,7 @@ class _TimedGenerator:
                 times.append(time.perf_counter())
                 text.append(piece)
             yield piece
-        self.last = {"t_call": t0, "times": times, "text": "".join(text)}
+        self.last = {"prompt": prompt, "t_call": t0, "times": times, "text": "".join(text)}
 
 
 def _decode_rate(gen: Any, text: str, times: list[float]) -> tuple[int, float | None]:
@@ -409,6 +470,7 @@ def _prime(gen: Any, prefix: str) -> None:
 
 
 def _fixed_prefix(prompt: Any) -> str:
+    """The part of a completion prompt shared by every question (rules and examples)."""
     if isinstance(prompt, str):
         i = prompt.rfind("PASSAGES:\n")
         return prompt[:i] if i > 0 else ""
@@ -418,12 +480,20 @@ def _fixed_prefix(prompt: Any) -> str:
 def raw_completion(gen: Any, prompt: str, grammar: bool) -> dict[str, Any]:
     """The same GGUF driven directly by llama-cpp-python: same prompt, sampling, stops,
     grammar and threads as ``LlamaGenerator.stream``."""
+    from desktop_rag.core.generate import ANSWER_PREFIX
+
     s = gen.settings
-    kwargs: dict[str, Any] = dict(max_tokens=s.max_tokens, temperature=0.0, top_k=1, top_p=1.0, repeat_penalty=1.0,
+    max_tokens = s.max_tokens
+    if grammar:
+        prefix, stop = "", ["\n\n", "QUESTION:"]
+    else:  # prefilled answer string, as LlamaGenerator.stream does without a grammar
+        prefix, stop = ANSWER_PREFIX, ['"', "\n"]
+        max_tokens = min(max_tokens, 2 * s.max_answer_words + 16)
+    kwargs: dict[str, Any] = dict(max_tokens=max_tokens, temperature=0.0, top_k=1, top_p=1.0, repeat_penalty=1.0,
                                   stream=True, grammar=gen.grammar if grammar else None)
     t0 = time.perf_counter()
     times, text = [], []
-    for part in gen.llm.create_completion(prompt=prompt, stop=["\n\n", "QUESTION:"], **kwargs):
+    for part in gen.llm.create_completion(prompt=prompt + prefix, stop=stop, **kwargs):
         piece = part["choices"][0]["text"]
         if piece:
             times.append(time.perf_counter())
@@ -434,9 +504,10 @@ def raw_completion(gen: Any, prompt: str, grammar: bool) -> dict[str, Any]:
             "tokens": n, "tok_s": rate}
 
 
-def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str], None]) -> dict[str, Any]:
-    from desktop_rag.core.answer import _header
-
+def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str], None],
+                     both_modes: bool = True) -> dict[str, Any]:
+    """Pipeline vs raw llama-cpp-python; ``both_modes=False`` (--quick) runs only the
+    default grammar mode."""
     gen = ws.load_model()
     timed = _TimedGenerator(gen)
     ws.engine.generator = timed
@@ -447,31 +518,31 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
     usable = []
     for q in questions:
         plan = r.plan(q)
-        hits = r.search(plan)
-        if r.gate(plan, hits).passed:
-            context = r.expand(hits, s.retrieval.context_chunks)
-            prompt = gen.build_prompt(q, [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)])
-            usable.append((q, prompt))
+        if r.gate(plan, r.search(plan)).passed:
+            usable.append(q)
         if len(usable) >= n:
             break
     if not usable:
+        ws.engine.generator = gen
         return {"error": "no question passed the context gate"}
-    if not isinstance(usable[0][1], str):
-        log("  generation: chat-template model: the raw comparison uses create_chat_completion")
-    runs: dict[str, list[dict[str, Any]]] = {"pipeline": [], "pipeline_alt": [], "raw": [], "raw_unconstrained": []}
-    # warm-up: loads the weights into the page cache, builds the grammar
-    _prime(gen, _fixed_prefix(usable[0][1]))
-    ws.engine.ask(usable[0][0])
-    for q, prompt in usable:
-        prefix = _fixed_prefix(prompt)
-        prompt_tokens = gen.count_tokens(prompt) if isinstance(prompt, str) else None
-        for name, grammar in (("pipeline", default_grammar), ("pipeline_alt", not default_grammar)):
+    runs: dict[str, list[dict[str, Any]]] = {"pipeline": [], "pipeline_alt": [], "raw_grammar": [], "raw_unconstrained": []}
+    raw_default = "raw_grammar" if default_grammar else "raw_unconstrained"
+    # warm-up: weights into the page cache; captures the fixed prompt prefix (rules + examples)
+    timed.last = {}
+    ws.engine.ask(usable[0])
+    prefix = _fixed_prefix(timed.last.get("prompt"))
+    for q in usable:
+        prompt: Any = None
+        for name, grammar in (("pipeline", default_grammar), ("pipeline_alt", not default_grammar))[:2 if both_modes else 1]:
             s.generation.use_grammar = grammar
             _prime(gen, prefix)
+            timed.last = {}
             t0 = time.perf_counter()
             ans = ws.engine.ask(q)
             t1 = time.perf_counter()
             rec = timed.last
+            prompt = rec.get("prompt", prompt)  # exactly what the pipeline sent
+            prompt_tokens = gen.count_tokens(prompt) if isinstance(prompt, str) else None
             n, rate = _decode_rate(gen, rec.get("text", ""), rec.get("times", []))
             runs[name].append({
                 "grammar": grammar, "first_token_ms": (rec["times"][0] - t0) * 1000 if rec.get("times") else None,
@@ -480,12 +551,16 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
                 "extractive": ans.extractive, "not_in_corpus": ans.not_in_corpus,
             })
         s.generation.use_grammar = default_grammar
-        if isinstance(prompt, str):
-            for name, grammar in (("raw", default_grammar), ("raw_unconstrained", False)):
+        if not isinstance(prompt, str):
+            log("  generation: no completion prompt captured (chat-template model or gate refusal): raw runs skipped")
+        else:
+            for name, grammar in (("raw_grammar", True), ("raw_unconstrained", False)):
+                if not both_modes and grammar != default_grammar:
+                    continue
                 _prime(gen, prefix)
                 runs[name].append(raw_completion(gen, prompt, grammar) | {"grammar": grammar})
         log(f"  generation: {q[:60]}… pipeline {runs['pipeline'][-1]['tok_s'] or 0:.1f} tok/s, "
-            f"raw {runs['raw'][-1]['tok_s'] if runs['raw'] else 0:.1f} tok/s")
+            f"raw {(runs[raw_default][-1]['tok_s'] or 0) if runs[raw_default] else 0:.1f} tok/s")
     ws.engine.generator = gen
 
     def mean(name: str, key: str) -> float | None:
@@ -494,10 +569,14 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
 
     out = {
         "model": gen.name, "model_file": gen.path.name, "threads": gen.threads, "questions": len(usable),
+        "max_tokens": s.generation.max_tokens,
         "use_grammar_default": default_grammar, "kv_cache": "fixed prompt prefix primed before every run",
         "first_token_ms": mean("pipeline", "first_token_ms"), "answer_total_ms": mean("pipeline", "answer_total_ms"),
-        "gen_tok_s": mean("pipeline", "tok_s"), "raw_gen_tok_s": mean("raw", "tok_s"),
-        "raw_first_token_ms": mean("raw", "first_token_ms"), "raw_unconstrained_tok_s": mean("raw_unconstrained", "tok_s"),
+        "gen_tok_s": mean("pipeline", "tok_s"), "raw_gen_tok_s": mean(raw_default, "tok_s"),
+        "raw_first_token_ms": mean(raw_default, "first_token_ms"),
+        "raw_grammar_tok_s": mean("raw_grammar", "tok_s"), "raw_grammar_first_token_ms": mean("raw_grammar", "first_token_ms"),
+        "raw_unconstrained_tok_s": mean("raw_unconstrained", "tok_s"),
+        "raw_unconstrained_first_token_ms": mean("raw_unconstrained", "first_token_ms"),
         "alt_mode": {"grammar": not default_grammar, "first_token_ms": mean("pipeline_alt", "first_token_ms"),
                      "answer_total_ms": mean("pipeline_alt", "answer_total_ms"), "tok_s": mean("pipeline_alt", "tok_s")},
         "retrieve_ms": mean("pipeline", "retrieve_ms"), "prompt_tokens": mean("pipeline", "prompt_tokens"),
@@ -558,7 +637,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default ../shared/data/sec10q/pdfs, else the bundled corpus)")
     p.add_argument("--ingest-files", type=int, default=None, help="filings to ingest (default 2; --quick 1)")
     p.add_argument("--queries", type=int, default=None, help="search queries per size (default 50; --quick 10)")
-    p.add_argument("--gen-questions", type=int, default=None, help="questions for the generation benchmark (default 3)")
+    p.add_argument("--gen-questions", type=int, default=None, help="questions for the generation benchmark (default 2)")
+    p.add_argument("--gen-max-tokens", type=int, default=None,
+                   help="cap on generated tokens per answer (default: the setting, 160; --quick 24)")
     p.add_argument("--ef-construction", type=int, default=200,
                    help="hnswlib ef_construction of the synthetic indexes (product: 200)")
     p.add_argument("--devset", default=None, help="questions used as queries (default eval/devset.jsonl)")
@@ -595,7 +676,7 @@ def run(ns: argparse.Namespace) -> int:
     sizes = parse_sizes(ns.sizes or ("200,1k" if quick else "1k,10k,100k"))
     n_files = ns.ingest_files if ns.ingest_files is not None else (1 if quick else 2)
     n_queries = ns.queries or (10 if quick else 50)
-    n_gen = ns.gen_questions if ns.gen_questions is not None else (1 if quick else 3)
+    n_gen = ns.gen_questions if ns.gen_questions is not None else (1 if quick else 2)
     skip = {x.strip() for x in ns.skip.split(",") if x.strip()}
     devset = Path(ns.devset) if ns.devset else app_root() / "eval" / "devset.jsonl"
     result: dict[str, Any] = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -623,7 +704,7 @@ def run(ns: argparse.Namespace) -> int:
     lib_dir = ws.data_dir
     ws.library.refresh()
     result["library"] = {"data_dir": str(lib_dir), "documents": len(ws.library.docs),
-                         "chunks": int(len(ws.library.chunk_ids))}
+                         "chunks": len(ws.library.chunk_ids)}
     try:
         if "search" not in skip and len(ws.library.chunk_ids):
             _log(f"bench: search at {', '.join(map(size_label, sizes))} chunks "
@@ -633,8 +714,12 @@ def run(ns: argparse.Namespace) -> int:
                                             _questions(devset, n_queries), ns.ef_construction, _log)
         if "generation" not in skip and len(ws.library.chunk_ids):
             _log("bench: generation")
+            max_tok = ns.gen_max_tokens or (24 if quick else None)
+            if max_tok:
+                ws.settings.generation.max_tokens = max_tok
             try:
-                result["generation"] = bench_generation(ws, _gen_questions(ws, devset, n_gen), n_gen, _log)
+                result["generation"] = bench_generation(ws, _gen_questions(ws, devset, n_gen), n_gen, _log,
+                                                        both_modes=not quick)
             except (FileNotFoundError, ValueError) as exc:
                 result["generation"] = {"error": str(exc)}
     finally:
@@ -733,6 +818,9 @@ def render(res: dict[str, Any]) -> str:
     m = res["machine"]
     out = [f"Machine: {m['cores']} cores ({m.get('physical_cores')} physical), {m['cpu_model']}, "
            f"load at start {m.get('loadavg_at_start')}; {res['date']}"]
+    load = (m.get("loadavg_at_start") or [0])[0]
+    if load > 0.5 * (m["cores"] or 1):
+        out.append(f"WARNING: the machine was busy (1-min load {load} on {m['cores']} cores): timings are pessimistic")
     ing = res.get("ingest") or {}
     if ing.get("pages"):
         sp = ing["split_s"]
@@ -748,11 +836,16 @@ def render(res: dict[str, Any]) -> str:
         rows = []
         for label, d in s["sizes"].items():
             for mode in ("dense", "bm25", "hybrid", "hybrid_filtered"):
-                rows.append([f"{label} {mode}", d[mode]["p50"], d[mode]["p95"]])
+                x = d[mode]
+                rows.append([f"{label} {mode}", x["p50"], x["p95"], x.get("index_p50"), x.get("index_p95"),
+                             x.get("embed_calls")])
         out += ["", f"Search latency, ms ({s['queries']} dev questions, unfiltered unless noted; k=10, "
                     f"{s['seed_chunks']} real chunks re-used with word variation and embedding noise "
                     f"sigma={s['sigma']} for the larger sizes; hnsw ef_construction={s['ef_construction']})",
-                table(["size / mode", "p50", "p95"], rows, floatfmt="{:.1f}")]
+                table(["size / mode", "p50", "p95", "index p50", "index p95", "embeds"], rows, floatfmt="{:.1f}"),
+                f"  p50/p95 include query embedding (MiniLM: p50 {s['embed_query_ms']['p50']:.1f} ms, "
+                f"p95 {s['embed_query_ms']['p95']:.1f} ms per call, 'embeds' calls per search); "
+                "'index' = the rest of the search"]
         prof = [[label, *d["profile_hybrid_ms"].values(), d["hnsw_recall@10"], d["build_s"]["bm25"], d["build_s"]["hnsw"]]
                 for label, d in s["sizes"].items()]
         first = next(iter(s["sizes"].values()))
@@ -763,17 +856,20 @@ def render(res: dict[str, Any]) -> str:
     if g and "error" not in g:
         alt = g["alt_mode"]
         out += ["", f"Generation: {g['model_file']}, {g['threads']} threads, {g['questions']} question(s), "
-                    f"~{_fmt(g['prompt_tokens'], 0)} prompt tokens, ~{_fmt(g['tokens_generated'], 0)} generated; "
+                    f"~{_fmt(g['prompt_tokens'], 0)} prompt tokens, ~{_fmt(g['tokens_generated'], 0)} generated "
+                    f"(max {g['max_tokens']}); "
                     f"{g['kv_cache']}",
                 table(["run", "first token ms", "total ms", "decode tok/s"], [
                     [f"pipeline (grammar={'on' if g['use_grammar_default'] else 'off'}, default)", g["first_token_ms"],
                      g["answer_total_ms"], g["gen_tok_s"]],
                     [f"pipeline (grammar={'on' if alt['grammar'] else 'off'})", alt["first_token_ms"],
                      alt["answer_total_ms"], alt["tok_s"]],
-                    ["raw llama-cpp-python, same prompt+grammar", g["raw_first_token_ms"], None, g["raw_gen_tok_s"]],
-                    ["raw llama-cpp-python, no grammar", None, None, g["raw_unconstrained_tok_s"]],
+                    ["raw llama-cpp-python, grammar", g["raw_grammar_first_token_ms"], None, g["raw_grammar_tok_s"]],
+                    ["raw llama-cpp-python, no grammar", g["raw_unconstrained_first_token_ms"], None,
+                     g["raw_unconstrained_tok_s"]],
                 ], floatfmt="{:.1f}"),
-                f"  ratio pipeline/raw tok/s = {_fmt(g['gen_tok_s_ratio'], 3)}; retrieval before generation "
+                f"  ratio pipeline/raw tok/s (same mode) = {_fmt(g['gen_tok_s_ratio'], 3)}; raw first-token times are "
+                "prompt evaluation only (from the primed prefix); retrieval before generation "
                 f"{_fmt(g['retrieve_ms'], 0)} ms"]
     elif g:
         out += ["", f"Generation: {g['error']}"]

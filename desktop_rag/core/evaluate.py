@@ -101,7 +101,7 @@ def ann_recall(ann_ids: Sequence[int], exact_ids: Sequence[int], k: int) -> floa
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE_RE = re.compile(rf"\b{_MONTHS}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b", re.I)
 _NUM_RE = re.compile(
-    r"(?<![\w.])(?P<neg>[-(])?\$?\s?(?P<num>\d[\d,]*(?:\.\d+)?|\.\d+)\s?(?P<pct>%)?"
+    r"(?<![\w.])(?P<neg>[-(])?\$?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s?(?P<pct>%)?"
     r"(?:\s?(?P<unit>trillion|billion|million|thousand|bn|tn|mn|[bmk])\b)?",
     re.I,
 )
@@ -303,6 +303,7 @@ VARIANTS: dict[str, str] = {
     "hybrid": "default pipeline: filters, aliases, fusion, MMR",
     "hybrid-nofilter": "default pipeline without metadata filters",
     "hybrid-nommr": "default pipeline without MMR (mmr_lambda=1)",
+    "hybrid-noboost": "default pipeline without the statement boost (statement_boost=0)",
 }
 DEFAULT_VARIANTS = list(VARIANTS)
 
@@ -336,6 +337,11 @@ def _searcher(ws: Any, variant: str) -> Callable[[str, int], list[Any]]:
     if variant == "hybrid-nofilter":
         r = HybridRetriever(lib, dataclasses.replace(base, use_filters=False))
         return lambda q, k: r.search(q, k, mode="hybrid")
+    if variant == "hybrid-noboost":
+        if not hasattr(base, "statement_boost"):
+            raise ValueError("hybrid-noboost: this build has no statement_boost setting")
+        r = HybridRetriever(lib, dataclasses.replace(base, statement_boost=0.0))
+        return lambda q, k: r.search(q, k, mode="hybrid")
     if variant == "hybrid-nommr":
         r = HybridRetriever(lib, dataclasses.replace(base, mmr_lambda=1.0))
         return lambda q, k: r.search(q, k, mode="hybrid")
@@ -364,7 +370,7 @@ def evaluate_retrieval(ws: Any, items: list[dict[str, Any]], variants: list[str]
         times.sort()
         results[v] = {"page": mean_metrics(page_rows), "doc": mean_metrics(doc_rows), "n": len(items),
                       "ms_mean": sum(times) / max(1, len(times)),
-                      "ms_p95": times[min(len(times) - 1, int(math.ceil(0.95 * len(times))) - 1)] if times else 0.0}
+                      "ms_p95": times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)] if times else 0.0}
     return {"variants": results, "per_question": per_q}
 
 
@@ -391,7 +397,7 @@ def evaluate_ann(ws: Any, questions: list[str], k: int = 10) -> dict[str, Any]:
         t_ann.append((t2 - t1) * 1000)
     n = max(1, len(recalls))
     return {f"recall@{k}": sum(recalls) / n, "perfect_share": sum(r == 1.0 for r in recalls) / n,
-            "min_recall": min(recalls) if recalls else None, "n": len(recalls), "chunks": int(len(lib.chunk_ids)),
+            "min_recall": min(recalls) if recalls else None, "n": len(recalls), "chunks": len(lib.chunk_ids),
             "ef_search": ws.settings.retrieval.hnsw_ef_search,
             "exact_ms_mean": sum(t_exact) / n, "ann_ms_mean": sum(t_ann) / n}
 
@@ -415,18 +421,30 @@ def evaluate_gate(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[
 
 def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]],
                      log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    from desktop_rag.core.benchmark import _TimedGenerator
+
     lib = ws.library
+    timed = None
+    if ws.engine.generator is not None and not isinstance(ws.engine.generator, _TimedGenerator):
+        # measures the first *model* token (the pipeline's own timing counts the prefilled
+        # '{"answer": "' that is yielded before any prompt evaluation when the grammar is off)
+        timed = ws.engine.generator = _TimedGenerator(ws.engine.generator)
     rows: list[dict[str, Any]] = []
     todo = [(it, True) for it in answerable] + [(it, False) for it in unanswerable]
     for n, (it, is_ans) in enumerate(todo, 1):
+        if timed is not None:
+            timed.last = {}
+        t0 = time.perf_counter()
         ans = ws.engine.ask(it["question"])
+        times = timed.last.get("times") if timed is not None else None
+        first_token_ms = (times[0] - t0) * 1000 if times else 0.0
         quotes_ok = [quote_exact(c.quote, lib.page_text(c.doc_id, c.page)) for c in ans.citations]
         row: dict[str, Any] = {
             "id": it["id"], "question": it["question"], "answerable": is_ans, "answer": ans.answer,
             "not_in_corpus": ans.not_in_corpus, "extractive": ans.extractive,
             "citations": [{"doc": c.doc, "page": c.page, "quote": c.quote, "exact": ok}
                           for c, ok in zip(ans.citations, quotes_ok, strict=True)],
-            "total_ms": ans.timings_ms.get("total", 0.0), "first_token_ms": ans.timings_ms.get("first_token", 0.0),
+            "total_ms": ans.timings_ms.get("total", 0.0), "first_token_ms": first_token_ms,
             "notes": ans.notes,
         }
         if is_ans:
@@ -519,6 +537,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="override a setting for this run, e.g. --set retrieval.alpha=0.7 (repeatable)")
     p.add_argument("--json", dest="json_path", help="write all results to this JSON file")
+    p.add_argument("--allow-mismatch", action="store_true",
+                   help="evaluate an index built with other chunking/embedder settings as it is")
     p.add_argument("--failures", action="store_true", help="list per-question failures")
     p.set_defaults(func=run)
 
@@ -545,12 +565,16 @@ def run(ns: argparse.Namespace) -> int:
             _log(f"eval: {exc}")
             return 2
         problems = ws.library.mismatch()
-        if problems:
+        if problems and ns.allow_mismatch:
+            _log("eval: WARNING: index built with other settings (evaluated as it is): " + "; ".join(problems))
+        elif problems:
             _log("eval: the index was built with different settings: " + "; ".join(problems))
             return 2
         if (ns.corpus or "").lower() != "none":
             corpus = Path(ns.corpus) if ns.corpus else default_corpus()
-            if corpus.is_dir():
+            if corpus.is_dir() and problems:
+                _log("eval: not ingesting into a mismatched index")
+            elif corpus.is_dir():
                 ensure_corpus(ws, corpus, _log)
             elif ns.corpus:
                 _log(f"eval: corpus folder not found: {corpus}")
@@ -667,7 +691,7 @@ def build_result(ws: Any, devset_path: Path, answerable: list[dict[str, Any]], u
     return {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "devset": str(devset_path),
-        "library": {"documents": len(lib.docs), "chunks": int(len(lib.chunk_ids))},
+        "library": {"documents": len(lib.docs), "chunks": len(lib.chunk_ids)},
         "settings": {"retrieval": dataclasses.asdict(ws.settings.retrieval)},
         "overrides": overrides,
         "n_answerable": len(answerable), "n_ooc": len(unanswerable),
@@ -708,7 +732,7 @@ def render(res: dict[str, Any], show_failures: bool = False) -> str:
     bt = res.get("by_tag") or {}
     if bt:
         vs = [v for v in ("dense-plain", "bm25-plain", "dense", "bm25", "hybrid") if v in res["retrieval"]]
-        out += ["", "page-hit@10 by tag", table(["tag", "n"] + vs, [[t, d["n"]] + [d[v] for v in vs] for t, d in bt.items()],
+        out += ["", "page-hit@10 by tag", table(["tag", "n", *vs], [[t, d["n"], *(d[v] for v in vs)] for t, d in bt.items()],
                                                  floatfmt="{:.2f}")]
     a = res.get("answers")
     if a:

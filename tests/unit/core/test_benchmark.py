@@ -1,0 +1,123 @@
+"""Pure parts of `main.py bench`: percentiles, corpus synthesis, JSON keys."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from desktop_rag.core import benchmark as bm
+
+
+def test_percentile_matches_numpy_linear():
+    xs = [5.0, 1.0, 3.0, 2.0, 4.0]
+    assert bm.percentile(xs, 50) == 3.0
+    assert bm.percentile(xs, 0) == 1.0 and bm.percentile(xs, 100) == 5.0
+    assert bm.percentile(xs, 95) == pytest.approx(4.8)
+    rng = np.random.default_rng(1)
+    ys = rng.random(37).tolist()
+    for p in (10, 50, 90, 95, 99):
+        assert bm.percentile(ys, p) == pytest.approx(float(np.percentile(ys, p)))
+    assert bm.percentile([7.0], 95) == 7.0
+    assert np.isnan(bm.percentile([], 50))
+
+
+def test_sizes():
+    assert bm.parse_sizes("1k,10k,100k") == [1000, 10000, 100000]
+    assert bm.parse_sizes("200, 1.5k") == [200, 1500]
+    assert [bm.size_label(n) for n in (200, 1000, 100000, 1500)] == ["200", "1k", "100k", "1500"]
+
+
+def test_vary_tokens_keeps_shape_and_changes_numbers():
+    rng = np.random.default_rng(0)
+    toks = ["revenue", "81797", "iphone", "sale", "2023"] * 40
+    out = bm.vary_tokens(toks, rng)
+    assert 0.85 * len(toks) <= len(out) <= len(toks)
+    assert set(t for t in out if not t.isdigit()) <= {"revenue", "iphone", "sale"}
+    nums = [t for t in out if t.isdigit()]
+    assert all(len(t) in (4, 5) for t in nums)
+    assert any(t not in ("81797", "2023") for t in nums)
+    assert bm.vary_tokens([], rng) == []
+
+
+def test_perturb_vectors_unit_length_and_close():
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(50, 384)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    p = bm.perturb_vectors(v, 0.015, rng)
+    assert p.dtype == np.float32 and p.shape == v.shape
+    assert np.allclose(np.linalg.norm(p, axis=1), 1.0, atol=1e-5)
+    cos = (p * v).sum(axis=1)
+    assert cos.min() > 0.9 and cos.max() < 0.999
+
+
+def _seed(n_docs=2, per_doc=30, dim=16):
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta
+
+    rng = np.random.default_rng(0)
+    docs, chunks, tokens = {}, [], []
+    for d in range(n_docs):
+        doc_id = f"doc{d}"
+        docs[doc_id] = Document(doc_id, f"2023 Q{d + 1} ACME.pdf", "", 10,
+                                DocumentMeta("Acme Corp", "ACME", "10-Q", 2023, d + 1), per_doc)
+        for i in range(per_doc):
+            chunks.append(Chunk(d * per_doc + i + 1, doc_id, i, 1 + i // 5, 0, 10, f"text {i}"))
+            tokens.append(["acme", "revenue", str(1000 + i), f"w{i % 7}", "cash"])
+    vecs = rng.normal(size=(len(chunks), dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    return bm.Seed(chunks, docs, tokens, vecs)
+
+
+class _FakeEmbedder:
+    dim = 16
+
+    def encode_query(self, text):
+        v = np.ones(16, dtype=np.float32)
+        return v / np.linalg.norm(v)
+
+
+@pytest.mark.parametrize("size", [25, 60, 250])
+def test_synthetic_library_sizes(tmp_path, size):
+    seed = _seed()
+    lib = bm.SyntheticLibrary(seed, size, _FakeEmbedder(), np.random.default_rng(0), workdir=tmp_path)
+    assert len(lib.chunk_ids) == size == len(lib.chunks) == len(lib.lexical) == lib.vectors.shape[0]
+    assert len(lib.dense) == size
+    assert np.allclose(np.linalg.norm(lib.vectors, axis=1), 1.0, atol=1e-5)
+    assert sum(len(v) for v in lib.doc_chunks.values()) == size
+    # replica r of a document is the same company r years earlier
+    if size > 60:
+        years = sorted({d.meta.fiscal_year for d in lib.docs.values()})
+        assert years[-1] == 2023 and years[0] < 2023
+    from desktop_rag.core.retrieve import HybridRetriever
+    from desktop_rag.settings import RetrievalSettings
+
+    r = HybridRetriever(lib, RetrievalSettings(use_filters=False))
+    for mode in ("dense", "bm25", "hybrid"):
+        hits = r.search("acme revenue cash", 5, mode=mode)
+        assert 0 < len(hits) <= 5
+
+
+def test_headline_and_targets_keys():
+    res = {
+        "ingest": {"pages_per_s": 12.5, "peak_rss_mb": 900.0},
+        "search": {"sizes": {lab: {m: {"p50": 1.0, "p95": 2.0} for m in ("dense", "bm25", "hybrid")}
+                             for lab in ("1k", "10k", "100k")}},
+        "generation": {"first_token_ms": 1200.0, "answer_total_ms": 5000.0, "gen_tok_s": 40.0,
+                       "raw_gen_tok_s": 50.0, "gen_tok_s_ratio": 0.8, "raw_unconstrained_tok_s": 60.0},
+        "cold_start": {"cold_start_ms": 7000.0},
+    }
+    h = bm.headline(res)
+    for key in ("ingest_pages_per_s", "search_p95_ms", "first_token_ms", "answer_total_ms", "gen_tok_s",
+                "raw_gen_tok_s", "gen_tok_s_ratio", "cold_start_ms", "peak_rss_mb"):
+        assert key in h
+    assert h["search_p95_ms"]["hybrid"]["100k"] == 2.0 and set(h["search_p95_ms"]) == {"dense", "bm25", "hybrid"}
+    res.update(h)
+    t = {x["name"]: x["pass"] for x in bm.targets(res)}
+    assert t["ingest pages/s end-to-end"] is False
+    assert t["hybrid search p95 ms @ 100k"] is True
+    assert t["first token ms"] is True and t["short answer total ms"] is False
+    assert t["pipeline / raw llama.cpp tok/s"] is False
+    info = bm.machine_info()
+    assert info["cores"] >= 1 and info["cpu_model"]
