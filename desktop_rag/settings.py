@@ -68,7 +68,7 @@ class RetrievalSettings:
         min=0, max=3,
     )
     statement_boost: float = knob(
-        0.15, "Score added to chunks of the primary statement (cash flows, operations, balance "
+        0.3, "Score added to chunks of the primary statement (cash flows, operations, balance "
         "sheet) that reports a line item the question names (capex, EPS, inventory…).", min=0.0, max=1.0,
     )
     use_filters: bool = knob(
