@@ -23,6 +23,7 @@ import math
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -419,6 +420,7 @@ def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], que
             f"hybrid {res['hybrid']['p95']:.1f} ms")
         del lib, unfiltered, filtered
     out["peak_rss_mb_after"] = round(peak_rss_mb(), 1)
+    shutil.rmtree(workdir, ignore_errors=True)
     return out
 
 
@@ -724,9 +726,13 @@ def run(ns: argparse.Namespace) -> int:
                 result["generation"] = {"error": str(exc)}
     finally:
         ws.close()
-    if "cold" not in skip:
-        _log("bench: cold start")
-        result["cold_start"] = bench_cold_start(lib_dir, ns.models_dir)
+    try:
+        if "cold" not in skip:
+            _log("bench: cold start")
+            result["cold_start"] = bench_cold_start(lib_dir, ns.models_dir)
+    finally:
+        if seed_dir is not None:
+            shutil.rmtree(seed_dir, ignore_errors=True)
 
     result.update(headline(result))
     result["targets"] = targets(result)

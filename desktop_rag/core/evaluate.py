@@ -489,7 +489,7 @@ def summarise_answers(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "faithfulness_generated_mean": sum(faith_gen) / len(faith_gen) if faith_gen else None,
         "n_generated": len(gen),
         "total_ms_mean": sum(r["total_ms"] for r in rows) / len(rows) if rows else None,
-        "first_token_ms_mean": (sum(r["first_token_ms"] for r in gen) / len(gen)) if gen else None,
+        "first_token_ms_mean": (sum(ft) / len(ft)) if (ft := [r["first_token_ms"] for r in rows if r["first_token_ms"] > 0]) else None,
         "rows": rows,
     }
 
@@ -751,7 +751,8 @@ def render(res: dict[str, Any], show_failures: bool = False) -> str:
                     ["faithfulness (all / generated)",
                      f"{pct(a['faithfulness_mean'])} / {pct(a['faithfulness_generated_mean'])}"],
                     ["mean answer time / first token",
-                     f"{(a['total_ms_mean'] or 0) / 1000:.1f} s / {(a['first_token_ms_mean'] or 0) / 1000:.1f} s"],
+                     f"{(a['total_ms_mean'] or 0) / 1000:.1f} s / "
+                     + ("-" if a["first_token_ms_mean"] is None else f"{a['first_token_ms_mean'] / 1000:.1f} s")],
                 ])]
     if res["targets"]:
         out += ["", "Targets", table(["target", "goal", "actual", "result"],
