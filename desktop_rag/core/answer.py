@@ -478,10 +478,10 @@ class AnswerEngine:
             prompt = self.generator.build_prompt(query, labels)
             stream = AnswerTextStream()
             for piece in self.generator.stream(prompt, cancel):
-                if not first_token:
-                    first_token = (time.perf_counter() - t0) * 1000
                 shown = stream.feed(piece)
                 if shown:
+                    if not first_token:  # the first answer text, not the prefilled JSON opener
+                        first_token = (time.perf_counter() - t0) * 1000
                     yield AnswerEvent("token", text=shown)
             if cancel is not None and cancel.is_set():
                 result.cancelled = True

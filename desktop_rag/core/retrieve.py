@@ -187,7 +187,7 @@ class HybridRetriever:
         lib = self.library
         if not len(lib.chunk_ids):
             return {}
-        qv = lib.embedder.encode_query(plan.cleaned)
+        qv = self.query_vector(plan)
         mask = self._allowed_rows(plan)
         n_allowed = len(lib.chunk_ids) if mask is None else int(mask.sum())
         if exact or (n_allowed <= 20000 and (mask is not None or n_allowed <= 2000)):
@@ -198,6 +198,12 @@ class HybridRetriever:
             return {int(lib.chunk_ids[r]): float(lib.vectors[r] @ qv) for r in top}
         allowed = None if mask is None else {int(c) for c in lib.chunk_ids[mask]}
         return dict(lib.dense.search(qv, k, allowed))
+
+    def query_vector(self, plan: QueryPlan) -> np.ndarray:
+        """The question's embedding, computed once per plan."""
+        if plan.query_vector is None:
+            plan.query_vector = self.library.embedder.encode_query(plan.cleaned)
+        return plan.query_vector
 
     def bm25_candidates(self, plan: QueryPlan, k: int) -> dict[int, float]:
         return dict(self.library.lexical.search(plan.bm25_terms, k, self._allowed_rows(plan)))
@@ -226,13 +232,11 @@ class HybridRetriever:
             vecs = {c: lib.vectors[lib.row_of[c]] for c in order}
             ranked = mmr(order, scores, vecs, cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0 else order[:k]
         # Fill in the cosine of BM25-only candidates so the gate and UI see real numbers.
-        qv = None
         hits = []
         for c in ranked:
             cos = dense.get(c)
             if cos is None and mode != "bm25":
-                qv = qv if qv is not None else lib.embedder.encode_query(plan.cleaned)
-                cos = float(lib.vectors[lib.row_of[c]] @ qv)
+                cos = float(lib.vectors[lib.row_of[c]] @ self.query_vector(plan))
             chunk = lib.chunks[c]
             hits.append(Hit(chunk, lib.docs[chunk.doc_id], float(scores[c]), cos or 0.0, lexical.get(c, 0.0)))
         return hits

@@ -82,6 +82,7 @@ class QueryPlan:
     content_terms: list[str]  # non-stopword terms used by the context gate
     doc_ids: list[str] | None = None  # restriction from metadata filters; None = all
     filters: dict[str, Any] = field(default_factory=dict)
+    query_vector: Any = None  # the embedding of ``cleaned``, cached by the retriever
 
 
 @dataclass
