@@ -189,7 +189,9 @@ _BOILERPLATE = re.compile(
 def _is_quotable(seg: str) -> bool:
     """Page furniture (running headers/footers, page numbers) is never evidence."""
     words = re.findall(r"[A-Za-z]{2,}", seg)
-    return len(words) >= 2 and not _BOILERPLATE.search(seg.strip())
+    # A bare label ("Net sales:") says nothing; a row needs its figures, prose a few words.
+    enough = len(words) >= 3 or (len(words) >= 1 and bool(numbers_in(seg)))
+    return enough and not _BOILERPLATE.search(seg.strip())
 
 
 def best_units(
