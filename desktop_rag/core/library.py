@@ -200,13 +200,13 @@ class Library:
             self.embedder.dim, self.store.dir / "dense.hnsw", self.settings.retrieval.hnsw_ef_search
         )
         self._dense = dense
-        if len(dense) == len(self.chunk_ids) and getattr(dense, "generation", None) == gen:
+        if len(dense) == len(self.chunk_ids) and dense.generation == gen:
             return
         if not dense.load(self._dense_manifest(gen)):
             dense.build(self.chunk_ids, self.vectors)
             if len(self.chunk_ids):
                 dense.save(self._dense_manifest(gen))
-        dense.generation = gen  # type: ignore[attr-defined]
+        dense.generation = gen
 
     @property
     def dense(self) -> DenseIndex:
@@ -329,7 +329,7 @@ class Library:
                 self._dense.add(ids, vectors)
             self._views_generation = -1
             if self._dense is not None:
-                self._dense.generation = self.store.generation  # type: ignore[attr-defined]
+                self._dense.generation = self.store.generation
         self.refresh()
         t4 = time.perf_counter()
         report.pages += len(pages)
@@ -359,7 +359,7 @@ class Library:
         with self._lock:
             if self._dense is not None:
                 self._dense.remove(ids)
-                self._dense.generation = self.store.generation  # type: ignore[attr-defined]
+                self._dense.generation = self.store.generation
             self._views_generation = -1
         self.refresh()
         self._save_dense()
@@ -418,7 +418,7 @@ class Library:
             if self._dense is not None:
                 self._dense.remove(old)
                 self._dense.add(ids, vectors)
-                self._dense.generation = self.store.generation  # type: ignore[attr-defined]
+                self._dense.generation = self.store.generation
             self._views_generation = -1
         self.refresh()
         self._save_dense()

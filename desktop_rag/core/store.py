@@ -226,6 +226,7 @@ class DenseIndex:
         self.ef_search = ef_search
         self._index: hnswlib.Index | None = None
         self._count = 0
+        self.generation = -1  # the store generation this graph reflects (set by the Library)
         self._lock = threading.RLock()
 
     def _new(self, capacity: int) -> hnswlib.Index:
