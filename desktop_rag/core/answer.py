@@ -23,7 +23,7 @@ from typing import Any
 
 from desktop_rag.core.chunking import heading_of, is_table_row, subheading_of
 from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
-from desktop_rag.core.lexical import QUESTION_NOISE, tokenize
+from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.retrieve import HybridRetriever
@@ -179,7 +179,7 @@ def _unit_citation(p: Passage, a: int, b: int) -> Citation:
 
 # -- support and extractive answers -------------------------------------------------------
 def _terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in QUESTION_NOISE and len(t) > 1}
+    return set(content_terms(text))
 
 
 _BOILERPLATE = re.compile(

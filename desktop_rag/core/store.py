@@ -28,6 +28,7 @@ import hnswlib
 import numpy as np
 
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
+from desktop_rag.settings import write_text_atomic
 
 SCHEMA_VERSION = 1
 
@@ -51,15 +52,6 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 class IndexStore:
@@ -296,7 +288,7 @@ class DenseIndex:
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path)
-            write_bytes_atomic(self.path.with_suffix(".json"), json.dumps({**manifest, "count": self._count}).encode())
+            write_text_atomic(self.path.with_suffix(".json"), json.dumps({**manifest, "count": self._count}))
 
     def load(self, manifest: dict[str, Any]) -> bool:
         """Load the saved graph if it was built from exactly this manifest."""
