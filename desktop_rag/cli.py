@@ -275,11 +275,64 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-reindex", action="store_true", help="only train and select the model")
     s.set_defaults(func=cmd_finetune)
 
-    from desktop_rag.core import benchmark, evaluate
-
-    evaluate.add_arguments(sub.add_parser("eval", help="retrieval and answer quality on a labelled dev set"))
-    benchmark.add_arguments(sub.add_parser("bench", help="speed and memory benchmark"))
+    _add_eval_arguments(sub.add_parser("eval", help="retrieval and answer quality on a labelled dev set"))
+    _add_bench_arguments(sub.add_parser("bench", help="speed and memory benchmark"))
     return p
+
+
+# eval and bench live in desktop_rag.evaluation, imported only when one of them runs: the
+# product commands never load measurement code (nor its Unix-only dependencies).
+
+
+def cmd_eval(ns: argparse.Namespace) -> int:
+    from desktop_rag.evaluation import eval_run
+
+    return eval_run.run(ns)
+
+
+def cmd_bench(ns: argparse.Namespace) -> int:
+    from desktop_rag.evaluation import bench_run
+
+    return bench_run.run(ns)
+
+
+def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--devset", default=None, help="labelled dev set (default eval/devset.jsonl)")
+    p.add_argument("--corpus", default=None,
+                   help="folder of the dev set's PDFs; missing ones are ingested into the data dir first "
+                        "(default $DESKTOP_RAG_SHARED/data/sec10q/pdfs, else ../shared/...; 'none' to skip)")
+    p.add_argument("--limit", type=int, default=0, help="use only the first N answerable (and N/4 unanswerable) questions")
+    p.add_argument("--no-answers", action="store_true", help="retrieval only (no language model)")
+    p.add_argument("--answers", type=int, default=24,
+                   help="answerable questions run through the full answer pipeline, plus 1/4 as many "
+                        "out-of-corpus ones (default 24, ~10 min)")
+    p.add_argument("--variants", default=None,
+                   help="retrieval variants, comma separated (default: all; an unknown name lists the choices)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="override a setting for this run, e.g. --set retrieval.alpha=0.7 (repeatable)")
+    p.add_argument("--json", dest="json_path", help="write all results to this JSON file")
+    p.add_argument("--allow-mismatch", action="store_true",
+                   help="evaluate an index built with other chunking/embedder settings as it is")
+    p.add_argument("--failures", action="store_true", help="list per-question failures")
+    p.set_defaults(func=cmd_eval)
+
+
+def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="CI size: 1 file, sizes 200,1k, few queries")
+    p.add_argument("--sizes", default=None, help="synthetic corpus sizes (default 1k,10k,100k; --quick 200,1k)")
+    p.add_argument("--corpus", default=None, help="folder of real filings for the ingest benchmark "
+                   "(default the sec10q dev-set filings, else the bundled corpus)")
+    p.add_argument("--ingest-files", type=int, default=None, help="filings to ingest (default 2; --quick 1)")
+    p.add_argument("--queries", type=int, default=None, help="search queries per size (default 50; --quick 10)")
+    p.add_argument("--gen-questions", type=int, default=None, help="questions for the generation benchmark (default 2)")
+    p.add_argument("--gen-max-tokens", type=int, default=None,
+                   help="cap on generated tokens per answer (default: the setting, 160; --quick 24)")
+    p.add_argument("--ef-construction", type=int, default=200,
+                   help="hnswlib ef_construction of the synthetic indexes (product: 200)")
+    p.add_argument("--devset", default=None, help="questions used as queries (default eval/devset.jsonl)")
+    p.add_argument("--skip", default="", help="sections to skip: ingest,search,generation,cold")
+    p.add_argument("--json", dest="json_path", help="write the results as JSON")
+    p.set_defaults(func=cmd_bench)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,9 @@ FILING = "2022 Q3 AAPL.pdf"
 
 
 def _filing() -> Path:
-    for folder in (ROOT / "corpus", ROOT.parent / "shared" / "data" / "sec10q" / "pdfs"):
+    from desktop_rag.evaluation.devsets import sec10q_pdfs
+
+    for folder in (ROOT / "corpus", sec10q_pdfs()):
         if (folder / FILING).is_file():
             return folder / FILING
     pytest.skip(f"{FILING} not available")

@@ -8,20 +8,21 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from desktop_rag.core import benchmark as bm
+from desktop_rag.evaluation import bench_run as bm
+from desktop_rag.evaluation.metrics import percentile
 
 
 def test_percentile_matches_numpy_linear():
     xs = [5.0, 1.0, 3.0, 2.0, 4.0]
-    assert bm.percentile(xs, 50) == 3.0
-    assert bm.percentile(xs, 0) == 1.0 and bm.percentile(xs, 100) == 5.0
-    assert bm.percentile(xs, 95) == pytest.approx(4.8)
+    assert percentile(xs, 50) == 3.0
+    assert percentile(xs, 0) == 1.0 and percentile(xs, 100) == 5.0
+    assert percentile(xs, 95) == pytest.approx(4.8)
     rng = np.random.default_rng(1)
     ys = rng.random(37).tolist()
     for p in (10, 50, 90, 95, 99):
-        assert bm.percentile(ys, p) == pytest.approx(float(np.percentile(ys, p)))
-    assert bm.percentile([7.0], 95) == 7.0
-    assert np.isnan(bm.percentile([], 50))
+        assert percentile(ys, p) == pytest.approx(float(np.percentile(ys, p)))
+    assert percentile([7.0], 95) == 7.0
+    assert np.isnan(percentile([], 50))
 
 
 def test_sizes():

@@ -22,18 +22,22 @@ import json
 import math
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from desktop_rag.evaluation.devsets import default_corpus, load_devset, spread
+from desktop_rag.evaluation.metrics import percentile
+from desktop_rag.evaluation.report import table
+from desktop_rag.evaluation.timing import TimedGenerator, peak_rss_mb
 
 TARGETS = {
     "ingest_pages_per_s": 20.0,  # >=
@@ -45,19 +49,6 @@ TARGETS = {
 
 
 # -- small pure helpers (unit-tested) ----------------------------------------------------------
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    """Linear-interpolated percentile (numpy's default), p in [0, 100]."""
-    if not len(values):
-        return float("nan")
-    xs = sorted(values)
-    if len(xs) == 1:
-        return float(xs[0])
-    pos = (len(xs) - 1) * p / 100.0
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return float(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
 
 
 def size_label(n: int) -> str:
@@ -98,11 +89,6 @@ def machine_info() -> dict[str, Any]:
     if hasattr(os, "getloadavg"):
         info["loadavg_at_start"] = [round(x, 2) for x in os.getloadavg()]
     return info
-
-
-def peak_rss_mb(children: bool = False) -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF).ru_maxrss
-    return ru / (2**20 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
 
 
 def vary_tokens(tokens: list[str], rng: np.random.Generator, drop: float = 0.05, swap: float = 0.05) -> list[str]:
@@ -424,37 +410,6 @@ def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], que
     return out
 
 
-class _TimedGenerator:
-    """Wraps the LlamaGenerator the engine uses and records when model tokens arrive."""
-
-    def __init__(self, gen: Any) -> None:
-        self._gen = gen
-        self.last: dict[str, Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._gen, name)
-
-    def stream(self, prompt: Any, cancel: Any = None, max_tokens: int | None = None,
-               use_grammar: bool | None = None) -> Iterator[str]:
-        from desktop_rag.core.generate import ANSWER_PREFIX
-
-        grammar_on = self._gen.settings.use_grammar if use_grammar is None else use_grammar
-        t0 = time.perf_counter()
-        self.last = {"prompt": prompt}
-        times: list[float] = []
-        text: list[str] = []
-        first = True
-        for piece in self._gen.stream(prompt, cancel, max_tokens, use_grammar):
-            synthetic = (not grammar_on and isinstance(prompt, str)) and (
-                (first and piece == ANSWER_PREFIX) or piece == '", "citations": []}')
-            first = False
-            if not synthetic:
-                times.append(time.perf_counter())
-                text.append(piece)
-            yield piece
-        self.last = {"prompt": prompt, "t_call": t0, "times": times, "text": "".join(text)}
-
-
 def _decode_rate(gen: Any, text: str, times: list[float]) -> tuple[int, float | None]:
     n = gen.count_tokens(text) if text else 0
     if n > 1 and len(times) > 1 and times[-1] > times[0]:
@@ -511,7 +466,7 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
     """Pipeline vs raw llama-cpp-python; ``both_modes=False`` (--quick) runs only the
     default grammar mode."""
     gen = ws.load_model()
-    timed = _TimedGenerator(gen)
+    timed = TimedGenerator(gen)
     ws.engine.generator = timed
     r = ws.engine.retriever
     s = ws.settings
@@ -632,31 +587,11 @@ def bench_cold_start(data_dir: Path, models_dir: Any, repeats: int = 1) -> dict[
 # -- command ---------------------------------------------------------------------------------
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quick", action="store_true", help="CI size: 1 file, sizes 200,1k, few queries")
-    p.add_argument("--sizes", default=None, help="synthetic corpus sizes (default 1k,10k,100k; --quick 200,1k)")
-    p.add_argument("--corpus", default=None, help="folder of real filings for the ingest benchmark "
-                   "(default ../shared/data/sec10q/pdfs, else the bundled corpus)")
-    p.add_argument("--ingest-files", type=int, default=None, help="filings to ingest (default 2; --quick 1)")
-    p.add_argument("--queries", type=int, default=None, help="search queries per size (default 50; --quick 10)")
-    p.add_argument("--gen-questions", type=int, default=None, help="questions for the generation benchmark (default 2)")
-    p.add_argument("--gen-max-tokens", type=int, default=None,
-                   help="cap on generated tokens per answer (default: the setting, 160; --quick 24)")
-    p.add_argument("--ef-construction", type=int, default=200,
-                   help="hnswlib ef_construction of the synthetic indexes (product: 200)")
-    p.add_argument("--devset", default=None, help="questions used as queries (default eval/devset.jsonl)")
-    p.add_argument("--skip", default="", help="sections to skip: ingest,search,generation,cold")
-    p.add_argument("--json", dest="json_path", help="write the results as JSON")
-    p.set_defaults(func=run)
-
-
 def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
 def _questions(devset: Path, n: int) -> list[str]:
-    from desktop_rag.core.evaluate import load_devset, spread
-
     try:
         rows = load_devset(devset)
     except OSError:
@@ -667,7 +602,6 @@ def _questions(devset: Path, n: int) -> list[str]:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from desktop_rag.core.evaluate import default_corpus
     from desktop_rag.core.library import collect_pdfs
     from desktop_rag.core.workspace import Workspace
     from desktop_rag.paths import app_root, corpus_dir
@@ -747,8 +681,6 @@ def run(ns: argparse.Namespace) -> int:
 
 def _gen_questions(ws: Any, devset: Path, n: int) -> list[str]:
     """Dev-set questions about documents in the library (short factual ones first)."""
-    from desktop_rag.core.evaluate import load_devset, spread
-
     names = {d.file_name for d in ws.library.documents()}
     try:
         rows = [r for r in load_devset(devset) if r.get("answerable") and r.get("doc") in names]
@@ -819,8 +751,6 @@ def _fmt(v: Any, nd: int = 1) -> str:
 
 
 def render(res: dict[str, Any]) -> str:
-    from desktop_rag.core.evaluate import table
-
     m = res["machine"]
     out = [f"Machine: {m['cores']} cores ({m.get('physical_cores')} physical), {m['cpu_model']}, "
            f"load at start {m.get('loadavg_at_start')}; {res['date']}"]

@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from desktop_rag.core import evaluate as ev
+from desktop_rag.evaluation import metrics as ev
 
 A, B, C, D = ("x.pdf", 1), ("x.pdf", 2), ("x.pdf", 3), ("y.pdf", 1)
 
@@ -116,21 +116,6 @@ def test_faithfulness():
     assert ev.faithfulness("iPhone net sales", [], q) == 1.0  # nothing beyond the question
 
 
-def test_spread_and_overrides():
-    assert ev.spread(list(range(10)), 3) == [0, 3, 6]
-    assert ev.spread([1, 2], 5) == [1, 2]
-    from desktop_rag.settings import Settings
-
-    s = Settings()
-    done = ev.apply_overrides(s, ["retrieval.alpha=0.7", "retrieval.use_filters=false", "retrieval.top_k=5"])
-    assert s.retrieval.alpha == 0.7 and s.retrieval.use_filters is False and s.retrieval.top_k == 5
-    assert done["retrieval.alpha"] == 0.7
-    with pytest.raises(ValueError):
-        ev.apply_overrides(s, ["retrieval.nope=1"])
-    with pytest.raises(ValueError):
-        ev.apply_overrides(s, ["alpha=1"])
-
-
 def test_summarise_answers():
     rows = [
         {"answerable": True, "not_in_corpus": False, "extractive": False, "correct": True, "cited_right_page": True,
@@ -152,9 +137,3 @@ def test_summarise_answers():
     assert s["correct_rate"] == pytest.approx(1 / 3)
     assert s["correct_rate_generated"] == 1.0 and s["correct_rate_extractive"] == 0.0
     assert s["faithfulness_mean"] == 0.75 and s["faithfulness_generated_mean"] == 1.0
-
-
-def test_table_aligns():
-    t = ev.table(["name", "v"], [["a", 1.0], ["bbb", None]])
-    lines = t.splitlines()
-    assert lines[0].startswith("name") and lines[2] == "a     1.000" and lines[3].endswith("-")

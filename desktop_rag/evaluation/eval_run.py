@@ -15,7 +15,7 @@ Answers (optional, slow): exactness of quotes, refusal on out-of-corpus question
 false refusals, extractive-fallback rate, correctness against the labelled answer and
 faithfulness of the answer to its quotes.
 
-The metric functions at the top are pure and unit-tested on hand-made cases.
+The metric functions are pure (``metrics.py``) and unit-tested on hand-made cases.
 """
 
 from __future__ import annotations
@@ -24,226 +24,29 @@ import argparse
 import dataclasses
 import json
 import math
-import re
 import sys
 import time
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-KS = (1, 5, 10)
-
-# -- retrieval metrics ---------------------------------------------------------------------
-
-
-def precision_at_k(retrieved: Sequence[Hashable], relevant: set, k: int) -> float:
-    """Share of the top-k results that are relevant (denominator k, as usual)."""
-    if k <= 0:
-        return 0.0
-    return sum(1 for r in retrieved[:k] if r in relevant) / k
-
-
-def recall_at_k(retrieved: Sequence[Hashable], relevant: set, k: int) -> float:
-    """Share of the relevant items found in the top-k (duplicates count once)."""
-    if not relevant:
-        return 0.0
-    return len(set(retrieved[:k]) & relevant) / len(relevant)
-
-
-def f1(p: float, r: float) -> float:
-    return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
-def reciprocal_rank(retrieved: Sequence[Hashable], relevant: set) -> float:
-    for i, r in enumerate(retrieved, 1):
-        if r in relevant:
-            return 1.0 / i
-    return 0.0
-
-
-def hit_at_k(retrieved: Sequence[Hashable], relevant: set, k: int) -> float:
-    return 1.0 if any(r in relevant for r in retrieved[:k]) else 0.0
-
-
-def first_rank(retrieved: Sequence[Hashable], relevant: set) -> int | None:
-    for i, r in enumerate(retrieved, 1):
-        if r in relevant:
-            return i
-    return None
-
-
-def retrieval_metrics(retrieved: Sequence[Hashable], relevant: set, ks: Iterable[int] = KS) -> dict[str, float]:
-    """P@k, R@k, F1@k, hit@k for each k, and MRR, for one question."""
-    out: dict[str, float] = {}
-    for k in ks:
-        p, r = precision_at_k(retrieved, relevant, k), recall_at_k(retrieved, relevant, k)
-        out[f"P@{k}"], out[f"R@{k}"], out[f"F1@{k}"] = p, r, f1(p, r)
-        out[f"hit@{k}"] = hit_at_k(retrieved, relevant, k)
-    out["MRR"] = reciprocal_rank(retrieved, relevant)
-    return out
-
-
-def mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
-    if not rows:
-        return {}
-    return {key: sum(r[key] for r in rows) / len(rows) for key in rows[0]}
-
-
-def ann_recall(ann_ids: Sequence[int], exact_ids: Sequence[int], k: int) -> float:
-    """Recall of approximate top-k against exact top-k."""
-    want = set(exact_ids[:k])
-    return len(set(ann_ids[:k]) & want) / len(want) if want else 1.0
-
-
-# -- answer metrics --------------------------------------------------------------------------
-
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATE_RE = re.compile(rf"\b{_MONTHS}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b", re.I)
-_NUM_RE = re.compile(
-    r"(?<![\w.])(?P<neg>[-(])?\$?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s?(?P<pct>%)?"
-    r"(?:\s?(?P<unit>trillion|billion|million|thousand|bn|tn|mn|[bmk])\b)?",
-    re.I,
+from desktop_rag.evaluation.devsets import default_corpus, load_devset, spread
+from desktop_rag.evaluation.metrics import (
+    ann_recall,
+    answer_correct,
+    faithfulness,
+    first_rank,
+    mean_metrics,
+    quote_exact,
+    retrieval_metrics,
+    summarise_answers,
 )
-_UNITS = {"trillion": 1e12, "tn": 1e12, "billion": 1e9, "bn": 1e9, "b": 1e9, "million": 1e6, "mn": 1e6,
-          "m": 1e6, "thousand": 1e3, "k": 1e3}
-_CHANGE_WORDS = re.compile(r"\b(up|down|increas\w*|decreas\w*|rose|fell|grew|growth|declin\w*|change\w*|from)\W+(?:\w+\W+){0,2}$", re.I)
+from desktop_rag.evaluation.report import short as _short
+from desktop_rag.evaluation.report import table
+from desktop_rag.evaluation.timing import TimedGenerator
 
-
-_UNIT_WORDS = frozenset({"million", "billion", "thousand", "trillion", "percent", "bn", "mn", "approximately", "about"})
-
-
-@dataclasses.dataclass(frozen=True)
-class Num:
-    value: float  # absolute value with the unit applied (sign dropped: filings print negatives in parentheses)
-    half_ulp: float  # half a unit of the last printed digit, with the unit applied
-    percent: bool = False
-    raw: float = 0.0  # the printed number, no unit
-    raw_half_ulp: float = 0.5
-    change: bool = False  # a percentage change ("up 3%")
-
-
-def parse_numbers(text: str, drop_dates: bool = True) -> list[Num]:
-    """Numbers in ``text`` with their units (million/billion/...); dates and bare years dropped."""
-    if drop_dates:
-        text = _DATE_RE.sub(" ", text)
-    out: list[Num] = []
-    for m in _NUM_RE.finditer(text):
-        s = m.group("num").replace(",", "")
-        try:
-            raw = float(s)
-        except ValueError:
-            continue
-        unit = (m.group("unit") or "").lower()
-        pct = bool(m.group("pct"))
-        has_comma = "," in m.group("num")
-        if drop_dates and not unit and not pct and not has_comma and "." not in s and 1990 <= raw <= 2039 \
-                and not text[max(0, m.start() - 2):m.start() + 1].strip().startswith("$") and "$" not in m.group(0):
-            continue  # a year
-        decimals = len(s.split(".")[1]) if "." in s else 0
-        scale = _UNITS.get(unit, 1.0)
-        change = pct and bool(_CHANGE_WORDS.search(text[:m.start()]))
-        hu = 0.5 * 10 ** (-decimals)
-        out.append(Num(abs(raw) * scale, hu * scale, pct, abs(raw), hu, change))
-    return out
-
-
-def numbers_close(pred: Num, exp: Num, rel_tol: float = 0.005) -> bool:
-    """Equal up to rounding of either side, allowing the unit to be left out or rescaled
-    ("$81.8 billion" = "81,797" in a table in millions)."""
-    if pred.percent != exp.percent and pred.percent:
-        return False
-    cands = [(pred.value, pred.half_ulp)]
-    if not pred.percent:
-        cands += [(pred.raw * s, pred.raw_half_ulp * s) for s in (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6)]
-    for v, hu in cands:
-        if hu > 0.02 * abs(exp.value):
-            hu = 0.0  # "3" is not "3.4 billion": rounding only counts with >= 2 significant digits
-        if abs(v - exp.value) <= max(hu, exp.half_ulp, rel_tol * abs(exp.value)) + 1e-9:
-            return True
-    return False
-
-
-def key_numbers(expected: str) -> list[Num]:
-    """The labelled figures to look for: dates/years removed, and percentage changes
-    ("up 3% YoY") dropped when the label also has a level figure."""
-    nums = parse_numbers(expected)
-    levels = [n for n in nums if not n.change]
-    return levels or nums
-
-
-def number_match(predicted: str, expected: str, rel_tol: float = 0.005) -> bool:
-    """True if any key figure of the labelled answer appears in the prediction."""
-    want = key_numbers(expected)
-    got = parse_numbers(predicted)
-    return bool(want) and any(numbers_close(g, w, rel_tol) for w in want for g in got)
-
-
-def _terms(text: str) -> set[str]:
-    from desktop_rag.core.lexical import QUESTION_NOISE, tokenize
-
-    return {t for t in tokenize(text) if t not in QUESTION_NOISE and len(t) > 1}
-
-
-def key_term_overlap(predicted: str, expected: str) -> float:
-    """Share of the labelled answer's content terms found in the prediction."""
-    want = _terms(expected)
-    if not want:
-        return 0.0
-    return len(want & _terms(predicted)) / len(want)
-
-
-def answer_correct(predicted: str, expected: str, answer_type: str, min_overlap: float = 0.5) -> bool:
-    if answer_type == "number":
-        return number_match(predicted, expected)
-    return key_term_overlap(predicted, expected) >= min_overlap
-
-
-def quote_exact(quote: str, page_text: str) -> bool:
-    """The rule the app promises: a shown quote is an exact substring of the cited page
-    (after white-space/dash folding of the quote)."""
-    from desktop_rag.core.pdf import fold_text, match_form
-
-    q = fold_text(quote)
-    return bool(q) and q in match_form(page_text)
-
-
-def faithfulness(answer: str, quotes: Sequence[str], question: str = "") -> float:
-    """Share of the answer's content (figures and content terms not already in the
-    question) that the cited quotes support. 1.0 for an answer with no content."""
-    q_nums = parse_numbers(question)
-    nums = [n for n in parse_numbers(answer) if not any(numbers_close(n, qn) for qn in q_nums)]
-    quote_nums = [n for q in quotes for n in parse_numbers(q, drop_dates=False)]
-    terms = _terms(answer) - _terms(question)
-    terms = {t for t in terms if not t.replace(".", "").isdigit() and t not in _UNIT_WORDS}
-    quote_terms = set().union(*(_terms(q) for q in quotes)) if quotes else set()
-    total = len(nums) + len(terms)
-    if total == 0:
-        return 1.0
-    ok = sum(any(numbers_close(n, qn, 0.0) or numbers_close(qn, n, 0.0) for qn in quote_nums) for n in nums)
-    ok += len(terms & quote_terms)
-    return ok / total
-
-
-# -- dev set --------------------------------------------------------------------------------
-
-
-def load_devset(path: str | Path) -> list[dict[str, Any]]:
-    rows = []
-    for line in Path(path).read_text("utf-8").splitlines():
-        if line.strip():
-            rows.append(json.loads(line))
-    return rows
-
-
-def spread(items: list[Any], n: int) -> list[Any]:
-    """n items evenly spread over the list (deterministic, covers all companies)."""
-    if n >= len(items):
-        return list(items)
-    if n <= 0:
-        return []
-    step = len(items) / n
-    return [items[int(i * step)] for i in range(n)]
+# -- settings overrides -------------------------------------------------------------------------
 
 
 def apply_overrides(settings: Any, pairs: Iterable[str]) -> dict[str, Any]:
@@ -265,32 +68,6 @@ def apply_overrides(settings: Any, pairs: Iterable[str]) -> dict[str, Any]:
         setattr(section, field, val)
         done[key] = val
     return done
-
-
-# -- tables ---------------------------------------------------------------------------------
-
-
-def table(headers: list[str], rows: list[list[Any]], floatfmt: str = "{:.3f}") -> str:
-    """Plain aligned text table (first column left-aligned, the rest right-aligned)."""
-    def cell(v: Any) -> str:
-        if v is None:
-            return "-"
-        if isinstance(v, float):
-            return floatfmt.format(v)
-        return str(v)
-
-    cells = [[cell(v) for v in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    def line(vals: list[str]) -> str:
-        return "  ".join(v.ljust(widths[i]) if i == 0 else v.rjust(widths[i]) for i, v in enumerate(vals)).rstrip()
-    out = [line(headers), line(["-" * w for w in widths])]
-    out += [line(r) for r in cells]
-    return "\n".join(out)
-
-
-def _short(s: str, n: int = 90) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 # -- retrieval variants -----------------------------------------------------------------------
@@ -421,14 +198,12 @@ def evaluate_gate(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[
 
 def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]],
                      log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
-    from desktop_rag.core.benchmark import _TimedGenerator
-
     lib = ws.library
     timed = None
-    if ws.engine.generator is not None and not isinstance(ws.engine.generator, _TimedGenerator):
+    if ws.engine.generator is not None and not isinstance(ws.engine.generator, TimedGenerator):
         # measures the first *model* token (the pipeline's own timing counts the prefilled
         # '{"answer": "' that is yielded before any prompt evaluation when the grammar is off)
-        timed = ws.engine.generator = _TimedGenerator(ws.engine.generator)
+        timed = ws.engine.generator = TimedGenerator(ws.engine.generator)
     rows: list[dict[str, Any]] = []
     todo = [(it, True) for it in answerable] + [(it, False) for it in unanswerable]
     for n, (it, is_ans) in enumerate(todo, 1):
@@ -463,44 +238,7 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
     return summarise_answers(rows)
 
 
-def summarise_answers(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    def rate(xs: list[bool]) -> float | None:
-        return sum(xs) / len(xs) if xs else None
-
-    ans = [r for r in rows if r["answerable"]]
-    ooc = [r for r in rows if not r["answerable"]]
-    answered = [r for r in rows if not r["not_in_corpus"]]
-    cites = [c["exact"] for r in rows for c in r["citations"]]
-    faith = [r["faithfulness"] for r in ans if "faithfulness" in r]
-    faith_gen = [r["faithfulness"] for r in ans if "faithfulness" in r and not r["extractive"]]
-    gen = [r for r in rows if not r["not_in_corpus"] and not r["extractive"]]
-    return {
-        "n_answerable": len(ans), "n_ooc": len(ooc),
-        "quotes_exact_rate": rate(cites), "n_quotes": len(cites),
-        "refusal_rate_ooc": rate([r["not_in_corpus"] for r in ooc]),
-        "false_refusal_rate": rate([r["not_in_corpus"] for r in ans]),
-        "extractive_rate": rate([r["extractive"] for r in answered]),
-        "correct_rate": rate([r["correct"] for r in ans]),
-        "correct_rate_answered": rate([r["correct"] for r in ans if not r["not_in_corpus"]]),
-        "correct_rate_generated": rate([r["correct"] for r in ans if not r["not_in_corpus"] and not r["extractive"]]),
-        "correct_rate_extractive": rate([r["correct"] for r in ans if r["extractive"]]),
-        "cited_right_page_rate": rate([r["cited_right_page"] for r in ans if not r["not_in_corpus"]]),
-        "faithfulness_mean": sum(faith) / len(faith) if faith else None,
-        "faithfulness_generated_mean": sum(faith_gen) / len(faith_gen) if faith_gen else None,
-        "n_generated": len(gen),
-        "total_ms_mean": sum(r["total_ms"] for r in rows) / len(rows) if rows else None,
-        "first_token_ms_mean": (sum(ft) / len(ft)) if (ft := [r["first_token_ms"] for r in rows if r["first_token_ms"] > 0]) else None,
-        "rows": rows,
-    }
-
-
 # -- corpus -------------------------------------------------------------------------------------
-
-
-def default_corpus() -> Path:
-    from desktop_rag.paths import app_root
-
-    return app_root().parent / "shared" / "data" / "sec10q" / "pdfs"
 
 
 def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None]) -> None:
@@ -520,27 +258,6 @@ def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None]) -> None:
 
 
 # -- command --------------------------------------------------------------------------------------
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--devset", default=None, help="labelled dev set (default eval/devset.jsonl)")
-    p.add_argument("--corpus", default=None,
-                   help="folder of the dev set's PDFs; missing ones are ingested into the data dir first "
-                        "(default ../shared/data/sec10q/pdfs; 'none' to skip)")
-    p.add_argument("--limit", type=int, default=0, help="use only the first N answerable (and N/4 unanswerable) questions")
-    p.add_argument("--no-answers", action="store_true", help="retrieval only (no language model)")
-    p.add_argument("--answers", type=int, default=24,
-                   help="answerable questions run through the full answer pipeline, plus 1/4 as many "
-                        "out-of-corpus ones (default 24, ~10 min)")
-    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
-                   help=f"retrieval variants, comma separated ({', '.join(VARIANTS)}, exact)")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                   help="override a setting for this run, e.g. --set retrieval.alpha=0.7 (repeatable)")
-    p.add_argument("--json", dest="json_path", help="write all results to this JSON file")
-    p.add_argument("--allow-mismatch", action="store_true",
-                   help="evaluate an index built with other chunking/embedder settings as it is")
-    p.add_argument("--failures", action="store_true", help="list per-question failures")
-    p.set_defaults(func=run)
 
 
 def _log(msg: str) -> None:
@@ -593,7 +310,7 @@ def run(ns: argparse.Namespace) -> int:
         if ns.limit:
             answerable = answerable[: ns.limit]
             unanswerable = unanswerable[: max(1, ns.limit // 4)]
-        variants = [v.strip() for v in ns.variants.split(",") if v.strip()]
+        variants = [v.strip() for v in (ns.variants or ",".join(DEFAULT_VARIANTS)).split(",") if v.strip()]
         try:
             for v in variants:
                 _searcher(ws, v)

@@ -1,0 +1,48 @@
+"""Measurement helpers shared by ``eval`` and ``bench``: model-token timing and peak memory."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+
+def peak_rss_mb(children: bool = False) -> float:
+    """Peak resident memory of this process (or its waited-for children), in MB.
+    ``resource`` is Unix-only: imported here so nothing else depends on it."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF).ru_maxrss
+    return ru / (2**20 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
+
+
+class TimedGenerator:
+    """Wraps the LlamaGenerator the engine uses and records when model tokens arrive."""
+
+    def __init__(self, gen: Any) -> None:
+        self._gen = gen
+        self.last: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._gen, name)
+
+    def stream(self, prompt: Any, cancel: Any = None, max_tokens: int | None = None,
+               use_grammar: bool | None = None) -> Iterator[str]:
+        from desktop_rag.core.generate import ANSWER_PREFIX
+
+        grammar_on = self._gen.settings.use_grammar if use_grammar is None else use_grammar
+        t0 = time.perf_counter()
+        self.last = {"prompt": prompt}
+        times: list[float] = []
+        text: list[str] = []
+        first = True
+        for piece in self._gen.stream(prompt, cancel, max_tokens, use_grammar):
+            synthetic = (not grammar_on and isinstance(prompt, str)) and (
+                (first and piece == ANSWER_PREFIX) or piece == '", "citations": []}')
+            first = False
+            if not synthetic:
+                times.append(time.perf_counter())
+                text.append(piece)
+            yield piece
+        self.last = {"prompt": prompt, "t_call": t0, "times": times, "text": "".join(text)}
