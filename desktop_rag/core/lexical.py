@@ -1,4 +1,4 @@
-"""Lexical side of retrieval: finance-aware tokenisation and a rank-bm25 index.
+"""Lexical side of retrieval: finance-aware tokenisation and a BM25 index (rank-bm25's Okapi scores).
 
 The alias table maps the many ways filings and analysts name the same thing onto one
 canonical token, applied identically to chunks and queries, so "capex" finds
@@ -12,7 +12,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from rank_bm25 import BM25Okapi
 
 # Bump when the alias table or tokenisation changes: stored chunk tokens are then
 # recomputed from their text on the next load (no re-embedding needed).
@@ -195,47 +194,123 @@ def content_terms(question: str) -> list[str]:
 
 
 class LexicalIndex:
-    """rank-bm25 over chunk token lists, plus a posting map so only chunks sharing a
-    query term are scored (rank-bm25 scores in a Python loop over every document)."""
+    """Okapi BM25 exactly as ``rank_bm25.BM25Okapi`` defines it (k1, b, epsilon floor on
+    negative idf), computed from a term -> postings table instead of rank-bm25's Python
+    loop over documents.
+
+    The index holds, per term, the rows of the chunks containing it (int32, ascending)
+    and the term's frequency there; per row the length normaliser
+    ``k1 * (1 - b + b * len / avgdl)``. A query scores only the postings of its terms,
+    with rank-bm25's own expression in float64, so the scores are the ones
+    ``BM25Okapi.get_scores`` returns up to float rounding (the unit tests check that on
+    a real filing). ~100x faster at 100k chunks, and no pickle-able state.
+    """
+
+    K1 = 1.5
+    B = 0.75
+    EPSILON = 0.25
+    # rank-bm25 divides by zero on an empty token list: such chunks get this dummy token
+    # (kept identical to what was fed to BM25Okapi before, so the statistics are too).
+    EMPTY_TOKEN = "\x00"
 
     def __init__(self, ids: Sequence[int], token_lists: Sequence[list[str]]) -> None:
         self.ids = np.asarray(ids, dtype=np.int64)
-        self._bm25: BM25Okapi | None = None
-        self._postings: dict[str, list[int]] = {}
-        if len(token_lists):
-            # rank-bm25 divides by zero on an empty token list; give such chunks a dummy token.
-            self._bm25 = BM25Okapi([tokens or ["\x00"] for tokens in token_lists])
-            for row, freqs in enumerate(self._bm25.doc_freqs):
-                for term in freqs:
-                    self._postings.setdefault(term, []).append(row)
+        n = len(token_lists)
+        self._vocab: dict[str, int] = {}
+        self._idf_values = np.zeros(0, dtype=np.float64)
+        self._indptr = np.zeros(1, dtype=np.int64)
+        self._rows = np.zeros(0, dtype=np.int32)
+        self._tf = np.zeros(0, dtype=np.float64)
+        self._norm = np.zeros(0, dtype=np.float64)
+        self._idf_dict: dict[str, float] | None = None
+        if not n:
+            return
+        vocab = self._vocab
+        lengths = np.empty(n, dtype=np.int64)
+        flat: list[int] = []
+        setdefault = vocab.setdefault
+        for row, tokens in enumerate(token_lists):
+            tokens = tokens or [self.EMPTY_TOKEN]
+            lengths[row] = len(tokens)
+            flat.extend([setdefault(t, len(vocab)) for t in tokens])
+        # One sort of (term, row) keys gives the postings grouped by term, rows ascending,
+        # with run lengths = term frequencies.
+        keys = np.fromiter(flat, dtype=np.int64, count=len(flat)) * n
+        del flat
+        keys += np.repeat(np.arange(n, dtype=np.int64), lengths)
+        keys.sort()
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        tf = np.diff(np.append(starts, len(keys)))
+        keys = keys[starts]
+        post_terms = keys // n
+        self._rows = (keys - post_terms * n).astype(np.int32)
+        self._tf = tf.astype(np.float64)
+        doc_freq = np.bincount(post_terms, minlength=len(vocab))
+        self._indptr = np.concatenate(([0], np.cumsum(doc_freq))).astype(np.int64)
+        # rank-bm25's idf: log(N - df + 0.5) - log(df + 0.5); negative values (terms in more
+        # than half of the chunks) floored to epsilon * mean idf, the mean taken before flooring.
+        idf = np.log(n - doc_freq + 0.5) - np.log(doc_freq + 0.5)
+        eps = self.EPSILON * (float(idf.sum()) / len(idf))
+        self._idf_values = np.where(idf < 0, eps, idf)
+        avgdl = int(lengths.sum()) / n
+        self._norm = self.K1 * (1 - self.B + self.B * lengths / avgdl)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def has_term(self, term: str) -> bool:
-        return term in self._postings
+        return term in self._vocab
 
     @property
     def idf(self) -> dict[str, float]:
-        return self._bm25.idf if self._bm25 is not None else {}
+        """term -> idf (rank-bm25's ``BM25Okapi.idf``), built on first use."""
+        if self._idf_dict is None:
+            self._idf_dict = dict(zip(self._vocab, self._idf_values.tolist(), strict=True))
+        return self._idf_dict
+
+    def _add_term(self, scores: np.ndarray, term: str, touched: np.ndarray | None) -> None:
+        t = self._vocab.get(term)
+        if t is None:
+            return
+        lo, hi = self._indptr[t], self._indptr[t + 1]
+        rows, tf = self._rows[lo:hi], self._tf[lo:hi]
+        # rank-bm25's expression, operand for operand (so the float64 result is identical).
+        scores[rows] += self._idf_values[t] * (tf * (self.K1 + 1) / (tf + self._norm[rows]))
+        if touched is not None:
+            touched[rows] = True
+
+    def scores(self, terms: Iterable[str]) -> np.ndarray:
+        """BM25 score of every row for a query, as ``BM25Okapi.get_scores`` (a repeated
+        term counts again, as there)."""
+        scores = np.zeros(len(self.ids), dtype=np.float64)
+        for term in terms:
+            self._add_term(scores, term, None)
+        return scores
 
     def search(
         self, terms: Iterable[str], k: int, allowed: np.ndarray | None = None
     ) -> list[tuple[int, float]]:
-        """Top-k (chunk_id, bm25 score) among chunks containing at least one term."""
-        if self._bm25 is None:
+        """Top-k (chunk_id, bm25 score) among chunks containing at least one term
+        (and, given ``allowed``, a boolean mask over rows, only the allowed ones)."""
+        n = len(self.ids)
+        if not n or k <= 0:
             return []
-        terms = list(dict.fromkeys(terms))
-        rows: set[int] = set()
-        for t in terms:
-            rows.update(self._postings.get(t, ()))
-        if not rows:
-            return []
-        cand = np.fromiter(rows, dtype=np.int64)
+        scores = np.zeros(n, dtype=np.float64)
+        touched = np.zeros(n, dtype=bool)
+        for term in dict.fromkeys(terms):
+            self._add_term(scores, term, touched)
         if allowed is not None:
-            cand = cand[allowed[cand]]
-            if cand.size == 0:
-                return []
-        scores = np.asarray(self._bm25.get_batch_scores(terms, cand.tolist()))
-        top = np.argsort(-scores)[:k]
-        return [(int(self.ids[cand[i]]), float(scores[i])) for i in top if scores[i] > 0]
+            touched &= allowed
+        cand = np.flatnonzero(touched & (scores > 0))
+        if cand.size == 0:
+            return []
+        cand_scores = scores[cand]
+        if cand.size > k:
+            # Keep the k best; among chunks tied at the cut, the earliest rows (deterministic).
+            kth = np.partition(cand_scores, cand.size - k)[cand.size - k]
+            above = cand_scores > kth
+            tied = np.flatnonzero(cand_scores == kth)[: k - int(above.sum())]
+            keep = np.concatenate((np.flatnonzero(above), tied))
+            cand, cand_scores = cand[keep], cand_scores[keep]
+        order = np.lexsort((cand, -cand_scores))  # highest score first, ties by row
+        return [(int(self.ids[cand[i]]), float(cand_scores[i])) for i in order]

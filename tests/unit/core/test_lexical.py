@@ -135,3 +135,85 @@ def test_buy_back_and_expenditure_fold_onto_filing_words() -> None:
     assert "buyback" in tokenize("How much stock did Apple buy back?")
     assert "buyback" in tokenize("Repurchases of common stock (56,547)")
     assert tokenize("R&D expenditure") == tokenize("research and development expense")
+
+
+# -- equality with rank-bm25 (the definition of the scores) ---------------------------------
+@pytest.fixture(scope="module")
+def filing_tokens(request: pytest.FixtureRequest) -> list[list[str]]:
+    """BM25 tokens of the chunks of a real bundled filing (plus an empty chunk)."""
+    from desktop_rag.core.chunking import chunk_pages
+    from desktop_rag.core.pdf import extract_document, open_pdf
+    from desktop_rag.settings import ChunkingSettings
+
+    path = request.getfixturevalue("sample_pdf")
+    pdf = open_pdf(path)
+    try:
+        pages = extract_document(pdf)
+    finally:
+        pdf.close()
+    spans = chunk_pages(pages, ChunkingSettings())
+    tokens = [tokenize(pages[s.page - 1].text[s.char_start:s.char_end]) for s in spans]
+    assert len(tokens) > 100
+    return [*tokens, []]
+
+
+QUERIES = [
+    "R&D expense in the third quarter",
+    "iPhone net sales Greater China",
+    "capex purchases of property and equipment",
+    "total net sales revenue products services",  # frequent terms: idf floored to epsilon
+    "the company 2023",  # "2023" is in most chunks
+    "zzzz unknown words only",
+    "risk factors foreign currency exchange rates hedging",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_scores_equal_rank_bm25(filing_tokens: list[list[str]], query: str) -> None:
+    from rank_bm25 import BM25Okapi
+
+    reference = BM25Okapi([t or [LexicalIndex.EMPTY_TOKEN] for t in filing_tokens])
+    index = LexicalIndex(list(range(100, 100 + len(filing_tokens))), filing_tokens)
+    terms = tokenize(query)
+    terms += terms[:1]  # a repeated term counts twice in rank-bm25; so here
+    np.testing.assert_allclose(index.scores(terms), reference.get_scores(terms), rtol=0, atol=1e-6)
+    assert index.idf.keys() == reference.idf.keys()
+    np.testing.assert_allclose(list(index.idf.values()), list(reference.idf.values()), rtol=0, atol=1e-9)
+
+
+def _reference_search(filing_tokens: list[list[str]], terms: list[str], k: int,
+                      allowed: np.ndarray | None) -> list[tuple[int, float]]:
+    """The former search: rank-bm25 scores of the chunks sharing a term, allowed rows only."""
+    from rank_bm25 import BM25Okapi
+
+    bm25 = BM25Okapi([t or [LexicalIndex.EMPTY_TOKEN] for t in filing_tokens])
+    terms = list(dict.fromkeys(terms))
+    rows = [r for r, freqs in enumerate(bm25.doc_freqs) if any(t in freqs for t in terms)]
+    if allowed is not None:
+        rows = [r for r in rows if allowed[r]]
+    scores = bm25.get_batch_scores(terms, rows)
+    ranked = sorted(zip(rows, scores, strict=True), key=lambda rs: (-rs[1], rs[0]))
+    return [(100 + r, s) for r, s in ranked if s > 0][:k]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("restricted", [False, True])
+def test_search_equals_rank_bm25_with_and_without_restriction(
+    filing_tokens: list[list[str]], query: str, restricted: bool
+) -> None:
+    n = len(filing_tokens)
+    allowed = (np.arange(n) % 3 != 0) if restricted else None  # every third chunk excluded
+    index = LexicalIndex(list(range(100, 100 + n)), filing_tokens)
+    terms = tokenize(query)
+    got = index.search(terms, k=10, allowed=allowed)
+    want = _reference_search(filing_tokens, terms, 10, allowed)
+    assert [c for c, _ in got] == [c for c, _ in want]
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=0, atol=1e-6)
+    if restricted:
+        assert all((c - 100) % 3 != 0 for c, _ in got)
+
+
+def test_search_ties_at_the_cut_are_deterministic() -> None:
+    others = [["c", "d"]] * 4  # "a" in 3 of 7 chunks: a positive idf
+    index = LexicalIndex(list(range(7, 14)), [["a", "b"], ["a", "b"], ["a", "b"], *others])
+    assert [c for c, _ in index.search(["a"], k=2)] == [7, 8]
