@@ -38,6 +38,9 @@ class Embedder:
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
+        # One encode at a time: the GUI embeds a question while an ingest embeds a batch,
+        # and a fast tokenizer used from two threads at once fails ("Already borrowed").
+        self._encode_lock = threading.Lock()
         self._costs: dict[str, int] = {}
 
     @property
@@ -80,7 +83,8 @@ class Embedder:
         cached = self._costs.get(word)
         if cached is None:
             tok = self.load().tokenizer
-            cached = len(tok.tokenize(word)) or 1
+            with self._encode_lock:
+                cached = len(tok.tokenize(word)) or 1
             if len(self._costs) < 200_000:
                 self._costs[word] = cached
         return cached
@@ -90,13 +94,14 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self.load()
-        vecs = model.encode(
-            texts,
-            batch_size=batch_size or self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with self._encode_lock:
+            vecs = model.encode(
+                texts,
+                batch_size=batch_size or self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def encode_query(self, text: str) -> np.ndarray:

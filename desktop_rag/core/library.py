@@ -143,6 +143,13 @@ class Library:
         self.store.close()
 
     # -- views -------------------------------------------------------------------
+    @property
+    def views_lock(self) -> threading.RLock:
+        """Held while a commit swaps the in-memory views. A reader that needs them
+        consistent across several calls (a question's retrieval while a filing is being
+        added) holds it too, and sees the library before or after a document, never half."""
+        return self._lock
+
     def refresh(self) -> None:
         """(Re)load in-memory views when the store changed since the last load."""
         with self._lock:
@@ -322,15 +329,15 @@ class Library:
         if not self.store.manifest().get("schema_version"):
             with self.store.transaction() as db:
                 self.store.set_manifest(db, **self.expected_manifest())
-        ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors)
-        with self._lock:
+        with self._lock:  # commit and swap the views as one step for concurrent readers
+            ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors)
             # Incremental: only this document's vectors go into the live hnswlib graph.
             if self._dense is not None and self._views_generation >= 0:
                 self._dense.add(ids, vectors)
             self._views_generation = -1
             if self._dense is not None:
                 self._dense.generation = self.store.generation
-        self.refresh()
+            self.refresh()
         t4 = time.perf_counter()
         report.pages += len(pages)
         report.chunks += len(chunks)
@@ -355,13 +362,13 @@ class Library:
         self.refresh()
         if doc_id not in self.docs:
             return False
-        ids = self.store.remove_document(doc_id)
         with self._lock:
+            ids = self.store.remove_document(doc_id)
             if self._dense is not None:
                 self._dense.remove(ids)
                 self._dense.generation = self.store.generation
             self._views_generation = -1
-        self.refresh()
+            self.refresh()
         self._save_dense()
         return True
 

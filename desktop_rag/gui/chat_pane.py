@@ -7,6 +7,7 @@ question in a background job and feeds events back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,23 @@ from PySide6.QtWidgets import (
 
 from desktop_rag.core.types import Answer, Citation
 from desktop_rag.gui import style
+from desktop_rag.gui.text import esc, set_plain, set_rich
+
+PageLabeler = Callable[[Citation], str]  # "p. 7 (PDF 10)" for a citation
+
+# What each badge means, in words (the Help page repeats these). Never internal numbers.
+BADGE_HELP = {
+    "Verified": "Every figure in this answer was found in the quoted passages of the filing.",
+    "Computed": "Calculated from figures printed in the filing; each input links to its page.",
+    "Extractive": "The model's wording could not be checked against the filing, so the answer quotes "
+                  "the filing's own sentences instead.",
+    "Not in corpus": "None of the documents searched contains an answer to this question.",
+    "Stopped": "You stopped this answer before it finished; what is shown quotes the filing.",
+}
 
 
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def default_page_label(citation: Citation) -> str:
+    return f"p. {citation.page}"
 
 
 def local_files(mime: QMimeData) -> list[Path]:
@@ -71,31 +85,74 @@ class ChatInput(QPlainTextEdit):
             super().insertFromMimeData(source)
 
 
+class WrapLabel(QLabel):
+    """A word-wrapped label that takes its width from the pane, never from its text: with
+    the horizontal policy Ignored its text cannot widen the chat (long tokens get break
+    points from ``text.set_plain``)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        if text:
+            set_plain(self, text)
+
+
+class ClickableText(WrapLabel):
+    """A wrapping, button-like line of text (suggested questions): a push button would
+    take the full width of its text as its minimum and widen the pane."""
+
+    clicked = Signal()
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setObjectName("Suggestion")
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.clicked.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class CitationChip(QFrame):
     """[n] doc · page, with the quote below. Clicking opens the source viewer."""
 
     clicked = Signal(object)  # Citation
 
-    def __init__(self, number: int, citation: Citation, parent: QWidget | None = None) -> None:
+    def __init__(self, number: int, citation: Citation, page_label: str = "",
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("CitationChip")
         self.citation = citation
         self.number = number
+        self.page_label = page_label or f"p. {citation.page}"
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"Open {citation.doc} at page {citation.page} with the quote highlighted")
+        self.setToolTip(f"Open {citation.doc} at {self.page_label} with the quote highlighted")
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         num = QLabel(str(number))
         num.setObjectName("ChipNumber")
         num.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        src = QLabel(f"{_esc(citation.doc)} <span style='color:#6b7280; font-weight:400'>· p. {citation.page}</span>")
+        self.source_label = src = WrapLabel()
         src.setObjectName("ChipSource")
+        set_rich(src, f"{esc(citation.doc)} <span style='color:{style.MUTED}; font-weight:400'>"
+                      f"· {esc(self.page_label)}</span>")
         quote = " ".join(citation.quote.split())
-        self.quote_label = QLabel(f"“{_esc(quote)}”")
+        self.quote_label = WrapLabel()
         self.quote_label.setObjectName("ChipQuote")
-        self.quote_label.setWordWrap(True)
-        self.quote_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        set_plain(self.quote_label, f"“{quote}”")
         top = QHBoxLayout()
         top.setSpacing(8)
-        top.addWidget(num)
+        top.addWidget(num, 0, Qt.AlignmentFlag.AlignTop)
         top.addWidget(src, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 10, 7)
@@ -116,14 +173,6 @@ class CitationChip(QFrame):
         super().mouseReleaseEvent(event)
 
 
-class WrapLabel(QLabel):
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
-        super().__init__(text, parent)
-        self.setWordWrap(True)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-
-
 class ExchangeWidget(QWidget):
     """One question and its answer: draft while streaming, then the verified answer."""
 
@@ -131,9 +180,11 @@ class ExchangeWidget(QWidget):
     feedback_changed = Signal(int, int, str)  # msg_id, rating, comment
     copy_requested = Signal(object)  # Answer
 
-    def __init__(self, question: str, parent: QWidget | None = None) -> None:
+    def __init__(self, question: str, page_labeler: PageLabeler | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.question = question
+        self.page_labeler = page_labeler or default_page_label
         self.answer: Answer | None = None
         self.msg_id = 0
         self.rating = 0
@@ -143,7 +194,7 @@ class ExchangeWidget(QWidget):
 
         bubble = QFrame()
         bubble.setObjectName("QuestionBubble")
-        q = WrapLabel(_esc(question))
+        self.question_label = q = WrapLabel(question)
         q.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         q.setMaximumWidth(520)
         bl = QHBoxLayout(bubble)
@@ -157,18 +208,25 @@ class ExchangeWidget(QWidget):
         self.card.setObjectName("AnswerCard")
         self.badges = QHBoxLayout()
         self.badges.setSpacing(6)
-        self.status = QLabel("Searching the library…")
+        self.status = WrapLabel("Searching the library…")
         self.status.setObjectName("Draft")
-        self.badges.addWidget(self.status)
-        self.badges.addStretch(1)
+        self.badges.addWidget(self.status, 1)
+        self.badges.addStretch(0)
+        self.badge_help = WrapLabel("")
+        self.badge_help.setObjectName("Hint")
+        self.badge_help.hide()
+        self.note = WrapLabel("")
+        self.note.setObjectName("Hint")
+        self.note.hide()
         self.text = WrapLabel("")
         self.text.setObjectName("Draft")
         self.text.hide()
         self.cites = QVBoxLayout()
         self.cites.setSpacing(6)
 
-        self.meta = QLabel("")
+        self.meta = WrapLabel("")
         self.meta.setObjectName("Hint")
+        self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
         self.up = self._tool("thumbs-up", "Good answer", checkable=True, checked_color="#166534")
         self.down = self._tool("thumbs-down", "Bad answer", checkable=True, checked_color=style.DANGER)
         self.comment_btn = self._tool("comment", "Add a comment to your rating")
@@ -190,6 +248,8 @@ class ExchangeWidget(QWidget):
         cl.setContentsMargins(14, 10, 14, 10)
         cl.setSpacing(8)
         cl.addLayout(self.badges)
+        cl.addWidget(self.badge_help)
+        cl.addWidget(self.note)
         cl.addWidget(self.text)
         cl.addLayout(self.cites)
         cl.addWidget(self.footer)
@@ -218,14 +278,19 @@ class ExchangeWidget(QWidget):
 
     # -- streaming -----------------------------------------------------------------------------
     def set_waiting(self, text: str) -> None:
-        self.status.setText(text)
+        set_plain(self.status, text)
+
+    def set_note(self, text: str) -> None:
+        """A line under the badges, e.g. which filings were still being added."""
+        set_plain(self.note, text)
+        self.note.setVisible(bool(text))
 
     def set_retrieved(self, n_hits: int) -> None:
-        self.status.setText(f"Found {n_hits} passages · drafting…" if n_hits else "No matching passages")
+        set_plain(self.status, f"Found {n_hits} passages · drafting…" if n_hits else "No matching passages")
 
     def append_draft(self, piece: str) -> None:
         self._draft += piece
-        self.text.setText(_esc(self._draft) + " ▍")
+        set_plain(self.text, self._draft + " ▍")
         self.text.show()
 
     @property
@@ -239,31 +304,35 @@ class ExchangeWidget(QWidget):
         self.rating = rating
         self.comment = comment
         self.status.hide()
+        computed = bool(getattr(answer, "computed", False) or getattr(answer, "calculation", None))
         if answer.cancelled:
-            self._badge("Stopped", "BadgeStopped", "Generation was stopped; the answer below quotes the filing.")
+            self._badge("Stopped", "BadgeStopped")
         if answer.not_in_corpus:
-            self._badge("Not in corpus", "BadgeNotInCorpus",
-                        "No passage in the library (or the selected documents) answers this question.\n"
-                        + "\n".join(answer.notes))
+            self._badge("Not in corpus", "BadgeNotInCorpus")
+        elif computed:
+            self._badge("Computed", "BadgeVerified")
         elif answer.extractive:
-            self._badge("Extractive answer", "BadgeExtractive",
-                        "The model's draft could not be verified against the filing, so this answer quotes "
-                        "the filing verbatim.\n" + "\n".join(answer.notes))
+            self._badge("Extractive", "BadgeExtractive")
         elif answer.citations:
-            self._badge("Verified quotes", "BadgeVerified", "Every figure in the answer appears in a cited quote.")
-        self.text.setObjectName("")
-        self.text.setStyleSheet("font-size: 10.5pt;")
+            self._badge("Verified", "BadgeVerified")
+        # The badge says it in words too, not only in a hover tooltip.
+        explain = [BADGE_HELP[b] for b in self.badge_texts() if b in BADGE_HELP]
+        set_plain(self.badge_help, " ".join(explain))
+        self.badge_help.setVisible(bool(explain))
+        self.text.setObjectName("AnswerText")
+        self.text.style().unpolish(self.text)
+        self.text.style().polish(self.text)
         if answer.not_in_corpus:
-            self.text.setText("<span style='color:#4b5563'>The library does not contain an answer to this question."
-                              " Try rephrasing it, or add the relevant filing.</span>")
+            set_plain(self.text, "The library does not contain an answer to this question."
+                                 " Try rephrasing it, or add the relevant filing.")
         elif answer.extractive:
             # Quoted table rows carry the PDF's line breaks; a paragraph reads better.
-            self.text.setText(_esc(" ".join(answer.answer.split())))
+            set_plain(self.text, " ".join(answer.answer.split()))
         else:
-            self.text.setText(_esc(answer.answer))
+            set_plain(self.text, answer.answer)
         self.text.show()
         for i, c in enumerate(answer.citations, 1):
-            chip = CitationChip(i, c)
+            chip = CitationChip(i, c, self.page_labeler(c))
             chip.clicked.connect(self._chip_clicked)
             self.chips.append(chip)
             self.cites.addWidget(chip)
@@ -273,7 +342,7 @@ class ExchangeWidget(QWidget):
             parts.append(f"{total / 1000:.1f} s")
         if answer.standalone_query and answer.standalone_query != answer.query:
             parts.append(f"read as: {answer.standalone_query}")
-        self.meta.setText(" · ".join(parts))
+        set_plain(self.meta, " · ".join(parts))
         self.meta.setToolTip("\n".join(f"{k}: {v:.0f} ms" for k, v in answer.timings_ms.items()))
         self.up.setChecked(rating > 0)
         self.down.setChecked(rating < 0)
@@ -284,13 +353,13 @@ class ExchangeWidget(QWidget):
     def set_error(self, message: str) -> None:
         self.status.setObjectName("Error")
         self.status.setStyleSheet(f"color: {style.DANGER}")
-        self.status.setText(f"Could not answer: {message}")
-        self.status.setWordWrap(True)
+        set_plain(self.status, f"Could not answer: {message}")
 
-    def _badge(self, text: str, name: str, tip: str) -> None:
+    def _badge(self, text: str, name: str) -> None:
         b = QLabel(text)
         b.setObjectName(name)
-        b.setToolTip(tip.strip())
+        b.setTextFormat(Qt.TextFormat.PlainText)
+        b.setToolTip(BADGE_HELP.get(text, ""))
         self.badges.insertWidget(self.badges.count() - 1, b)
 
     def badge_texts(self) -> list[str]:
@@ -346,13 +415,15 @@ class ChatPane(QFrame):
         super().__init__(parent)
         self.setObjectName("Pane")
         self.exchanges: list[ExchangeWidget] = []
+        self.page_labeler: PageLabeler = default_page_label
         self.running = False
         self._active_chip: CitationChip | None = None
 
         title = QLabel("Chat")
         title.setObjectName("PaneTitle")
         self.conversations = QComboBox()
-        self.conversations.setMinimumWidth(200)
+        self.conversations.setMinimumWidth(120)
+        self.conversations.setMinimumContentsLength(12)
         self.conversations.setToolTip("Past conversations")
         self.conversations.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.new_btn = self._tool("message-plus", "New conversation")
@@ -367,6 +438,9 @@ class ChatPane(QFrame):
             head.addWidget(b)
 
         self.body = QWidget()
+        # The conversation takes the pane's width, never its own: the scroll area sizes an
+        # Ignored-width widget to the viewport, and every label in it wraps.
+        self.body.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.body_layout = QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(14, 8, 14, 8)
         self.body_layout.setSpacing(14)
@@ -383,7 +457,7 @@ class ChatPane(QFrame):
 
         self.scope_bar = QFrame()
         self.scope_bar.setObjectName("ScopeBar")
-        self.scope_label = QLabel("")
+        self.scope_label = WrapLabel("")
         self.scope_clear = self._tool("x", "Ask the whole library again")
         sl = QHBoxLayout(self.scope_bar)
         sl.setContentsMargins(10, 3, 4, 3)
@@ -451,7 +525,7 @@ class ChatPane(QFrame):
         lay = QVBoxLayout(w)
         lay.setContentsMargins(8, 30, 8, 8)
         lay.setSpacing(10)
-        t = QLabel("Ask about your filings")
+        t = WrapLabel("Ask about your filings")
         t.setStyleSheet("font-size: 15pt; font-weight: 600;")
         s = WrapLabel("Answers are short and every claim is backed by an exact quote. "
                       "Click a numbered citation to see the quote highlighted in the filing.")
@@ -469,9 +543,8 @@ class ChatPane(QFrame):
             if item.widget():
                 item.widget().deleteLater()
         for q in questions:
-            b = QPushButton(q)
-            b.setStyleSheet("text-align: left; padding: 7px 12px;")
-            b.clicked.connect(lambda _=False, text=q: self._suggest(text))
+            b = ClickableText(q)
+            b.clicked.connect(lambda text=q: self._suggest(text))
             self.suggestions.addWidget(b)
 
     def _suggest(self, text: str) -> None:
@@ -520,7 +593,7 @@ class ChatPane(QFrame):
     # -- exchanges ----------------------------------------------------------------------------------
     def add_exchange(self, question: str) -> ExchangeWidget:
         self.welcome.hide()
-        ex = ExchangeWidget(question)
+        ex = ExchangeWidget(question, self.page_labeler)
         ex.citation_clicked.connect(lambda c, e=ex: self._citation(e, c))
         ex.feedback_changed.connect(self.feedback_changed)
         ex.copy_requested.connect(self.copy_requested)
@@ -571,7 +644,7 @@ class ChatPane(QFrame):
     def set_scope(self, names: list[str]) -> None:
         if names:
             shown = ", ".join(names[:2]) + (f" +{len(names) - 2}" if len(names) > 2 else "")
-            self.scope_label.setText(f"Asking only: <b>{_esc(shown)}</b>")
+            set_rich(self.scope_label, f"Asking only: <b>{esc(shown)}</b>")
             self.scope_bar.show()
         else:
             self.scope_bar.hide()

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QStyle,
     QStyledItemDelegate,
@@ -218,6 +219,9 @@ class DocumentDelegate(QStyledItemDelegate):
 
 
 class LibraryPane(QFrame):
+    LOADING_HINT = "<div style='color:#6b7280'>Opening the library…</div>"
+    EMPTY_HINT = ("<div style='font-weight:600'>Drop 10-K / 10-Q PDFs here</div>"
+                  "<div style='color:#6b7280'>or whole folders — or use <b>Add</b>.</div>")
     add_requested = Signal()
     remove_requested = Signal(list)  # doc ids
     edit_requested = Signal(str)  # doc id
@@ -240,13 +244,14 @@ class LibraryPane(QFrame):
         title.setObjectName("PaneTitle")
         self.count_label = QLabel("")
         self.count_label.setObjectName("Muted")
+        # Elided by the pane, never widening it past the Add button.
+        self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.add_btn = QPushButton(style.icon("file-plus", "#ffffff"), "Add")
         self.add_btn.setObjectName("Primary")
         self.add_btn.setToolTip("Add PDF files (or drop files and folders anywhere on the window)")
         head = QHBoxLayout()
         head.addWidget(title)
-        head.addWidget(self.count_label)
-        head.addStretch(1)
+        head.addWidget(self.count_label, 1)
         head.addWidget(self.add_btn)
 
         self.filter = QLineEdit()
@@ -280,11 +285,11 @@ class LibraryPane(QFrame):
         for c in range(1, len(COLUMNS)):
             self.table.setColumnHidden(c, True)
 
-        self.empty_hint = QLabel(
-            "<div style='font-weight:600'>Drop 10-K / 10-Q PDFs here</div>"
-            "<div style='color:#6b7280'>or whole folders — or use <b>Add</b>.</div>"
-        )
+        self.empty_hint = QLabel(self.LOADING_HINT)  # until the first snapshot arrives
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.loaded = False
 
         # Selection actions: only shown while something is selected, so the pane stays calm.
         self.scope_label = QLabel("")
@@ -374,6 +379,9 @@ class LibraryPane(QFrame):
     # -- documents -----------------------------------------------------------------------------
     def set_documents(self, docs: list[Document]) -> None:
         """Replace the document rows, keeping pending/failed file rows and the selection."""
+        if not self.loaded:
+            self.loaded = True
+            self.empty_hint.setText(self.EMPTY_HINT)
         selected = set(self.selected_doc_ids())
         others = [r for r in self.model.rows if r.doc is None]
         rows = [Row(d.doc_id, d.file_name, "Ready" if Path(d.path).exists() else "File missing", d,
@@ -383,6 +391,10 @@ class LibraryPane(QFrame):
         self.model.set_rows(rows + others)
         self._restore_selection(selected)
         self._refresh_chrome()
+
+    def pending_files(self) -> list[str]:
+        """Files queued or being added right now (not yet searchable)."""
+        return [r.file_name for r in self.model.rows if r.doc is None and not r.status.startswith("Failed")]
 
     def documents(self) -> list[Document]:
         return [r.doc for r in self.model.rows if r.doc is not None]

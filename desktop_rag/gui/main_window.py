@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pymupdf
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
@@ -32,24 +34,30 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag import APP_NAME, __version__
+from desktop_rag.core.domain.page_labels import PageLabels
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.history import rewrite_followup
 from desktop_rag.core.library import IngestEvent, IngestReport, collect_pdfs
 from desktop_rag.core.metadata import company_aliases
+from desktop_rag.core.pdf import PdfError, open_pdf
 from desktop_rag.core.types import Answer, Citation, Document
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
 from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, local_files
+from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
 from desktop_rag.gui.settings_dialog import SettingsDialog
-from desktop_rag.gui.workers import Job, JobRunner
+from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Job, JobRunner
 from desktop_rag.paths import corpus_dir
 from desktop_rag.settings import write_text_atomic
 
 log = logging.getLogger(__name__)
 
-GUI_STATE = "gui_state.json"  # window layout, extra model files, first-run flag (in the data dir)
+GUI_STATE = "gui_state.json"
+PANE_MINIMUMS = (220, 330, 300)  # library, chat, source: each stays usable down to 1024 px
+DEFAULT_PANE_FRACTIONS = (0.22, 0.38, 0.40)
+NARROW_WINDOW = 1000  # below this width the library pane folds away and the toolbar compacts  # window layout, extra model files, first-run flag (in the data dir)
 ADD_MODEL = "__add_model__"
 
 
@@ -69,6 +77,7 @@ class MainWindow(QMainWindow):
         self.state = self._load_state()
         self.docs: list[Document] = []
         self.conv_id: int | None = None
+        self.scope_ids: list[str] = []  # documents questions are limited to ([] = whole library)
         self.ask_job: Job | None = None
         self.ingest_jobs: list[Job] = []
         self.model_job: Job | None = None
@@ -79,6 +88,7 @@ class MainWindow(QMainWindow):
         self._closed = False
         self._library_ready = False
         self._model_infos: dict[str, str] = {}
+        self._page_labels: OrderedDict[str, tuple[pymupdf.Document, PageLabels]] = OrderedDict()
 
         self.setWindowTitle(f"{APP_NAME.replace('_', ' ').title()} — Filings Research Assistant")
         self.setWindowIcon(style.app_icon())
@@ -106,13 +116,15 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setHandleWidth(8)
-        for w, minimum in ((self.library, 260), (self.chat, 380), (self.viewer, 340)):
+        for w, minimum in zip((self.library, self.chat, self.viewer), PANE_MINIMUMS, strict=True):
             w.setMinimumWidth(minimum)
             self.splitter.addWidget(w)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 1)
-        self.splitter.setSizes([360, 540, 500])
+        self.splitter.setCollapsible(0, True)  # a small window hides the library (View menu)
+        self._pane_fractions = list(DEFAULT_PANE_FRACTIONS)
+        self._fractions_applied = False
         central = QWidget()
         lay = QHBoxLayout(central)
         lay.setContentsMargins(8, 8, 8, 8)
@@ -123,7 +135,7 @@ class MainWindow(QMainWindow):
         tb = self.addToolBar("Main")
         tb.setMovable(False)
         tb.setFloatable(False)
-        brand = QLabel(" Filings Research Assistant")
+        self.brand = brand = QLabel(" Filings Research Assistant")
         brand.setStyleSheet("font-weight: 700; font-size: 11pt;")
         logo = QLabel()
         logo.setPixmap(style.app_icon().pixmap(22, 22))
@@ -136,8 +148,8 @@ class MainWindow(QMainWindow):
         model_lbl.setObjectName("Muted")
         tb.addWidget(model_lbl)
         self.model_combo = QComboBox()
-        self.model_combo.setMinimumWidth(300)
-        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_combo.setMinimumContentsLength(18)
+        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         tb.addWidget(self.model_combo)
         self.embedder_btn = QToolButton()
         self.embedder_btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -182,6 +194,7 @@ class MainWindow(QMainWindow):
         lib.scope_changed.connect(self._scope_changed)
         lib.cancel_ingest_requested.connect(self.cancel_ingest)
         ch = self.chat
+        ch.page_labeler = self.page_label_for
         ch.send_requested.connect(self.ask)
         ch.stop_requested.connect(self.stop_answer)
         ch.citation_clicked.connect(self.show_citation)
@@ -191,7 +204,7 @@ class MainWindow(QMainWindow):
         ch.new_conversation_requested.connect(self.new_conversation)
         ch.delete_conversation_requested.connect(self.delete_conversation)
         ch.export_requested.connect(self.export_conversation_dialog)
-        ch.clear_scope_requested.connect(lambda: self.library.select_docs([]))
+        ch.clear_scope_requested.connect(self.clear_scope)
         ch.input.files_dropped.connect(self.add_paths)
         self.viewer.status.connect(lambda m: self.show_error("Cannot open document", m))
         self.model_combo.activated.connect(self._model_picked)
@@ -220,10 +233,18 @@ class MainWindow(QMainWindow):
         self.models_menu = mb.addMenu("&Model")
         self.models_menu.aboutToShow.connect(self._fill_models_menu)
         v = mb.addMenu("&View")
+        self.library_action = QAction("Show library", self)
+        self.library_action.setCheckable(True)
+        self.library_action.setChecked(not self.library.isHidden())
+        self.library_action.setShortcut(QKeySequence("Ctrl+1"))
+        self.library_action.triggered.connect(self.toggle_library)
+        v.addAction(self.library_action)
+        self.addAction(self.library_action)
         self._action(v, "Focus question box", self.focus_input, "Ctrl+L")
         self._action(v, "Find in document", self.viewer.focus_search, QKeySequence.StandardKey.Find)
         self._action(v, "Stop answer", self.stop_answer, "Esc")
         h = mb.addMenu("&Help")
+        self._action(h, "Help", self.show_help, QKeySequence.StandardKey.HelpContents)
         self._action(h, "About", self._about)
 
     def _action(self, menu: QMenu, text: str, slot: Any, shortcut: Any = None) -> QAction:
@@ -248,7 +269,11 @@ class MainWindow(QMainWindow):
 
     def _save_state(self) -> None:
         self.state["geometry"] = bytes(self.saveGeometry().toHex().data()).decode()
-        self.state["splitter"] = self.splitter.sizes()
+        sizes = self.splitter.sizes()
+        if sum(sizes) > 0 and all(sizes):
+            # Fractions, not pixels: a layout saved on a big screen must fit a small one.
+            self.state["pane_fractions"] = [round(x / sum(sizes), 4) for x in sizes]
+        self.state.pop("splitter", None)
         self.state["last_conversation"] = self.conv_id
         try:
             write_text_atomic(self.ws.data_dir / GUI_STATE, json.dumps(self.state, indent=2))
@@ -261,9 +286,86 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray.fromHex(geo.encode()))
         else:
             self.resize(1400, 860)
-        sizes = self.state.get("splitter")
-        if isinstance(sizes, list) and len(sizes) == 3 and all(isinstance(s, int) and s > 0 for s in sizes):
-            self.splitter.setSizes(sizes)
+        self.clamp_to_screen()
+        fractions = self.state.get("pane_fractions")
+        old = self.state.get("splitter")  # older versions saved pixels
+        if not fractions and isinstance(old, list) and len(old) == 3 and all(isinstance(x, int) and x > 0 for x in old):
+            fractions = [x / sum(old) for x in old]
+        if (isinstance(fractions, list) and len(fractions) == 3
+                and all(isinstance(x, int | float) and 0.05 < x < 0.9 for x in fractions)):
+            self._pane_fractions = [float(x) / sum(fractions) for x in fractions]
+
+    def clamp_to_screen(self) -> None:
+        """A restored window never starts larger than the screen or off it (a layout saved
+        on a 4K monitor, then opened on a laptop or at 150 % scaling)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        avail = screen.availableGeometry()
+        if self.isMaximized() or self.isFullScreen():
+            return
+        w = min(self.width(), avail.width())
+        h = min(self.height(), avail.height())
+        if (w, h) != (self.width(), self.height()):
+            self.resize(w, h)
+        frame = self.frameGeometry()
+        x = min(max(frame.x(), avail.x()), avail.right() - min(frame.width(), avail.width()) + 1)
+        y = min(max(frame.y(), avail.y()), avail.bottom() - min(frame.height(), avail.height()) + 1)
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(x, y)
+
+    def apply_pane_fractions(self) -> None:
+        """Split the current width by the saved fractions, each pane at least its minimum."""
+        total = self.splitter.width() - self.splitter.handleWidth() * 2
+        if total <= 0:
+            return
+        panes = [self.library, self.chat, self.viewer]
+        if self.library.isHidden():
+            fr = self._pane_fractions[1:]
+            sizes = [0] + [max(m, int(total * f / sum(fr))) for m, f in zip(PANE_MINIMUMS[1:], fr, strict=True)]
+        else:
+            sizes = [max(m, int(total * f)) for m, f in zip(PANE_MINIMUMS, self._pane_fractions, strict=True)]
+        excess = sum(sizes) - total
+        if excess > 0:  # take it from the widest pane(s), never below a minimum
+            for i in sorted(range(3), key=lambda i: -sizes[i]):
+                if panes[i].isHidden():
+                    continue
+                give = min(excess, sizes[i] - PANE_MINIMUMS[i])
+                sizes[i] -= give
+                excess -= give
+        self.splitter.setSizes(sizes)
+        self._fractions_applied = True
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not self._fractions_applied:
+            self._fit_to_width()
+            QTimer.singleShot(0, self.apply_pane_fractions)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._fit_to_width()
+
+    def _fit_to_width(self) -> None:
+        """Small windows (1024 px, or 150 % scaling): fold the library away unless the user
+        asked for it, hide the brand text and secondary status fields."""
+        narrow = self.width() < NARROW_WINDOW
+        self.brand.setVisible(self.width() >= 1150)
+        self.embedder_btn.setToolButtonStyle(
+            Qt.ToolButtonStyle.ToolButtonIconOnly if self.width() < 1300 else Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for w in (self.embedder_status, self.timing_status):
+            w.setVisible(self.width() >= 1300)
+        want_library = self.state.get("show_library")
+        show = (not narrow) if want_library is None else bool(want_library)
+        if self.library.isHidden() == show:
+            self.library.setVisible(show)
+            if hasattr(self, "library_action"):
+                self.library_action.setChecked(show)
+            QTimer.singleShot(0, self.apply_pane_fractions)
+
+    def toggle_library(self, on: bool) -> None:
+        self.state["show_library"] = on
+        self._fit_to_width()
 
     # -- errors -------------------------------------------------------------------------------------
     def show_error(self, title: str, message: str, details: str = "") -> None:
@@ -308,18 +410,39 @@ class MainWindow(QMainWindow):
             self.state["first_run_done"] = True
 
         self._set_activity("Opening the library…")
-        self.runner.submit(work, "open library", on_result=done, on_finished=lambda: self._set_activity(""))
+        self.runner.submit(work, "open library", lane=INDEX, on_result=done, on_finished=lambda: self._set_activity(""))
 
     def _set_docs(self, docs: list[Document]) -> None:
+        """Swap in a new snapshot of the library (after each committed document)."""
         self.docs = sorted(docs, key=lambda d: (d.meta.company or d.file_name, d.file_name))
         self.library.set_documents(self.docs)
         chunks = sum(d.chunk_count for d in self.docs)
         n = len(self.docs)
         self.count_status.setText(f"{n} document{'s' if n != 1 else ''} · {chunks:,} chunks")
+        # The scope follows the library: a removed document leaves it, visibly.
+        present = {d.doc_id for d in self.docs}
+        kept = [d for d in self.scope_ids if d in present]
+        if kept != self.scope_ids:
+            self.scope_ids = kept
+            self.library.select_docs(kept)
+            self.statusBar().showMessage(
+                "A document you were asking about was removed: questions now go to "
+                + ("the remaining selected documents" if kept else "the whole library"), 10000)
+        self._show_scope()
+
+    def _show_scope(self) -> None:
+        self.chat.set_scope([self._doc_title(d) for d in self.docs if d.doc_id in self.scope_ids])
         self.chat.set_suggestions(self._suggestions())
 
+    def clear_scope(self) -> None:
+        self.scope_ids = []
+        self.library.select_docs([])
+        self._show_scope()
+
     def _suggestions(self) -> list[str]:
-        doc = next((d for d in self.docs if d.meta.company), None)
+        """Example questions about a document in the current scope (else any document)."""
+        pool = [d for d in self.docs if d.doc_id in self.scope_ids] or self.docs
+        doc = next((d for d in pool if d.meta.company), None)
         if doc is None:
             return []
         name = doc.meta.company.replace(", Inc.", "").replace(" Inc.", "").replace(" Corporation", "").strip()
@@ -389,7 +512,7 @@ class MainWindow(QMainWindow):
                 self._set_activity("")
 
         ref: list[Job] = []
-        job = self.runner.submit(work, "ingest", on_started=lambda: self.library.ingest_started(title),
+        job = self.runner.submit(work, "ingest", lane=INDEX, on_started=lambda: self.library.ingest_started(title),
                                  on_progress=progress, on_result=result, on_error=error,
                                  on_finished=lambda: finished(ref))
         ref.append(job)
@@ -417,7 +540,7 @@ class MainWindow(QMainWindow):
             return list(lib.docs.values())
 
         self._set_activity("Removing documents…")
-        self.runner.submit(work, "remove", on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
+        self.runner.submit(work, "remove", lane=INDEX, on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
 
     def edit_metadata(self, doc_id: str) -> None:
         doc = next((d for d in self.docs if d.doc_id == doc_id), None)
@@ -444,7 +567,7 @@ class MainWindow(QMainWindow):
             return list(lib.docs.values())
 
         self._set_activity(activity)
-        self.runner.submit(work, "metadata", on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
+        self.runner.submit(work, "metadata", lane=INDEX, on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
 
     def _offer_reindex(self, why: str) -> None:
         ok = QMessageBox.question(self, "Re-index the library?",
@@ -473,7 +596,7 @@ class MainWindow(QMainWindow):
             self.library.ingest_started("Re-indexing the library")
             self.library.ingest_cancel.setEnabled(False)
 
-        return self.runner.submit(work, "re-index", on_started=started, on_progress=progress,
+        return self.runner.submit(work, "re-index", lane=ALL_LANES, on_started=started, on_progress=progress,
                                   on_finished=lambda: self.library.ingest_finished(""))
 
     def open_document(self, doc_id: str) -> None:
@@ -482,7 +605,9 @@ class MainWindow(QMainWindow):
             self.viewer.show_page(1)
 
     def _scope_changed(self, doc_ids: list[str]) -> None:
-        self.chat.set_scope([self._doc_title(d) for d in self.docs if d.doc_id in doc_ids])
+        present = {d.doc_id for d in self.docs}
+        self.scope_ids = [d for d in doc_ids if d in present]
+        self._show_scope()
 
     @staticmethod
     def _doc_title(doc: Document) -> str:
@@ -508,16 +633,28 @@ class MainWindow(QMainWindow):
         previous = [a.standalone_query or a.query for a in self.chat.answers()]
         names = {n for d in self.docs for n in company_aliases(d.meta)}
         standalone = rewrite_followup(question, previous, names)
-        scope = self.library.selected_doc_ids() or None
+        scope = list(self.scope_ids) or None
         conv_id = self.conv_id
         self.chat.input.clear()
         ex = self.chat.add_exchange(question)
-        if self.runner.model_busy:
+        if self.runner.lane_busy(MODEL):
             ex.set_waiting("Waiting for the model to be ready…")
+        pending = self.library.pending_files()
+        if pending:
+            shown = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
+            ex.set_note(f"Answered from the filings already in the library; still being added: {shown}.")
         engine = self.ws.engine
+        lib = self.ws.library
 
         def work(cancel: threading.Event) -> Iterator[Any]:
-            return engine.ask_stream(question, standalone=standalone, doc_scope=scope, cancel=cancel)
+            # Runs beside an ingest (its own lane). Retrieval reads the library's views under
+            # their lock, so a document committed meanwhile is seen whole or not at all;
+            # generation needs only the passages already retrieved.
+            stream = engine.ask_stream(question, standalone=standalone, doc_scope=scope, cancel=cancel)
+            with lib.views_lock:
+                first = next(stream)
+            yield first
+            return (yield from stream)
 
         def progress(ev: Any) -> None:
             if ev.kind == "retrieved":
@@ -536,7 +673,7 @@ class MainWindow(QMainWindow):
             self.chat.set_running(False)
 
         self.chat.set_running(True)
-        self.ask_job = self.runner.submit(work, "answer", on_started=lambda: ex.set_waiting("Searching the library…"),
+        self.ask_job = self.runner.submit(work, "answer", lane=MODEL, on_started=lambda: ex.set_waiting("Searching the library…"),
                                           on_progress=progress, on_error=error, on_finished=finished)
         return ex
 
@@ -569,10 +706,32 @@ class MainWindow(QMainWindow):
             self.ws.history.set_feedback(msg_id, rating, comment)
             self.statusBar().showMessage("Thanks — feedback saved" if rating else "Feedback cleared", 4000)
 
+    def page_label_for(self, citation: Citation) -> str:
+        """"p. 7 (PDF 10)": the page number the filing prints, and the PDF's when they differ."""
+        doc = next((d for d in self.docs if d.doc_id == citation.doc_id), None) or next(
+            (d for d in self.docs if d.file_name == citation.doc), None)
+        if doc is None or not Path(doc.path).is_file():
+            return f"p. {citation.page}"
+        entry = self._page_labels.get(doc.path)
+        if entry is None:
+            try:
+                pdf = open_pdf(Path(doc.path))
+            except (PdfError, OSError):
+                return f"p. {citation.page}"
+            entry = (pdf, PageLabels(pdf))
+            self._page_labels[doc.path] = entry
+            while len(self._page_labels) > 8:
+                old, _labels = self._page_labels.popitem(last=False)[1]
+                old.close()
+        self._page_labels.move_to_end(doc.path)
+        if not 1 <= citation.page <= entry[0].page_count:
+            return f"p. {citation.page}"
+        return entry[1].describe(citation.page)
+
     def copy_answer(self, answer: Answer) -> None:
         lines = [answer.answer]
         for i, c in enumerate(answer.citations, 1):
-            lines.append(f"[{i}] {c.doc}, p. {c.page}: “{' '.join(c.quote.split())}”")
+            lines.append(f"[{i}] {c.doc}, {self.page_label_for(c)}: “{' '.join(c.quote.split())}”")
         QGuiApplication.clipboard().setText("\n".join(lines))
         self.statusBar().showMessage("Answer copied with its citations", 4000)
 
@@ -695,7 +854,7 @@ class MainWindow(QMainWindow):
 
         # A model job too: llama.cpp must not load two files from two threads at once (a
         # vocab-only load racing the real one ended the process in testing).
-        self.runner.submit(work, "inspect models", on_result=done)
+        self.runner.submit(work, "inspect models", lane=MODEL, on_result=done)
 
     def _select_current_model(self) -> None:
         try:
@@ -774,14 +933,14 @@ class MainWindow(QMainWindow):
         def started() -> None:
             self._set_activity(f"Loading {label}…")
 
-        self.model_job = self.runner.submit(work, "load model", on_started=started, on_result=done,
+        self.model_job = self.runner.submit(work, "load model", lane=MODEL, on_started=started, on_result=done,
                                             on_error=error, on_finished=lambda: self._set_activity(""))
         return self.model_job
 
     def _update_embedder_label(self) -> None:
         name = Path(self.ws.settings.embedding.model).name
         self.embedder_btn.setText(f"Embedder: {name}")
-        self.embedder_btn.setToolTip(f"{self.ws.embedder.path}\nClick to change (requires re-indexing)")
+        self.embedder_btn.setToolTip(f"{getattr(self.ws.embedder, 'path', name)}\nClick to change (requires re-indexing)")
         self.embedder_status.setText(f"Embedder: {name}")
 
     def choose_embedder(self) -> None:
@@ -878,8 +1037,17 @@ class MainWindow(QMainWindow):
         self.runner.shutdown(-1)
         self._save_state()
         self.viewer.close_document()
+        for pdf, _labels in self._page_labels.values():
+            pdf.close()
+        self._page_labels.clear()
         self.ws.close()
         self._closed = True
+
+    def show_help(self) -> HelpDialog:
+        dlg = HelpDialog(self.ws.data_dir, self.ws.models_dir, self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.open()
+        return dlg
 
     def _about(self) -> None:
         QMessageBox.about(self, "About", f"<b>Filings Research Assistant</b> {__version__}<br>"

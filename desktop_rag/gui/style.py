@@ -88,6 +88,9 @@ QLabel#ChipNumber {{
 QLabel#ChipSource {{ font-weight: 600; font-size: 9pt; }}
 QLabel#ChipQuote {{ color: #374151; font-style: italic; font-size: 9pt; }}
 QLabel#Draft {{ color: {MUTED}; font-style: italic; }}
+QLabel#AnswerText {{ font-size: 10.5pt; }}
+QLabel#Suggestion {{ background: #ffffff; border: 1px solid {BORDER}; border-radius: 6px; padding: 7px 12px; }}
+QLabel#Suggestion:hover {{ background: #f5f7fa; border-color: #cfd4dc; }}
 QLabel#BadgeNotInCorpus {{ background: {NIC_BG}; color: #374151; border-radius: 8px; padding: 2px 8px; font-weight: 600; font-size: 8.5pt; }}
 QLabel#BadgeExtractive {{ background: {WARN_BG}; color: {WARN_FG}; border-radius: 8px; padding: 2px 8px; font-weight: 600; font-size: 8.5pt; }}
 QLabel#BadgeStopped {{ background: #fde8e8; color: {DANGER}; border-radius: 8px; padding: 2px 8px; font-weight: 600; font-size: 8.5pt; }}
@@ -95,6 +98,7 @@ QLabel#BadgeVerified {{ background: #e6f6ec; color: #166534; border-radius: 8px;
 QFrame#ScopeBar {{ background: {ACCENT_SOFT}; border-radius: 6px; }}
 QFrame#IngestPanel {{ background: #f8fafc; border: 1px solid {BORDER}; border-radius: 8px; }}
 QScrollArea#ViewerScroll {{ background: #e5e7eb; }}
+QListWidget#Thumbnails {{ background: #e5e7eb; border: none; border-right: 1px solid {BORDER}; }}
 QScrollArea#ViewerScroll > QWidget > QWidget {{ background: #e5e7eb; }}
 """
 

@@ -6,9 +6,17 @@ generator yields is forwarded to the main thread as ``progress`` and its return 
 ``result``. Signals cross threads as queued connections, so slots (and every widget they
 touch) run on the main thread.
 
-``JobRunner`` owns the pool and a FIFO "model queue": jobs that use the embedder or the
-language model (ingest, answer, model load, re-index, metadata edits) run one at a time,
-because neither llama.cpp nor the library's in-memory views are safe to use concurrently.
+``JobRunner`` owns the pool and runs jobs in *lanes*. Jobs of one lane run one at a time,
+first in first out; jobs of different lanes run side by side:
+
+- ``INDEX``: everything that writes the library (open, ingest, remove, metadata, re-index);
+- ``MODEL``: everything that uses llama.cpp (model load and inspection, answering), which
+  must not load or run two models from two threads.
+
+So a question is answered while a filing is being added: the answer job reads the library
+under ``Library.views_lock`` (an ingest swaps its in-memory views only under that lock,
+once per committed document) and the embedder serialises its own calls. A job may hold
+several lanes (a re-index changes the embedder: nothing may search meanwhile).
 """
 
 from __future__ import annotations
@@ -25,6 +33,10 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 log = logging.getLogger(__name__)
 
 JobFn = Callable[[threading.Event], Any]
+
+INDEX = "index"
+MODEL = "model"
+ALL_LANES = (INDEX, MODEL)
 
 
 class JobSignals(QObject):
@@ -47,14 +59,14 @@ def describe_error(exc: BaseException) -> str:
 class Job(QRunnable):
     """One unit of background work. ``cancel`` is set by ``JobRunner.cancel``."""
 
-    def __init__(self, fn: JobFn, name: str, uses_model: bool) -> None:
+    def __init__(self, fn: JobFn, name: str, lanes: tuple[str, ...]) -> None:
         super().__init__()
         # The runner keeps the Python object alive until ``finished`` has been delivered;
         # Qt must not delete the C++ side under it.
         self.setAutoDelete(False)
         self.fn = fn
         self.name = name
-        self.uses_model = uses_model
+        self.lanes = lanes
         self.cancel = threading.Event()
         self.signals = JobSignals()
         self.started = False
@@ -81,7 +93,7 @@ class Job(QRunnable):
 
 
 class JobRunner(QObject):
-    """Starts jobs, serialises model jobs, cancels and drains them on shutdown."""
+    """Starts jobs, serialises the jobs of each lane, cancels and drains them on shutdown."""
 
     busy_changed = Signal(bool)
     job_failed = Signal(str, str, str)  # job name, message, traceback (when the job has no on_error)
@@ -89,10 +101,10 @@ class JobRunner(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(3)
+        self.pool.setMaxThreadCount(4)
         self._jobs: list[Job] = []  # submitted and not finished (started or queued)
-        self._model_queue: deque[Job] = deque()
-        self._model_job: Job | None = None
+        self._waiting: deque[Job] = deque()  # submitted, not started, in submission order
+        self._running: dict[str, Job] = {}  # lane -> the job holding it
         self._closing = False
 
     # -- submitting -------------------------------------------------------------------
@@ -102,13 +114,18 @@ class JobRunner(QObject):
         name: str,
         *,
         uses_model: bool = True,
+        lane: str | tuple[str, ...] | None = None,
         on_progress: Callable[[Any], None] | None = None,
         on_result: Callable[[Any], None] | None = None,
         on_error: Callable[[str, str], None] | None = None,
         on_finished: Callable[[], None] | None = None,
         on_started: Callable[[], None] | None = None,
     ) -> Job:
-        job = Job(fn, name, uses_model)
+        if lane is None:
+            lanes: tuple[str, ...] = (INDEX,) if uses_model else ()
+        else:
+            lanes = (lane,) if isinstance(lane, str) else tuple(lane)
+        job = Job(fn, name, lanes)
         sig = job.signals
         if on_started:
             sig.started.connect(on_started)
@@ -128,9 +145,9 @@ class JobRunner(QObject):
             return job  # never started, never reports: the window is going away
         was_busy = self.busy
         self._jobs.append(job)
-        if uses_model:
-            self._model_queue.append(job)
-            self._start_next_model_job()
+        if lanes:
+            self._waiting.append(job)
+            self._start_waiting()
         else:
             self._start(job)
         if not was_busy:
@@ -141,19 +158,27 @@ class JobRunner(QObject):
         job.started = True
         self.pool.start(job)
 
-    def _start_next_model_job(self) -> None:
-        if self._model_job is None and self._model_queue:
-            self._model_job = self._model_queue.popleft()
-            self._start(self._model_job)
+    def _start_waiting(self) -> None:
+        """Start every waiting job whose lanes are free, keeping FIFO order per lane: a job
+        never overtakes an earlier waiting job that wants one of its lanes."""
+        claimed: set[str] = set(self._running)
+        for job in list(self._waiting):
+            if not claimed.intersection(job.lanes):
+                self._waiting.remove(job)
+                for lane in job.lanes:
+                    self._running[lane] = job
+                self._start(job)
+            claimed.update(job.lanes)
 
     def _finished(self, job: Job) -> None:
         job.done = True
         if job in self._jobs:
             self._jobs.remove(job)
-        if self._model_job is job:
-            self._model_job = None
-            if not self._closing:
-                self._start_next_model_job()
+        held = [lane for lane, j in self._running.items() if j is job]
+        for lane in held:
+            del self._running[lane]
+        if held and not self._closing:
+            self._start_waiting()
         if not self.busy:
             self.busy_changed.emit(False)
 
@@ -162,9 +187,13 @@ class JobRunner(QObject):
     def busy(self) -> bool:
         return bool(self._jobs)
 
+    def lane_busy(self, lane: str) -> bool:
+        return lane in self._running or any(lane in j.lanes for j in self._waiting)
+
     @property
     def model_busy(self) -> bool:
-        return self._model_job is not None or bool(self._model_queue)
+        """Any lane busy (settings changes wait for this)."""
+        return bool(self._running) or bool(self._waiting)
 
     def jobs(self) -> list[Job]:
         return list(self._jobs)
@@ -172,8 +201,8 @@ class JobRunner(QObject):
     def cancel(self, job: Job) -> None:
         """Ask a running job to stop; a queued one is dropped and reports ``finished`` only."""
         job.cancel.set()
-        if job in self._model_queue:
-            self._model_queue.remove(job)
+        if job in self._waiting:
+            self._waiting.remove(job)
             job.signals.finished.emit()  # main thread: delivered directly
 
     def cancel_all(self) -> None:

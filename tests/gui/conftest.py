@@ -99,3 +99,50 @@ def make_window(qtbot) -> Iterator:  # type: ignore[no-untyped-def]
     yield _make
     for win in made:
         win.shutdown()
+
+
+# -- fast windows: the fake embedder, small generated filings, no language model -------------
+@pytest.fixture
+def fake_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+    """Factory for a real main window over a Workspace whose embedder is the unit tests'
+    ``FakeEmbedder`` and whose library is ingested from small generated PDFs; no model is
+    loaded (answers are extractive). ``files`` maps file names to page texts."""
+    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.workspace import Workspace
+    from desktop_rag.gui.main_window import MainWindow
+    from tests.conftest import APPLE_PAGES, NVIDIA_PAGES, FakeEmbedder, write_pdf
+
+    made: list[MainWindow] = []
+
+    def _make(files: dict[str, list[str]] | None = None, *, embedder: object | None = None,
+              home: Path | None = None, size: tuple[int, int] = (1400, 860), **kw) -> MainWindow:  # type: ignore[no-untyped-def]
+        files = {"2023 Q3 AAPL.pdf": APPLE_PAGES, "2023 Q2 NVDA.pdf": NVIDIA_PAGES} if files is None else files
+        home = home or tmp_path / f"home{len(made)}"
+        home.mkdir(parents=True, exist_ok=True)
+        ws = Workspace(home, MODELS_DIR)
+        fake = embedder or FakeEmbedder()
+        ws.embedder = fake  # type: ignore[assignment]
+        ws.library.embedder = fake  # type: ignore[assignment]
+        paths = [write_pdf(tmp_path / "pdfs" / name, pages) for name, pages in files.items()]
+        if paths:
+            report = IngestReport()
+            for _ in ws.library.ingest(paths, report=report):
+                pass
+            assert not report.failed, report.failed
+        kw.setdefault("ingest_bundled_corpus", False)
+        kw.setdefault("load_model", False)
+        win = MainWindow(workspace=ws, **kw)
+        qtbot.addWidget(win)
+        win.resize(*size)
+        win.show()
+        made.append(win)
+        qtbot.waitUntil(lambda: win._library_ready, timeout=20_000)
+        return win
+
+    yield _make
+    for win in made:
+        win.shutdown()
+
+
+def wait_idle(qtbot, win, timeout: int = 20_000) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: not win.runner.busy, timeout=timeout)

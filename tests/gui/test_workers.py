@@ -106,3 +106,30 @@ def test_shutdown_refuses_new_jobs(qtbot) -> None:  # type: ignore[no-untyped-de
     runner.submit(lambda c: ran.append(1), "late")
     qtbot.wait(50)
     assert ran == [] and not runner.busy
+
+
+def test_lanes_run_side_by_side_and_multi_lane_jobs_wait_for_all(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL
+
+    runner = JobRunner()
+    ingest_running = threading.Event()
+    release = threading.Event()
+    order: list[str] = []
+
+    def ingest(cancel: threading.Event) -> None:
+        ingest_running.set()
+        release.wait(5)
+        order.append("ingest")
+
+    runner.submit(ingest, "ingest", lane=INDEX)
+    qtbot.waitUntil(ingest_running.is_set, timeout=3000)
+    runner.submit(lambda c: order.append("answer"), "answer", lane=MODEL)
+    qtbot.waitUntil(lambda: "answer" in order, timeout=3000)  # did not wait for the ingest
+    assert runner.lane_busy(INDEX) and not runner.lane_busy(MODEL)
+    runner.submit(lambda c: order.append("reindex"), "reindex", lane=ALL_LANES)
+    runner.submit(lambda c: order.append("answer2"), "answer2", lane=MODEL)
+    qtbot.wait(100)
+    assert order == ["answer"]  # the re-index waits for the ingest; the later answer waits for it
+    release.set()
+    qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
+    assert order == ["answer", "ingest", "reindex", "answer2"]
