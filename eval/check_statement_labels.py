@@ -96,7 +96,8 @@ def parse_text(text: str) -> float | None:
 
 def token_in(token: str, line: str) -> bool:
     """``token`` occurs in ``line`` as a whole cell (not inside a longer number or word)."""
-    pattern = r"(?<![\w.,])" + re.escape(token) + r"(?![\w,]|\.\d)"
+    body = r"\s?".join(re.escape(ch) for ch in token.replace(" ", ""))  # "(1,234 )" prints in some filings
+    pattern = r"(?<![\w.,])" + body + r"(?![\w,]|\.\d)"
     return re.search(pattern, line) is not None
 
 
