@@ -3,7 +3,7 @@
 
 import sys
 
-CLI_COMMANDS = {"ingest", "search", "ask", "docs", "remove", "reindex", "models", "finetune", "eval", "bench"}
+CLI_COMMANDS = {"ingest", "search", "ask", "docs", "remove", "statements", "reindex", "models", "finetune", "eval", "bench"}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

@@ -3,7 +3,7 @@
     python main.py [--data-dir DIR] ingest PATH...
     python main.py [--data-dir DIR] search [--k K] [--json] QUESTION... | -
     python main.py [--data-dir DIR] ask [--json] [QUESTION... | -]
-    python main.py [--data-dir DIR] docs | remove DOC | reindex | models | finetune
+    python main.py [--data-dir DIR] docs | remove DOC | statements DOC [--json] | reindex | models | finetune
     python main.py [--data-dir DIR] eval [...] | bench [...]
 """
 
@@ -195,6 +195,42 @@ def cmd_remove(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _one_doc(ws, key: str, command: str):
+    docs = ws.library.store.documents()
+    matches = [d for d in docs if d.doc_id.startswith(key) or d.file_name == key]
+    if not matches:  # a unique file-name prefix ("NIKE_2021") is fine too
+        matches = [d for d in docs if d.file_name.lower().startswith(key.lower())]
+    if len(matches) != 1:
+        _err(f"{command}: {'no' if not matches else 'more than one'} document matches '{key}'")
+        return None
+    return matches[0]
+
+
+def cmd_statements(ns: argparse.Namespace) -> int:
+    ws = _workspace(ns)
+    doc = _one_doc(ws, ns.doc, "statements")
+    if doc is None:
+        ws.close()
+        return 2
+    statements = ws.library.statements(doc.doc_id)
+    if ns.json:
+        print(json.dumps({"doc": doc.file_name, "statements": [s.to_json() for s in statements]}, ensure_ascii=False))
+    else:
+        for s in statements:
+            pages = ", ".join(str(p) for p in s.pages)
+            print(f"{s.title} ({s.kind}; page {pages}; in {s.scale})")
+            print("  " + " | ".join(f"{p.label} [{p.end}, {p.months or 'instant'}{'m' if p.months else ''}]" for p in s.periods))
+            for r in s.rows:
+                label = f"{r.parent} > {r.label}" if r.parent else r.label
+                cells = " | ".join(c.text for c in r.cells)
+                print(f"  {label[:70]:<70} {cells}")
+            print()
+        if not statements:
+            _err(f"no primary statements found in {doc.file_name}")
+    ws.close()
+    return 0
+
+
 def cmd_reindex(ns: argparse.Namespace) -> int:
     ws = _workspace(ns)
     for ev in ws.library.reindex():
@@ -268,6 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("remove", help="remove a document (id prefix or file name)")
     s.add_argument("doc")
     s.set_defaults(func=cmd_remove)
+    s = sub.add_parser("statements", help="the financial statements extracted from a document")
+    s.add_argument("doc", help="document id prefix or file name")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_statements)
     sub.add_parser("reindex", help="rebuild chunks and embeddings from stored text").set_defaults(func=cmd_reindex)
     sub.add_parser("models", help="list GGUF models").set_defaults(func=cmd_models)
     s = sub.add_parser("finetune", help="fine-tune the embedder on thumbs up/down feedback")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_rag.core.chunking import heading_of, is_table_row, subheading_of
+from desktop_rag.core.domain.numbers import number_supported, numbers_in
 from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
@@ -31,39 +32,8 @@ from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
 from desktop_rag.settings import Settings
 
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
-_NUMBER_RE = re.compile(r"(?<![\w.])[-(]?\$?\d[\d,]*(?:\.\d+)?%?")
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
-
-
-# -- numbers -------------------------------------------------------------------------
-def numbers_in(text: str) -> list[float]:
-    out = []
-    for m in _NUMBER_RE.finditer(text):
-        s = m.group(0).strip("$(%-").replace(",", "").replace("$", "")
-        try:
-            out.append(float(s))
-        except ValueError:
-            continue
-    return out
-
-
-def _decimals(x: float) -> int:
-    s = repr(x)
-    return 0 if s.endswith(".0") else len(s.split(".")[1]) if "." in s else 0
-
-
-def number_supported(value: float, candidates: list[float]) -> bool:
-    """``value`` equals a candidate, or the candidate rescaled by thousands/millions and
-    rounded to the precision the answer uses ("$81.8 billion" for "81,797" in millions)."""
-    d = _decimals(value)
-    for c in candidates:
-        if abs(c - value) < 1e-9:
-            return True
-        for scale in (1e3, 1e6, 1e-3):
-            if d and abs(round(c / scale, d) - value) < 1e-9:
-                return True
-    return False
 
 
 # -- quotes ----------------------------------------------------------------------------

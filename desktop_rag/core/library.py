@@ -23,6 +23,8 @@ from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
 from desktop_rag.core.metadata import detect_metadata
 from desktop_rag.core.pdf import PageText, PdfError, extract_document, file_sha256, is_image_only, open_pdf
+from desktop_rag.core.statements import store as statement_store
+from desktop_rag.core.statements.model import Statement
 from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
@@ -228,6 +230,11 @@ class Library:
         self.refresh()
         return list(self.docs.values())
 
+    def statements(self, doc_id: str) -> list[Statement]:
+        """The financial statements extracted from a document (see core/statements)."""
+        doc = self.docs.get(doc_id) or next(d for d in self.store.documents() if d.doc_id == doc_id)
+        return statement_store.statements_for(self.store, doc)
+
     def neighbours(self, chunk_id: int, n: int = 1) -> list[int]:
         c = self.chunks[chunk_id]
         order = self.doc_chunks.get(c.doc_id, [])
@@ -313,6 +320,7 @@ class Library:
             pages: list[PageText] = extract_document(pdf)
             if is_image_only(pages, pdf):
                 raise PdfError("image_only")
+            statements = statement_store.extract_from_pdf(pdf, pages)
         finally:
             pdf.close()
         t1 = time.perf_counter()
@@ -331,6 +339,7 @@ class Library:
                 self.store.set_manifest(db, **self.expected_manifest())
         with self._lock:  # commit and swap the views as one step for concurrent readers
             ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors)
+            statement_store.save(self.store, doc_id, statements)
             # Incremental: only this document's vectors go into the live hnswlib graph.
             if self._dense is not None and self._views_generation >= 0:
                 self._dense.add(ids, vectors)

@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     char_end INTEGER NOT NULL, kind TEXT NOT NULL, section TEXT NOT NULL,
     tokens TEXT NOT NULL, embedding BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
+CREATE TABLE IF NOT EXISTS statements (
+    doc_id TEXT PRIMARY KEY REFERENCES documents(doc_id) ON DELETE CASCADE,
+    extractor INTEGER NOT NULL, data TEXT NOT NULL);
 """
 
 
@@ -193,6 +196,20 @@ class IndexStore:
         with self._lock:
             return [r[0] for r in self._db.execute(
                 "SELECT text FROM pages WHERE doc_id=? ORDER BY page", (doc_id,))]
+
+    # -- financial statements (core/statements) -------------------------------------
+    def save_statements(self, doc_id: str, extractor: int, statements: list[dict[str, Any]]) -> None:
+        """A document's extracted statements (JSON), tagged with the extractor version that
+        made them: a newer extractor re-extracts without touching chunks or embeddings."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO statements VALUES (?, ?, ?)", (doc_id, extractor, json.dumps(statements)))
+            self.set_manifest(db, extractor_version=extractor)
+
+    def load_statements(self, doc_id: str) -> tuple[int, list[dict[str, Any]]] | None:
+        """(extractor version, statements) or None when never extracted."""
+        with self._lock:
+            row = self._db.execute("SELECT extractor, data FROM statements WHERE doc_id=?", (doc_id,)).fetchone()
+        return (int(row[0]), json.loads(row[1])) if row else None
 
     def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
         """(chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding)."""

@@ -1,0 +1,97 @@
+"""The one number parser: figures in prose and in statement cells.
+
+- ``numbers_in``: every figure in free text (answers, quotes, questions), sign dropped;
+- ``number_supported``: is an answer's figure backed by a quoted one (allowing rescaling);
+- ``parse_cell``: one statement cell as printed — "(1,234)" is -1234, "—"/"-" is no value,
+  "$ 1,234.5" is 1234.5, "12.3 %" is 12.3, footnote markers are not part of the value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NUMBER_RE = re.compile(r"(?<![\w.])[-(]?\$?\d[\d,]*(?:\.\d+)?%?")
+
+# A statement cell: optional "$", optional sign or opening parenthesis, digits with
+# thousands separators, optional decimals, optional closing parenthesis and "%".
+CELL_RE = re.compile(r"\$?\s?\(?\s?-?\$?\s?\d{1,3}(?:,\d{3})*(?:\.\d+)?\s?\)?\s?%?|\$?\s?\(?\s?-?\$?\s?\d+(?:\.\d+)?\s?\)?\s?%?")
+# "—", "–", "-", "--" and "$ —" stand for "none" in a statement column.
+DASH_RE = re.compile(r"^\$?\s?[-\u2013\u2014\u2012\u2212]{1,3}\s?%?$")
+_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "units": 1.0}
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every figure in ``text``, as printed (no sign, no scale)."""
+    out = []
+    for m in _NUMBER_RE.finditer(text):
+        s = m.group(0).strip("$(%-").replace(",", "").replace("$", "")
+        try:
+            out.append(float(s))
+        except ValueError:
+            continue
+    return out
+
+
+def decimals_of(x: float) -> int:
+    s = repr(x)
+    return 0 if s.endswith(".0") else len(s.split(".")[1]) if "." in s else 0
+
+
+def number_supported(value: float, candidates: list[float]) -> bool:
+    """``value`` equals a candidate, or the candidate rescaled by thousands/millions and
+    rounded to the precision the answer uses ("$81.8 billion" for "81,797" in millions)."""
+    d = decimals_of(value)
+    for c in candidates:
+        if abs(c - value) < 1e-9:
+            return True
+        for scale in (1e3, 1e6, 1e-3):
+            if d and abs(round(c / scale, d) - value) < 1e-9:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class CellValue:
+    value: float | None  # None: a dash (no amount)
+    percent: bool = False
+
+
+def parse_cell(text: str) -> CellValue | None:
+    """A printed statement cell -> its value; None when ``text`` is not a cell at all."""
+    t = text.strip().replace("\u2212", "-")
+    if not t:
+        return None
+    if DASH_RE.match(t):
+        return CellValue(None, t.endswith("%"))
+    percent = t.endswith("%")
+    body = t.rstrip("%").strip().replace("$", "").replace(" ", "")
+    negative = False
+    if body.startswith("(") and body.endswith(")"):
+        negative, body = True, body[1:-1]
+    elif body.startswith("(") or body.endswith(")"):
+        return None
+    if body.startswith("-"):
+        negative, body = True, body[1:]
+    if not re.fullmatch(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?", body):
+        return None
+    v = float(body.replace(",", ""))
+    return CellValue(-v if negative else v, percent)
+
+
+def scale_factor(scale: str) -> float:
+    return _SCALES.get(scale, 1.0)
+
+
+_SCALE_RE = re.compile(
+    r"\b(?:in|amounts? in|dollars in|\$\s*in|expressed in|usd in)\s+(thousands|millions|billions)\b"
+    r"|\(\s*(thousands|millions|billions)\b|\$\s*\(?(000)'?s\)?|\(\$?\s*in\s+(000)'?s\)", re.I)
+
+
+def scale_of(text: str) -> str | None:
+    """"thousands" | "millions" | "billions" from a statement's scale note, else None."""
+    m = _SCALE_RE.search(text)
+    if not m:
+        return None
+    word = next(g for g in m.groups() if g)
+    return "thousands" if word == "000" else word.lower()

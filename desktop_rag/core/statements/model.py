@@ -1,0 +1,95 @@
+"""Financial statements as data: statements -> periods (columns) x rows (line items) -> cells.
+
+Every cell keeps where it was printed (page, character span in the canonical page text,
+box on the page), so an answer built from it can quote the row and highlight the cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+StatementKind = Literal["income", "balance", "cash_flow", "comprehensive", "equity", "segment"]
+Box = tuple[float, float, float, float]
+
+# Bump when extraction changes: stored statements of an older version are re-extracted
+# from the PDF (or the stored page texts) without re-embedding anything.
+EXTRACTOR_VERSION = 1
+
+
+@dataclass
+class Period:
+    label: str  # the column heading as printed, e.g. "Three Months Ended July 1, 2023"
+    end: str  # ISO date of the period end ("2023-07-01"); "YYYY-12-31" if no day printed
+    months: int  # 3 | 6 | 9 | 12 for a duration, 0 for an instant (balance sheet)
+
+    @property
+    def year(self) -> int:
+        return int(self.end[:4])
+
+
+@dataclass
+class Cell:
+    period_end: str
+    months: int
+    text: str  # as printed, e.g. "(1,234)" or "-"
+    value: float | None  # in the statement's scale (per-share rows: in units); None = dash
+    page: int
+    span: tuple[int, int]  # character offsets of the cell in the page text
+    bbox: Box | None = None
+
+
+@dataclass
+class Row:
+    label: str  # as printed, dot leaders and footnote markers removed
+    parent: str  # the heading above it ("Current assets"), "" at top level
+    page: int
+    span: tuple[int, int]  # the whole row (label + cells) in the page text
+    label_span: tuple[int, int]
+    cells: list[Cell] = field(default_factory=list)
+    unit: str = "currency"  # currency | per_share | shares | percent
+
+    def cell_for(self, period_end: str, months: int) -> Cell | None:
+        for c in self.cells:
+            if c.period_end == period_end and c.months == months:
+                return c
+        return None
+
+
+@dataclass
+class Statement:
+    kind: StatementKind
+    title: str
+    page: int  # first page
+    scale: str  # thousands | millions | billions | units
+    periods: list[Period]
+    rows: list[Row] = field(default_factory=list)
+    pages: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``main.py statements --json`` contract (plus spans for the viewer)."""
+        return {
+            "kind": self.kind, "title": self.title, "page": self.page, "scale": self.scale,
+            "periods": [asdict(p) for p in self.periods],
+            "rows": [
+                {"label": r.label, "parent": r.parent, "page": r.page, "unit": r.unit,
+                 "span": list(r.span), "label_span": list(r.label_span),
+                 "cells": [{"period_end": c.period_end, "months": c.months, "text": c.text, "value": c.value,
+                            "page": c.page, "span": list(c.span),
+                            "bbox": [round(v, 2) for v in c.bbox] if c.bbox else None}
+                           for c in r.cells]}
+                for r in self.rows
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Statement:
+        rows = [
+            Row(r["label"], r["parent"], r["page"], tuple(r["span"]), tuple(r["label_span"]),  # type: ignore[arg-type]
+                [Cell(c["period_end"], c["months"], c["text"], c["value"], c["page"], tuple(c["span"]),  # type: ignore[arg-type]
+                      tuple(c["bbox"]) if c.get("bbox") else None) for c in r["cells"]],
+                r.get("unit", "currency"))
+            for r in d["rows"]
+        ]
+        return cls(d["kind"], d["title"], d["page"], d["scale"], [Period(**p) for p in d["periods"]], rows,
+                   d.get("pages") or [d["page"]])

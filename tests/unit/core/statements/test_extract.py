@@ -1,0 +1,168 @@
+"""Statement extraction on real statement pages (bundled Apple 10-Q; financebench filings
+from ../shared when present)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.pdf import extract_document, open_pdf
+from desktop_rag.core.statements.extract import extract_statements, title_kind
+from desktop_rag.core.statements.model import Statement
+from desktop_rag.core.statements.store import extract_from_pdf
+
+REPO = Path(__file__).resolve().parents[4]
+# ../shared beside the checkout (or beside a folder of worktrees).
+FINANCEBENCH = next((p / "shared" / "data" / "financebench-dev" / "pdfs" for p in REPO.parents
+                     if (p / "shared" / "data" / "financebench-dev" / "pdfs").is_dir()), REPO.parent / "shared")
+
+
+def _statements(path: Path) -> list[Statement]:
+    pdf = open_pdf(path)
+    try:
+        return extract_from_pdf(pdf, extract_document(pdf))
+    finally:
+        pdf.close()
+
+
+def _row(st: Statement, label: str, parent: str | None = None):
+    rows = [r for r in st.rows if r.label == label and (parent is None or r.parent == parent)]
+    assert rows, f"no row {label!r} in {st.title}: {[r.label for r in st.rows]}"
+    return rows[0]
+
+
+def _values(row) -> list[float | None]:
+    return [c.value for c in row.cells]
+
+
+@pytest.fixture(scope="module")
+def apple(request: pytest.FixtureRequest) -> dict[str, Statement]:
+    path = REPO / "corpus" / "2023 Q3 AAPL.pdf"
+    return {s.kind: s for s in _statements(path)}
+
+
+def test_apple_10q_finds_the_five_primary_statements(apple: dict[str, Statement]) -> None:
+    assert set(apple) == {"income", "comprehensive", "balance", "equity", "cash_flow"}
+    assert apple["income"].page == 4 and apple["cash_flow"].page == 8
+    assert all(s.scale == "millions" for s in apple.values())
+
+
+def test_three_and_nine_month_columns(apple: dict[str, Statement]) -> None:
+    inc = apple["income"]
+    assert [(p.end, p.months) for p in inc.periods] == [
+        ("2023-07-01", 3), ("2022-06-25", 3), ("2023-07-01", 9), ("2022-06-25", 9)]
+    assert _values(_row(inc, "Total net sales")) == [81797, 82959, 293787, 304182]
+    assert _values(_row(inc, "Products", "Net sales")) == [60584, 63355, 230901, 245241]
+    assert _values(_row(inc, "Other income/(expense), net")) == [-265, -10, -594, -97]
+    eps = _row(inc, "Diluted", "Earnings per share")
+    assert eps.unit == "per_share" and _values(eps) == [1.26, 1.20, 4.67, 4.82]
+    assert _row(inc, "Basic", "Shares used in computing earnings per share").unit == "shares"
+
+
+def test_balance_sheet_two_dates_and_wrapped_label(apple: dict[str, Statement]) -> None:
+    bs = apple["balance"]
+    assert [(p.end, p.months) for p in bs.periods] == [("2023-07-01", 0), ("2022-09-24", 0)]
+    inv = _row(bs, "Inventories")
+    assert inv.parent == "Current assets" and _values(inv) == [7351, 4946]
+    assert _values(_row(bs, "Total assets")) == [335038, 352755]
+    # "Common stock … 15,647,868" / "and 15,943,425 shares issued … 70,667 64,849" is one row.
+    common = [r for r in bs.rows if r.label.startswith("Common stock and additional paid-in capital")]
+    assert len(common) == 1 and _values(common[0]) == [70667, 64849]
+    assert "15,943,425 shares issued" in common[0].label
+
+
+def test_cash_flow_parenthesised_outflows_and_dashes(apple: dict[str, Statement]) -> None:
+    cf = apple["cash_flow"]
+    assert [(p.end, p.months) for p in cf.periods] == [("2023-07-01", 9), ("2022-06-25", 9)]
+    capex = _row(cf, "Payments for acquisition of property, plant and equipment")
+    assert _values(capex) == [-8796, -7419]
+    assert capex.cells[0].text == "(8,796)"
+    assert _values(_row(cf, "Proceeds from issuance of term debt, net")) == [5228, None]
+
+
+def test_cells_keep_their_place_on_the_page(apple: dict[str, Statement]) -> None:
+    pdf = open_pdf(REPO / "corpus" / "2023 Q3 AAPL.pdf")
+    try:
+        text = extract_document(pdf)[7].text
+    finally:
+        pdf.close()
+    row = _row(apple["cash_flow"], "Payments for acquisition of property, plant and equipment")
+    cell = row.cells[0]
+    assert text[cell.span[0]:cell.span[1]] == "(8,796)"
+    assert text[row.span[0]:row.span[1]] == "Payments for acquisition of property, plant and equipment (8,796) (7,419)"
+    assert text[row.label_span[0]:row.label_span[1]] == row.label
+    assert cell.bbox is not None and cell.bbox[0] > 300  # right half of the page, where the columns are
+
+
+def test_round_trip_through_json(apple: dict[str, Statement]) -> None:
+    st = apple["income"]
+    again = Statement.from_json(st.to_json() | {"pages": st.pages})
+    assert again.to_json() == st.to_json() and again.pages == st.pages
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (Unaudited)", "income"),
+    ("Consolidated statements of income (unaudited)", "income"),
+    ("INCOME STATEMENTS", "income"),
+    ("CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME", "comprehensive"),
+    ("Consolidated Balance Sheets", "balance"),
+    ("CONSOLIDATED STATEMENTS OF FINANCIAL POSITION", "balance"),
+    ("CASH FLOWS STATEMENTS", "cash_flow"),
+    ("Consolidated statements of changes in stockholders' equity (unaudited)", "equity"),
+    ("CONSOLIDATED STATEMENTS OF CASH FLOWS (continued)", "cash_flow"),
+    ("Consolidated Balance Sheets as of December 31, 2021 and 2020 82", None),
+    ("See accompanying Notes to Condensed Consolidated Financial Statements.", None),
+    ("Impact of derivatives on the Consolidated balance sheets", None),
+    ("The following table presents the consolidated statements of income", None),
+])
+def test_title_kind(line: str, kind: str | None) -> None:
+    assert title_kind(line) == kind
+
+
+def test_text_only_pages_still_parse_rows_with_every_column() -> None:
+    from desktop_rag.core.pdf import PageText
+
+    page = PageText(3, "Example Corp.\nCONSOLIDATED STATEMENTS OF INCOME\n(In thousands, except per share data)\n"
+                       "Year Ended December 31,\n2022 2021 2020\nRevenue:\nProduct $ 1,000 $ 900 $ 800\n"
+                       "Services 500 400 -\nTotal revenue 1,500 1,300 800\nCost of revenue (600) (500) (400)\n"
+                       "Net income $ 900 $ 800 $ 400\nSee accompanying notes.")
+    [st] = extract_statements([page])
+    assert st.kind == "income" and st.scale == "thousands"
+    assert [(p.end, p.months) for p in st.periods] == [("2022-12-31", 12), ("2021-12-31", 12), ("2020-12-31", 12)]
+    assert [r.label for r in st.rows] == ["Product", "Services", "Total revenue", "Cost of revenue", "Net income"]
+    assert st.rows[0].parent == "Revenue"
+    assert _values(st.rows[1]) == [500, 400, None]
+    assert st.rows[0].cells[0].bbox is None
+
+
+@pytest.fixture(scope="module")
+def jpmorgan() -> dict[str, Statement]:
+    path = FINANCEBENCH / "JPMORGAN_2022Q2_10Q.pdf"
+    if not path.is_file():
+        pytest.skip(f"financebench-dev filing not found at {path}")
+    out: dict[str, Statement] = {}
+    for s in _statements(path):
+        out.setdefault(s.kind, s)
+    return out
+
+
+def test_bank_income_statement_has_no_cost_of_sales(jpmorgan: dict[str, Statement]) -> None:
+    inc = jpmorgan["income"]
+    assert inc.page == 88
+    assert [(p.end, p.months) for p in inc.periods] == [
+        ("2022-06-30", 3), ("2021-06-30", 3), ("2022-06-30", 6), ("2021-06-30", 6)]
+    assert not any("cost of" in r.label.lower() for r in inc.rows)
+    assert _values(_row(inc, "Investment securities losses")) == [-153, -155, -547, -141]
+    bs = jpmorgan["balance"]
+    assert [(p.end, p.months) for p in bs.periods] == [("2022-06-30", 0), ("2021-12-31", 0)]
+
+
+def test_statement_split_over_two_pages_is_one() -> None:
+    path = FINANCEBENCH / "AMERICANWATERWORKS_2021_10K.pdf"
+    if not path.is_file():
+        pytest.skip(f"financebench-dev filing not found at {path}")
+    bs = next(s for s in _statements(path) if s.kind == "balance")
+    assert bs.pages == [84, 85]
+    assert _values(_row(bs, "Total current liabilities")) == [2141, 2881]
+    assert _values(_row(bs, "Total assets")) == [26075, 24766]

@@ -1,0 +1,45 @@
+"""Statements are extracted at ingest, stored beside the chunks, and re-extracted (without
+re-embedding) when the extractor version changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from desktop_rag.core.statements import store as statement_store
+
+
+def test_ingest_stores_statements(build_library: Callable[..., object]) -> None:
+    lib = build_library()
+    apple = next(d for d in lib.documents() if d.file_name == "2023 Q3 AAPL.pdf")
+    [income] = lib.statements(apple.doc_id)
+    assert income.kind == "income" and income.page == 2
+    assert [(p.end, p.months) for p in income.periods] == [("2023-07-01", 3), ("2022-06-25", 3)]
+    sales = next(r for r in income.rows if r.label == "Total net sales")
+    assert [c.value for c in sales.cells] == [81797, 82959]
+    assert sales.cells[0].bbox is not None  # read with boxes at ingest
+    assert lib.store.manifest()["extractor_version"] == statement_store.EXTRACTOR_VERSION
+    nvidia = next(d for d in lib.documents() if d.file_name == "2023 Q2 NVDA.pdf")
+    assert lib.statements(nvidia.doc_id) == []  # rows without a statement title are not a statement
+
+
+def test_new_extractor_version_re_extracts_without_reembedding(
+    build_library: Callable[..., object], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lib = build_library()
+    apple = next(d for d in lib.documents() if d.file_name == "2023 Q3 AAPL.pdf")
+    calls = lib.embedder.calls
+    monkeypatch.setattr(statement_store, "EXTRACTOR_VERSION", 999)
+    [income] = lib.statements(apple.doc_id)
+    assert income.kind == "income"
+    assert lib.store.load_statements(apple.doc_id)[0] == 999
+    assert lib.embedder.calls == calls
+
+
+def test_removing_a_document_removes_its_statements(build_library: Callable[..., object]) -> None:
+    lib = build_library()
+    apple = next(d for d in lib.documents() if d.file_name == "2023 Q3 AAPL.pdf")
+    assert lib.store.load_statements(apple.doc_id) is not None
+    lib.remove(apple.doc_id)
+    assert lib.store.load_statements(apple.doc_id) is None
