@@ -159,7 +159,7 @@ def check_cells(cells: list[dict], pages: Pages, errors: list[str]) -> None:
         where = f"cell {n} ({c.get('doc')} p{c.get('page')} {c.get('label')!r} {c.get('column')!r})"
         if not check_fields(c, CELL_FIELDS, where, errors):
             continue
-        seen[(c["doc"], c["page"], c["statement"], c["label"], c["parent"], c["column"])] += 1
+        seen[(c["doc"], c["page"], c["statement"], c["label"], c["parent"], c["column"], c["period_end"], c["months"])] += 1
         if c["statement"] not in STATEMENTS:
             errors.append(f"{where}: statement {c['statement']!r}")
         if c["scale"] not in SCALES:
