@@ -1,0 +1,424 @@
+"""The one home of period parsing: dates, fiscal years and quarters in file names, cover
+pages, questions and follow-ups, and the labels shown for them.
+
+A period is what a filing or a question *names*: "Q2 FY2024", "fiscal 2023", "the quarter
+ended July 1, 2023". Fiscal years are the filer's own ("Nvidia's fiscal 2024 ends in
+January 2024"); a calendar guess is only a fallback (see ``fiscal_year_for_end``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december")
+_MONTH_NUMBER = {name: i + 1 for i, name in enumerate(MONTH_NAMES)}
+_MONTH_NUMBER.update({name[:3]: i + 1 for i, name in enumerate(MONTH_NAMES)})
+_MONTH_NUMBER["sept"] = 9
+
+# A month name or its abbreviation ("Dec.", "Sept"), case-insensitive when compiled with re.I.
+MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+# "July 1, 2023", "Dec. 31, 2022", "December 31 2022", "1 July 2023", "2023-07-01".
+DATE_RE = re.compile(
+    rf"(?<![A-Za-z])(?P<m1>{MONTH_RE})\.?\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>(?:19|20)\d\d)(?!\d)"
+    rf"|(?<!\d)(?P<d2>\d{{1,2}})\s+(?P<m2>{MONTH_RE})\.?,?\s+(?P<y2>(?:19|20)\d\d)(?!\d)"
+    r"|(?<!\d)(?P<y3>(?:19|20)\d\d)-(?P<m3>\d\d)-(?P<d3>\d\d)(?!\d)",
+    re.I,
+)
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_ORD_RE = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+_YEAR = r"(?:19|20)\d\d"
+
+
+def full_year(text: str) -> int:
+    """"23" -> 2023, "2023" -> 2023."""
+    return int(text) if len(text) == 4 else 2000 + int(text)
+
+
+def _date_of(m: re.Match[str]) -> date | None:
+    try:
+        if m.group("y3"):
+            return date(int(m.group("y3")), int(m.group("m3")), int(m.group("d3")))
+        month = m.group("m1") or m.group("m2")
+        day = m.group("d1") or m.group("d2")
+        year = m.group("y1") or m.group("y2")
+        return date(int(year), _MONTH_NUMBER[month.lower()[:4] if month.lower().startswith("sept") else month.lower()[:3]], int(day))
+    except (ValueError, KeyError):
+        return None
+
+
+def parse_date(text: str) -> date | None:
+    """The first date written in ``text`` ("July 1, 2023", "Dec. 31, 2022", "2023-07-01")."""
+    for m in DATE_RE.finditer(text):
+        d = _date_of(m)
+        if d:
+            return d
+    return None
+
+
+def find_dates(text: str) -> list[tuple[date, int, int]]:
+    """Every date in ``text`` with its span."""
+    out = []
+    for m in DATE_RE.finditer(text):
+        d = _date_of(m)
+        if d:
+            out.append((d, m.start(), m.end()))
+    return out
+
+
+# -- labels -------------------------------------------------------------------------------------
+def period_label(fiscal_year: int | None, quarter: int | None = None) -> str:
+    """"Q2 FY2024", "FY2023", or "" when the year is unknown."""
+    if not fiscal_year:
+        return ""
+    return f"Q{quarter} FY{fiscal_year}" if quarter else f"FY{fiscal_year}"
+
+
+def fiscal_year_for_end(period_end: date, fiscal_year_end_month: int | None = None) -> int:
+    """The fiscal year a period ending on ``period_end`` belongs to, when the filing does
+    not name it: the year in which the filer's fiscal year ends (52/53-week years end up to
+    a week into the next month, so a few days of slack). Without a known fiscal year end,
+    the calendar year of the (slack-adjusted) end date."""
+    d = period_end - timedelta(days=7)
+    if not fiscal_year_end_month:
+        return d.year
+    return d.year if d.month <= fiscal_year_end_month else d.year + 1
+
+
+def calendar_quarter(period_end: date) -> int:
+    """Calendar quarter of the middle of a three-month period ending on this date: Intel's
+    quarter ending Oct 1 is Q3, Nvidia's ending July 30 is Q2 (May to July)."""
+    d = period_end - timedelta(days=45)
+    return (d.month - 1) // 3 + 1
+
+
+# -- mentions in free text (questions, follow-ups, file names) ----------------------------------
+@dataclass(frozen=True)
+class PeriodMention:
+    """One period named in a text, with the words as written (for follow-ups)."""
+
+    text: str
+    start: int
+    end: int
+    year: int | None = None
+    quarter: int | None = None
+    fiscal: bool = False  # named as a fiscal period ("FY2024", "fiscal 2023", "Q2 FY24")
+    date: date | None = None  # "as of December 31, 2022", "the quarter ended July 1, 2023"
+    span: str = ""  # "quarter" / "year" for "... ended <date>", else ""
+
+
+@dataclass
+class QuestionPeriods:
+    mentions: list[PeriodMention] = field(default_factory=list)
+    latest: bool = False  # "latest 10-Q", "most recent quarter"
+
+    @property
+    def quarters(self) -> set[tuple[int, int]]:
+        return {(m.year, m.quarter) for m in self.mentions if m.year and m.quarter}
+
+    @property
+    def years(self) -> set[int]:
+        """Years named without a quarter: "FY2024", "fiscal 2023", "in 2021"."""
+        return {m.year for m in self.mentions if m.year and not m.quarter and not m.date}
+
+    @property
+    def fiscal_years(self) -> set[int]:
+        return {m.year for m in self.mentions if m.year and not m.quarter and m.fiscal}
+
+    @property
+    def dates(self) -> set[date]:
+        return {m.date for m in self.mentions if m.date}
+
+    def __bool__(self) -> bool:
+        return bool(self.mentions)
+
+    def labels(self) -> list[str]:
+        out: list[str] = []
+        for m in self.mentions:
+            if m.date:
+                lab = m.date.isoformat()
+            elif m.quarter:
+                lab = f"Q{m.quarter} {'FY' if m.fiscal else ''}{m.year}"
+            else:
+                lab = f"{'FY' if m.fiscal else ''}{m.year}"
+            if lab not in out:
+                out.append(lab)
+        return out
+
+
+_Q = r"(?:fy|fiscal\s+(?:year\s+)?)"
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # "the quarter ended July 1, 2023", "fiscal year ended January 29, 2023", "as of Dec. 31, 2022"
+    ("ended", re.compile(
+        rf"\b(?P<what>(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|period)\s+(?:ended|ending)\s+(?P<date>{DATE_RE.pattern})",
+        re.I)),
+    ("asof", re.compile(rf"\b(?:as\s+of|at|on)\s+(?P<date>{DATE_RE.pattern})", re.I)),
+    # "second quarter of fiscal year 2024", "second fiscal quarter of 2023", "Q2 of fiscal 2024", "third quarter 2023"
+    ("ordq", re.compile(
+        rf"\b(?P<q>{_ORD_RE}|q[1-4])\s+(?P<fq>fiscal\s+)?quarter\s*(?:of\s+|in\s+)?(?:the\s+)?(?P<fy>{_Q})?\s*(?P<y>{_YEAR})\b",
+        re.I)),
+    ("ordq", re.compile(rf"\b(?P<q>q[1-4])\s+(?:of\s+)?(?P<fy>{_Q})\s*'?(?P<y>{_YEAR}|\d\d)\b", re.I)),
+    # Q2 2023, Q2'23, Q2FY24, Q2-2023
+    ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    # 2023 Q2, 2023-Q2, FY2024 Q2, FY24 Q2
+    ("yq", re.compile(rf"(?<![a-z0-9])(?:(?P<fy>fy)[\s_.'-]*(?P<y2>\d\d)|(?P<fy4>fy)?[\s_.'-]*(?P<y>{_YEAR}))[\s_.'-]*q(?P<q>[1-4])(?![0-9a-z])", re.I)),
+    # 2Q23, 2Q 2023, 2QFY24
+    ("nq", re.compile(rf"(?<![a-z0-9])(?P<q>[1-4])q[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    # FY2024, FY24, FY '24, fiscal 2023, fiscal year 2023, 2023 fiscal year
+    ("fy", re.compile(rf"(?<![a-z0-9])(?:fy[\s_.-]*'?|fiscal\s+(?:year\s+)?)(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    ("fy", re.compile(rf"\b(?P<y>{_YEAR})\s+fiscal\s+year\b", re.I)),
+    # a bare year: "in 2021", "2019 revenue"
+    ("year", re.compile(rf"(?<![0-9$.,])(?P<y>{_YEAR})(?![0-9%]|,\d)")),
+]
+LATEST_RE = re.compile(
+    r"\b(latest|most recent|newest|current|last)\s+(?:quarterly\s+|annual\s+)?(10-?q|10-?k|quarter|report|filing|period|fiscal year)\b",
+    re.I,
+)
+
+
+def find_periods(text: str) -> QuestionPeriods:
+    """Periods named in a question, a follow-up or a file name, in order of appearance.
+    Overlapping readings keep the first (most specific) pattern's."""
+    taken: list[tuple[int, int]] = []
+    mentions: list[PeriodMention] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    for kind, rx in _PATTERNS:
+        for m in rx.finditer(text):
+            if not free(m.start(), m.end()):
+                continue
+            mention = _mention(kind, m)
+            if mention is None:
+                continue
+            taken.append((m.start(), m.end()))
+            mentions.append(mention)
+    mentions.sort(key=lambda x: x.start)
+    return QuestionPeriods(mentions, latest=bool(LATEST_RE.search(text)))
+
+
+def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
+    text, start, end = m.group(0).strip(), m.start(), m.end()
+    if kind in ("ended", "asof"):
+        d = parse_date(m.group("date"))
+        if d is None:
+            return None
+        span = ""
+        if kind == "ended":
+            what = m.group("what").lower()
+            span = "quarter" if ("quarter" in what or what.startswith("three")) else "year" if (
+                "year" in what or what.startswith("twelve")) else ""
+        if kind == "asof":
+            start = m.start("date")
+            text = m.group("date")
+        return PeriodMention(text, start, end, year=d.year, date=d, span=span,
+                             fiscal="fiscal" in m.group(0).lower())
+    if kind == "ordq":
+        q = m.group("q").lower()
+        quarter = int(q[1]) if q.startswith("q") else ORDINALS[q]
+        fiscal = bool(m.groupdict().get("fy") or m.groupdict().get("fq"))
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=fiscal)
+    if kind in ("qy", "nq"):
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=int(m.group("q")),
+                             fiscal=bool(m.group("fy")))
+    if kind == "yq":
+        y = m.group("y") or m.group("y2")
+        return PeriodMention(text.strip(" _.-"), start, end, year=full_year(y), quarter=int(m.group("q")),
+                             fiscal=bool(m.group("fy") or m.group("fy4")))
+    if kind == "fy":
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), fiscal=True)
+    return PeriodMention(text, start, end, year=int(m.group("y")))
+
+
+def period_phrase(text: str) -> str:
+    """The first period named in ``text`` as written ("fiscal 2024", "3Q23"), or ""."""
+    found = find_periods(text)
+    return found.mentions[0].text if found.mentions else ""
+
+
+# -- cover pages ---------------------------------------------------------------------------------
+_COVER_END = re.compile(
+    rf"(?P<what>quarterly\s+period|fiscal\s+quarter|fiscal\s+year|transition\s+period|period|year)\s+ended:?\s+"
+    # two-column covers put other words between the label and the date (JPMorgan)
+    rf"(?:[A-Za-z ]{{0,40}}\n)?(?P<date>{DATE_RE.pattern})"
+    rf"|date\s+of\s+report[^:\n]{{0,60}}:\s*(?P<report>{DATE_RE.pattern.replace('?P<', '?P<r')})",
+    re.I,
+)
+# "Second Quarter of Fiscal Year 2024", "first quarter of fiscal 2023"
+COVER_FISCAL_QUARTER = re.compile(
+    rf"\b(?P<q>{_ORD_RE})\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?fiscal\s+(?:year\s+)?(?P<y>{_YEAR})\b", re.I)
+_FOOTER_QUARTER = re.compile(rf"\bQ(?P<q>[1-4])\s+(?:FY\s?)?(?P<y>{_YEAR})\s+Form\s+10-Q", re.I)  # Apple's footer
+_FISCAL_YEAR_NAMED = re.compile(rf"\bfiscal\s+(?:year\s+)?(?P<y>{_YEAR})\b", re.I)
+_FYE_MONTH = re.compile(
+    rf"(?:fiscal\s+year\s+end(?:s|ed|ing)?|fiscal\s+year\s+ends?\s+on)[\s:]*(?:on\s+)?(?:the\s+)?(?:last\s+\w+\s+(?:of|in)\s+|\w+\s+nearest\s+)?(?P<m>{MONTH_RE})",
+    re.I,
+)
+
+
+@dataclass
+class CoverPeriod:
+    """What a filing says about the period of the report."""
+
+    period_end: date | None = None
+    annual: bool | None = None  # True: fiscal year ended; False: quarterly period ended
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
+    fiscal_year_named: bool = False  # the filing itself names the fiscal year
+
+
+_YTD = re.compile(
+    rf"\b(?P<a>three|six|nine|twelve|3|6|9|12)\s+(?:and\s+(?P<b>six|nine|twelve|6|9|12)\s+)?months\s+ended\s+(?P<date>{DATE_RE.pattern})",
+    re.I,
+)
+_MONTH_WORDS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "3": 3, "6": 6, "9": 9, "12": 12}
+
+
+def year_to_date_months(text: str, period_end: date) -> int | None:
+    """How far into its fiscal year a quarterly report is: the longest "N months ended
+    <period end>" column (3 = first quarter, 6 = second, 9 = third). Every 10-Q reports the
+    year to date, whatever the filer's fiscal calendar."""
+    counts: dict[int, int] = {}
+    for m in _YTD.finditer(text):
+        d = parse_date(m.group("date"))
+        if d is None or abs((d - period_end).days) > 7:
+            continue
+        months = max(_MONTH_WORDS[m.group("a").lower()], _MONTH_WORDS.get((m.group("b") or "").lower(), 0))
+        if months < 12:
+            counts[months] = counts.get(months, 0) + 1
+    # the longest column that is more than a stray mention (a bank's Q1 10-Q may cite a
+    # "nine months ended" figure of another filing a few times among eighty headings)
+    total = sum(counts.values())
+    usual = [months for months, n in counts.items() if n >= 0.1 * total]
+    return max(usual) if usual else None
+
+
+def _add_months(d: date, months: int) -> date:
+    y, m = divmod(d.month - 1 + months, 12)
+    return date(d.year + y, m + 1, min(d.day, 28))
+
+
+def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod:
+    """Period of the report from a filing's cover page (``cover``) and, for the fiscal
+    calendar, the rest of its text (``body``). The fiscal year is the one the filing names
+    ("Second Quarter of Fiscal Year 2024"); else the year its fiscal year ends in: a 10-K
+    for the year ended Jan 29, 2023 is FY2023, a 10-Q whose longest column is "six months
+    ended July 30, 2023" is Q2 of the fiscal year ending six months later (FY2024)."""
+    out = CoverPeriod()
+    text = cover + "\n" + body
+    m = _COVER_END.search(cover[:20000])
+    if m and m.group("report"):  # an 8-K: the date of the event reported
+        out.period_end = parse_date(m.group("report"))
+        out.fiscal_year = out.period_end.year if out.period_end else None
+        return out
+    if m:
+        out.period_end = parse_date(m.group("date"))
+        what = m.group("what").lower()
+        out.annual = "year" in what if "quarter" not in what else False
+    if form_type == "10-K":
+        out.annual = True
+    elif form_type == "10-Q":
+        out.annual = False
+    if out.period_end is None:
+        if out.annual is not True:
+            named = _named_quarter(text)
+            if named:
+                out.fiscal_year, out.fiscal_quarter = named
+                out.fiscal_year_named = True
+                return out
+        fm = _FISCAL_YEAR_NAMED.search(text)
+        if fm:
+            out.fiscal_year = int(fm.group("y"))
+            out.fiscal_year_named = True
+        return out
+    if out.annual:
+        # The filing's own name for the year, when it calls the year ended early in a
+        # calendar year by the previous year (some retailers).
+        out.fiscal_year = _named_fiscal_year(text, out.period_end) or fiscal_year_for_end(out.period_end)
+        out.fiscal_year_named = out.fiscal_year != fiscal_year_for_end(out.period_end)
+        return out
+    ytd = year_to_date_months(text, out.period_end)
+    if ytd:
+        out.fiscal_quarter = max(1, min(4, round(ytd / 3)))
+        out.fiscal_year = (_add_months(out.period_end, 12 - ytd) - timedelta(days=7)).year
+        # the year-to-date column is the filer's own count; a named quarter only confirms it
+        # (10-Qs also name the prior year's quarter in comparisons)
+        out.fiscal_year_named = _named_quarter(text, out.fiscal_quarter, out.fiscal_year) is not None
+        return out
+    out.fiscal_year = fiscal_year_for_end(out.period_end)
+    out.fiscal_quarter = calendar_quarter(out.period_end)
+    named = _named_quarter(text, out.fiscal_quarter)
+    if named:
+        out.fiscal_year, out.fiscal_quarter = named
+        out.fiscal_year_named = True
+    return out
+
+
+def _named_quarter(text: str, quarter: int | None = None, year: int | None = None) -> tuple[int, int] | None:
+    """The (fiscal year, quarter) a filing names most often ("second quarter of fiscal
+    2024", Apple's "Q3 2023 Form 10-Q" footer), restricted to ``quarter``/``year`` when given."""
+    counts: dict[tuple[int, int], int] = {}
+    for rx in (COVER_FISCAL_QUARTER, _FOOTER_QUARTER):
+        for fm in rx.finditer(text):
+            q = fm.group("q").lower()
+            key = (int(fm.group("y")), int(q) if q.isdigit() else ORDINALS[q])
+            if (quarter is None or key[1] == quarter) and (year is None or key[0] == year):
+                counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return None
+    return max(counts, key=lambda k: (counts[k], k))
+
+
+def _named_fiscal_year(text: str, period_end: date) -> int | None:
+    """"fiscal 2022" printed near "year ended January 29, 2023" (the only other year a
+    filing may call the year that ends early in the next calendar year)."""
+    if period_end.month > 2:
+        return None
+    end_year = fiscal_year_for_end(period_end)
+    counts: dict[int, int] = {}
+    for m in _FISCAL_YEAR_NAMED.finditer(text[:60000]):
+        y = int(m.group("y"))
+        if y in (end_year, end_year - 1):
+            counts[y] = counts.get(y, 0) + 1
+    if counts.get(end_year - 1, 0) > 2 * counts.get(end_year, 0) + 2:
+        return end_year - 1
+    return None
+
+
+def fiscal_year_end_month(text: str) -> int | None:
+    """Month the filer's fiscal year ends in, when the text says so ("fiscal year ends on
+    the last Sunday in January", "Fiscal Year End: 0131", "fiscal year ending January 28, 2024")."""
+    m = _FYE_MONTH.search(text)
+    if m:
+        return _MONTH_NUMBER.get(m.group("m").lower()[:3])
+    m = re.search(r"fiscal\s+year\s+end(?:ing)?[\s:]*(?P<m>[01]\d)(?P<d>[0-3]\d)\b", text, re.I)
+    if m and 1 <= int(m.group("m")) <= 12:
+        return int(m.group("m"))
+    return None
+
+
+# -- file names ----------------------------------------------------------------------------------
+_FILE_YEAR = re.compile(rf"(?<!\d)(?P<y>{_YEAR})(?!\d)")
+
+
+def file_name_period(stem: str) -> tuple[int | None, int | None, date | None]:
+    """(fiscal year, quarter, date) hinted by a file name: "2023 Q1 NVDA", "AAPL_10-Q_Q3FY23",
+    "JPMORGAN_2021Q1_10Q", "FOOTLOCKER_2022_8K_dated-2022-05-20", "msft-10k-fy2024"."""
+    text = stem.replace("_", " ")
+    dated = None
+    m = re.search(r"dated[\s_-]*(\d{4}-\d\d-\d\d)", stem, re.I)
+    if m:
+        dated = parse_date(m.group(1))
+        text = text.replace(m.group(0).replace("_", " "), " ")
+    found = find_periods(text)
+    for p in found.mentions:
+        if p.quarter:
+            return p.year, p.quarter, dated
+    for p in found.mentions:
+        if p.fiscal and p.year:
+            return p.year, None, dated
+    m = _FILE_YEAR.search(text)
+    return (int(m.group("y")) if m else None), None, dated

@@ -1,0 +1,156 @@
+"""core/domain/periods.py: dates, question periods, file-name periods and cover-page fiscal periods."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from desktop_rag.core.domain.periods import (
+    calendar_quarter,
+    cover_period,
+    file_name_period,
+    find_periods,
+    fiscal_year_for_end,
+    parse_date,
+    period_label,
+    period_phrase,
+    year_to_date_months,
+)
+
+from .conftest import filing_pages, shared_pdf
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("July 1, 2023", date(2023, 7, 1)),
+        ("for the period ended Dec. 31, 2022.", date(2022, 12, 31)),
+        ("2023-07-01", date(2023, 7, 1)),
+        ("Sept. 30, 2023", date(2023, 9, 30)),
+        ("as of 1 July 2023", date(2023, 7, 1)),
+        ("JANUARY 29, 2023", date(2023, 1, 29)),
+        ("February 30, 2023", None),
+        ("no date here 2023", None),
+    ],
+)
+def test_parse_date(text: str, expected: date | None) -> None:
+    assert parse_date(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "quarters", "years", "dates"),
+    [
+        ("Apple net sales Q3 2023", {(2023, 3)}, set(), set()),
+        ("Apple net sales in 2023 Q3", {(2023, 3)}, set(), set()),
+        ("NVDA 3Q23 revenue", {(2023, 3)}, set(), set()),
+        ("Q3 FY23 capex", {(2023, 3)}, set(), set()),
+        ("Q2'23 capex", {(2023, 2)}, set(), set()),
+        ("third quarter of fiscal 2023", {(2023, 3)}, set(), set()),
+        ("What was revenue in the second quarter of fiscal year 2024?", {(2024, 2)}, set(), set()),
+        ("Q2 of fiscal 2024 margin", {(2024, 2)}, set(), set()),
+        ("revenue in FY24", set(), {2024}, set()),
+        ("revenue in FY '24", set(), {2024}, set()),
+        ("revenue in fiscal year 2024", set(), {2024}, set()),
+        ("What is the FY2015 operating cash flow ratio?", set(), {2015}, set()),
+        ("How did the dividend change in 2021?", set(), {2021}, set()),
+        ("total assets as of December 31, 2022", set(), set(), {date(2022, 12, 31)}),
+        ("revenue for the quarter ended July 1, 2023", set(), set(), {date(2023, 7, 1)}),
+        ("revenue of $2,021 million", set(), set(), set()),
+        ("revenue last year", set(), set(), set()),
+    ],
+)
+def test_find_periods(question: str, quarters: set, years: set, dates: set) -> None:
+    found = find_periods(question)
+    assert found.quarters == quarters
+    assert found.years == years
+    assert found.dates == dates
+
+
+def test_fiscal_flag_and_latest() -> None:
+    assert find_periods("FY2024 revenue").fiscal_years == {2024}
+    assert find_periods("revenue in 2024").fiscal_years == set()
+    assert find_periods("what did the latest 10-Q say").latest
+    assert not find_periods("what did the 10-Q say").latest
+    ended = find_periods("the quarter ended July 1, 2023").mentions[0]
+    assert ended.span == "quarter" and ended.date == date(2023, 7, 1)
+
+
+@pytest.mark.parametrize("phrase", ["fiscal 2024", "fiscal year 2024", "FY24", "3Q23", "third quarter of fiscal 2023",
+                                    "Q2 2023"])
+def test_period_phrase_keeps_the_words_as_written(phrase: str) -> None:
+    assert period_phrase(f"How much did NVIDIA spend on R&D in {phrase}?") == phrase
+
+
+@pytest.mark.parametrize(
+    ("stem", "expected"),
+    [
+        ("2023 Q1 NVDA", (2023, 1, None)),
+        ("AAPL_10-Q_Q3FY23", (2023, 3, None)),
+        ("JPMORGAN_2021Q1_10Q", (2021, 1, None)),
+        ("FOOTLOCKER_2022_8K_dated-2022-05-20", (2022, None, date(2022, 5, 20))),
+        ("FOOTLOCKER_2022_8K_dated_2022-08-19", (2022, None, date(2022, 8, 19))),
+        ("msft-10k-fy2024", (2024, None, None)),
+        ("3Q23 nvda earnings", (2023, 3, None)),
+        ("ADOBE_2015_10K", (2015, None, None)),
+        ("notes", (None, None, None)),
+    ],
+)
+def test_file_name_period(stem: str, expected: tuple) -> None:
+    assert file_name_period(stem) == expected
+
+
+def test_labels_and_fiscal_year_rules() -> None:
+    assert period_label(2024, 2) == "Q2 FY2024"
+    assert period_label(2023) == "FY2023"
+    assert period_label(None) == ""
+    assert fiscal_year_for_end(date(2023, 1, 29)) == 2023  # Nvidia's FY2023 ends in January 2023
+    assert fiscal_year_for_end(date(2023, 7, 30), fiscal_year_end_month=1) == 2024
+    assert fiscal_year_for_end(date(2022, 10, 1)) == 2022  # a 52/53-week year spilling into October
+    assert calendar_quarter(date(2022, 10, 1)) == 3  # Intel
+    assert calendar_quarter(date(2023, 7, 30)) == 2  # Nvidia: May to July
+
+
+def test_year_to_date_months_counts_the_longest_usual_column() -> None:
+    text = ("Three Months Ended July 30, 2023 ... Six Months Ended July 30, 2023 ... "
+            "Six Months Ended July 31, 2022")
+    assert year_to_date_months(text, date(2023, 7, 30)) == 6
+    assert year_to_date_months("three months ended March 31, 2021", date(2021, 3, 31)) == 3
+    assert year_to_date_months("nothing", date(2021, 3, 31)) is None
+
+
+NVDA_COVER = """FORM 10-Q
+QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the quarterly period ended July 30, 2023
+NVIDIA CORPORATION
+(Exact name of registrant as specified in its charter)"""
+
+
+def test_cover_period_fiscal_year_is_the_filers() -> None:
+    body = ("Condensed Consolidated Statements of Income (In millions) Three Months Ended Six Months Ended "
+            "Six Months Ended July 30, 2023 July 31, 2022\nSecond Quarter of Fiscal Year 2024 Summary")
+    got = cover_period(NVDA_COVER, "10-Q", body)
+    assert (got.period_end, got.fiscal_year, got.fiscal_quarter, got.fiscal_year_named) == (
+        date(2023, 7, 30), 2024, 2, True)
+    annual = cover_period("FORM 10-K\nFor the fiscal year ended January 29, 2023", "10-K")
+    assert (annual.fiscal_year, annual.fiscal_quarter, annual.annual) == (2023, None, True)
+    eight_k = cover_period("FORM 8-K\nDate of report (Date of earliest event reported): May 20, 2022 (May 18, 2022)")
+    assert eight_k.period_end == date(2022, 5, 20)
+    two_col = cover_period("FORM 10-Q\nFor the quarterly period ended Commission file\nMarch 31, 2021 number 1-5805",
+                           "10-Q", "three months ended March 31, 2021")
+    assert (two_col.period_end, two_col.fiscal_year, two_col.fiscal_quarter) == (date(2021, 3, 31), 2021, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "end", "fy", "fq"),
+    [
+        ("2023 Q2 NVDA.pdf", date(2023, 7, 30), 2024, 2),  # "Second Quarter of Fiscal Year 2024"
+        ("2023 Q1 MSFT.pdf", date(2022, 12, 31), 2023, 2),  # Microsoft's FY ends June 30
+        ("2023 Q3 AAPL.pdf", date(2023, 7, 1), 2023, 3),
+        ("2022 Q3 INTC.pdf", date(2022, 10, 1), 2022, 3),
+    ],
+)
+def test_cover_period_on_real_10qs(name: str, end: date, fy: int, fq: int) -> None:
+    pages = filing_pages(shared_pdf("sec10q", name))
+    got = cover_period("\n".join(pages[:3]), "10-Q", "\n".join(pages[3:]))
+    assert (got.period_end, got.fiscal_year, got.fiscal_quarter) == (end, fy, fq)
