@@ -123,6 +123,9 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setCollapsible(0, True)  # a small window hides the library (View menu)
+        # The window may shrink below three panes' minimums: the library then folds away
+        # (``_fit_to_width``) instead of the window refusing to fit a small screen.
+        self.splitter.setMinimumWidth(PANE_MINIMUMS[1] + PANE_MINIMUMS[2] + 2 * self.splitter.handleWidth())
         self._pane_fractions = list(DEFAULT_PANE_FRACTIONS)
         self._fractions_applied = False
         central = QWidget()
@@ -287,6 +290,7 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1400, 860)
         self.clamp_to_screen()
+        self._fit_to_width()
         fractions = self.state.get("pane_fractions")
         old = self.state.get("splitter")  # older versions saved pixels
         if not fractions and isinstance(old, list) and len(old) == 3 and all(isinstance(x, int) and x > 0 for x in old):

@@ -454,6 +454,11 @@ class PdfViewer(QFrame):
         self._rows = rows
         self._collapsed = collapsed
 
+    def minimumSizeHint(self) -> QSize:
+        # The toolbar rearranges itself for narrow widths (two rows, zoom in the ⋯ menu), so
+        # its one-row width must not become the pane's minimum.
+        return QSize(280, super().minimumSizeHint().height())
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         w = event.size().width()

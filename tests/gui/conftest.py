@@ -115,7 +115,7 @@ def fake_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-d
     made: list[MainWindow] = []
 
     def _make(files: dict[str, list[str]] | None = None, *, embedder: object | None = None,
-              home: Path | None = None, size: tuple[int, int] = (1400, 860), **kw) -> MainWindow:  # type: ignore[no-untyped-def]
+              home: Path | None = None, size: tuple[int, int] | None = (1400, 860), **kw) -> MainWindow:  # type: ignore[no-untyped-def]
         files = {"2023 Q3 AAPL.pdf": APPLE_PAGES, "2023 Q2 NVDA.pdf": NVIDIA_PAGES} if files is None else files
         home = home or tmp_path / f"home{len(made)}"
         home.mkdir(parents=True, exist_ok=True)
@@ -133,7 +133,8 @@ def fake_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-d
         kw.setdefault("load_model", False)
         win = MainWindow(workspace=ws, **kw)
         qtbot.addWidget(win)
-        win.resize(*size)
+        if size is not None:  # None: keep the geometry the window restored
+            win.resize(*size)
         win.show()
         made.append(win)
         qtbot.waitUntil(lambda: win._library_ready, timeout=20_000)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from desktop_rag.core.pdf import extract_page, open_pdf
 from desktop_rag.core.types import Citation
@@ -100,3 +102,137 @@ def test_missing_quote_gives_no_rects_but_opens_the_page(qtbot, filing_source: P
     rects = viewer.show_citation(Citation("id", filing_source.name, 3, "words that are not on this page at all"),
                                  filing_source)
     assert rects == [] and viewer.current_page == 3
+
+
+# -- issue #11, problem 5: a viewer analysts expect ---------------------------------------------
+def numbered_filing(path: Path, pages: int = 12, front: int = 3) -> Path:
+    """``front`` unnumbered pages (cover, contents), then pages printing 1, 2, 3… at the bottom."""
+    from tests.conftest import write_pdf
+
+    texts = []
+    for i in range(pages):
+        body = [f"Section {i + 1} heading", *[f"Line {k} of page {i + 1}: revenue grew in the quarter." for k in range(8)]]
+        if i == 1:
+            body.append("Risk Factors 22")  # a contents line ending in a number: not a page label
+        if i >= front:
+            body += ["", "", f"Apple Inc. | Q3 2023 Form 10-Q | {i + 1 - front}"]
+        texts.append("\n".join(body))
+    return write_pdf(path, texts)
+
+
+def toolbar_overlaps(viewer: PdfViewer) -> list[str]:
+    """Visible toolbar controls that overlap each other or stick out of the toolbar."""
+    bar = viewer.toolbar
+    leaves = [w for w in bar.findChildren(QWidget)
+              if w.isVisibleTo(bar) and not w.findChildren(QWidget) and w.width() > 0
+              and w.parentWidget() is not None and w.parentWidget().isVisibleTo(bar)]
+    boxes = [(w, QRect(w.mapTo(bar, QPoint(0, 0)), w.size())) for w in leaves]
+    out = []
+    for i, (a, ra) in enumerate(boxes):
+        if not bar.rect().contains(ra):
+            out.append(f"{type(a).__name__} {ra} outside {bar.rect()}")
+        for b, rb in boxes[i + 1:]:
+            if ra.intersects(rb):
+                out.append(f"{type(a).__name__} {ra} overlaps {type(b).__name__} {rb}")
+    return out
+
+
+def test_continuous_lazy_scrolling_and_a_header_that_follows(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pdf = numbered_filing(tmp_path / "filing.pdf", pages=12)
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(700, 800)
+    viewer.show()
+    rects = viewer.show_citation(Citation("id", pdf.name, 5, "Line 3 of page 5"), pdf)
+    qtbot.wait(50)
+    assert rects and viewer.current_page == 5
+    assert viewer.subtitle.text() == "Page 2 (PDF 5 of 12) · quote highlighted"
+    assert 0 < len(viewer.pages.rendered) < 12, "pages are rendered only when they come into view"
+
+    # Page Down moves on and the header follows; the highlight stays with its page.
+    viewer.setFocus()
+    qtbot.keyClick(viewer.scroll, Qt.Key.Key_PageDown)
+    assert viewer.current_page == 6
+    assert viewer.subtitle.text() == "Page 3 (PDF 6 of 12)"
+
+    # The wheel/scroll bar runs through all pages to the last one.
+    vbar = viewer.scroll.verticalScrollBar()
+    vbar.setValue(vbar.maximum())
+    qtbot.wait(20)
+    assert viewer.current_page == 12 and viewer.subtitle.text().startswith("Page 9 (PDF 12 of 12)")
+    vbar.setValue(viewer.pages.page_rect(8).top() + 5)
+    assert viewer.current_page == 8
+
+    # A search jump lands on another page: the header says so, without the quote note.
+    viewer.search.setText("page 10: revenue")
+    viewer.find_next()
+    assert viewer.current_page == 10
+    assert viewer.subtitle.text() == "Page 7 (PDF 10 of 12)"
+    assert viewer.search_count.text() == "1/8"  # eight lines of page 10 say it
+
+
+def test_printed_page_labels_in_viewer_and_citations(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pdf = numbered_filing(tmp_path / "filing.pdf", pages=12)
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.show()
+    assert viewer.open_document(pdf)
+    labels = viewer.labels
+    assert labels is not None
+    assert [labels.label(n) for n in (1, 2, 3, 4, 10)] == ["", "", "", "1", "7"]
+    assert labels.describe(10) == "p. 7 (PDF 10)" and labels.describe(2) == "p. 2"
+
+    # PDF page labels (/PageLabels) win over the footer.
+    doc = pymupdf.open(pdf)
+    doc.set_page_labels([{"startpage": 0, "prefix": "A-", "style": "D", "firstpagenum": 1}])
+    labelled = tmp_path / "labelled.pdf"
+    doc.save(labelled)
+    doc.close()
+    assert viewer.open_document(labelled)
+    assert viewer.labels.describe(10) == "p. A-10 (PDF 10)"  # type: ignore[union-attr]
+
+
+def test_fit_width_is_readable_by_default(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.gui.pdf_view import READABLE_ZOOM
+
+    pdf = numbered_filing(tmp_path / "filing.pdf", pages=3, front=0)
+    viewer = PdfViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(420, 700)
+    viewer.show()
+    viewer.open_document(pdf)
+    viewer.show_page(1)
+    qtbot.wait(100)
+    assert viewer.fit_width and viewer.zoom >= READABLE_ZOOM - 1e-6
+    assert viewer.zoom_label.text() == f"{round(viewer.zoom * 100)}%"
+    viewer.resize(1400, 900)
+    qtbot.wait(150)
+    assert viewer.zoom > 1.0  # a wide pane fits the page's width
+
+
+@pytest.mark.parametrize("width", [340, 480, 640, 900])
+def test_toolbar_never_overlaps_itself_and_the_counter_is_uncovered(qtbot, tmp_path: Path, width: int) -> None:  # type: ignore[no-untyped-def]
+    pdf = numbered_filing(tmp_path / "filing.pdf", pages=4, front=0)
+    host = QWidget()  # a pane in a window, as in the app (a top-level widget sizes itself)
+    lay = QHBoxLayout(host)
+    lay.setContentsMargins(0, 0, 0, 0)
+    viewer = PdfViewer()
+    lay.addWidget(viewer)
+    qtbot.addWidget(host)
+    host.show()
+    host.resize(width, 700)
+    viewer.open_document(pdf)
+    viewer.show_page(1)
+    viewer.search.setText("revenue")
+    viewer.find_next()
+    qtbot.wait(50)
+    assert viewer.width() == width
+    assert viewer.search_count.text() == "1/32"
+    assert toolbar_overlaps(viewer) == []
+    bar = viewer.toolbar
+    field = QRect(viewer.search.mapTo(bar, QPoint(0, 0)), viewer.search.size())
+    counter = QRect(viewer.search_count.mapTo(bar, QPoint(0, 0)), viewer.search_count.size())
+    assert viewer.search_count.isVisible() and not field.intersects(counter)
+    assert viewer.search_count.width() >= viewer.search_count.sizeHint().width()
+    if width < PdfViewer.COLLAPSE_BELOW:
+        assert viewer.more_btn.isVisible() and not viewer.zoom_group.isVisible()
