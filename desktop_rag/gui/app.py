@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -40,6 +41,49 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # Qt options (-platform, -style…) pass through untouched.
     ns, _rest = p.parse_known_args(argv)
     return ns
+
+
+LOCATION_FILE = "location.json"  # in the user's config folder: a data folder chosen in Settings
+GUI_STATE = "gui_state.json"  # in the data folder: window layout and preferences
+
+
+def location_file() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False)) / LOCATION_FILE
+
+
+def saved_data_dir() -> str | None:
+    """The data folder chosen in Settings, if any (used when neither --data-dir nor
+    DESKTOP_RAG_HOME says otherwise)."""
+    try:
+        value = json.loads(location_file().read_text("utf-8")).get("data_dir")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return str(value) if value else None
+
+
+def save_data_dir(folder: Path) -> None:
+    from desktop_rag.settings import write_text_atomic
+
+    write_text_atomic(location_file(), json.dumps({"data_dir": str(folder)}, indent=2))
+
+
+def choose_data_dir(arg: str | None) -> str | None:
+    """--data-dir > DESKTOP_RAG_HOME > the folder chosen in Settings > the platform default."""
+    from desktop_rag.paths import ENV_HOME
+
+    if arg or os.environ.get(ENV_HOME):
+        return arg
+    return saved_data_dir()
+
+
+def load_prefs(data: Path) -> dict:
+    try:
+        prefs = json.loads((data / GUI_STATE).read_text("utf-8")).get("prefs", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return prefs if isinstance(prefs, dict) else {}
 
 
 def display_available() -> bool:
@@ -99,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from desktop_rag.paths import data_dir
 
-    data = data_dir(ns.data_dir)
+    data = data_dir(choose_data_dir(ns.data_dir))
     log_path = setup_logging(data)
     install_excepthook(log_path)
     log.info("starting %s %s (data %s)", APP_NAME, __version__, data)
@@ -115,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from desktop_rag.gui import style
 
-    style.apply_style(app)  # type: ignore[arg-type]
+    prefs = load_prefs(data)
+    style.apply_style(app, prefs.get("theme", "light"), prefs.get("font_pt", style.DEFAULT_FONT_PT))  # type: ignore[arg-type]
     app.setWindowIcon(style.app_icon())
 
     from desktop_rag.gui.main_window import MainWindow

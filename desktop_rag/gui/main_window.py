@@ -19,6 +19,7 @@ import pymupdf
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -980,13 +981,41 @@ class MainWindow(QMainWindow):
         if self.runner.model_busy:
             self.statusBar().showMessage("Settings can be changed once the current task has finished", 6000)
             return
-        s = self.ws.settings
-        chunking_before = dict(s.chunking.__dict__)
-        dlg = SettingsDialog(s, self)
+        dlg = self.settings_dialog()
         if dlg.exec() != SettingsDialog.DialogCode.Accepted:
             return
+        self.apply_settings(dlg)
+
+    def settings_dialog(self) -> SettingsDialog:
+        models = []
+        for i in range(self.model_combo.count()):
+            data = self.model_combo.itemData(i)
+            if data and data != ADD_MODEL:
+                p = Path(data)
+                models.append((self.model_combo.itemText(i), p.name if p.parent == self.ws.models_dir else str(p)))
+        return SettingsDialog(self.ws.settings, self, prefs=self.state.get("prefs", {}), models=models,
+                              data_dir=self.ws.data_dir)
+
+    def apply_settings(self, dlg: SettingsDialog) -> None:
+        s = self.ws.settings
+        chunking_before = dict(s.chunking.__dict__)
+        model_before = s.generation.model_file
         changed = dlg.apply()
         self.ws.save_settings()
+        prefs = dlg.preferences()
+        if prefs != self.state.get("prefs"):
+            self.state["prefs"] = prefs
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                style.apply_style(app, prefs["theme"], prefs["font_pt"])
+        if dlg.new_data_dir is not None:
+            from desktop_rag.gui.app import save_data_dir
+
+            try:
+                save_data_dir(dlg.new_data_dir)
+                self.statusBar().showMessage(f"The data folder {dlg.new_data_dir} is used from the next start", 10000)
+            except OSError as exc:
+                self.show_error("Cannot change the data folder", str(exc))
         if "chunking" in changed and self.docs:
             ok = QMessageBox.question(self, "Re-index the library?",
                                       "Chunking settings changed: the library must be re-indexed to use them. "
@@ -997,10 +1026,11 @@ class MainWindow(QMainWindow):
                 for k, v in chunking_before.items():
                     setattr(s.chunking, k, v)
                 self.ws.save_settings()
-        if "generation" in changed and self.model_name:
+        if "generation" in changed and (self.model_name or s.generation.model_file != model_before):
             # The generator caches its grammar and thread/context sizes: reload to apply.
             self.load_model(self.model_name_or_setting(), force=True)
-        self.statusBar().showMessage("Settings saved", 4000)
+        if dlg.new_data_dir is None:
+            self.statusBar().showMessage("Settings saved", 4000)
 
     # -- drag and drop ----------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -1,22 +1,26 @@
-"""Settings dialog generated from the typed ``Settings`` dataclasses: each field's type picks
-the editor, its ``metadata`` gives the range and the explanation shown under it.
-
-Model file and embedder are chosen elsewhere (model picker, embedder menu), so they are
-not repeated here.
+"""Settings for people first: a General page (theme, font size, default model, answer
+style, data folder) and, under Advanced, the pipeline's knobs generated from the typed
+``Settings`` dataclasses (each field's type picks the editor, its ``metadata`` gives the
+range and the explanation shown under it).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -27,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.gui import style
 from desktop_rag.settings import Settings
 
 # (settings group, tab title, note)
@@ -36,7 +41,12 @@ TABS = [
     ("chunking", "Indexing", "How documents are cut into passages. Changing these re-indexes the library."),
     ("embedding", "Embedding", "Batch size used while embedding passages."),
 ]
-HIDDEN = {("generation", "model_file"), ("embedding", "model")}
+# Chosen on the General page (model, answer length) or elsewhere (embedder menu).
+HIDDEN = {("generation", "model_file"), ("embedding", "model"), ("generation", "max_answer_words")}
+
+THEME_NAMES = {"system": "Same as the system", "light": "Light", "dark": "Dark"}
+# Answer style -> words asked of the model (generation.max_answer_words).
+ANSWER_STYLES = [("Brief — one or two sentences", 35), ("Detailed — a short paragraph", 80)]
 
 LABELS = {
     "top_k": "Passages returned (top k)", "alpha": "Hybrid weight (alpha)", "mmr_lambda": "MMR lambda",
@@ -52,14 +62,32 @@ def _label(name: str) -> str:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, prefs: dict[str, Any] | None = None,
+                 models: list[tuple[str, str]] | None = None, data_dir: Path | None = None) -> None:
+        """``prefs``: the window's preferences (theme, font_pt); ``models``: (label, file)
+        of the installed GGUF models; ``data_dir``: where the library lives now."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.settings = settings
+        self.prefs = dict(prefs or {})
+        self.data_dir = data_dir
+        self.new_data_dir: Path | None = None
         self.editors: dict[tuple[str, str], QWidget] = {}
         self.tabs = QTabWidget()
+        self.tabs.addTab(self._general(models or []), "General")
+        self.advanced = QTabWidget()
+        self.advanced.setDocumentMode(True)
         for group, title, note in TABS:
-            self.tabs.addTab(self._tab(group, note), title)
+            self.advanced.addTab(self._tab(group, note), title)
+        adv = QWidget()
+        al = QVBoxLayout(adv)
+        warn = QLabel("For tuning retrieval and generation. The defaults were measured on real filings; "
+                      "Reset to defaults restores them.")
+        warn.setObjectName("Hint")
+        warn.setWordWrap(True)
+        al.addWidget(warn)
+        al.addWidget(self.advanced, 1)
+        self.tabs.addTab(adv, "Advanced")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.reset_btn = QPushButton("Reset to defaults")
         buttons.addButton(self.reset_btn, QDialogButtonBox.ButtonRole.ResetRole)
@@ -69,7 +97,88 @@ class SettingsDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs, 1)
         lay.addWidget(buttons)
-        self.resize(600, 600)
+        self.resize(620, 600)
+
+    # -- the General page ---------------------------------------------------------------------
+    def _general(self, models: list[tuple[str, str]]) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setVerticalSpacing(10)
+
+        self.theme = QComboBox()
+        for key, name in THEME_NAMES.items():
+            self.theme.addItem(name, key)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(self.prefs.get("theme", "light"))))
+        form.addRow("Theme", self.theme)
+
+        self.font_size = QSpinBox()
+        self.font_size.setRange(*style.FONT_SIZES)
+        self.font_size.setSuffix(" pt")
+        self.font_size.setValue(int(self.prefs.get("font_pt", style.DEFAULT_FONT_PT)))
+        form.addRow("Text size", self.font_size)
+
+        self.model = QComboBox()
+        self.model.addItem("The bundled model (Gemma 3 270M)", "")
+        for label, file in models:
+            self.model.addItem(label, file)
+        current = self.settings.generation.model_file
+        idx = self.model.findData(current)
+        if idx < 0 and current:
+            self.model.addItem(Path(current).name, current)
+            idx = self.model.count() - 1
+        self.model.setCurrentIndex(max(idx, 0))
+        form.addRow("Default model", self.model)
+
+        self.answer_style = QComboBox()
+        for label, words in ANSWER_STYLES:
+            self.answer_style.addItem(label, words)
+        words = self.settings.generation.max_answer_words
+        idx = self.answer_style.findData(words)
+        if idx < 0:
+            self.answer_style.addItem(f"Custom — about {words} words", words)
+            idx = self.answer_style.count() - 1
+        self.answer_style.setCurrentIndex(idx)
+        form.addRow("Answer style", self.answer_style)
+        hint = QLabel("Every answer quotes the filing exactly; a detailed answer takes a little longer.")
+        hint.setObjectName("Hint")
+        hint.setWordWrap(True)
+        form.addRow("", hint)
+
+        self.data_path = QLineEdit(str(self.data_dir) if self.data_dir else "")
+        self.data_path.setReadOnly(True)
+        open_btn = QPushButton("Open")
+        open_btn.setToolTip("Show the folder in the file manager")
+        open_btn.clicked.connect(self._open_data_dir)
+        change_btn = QPushButton("Change…")
+        change_btn.clicked.connect(self._choose_data_dir)
+        row = QHBoxLayout()
+        row.addWidget(self.data_path, 1)
+        row.addWidget(open_btn)
+        row.addWidget(change_btn)
+        form.addRow("Data folder", row)
+        self.data_note = QLabel("The library, conversations and settings live here. "
+                                "A new folder starts with an empty library; it is used from the next start.")
+        self.data_note.setObjectName("Hint")
+        self.data_note.setWordWrap(True)
+        form.addRow("", self.data_note)
+        return page
+
+    def _open_data_dir(self) -> None:
+        if self.data_dir:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data_dir)))
+
+    def _choose_data_dir(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose the data folder", str(self.data_dir or Path.home()))
+        if folder:
+            self.set_data_dir(Path(folder))
+
+    def set_data_dir(self, folder: Path) -> None:
+        self.new_data_dir = None if self.data_dir and folder == self.data_dir else folder
+        self.data_path.setText(str(folder))
+
+    def preferences(self) -> dict[str, Any]:
+        return {"theme": self.theme.currentData(), "font_pt": self.font_size.value()}
 
     def _tab(self, group: str, note: str) -> QWidget:
         section = getattr(self.settings, group)
@@ -144,12 +253,18 @@ class SettingsDialog(QDialog):
         defaults = Settings()
         for (group, name), w in self.editors.items():
             self._write(w, getattr(getattr(defaults, group), name))
+        self.answer_style.setCurrentIndex(max(0, self.answer_style.findData(defaults.generation.max_answer_words)))
+        self.theme.setCurrentIndex(self.theme.findData("light"))
+        self.font_size.setValue(style.DEFAULT_FONT_PT)
 
     def apply(self) -> set[str]:
         """Write the edited values into ``settings`` in place (the core holds references to
         the section objects). Returns the names of the groups that changed."""
         changed: set[str] = set()
-        for (group, name), value in self.values().items():
+        values = self.values()
+        values[("generation", "model_file")] = str(self.model.currentData() or "")
+        values[("generation", "max_answer_words")] = int(self.answer_style.currentData())
+        for (group, name), value in values.items():
             section = getattr(self.settings, group)
             if getattr(section, name) != value:
                 setattr(section, name, type(getattr(section, name))(value))

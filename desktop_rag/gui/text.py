@@ -11,6 +11,7 @@ import html
 import re
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt  # carries Qt::mightBeRichText
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 
@@ -62,7 +63,7 @@ def displayed_text(label: QLabel) -> str:
     """What the user reads in ``label`` (HTML rendered, break points removed)."""
     text = label.text()
     fmt = label.textFormat()
-    rich = fmt == Qt.TextFormat.RichText or (fmt == Qt.TextFormat.AutoText and Qt.mightBeRichText(text))
+    rich = fmt == Qt.TextFormat.RichText or (fmt == Qt.TextFormat.AutoText and GuiQt.mightBeRichText(text))
     if rich:
         doc = QTextDocument()
         doc.setHtml(text)

@@ -47,3 +47,87 @@ def test_apply_persist_and_reset(qtbot, tmp_path: Path) -> None:  # type: ignore
     assert dlg.editors[("retrieval", "top_k")].value() == Settings().retrieval.top_k  # type: ignore[attr-defined]
     dlg.apply()
     assert s.retrieval.top_k == Settings().retrieval.top_k
+
+
+# -- issue #11, problem 7: settings for people, help, badges in words ----------------------------
+def test_general_page_for_people_and_advanced_knobs(qtbot, fake_window, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_rag.gui import app as gui_app
+    from desktop_rag.gui import style
+
+    win = fake_window(files={})
+    dlg = win.settings_dialog()
+    qtbot.addWidget(dlg)
+    assert [dlg.tabs.tabText(i) for i in range(dlg.tabs.count())] == ["General", "Advanced"]
+    assert dlg.tabs.currentIndex() == 0
+    assert [dlg.advanced.tabText(i) for i in range(dlg.advanced.count())] == ["Retrieval", "Generation", "Indexing", "Embedding"]
+    general = dlg.tabs.widget(0)
+    assert ("retrieval", "alpha") in dlg.editors and not general.isAncestorOf(dlg.editors[("retrieval", "alpha")])
+    assert dlg.data_path.text() == str(win.ws.data_dir)
+
+    dlg.theme.setCurrentIndex(dlg.theme.findData("dark"))
+    dlg.font_size.setValue(13)
+    dlg.answer_style.setCurrentIndex(dlg.answer_style.findData(80))
+    new_home = tmp_path / "elsewhere"
+    new_home.mkdir()
+    dlg.set_data_dir(new_home)
+    app = QApplication.instance()
+    try:
+        win.apply_settings(dlg)
+        assert style.current_theme == "dark"
+        assert app.palette().color(QPalette.ColorRole.Window).lightness() < 60  # type: ignore[union-attr]
+        assert app.font().pointSizeF() == 13  # type: ignore[union-attr]
+        assert win.ws.settings.generation.max_answer_words == 80
+        monkeypatch.delenv("DESKTOP_RAG_HOME", raising=False)
+        assert gui_app.choose_data_dir(None) == str(new_home)
+        assert gui_app.choose_data_dir("/explicit") == "/explicit"
+        win.shutdown()
+        assert gui_app.load_prefs(win.ws.data_dir) == {"theme": "dark", "font_pt": 13}
+    finally:
+        style.apply_style(app)  # type: ignore[arg-type]
+
+
+def test_spin_box_arrows_are_drawn(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QStyle, QStyleOptionSpinBox
+
+    spin = QSpinBox()
+    qtbot.addWidget(spin)
+    spin.setRange(0, 100)
+    spin.setValue(50)
+    spin.resize(120, 30)
+    spin.show()
+    opt = QStyleOptionSpinBox()
+    spin.initStyleOption(opt)  # type: ignore[attr-defined]
+    image = spin.grab().toImage()
+    for sub in (QStyle.SubControl.SC_SpinBoxUp, QStyle.SubControl.SC_SpinBoxDown):
+        r = spin.style().subControlRect(QStyle.ComplexControl.CC_SpinBox, opt, sub, spin)
+        assert r.width() >= 10, r
+        dark = sum(1 for x in range(r.left(), r.right()) for y in range(r.top(), r.bottom())
+                   if QColor(image.pixel(x, y)).lightness() < 180)
+        assert dark >= 4, f"no arrow drawn in {sub}"
+
+
+def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QLabel
+
+    from desktop_rag.core.types import Answer, Citation
+    from desktop_rag.gui.text import displayed_text
+
+    win = fake_window(files={})
+    dlg = win.show_help()
+    text = dlg.browser.toPlainText()
+    for word in ("Verified", "Extractive", "Computed", "Not in corpus", "Ctrl+L", "Page Down", str(win.ws.data_dir)):
+        assert word in text, word
+
+    win.conv_id = win.ws.history.new_conversation()
+    ex = win.chat.add_exchange("What was the figure?")
+    ans = Answer("What was the figure?", "Net sales were 81,797.", [Citation("d", "a.pdf", 2, "Total net sales 81,797")],
+                 extractive=True, notes=["extractive fallback: figure(s) 1.0323e+07, 14 not found in any quote"])
+    win._answered(ex, ans, win.conv_id)
+    assert ex.badge_texts() == ["Extractive"]
+    assert ex.badge_help.isVisibleTo(ex) and "quotes the filing" in displayed_text(ex.badge_help)
+    shown = " ".join(displayed_text(w) + " " + w.toolTip() for w in ex.findChildren(QLabel))
+    assert "1.0323e+07" not in shown and "fallback" not in shown
