@@ -10,6 +10,7 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,6 +56,29 @@ class StoredMessage:
     retrieved: list[int] = field(default_factory=list)
     rating: int = 0
     comment: str = ""
+    created_at: str = ""
+    scope: list[str] = field(default_factory=list)  # documents the question was limited to
+
+
+# Columns added after the first release: (name, declaration). Old databases gain them on open.
+_ADDED_COLUMNS = [("cancelled", "INTEGER NOT NULL DEFAULT 0"), ("scope", "TEXT NOT NULL DEFAULT '[]'")]
+
+
+def _status(answer: Answer) -> str:
+    if answer.not_in_corpus:
+        return "Not in corpus"
+    if getattr(answer, "computed", False) or getattr(answer, "calculation", None):
+        return "Computed"
+    if answer.extractive:
+        return "Extractive (quoted from the filing)"
+    return "Verified" if answer.citations else ""
+
+
+def _when(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        return iso
 
 
 class HistoryStore:
@@ -65,6 +89,11 @@ class HistoryStore:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(messages)")}
+        with self._db:
+            for name, decl in _ADDED_COLUMNS:
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE messages ADD COLUMN {name} {decl}")
 
     def close(self) -> None:
         with self._lock:
@@ -92,17 +121,20 @@ class HistoryStore:
         with self._lock, self._db:
             self._db.execute("DELETE FROM conversations WHERE conv_id=?", (conv_id,))
 
-    def add_message(self, conv_id: int, answer: Answer) -> int:
+    def add_message(self, conv_id: int, answer: Answer, scope: list[str] | None = None) -> int:
+        """Store an answer; ``scope`` names the documents the question was limited to."""
         cites = [{"doc_id": c.doc_id, "doc": c.doc, "page": c.page, "quote": c.quote,
                   "char_start": c.char_start, "chunk_id": c.chunk_id} for c in answer.citations]
         retrieved = [h.chunk.chunk_id for h in answer.hits]
         with self._lock, self._db:
             cur = self._db.execute(
                 "INSERT INTO messages (conv_id, question, standalone, answer, not_in_corpus, extractive, model,"
-                " citations, retrieved, timings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " citations, retrieved, timings, created_at, cancelled, scope)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (conv_id, answer.query, answer.standalone_query or answer.query, answer.answer,
                  int(answer.not_in_corpus), int(answer.extractive), answer.model, json.dumps(cites),
-                 json.dumps(retrieved), json.dumps(answer.timings_ms), _now()))
+                 json.dumps(retrieved), json.dumps(answer.timings_ms), _now(), int(answer.cancelled),
+                 json.dumps(list(scope or []))))
             n = self._db.execute("SELECT COUNT(*) FROM messages WHERE conv_id=?", (conv_id,)).fetchone()[0]
             if n == 1:  # the first question names the conversation
                 title = answer.query.strip().replace("\n", " ")
@@ -115,7 +147,8 @@ class HistoryStore:
         with self._lock:
             rows = self._db.execute(
                 "SELECT m.msg_id, m.conv_id, m.question, m.standalone, m.answer, m.not_in_corpus, m.extractive,"
-                " m.model, m.citations, m.retrieved, m.timings, f.rating, f.comment FROM messages m"
+                " m.model, m.citations, m.retrieved, m.timings, f.rating, f.comment, m.created_at, m.cancelled,"
+                " m.scope FROM messages m"
                 " LEFT JOIN feedback f ON f.msg_id = m.msg_id WHERE m.conv_id=? ORDER BY m.msg_id", (conv_id,)
             ).fetchall()
         out = []
@@ -123,8 +156,10 @@ class HistoryStore:
             cites = [Citation(c["doc_id"], c["doc"], c["page"], c["quote"], c.get("char_start", -1),
                               c.get("chunk_id", -1)) for c in json.loads(r[8])]
             ans = Answer(query=r[2], answer=r[4], citations=cites, not_in_corpus=bool(r[5]),
-                         extractive=bool(r[6]), model=r[7], standalone_query=r[3], timings_ms=json.loads(r[10]))
-            out.append(StoredMessage(r[0], r[1], r[2], r[3], ans, json.loads(r[9]), r[11] or 0, r[12] or ""))
+                         extractive=bool(r[6]), model=r[7], standalone_query=r[3], timings_ms=json.loads(r[10]),
+                         cancelled=bool(r[14]))
+            out.append(StoredMessage(r[0], r[1], r[2], r[3], ans, json.loads(r[9]), r[11] or 0, r[12] or "",
+                                     r[13], json.loads(r[15] or "[]")))
         return out
 
     def set_feedback(self, msg_id: int, rating: int, comment: str = "") -> None:
@@ -145,16 +180,45 @@ class HistoryStore:
         return [{"question": r[0], "rating": r[1], "cited": [c["chunk_id"] for c in json.loads(r[2])],
                  "retrieved": json.loads(r[3]), "extractive": bool(r[4])} for r in rows]
 
-    def export_markdown(self, conv_id: int) -> str:
+    def search(self, text: str) -> list[int]:
+        """Conversations whose title, questions or answers contain ``text`` (case-insensitive),
+        most recent first."""
+        needle = f"%{text.strip().lower()}%"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT c.conv_id FROM conversations c WHERE lower(c.title) LIKE ? OR EXISTS ("
+                " SELECT 1 FROM messages m WHERE m.conv_id = c.conv_id AND (lower(m.question) LIKE ?"
+                " OR lower(m.standalone) LIKE ? OR lower(m.answer) LIKE ?))"
+                " ORDER BY c.updated_at DESC, c.conv_id DESC", (needle, needle, needle, needle)).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def export_markdown(self, conv_id: int, page_label: Callable[[Citation], str] | None = None,
+                        exported_at: str | None = None) -> str:
+        """The conversation as Markdown: when it was exported, and for each question when it
+        was asked, the model, the documents it was limited to, how it was read, the answer's
+        status and each citation with its page (``page_label`` gives "p. 7 (PDF 10)")."""
+        label = page_label or (lambda c: f"p. {c.page}")
         conv = next((c for c in self.conversations() if c.conv_id == conv_id), None)
-        lines = [f"# {conv.title if conv else 'Conversation'}", ""]
-        for m in self.messages(conv_id):
-            lines += [f"**Q:** {m.question}", ""]
-            badge = " _(Not in corpus)_" if m.answer.not_in_corpus else " _(extractive: quoted from the filing)_" if m.answer.extractive else ""
-            lines += [f"**A:** {m.answer.answer}{badge}", ""]
-            for i, c in enumerate(m.answer.citations, 1):
-                lines.append(f"{i}. {c.doc}, p. {c.page}: “{c.quote}”")
+        lines = [f"# {conv.title if conv else 'Conversation'}", "",
+                 f"_Exported {_when(exported_at or _now())}"
+                 + (f"; started {_when(conv.created_at)}" if conv else "") + "_", ""]
+        for i, m in enumerate(self.messages(conv_id), 1):
+            a = m.answer
+            lines += [f"## {i}. {m.question}", ""]
+            lines.append(f"- Asked: {_when(m.created_at)}")
+            lines.append(f"- Model: {a.model or 'none (quoted from the filing)'}")
+            lines.append(f"- Documents: {', '.join(m.scope) if m.scope else 'the whole library'}")
+            if m.standalone and m.standalone != m.question:
+                lines.append(f"- Read as: {m.standalone}")
+            status = _status(a) + (" · stopped by the user" if a.cancelled else "")
+            if status:
+                lines.append(f"- Status: {status}")
             lines.append("")
+            lines += [a.answer if not a.not_in_corpus else "The library does not contain an answer to this question.", ""]
+            for k, c in enumerate(a.citations, 1):
+                lines.append(f"{k}. {c.doc}, {label(c)}: “{' '.join(c.quote.split())}”")
+            if a.citations:
+                lines.append("")
         return "\n".join(lines)
 
 

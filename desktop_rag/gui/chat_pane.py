@@ -8,6 +8,7 @@ question in a background job and feeds events back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,20 @@ BADGE_HELP = {
 
 def default_page_label(citation: Citation) -> str:
     return f"p. {citation.page}"
+
+
+def friendly_date(iso: str, now: datetime | None = None) -> str:
+    """"14:05" today, "Nov 23" this year, "2025-11-23" before (local time)."""
+    try:
+        when = datetime.fromisoformat(iso).astimezone()
+    except ValueError:
+        return ""
+    now = now or datetime.now().astimezone()
+    if when.date() == now.date():
+        return when.strftime("%H:%M")
+    if when.year == now.year:
+        return when.strftime("%b %d").replace(" 0", " ")
+    return when.strftime("%Y-%m-%d")
 
 
 def local_files(mime: QMimeData) -> list[Path]:
@@ -298,7 +313,8 @@ class ExchangeWidget(QWidget):
         return self._draft
 
     # -- final answer -----------------------------------------------------------------------------
-    def set_answer(self, answer: Answer, msg_id: int = 0, rating: int = 0, comment: str = "") -> None:
+    def set_answer(self, answer: Answer, msg_id: int = 0, rating: int = 0, comment: str = "",
+                   scope: list[str] | None = None) -> None:
         self.answer = answer
         self.msg_id = msg_id
         self.rating = rating
@@ -340,6 +356,8 @@ class ExchangeWidget(QWidget):
         total = answer.timings_ms.get("total")
         if total:
             parts.append(f"{total / 1000:.1f} s")
+        if scope:
+            parts.append(f"only: {', '.join(scope)}")
         if answer.standalone_query and answer.standalone_query != answer.query:
             parts.append(f"read as: {answer.standalone_query}")
         set_plain(self.meta, " · ".join(parts))
@@ -409,6 +427,7 @@ class ChatPane(QFrame):
     new_conversation_requested = Signal()
     delete_conversation_requested = Signal(int)
     export_requested = Signal(int)
+    find_requested = Signal()
     clear_scope_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -426,6 +445,7 @@ class ChatPane(QFrame):
         self.conversations.setMinimumContentsLength(12)
         self.conversations.setToolTip("Past conversations")
         self.conversations.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.find_btn = self._tool("search", "Find a conversation by its questions or answers (Ctrl+Shift+F)")
         self.new_btn = self._tool("message-plus", "New conversation")
         self.export_btn = self._tool("download", "Export conversation as Markdown…")
         self.delete_btn = self._tool("trash", "Delete this conversation")
@@ -434,7 +454,7 @@ class ChatPane(QFrame):
         head.addWidget(title)
         head.addSpacing(8)
         head.addWidget(self.conversations, 1)
-        for b in (self.new_btn, self.export_btn, self.delete_btn):
+        for b in (self.find_btn, self.new_btn, self.export_btn, self.delete_btn):
             head.addWidget(b)
 
         self.body = QWidget()
@@ -507,6 +527,7 @@ class ChatPane(QFrame):
         self.stop_btn.clicked.connect(self.stop_requested)
         self.scope_clear.clicked.connect(self.clear_scope_requested)
         self.new_btn.clicked.connect(self.new_conversation_requested)
+        self.find_btn.clicked.connect(self.find_requested)
         self.delete_btn.clicked.connect(self._delete)
         self.export_btn.clicked.connect(self._export)
         self.conversations.activated.connect(self._picked)
@@ -553,13 +574,15 @@ class ChatPane(QFrame):
             self._send()
 
     # -- conversations ---------------------------------------------------------------------------
-    def set_conversations(self, items: list[tuple[int, str]], current: int | None) -> None:
+    def set_conversations(self, items: list[tuple[int, str, str]], current: int | None) -> None:
+        """``items``: (conv_id, title, last updated as ISO time), most recent first."""
         self.conversations.blockSignals(True)
         self.conversations.clear()
         if current is None:
             self.conversations.addItem("New conversation", 0)
-        for conv_id, title in items:
-            self.conversations.addItem(title, conv_id)
+        for conv_id, title, updated in items:
+            when = friendly_date(updated)
+            self.conversations.addItem(f"{title} — {when}" if when else title, conv_id)
         idx = self.conversations.findData(current or 0)
         self.conversations.setCurrentIndex(max(idx, 0))
         self.conversations.blockSignals(False)

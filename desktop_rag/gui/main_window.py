@@ -44,7 +44,8 @@ from desktop_rag.core.pdf import PdfError, open_pdf
 from desktop_rag.core.types import Answer, Citation, Document
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
-from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, local_files
+from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, friendly_date, local_files
+from desktop_rag.gui.conversations import ConversationFinder
 from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
@@ -208,6 +209,7 @@ class MainWindow(QMainWindow):
         ch.new_conversation_requested.connect(self.new_conversation)
         ch.delete_conversation_requested.connect(self.delete_conversation)
         ch.export_requested.connect(self.export_conversation_dialog)
+        ch.find_requested.connect(self.find_conversation)
         ch.clear_scope_requested.connect(self.clear_scope)
         ch.input.files_dropped.connect(self.add_paths)
         self.viewer.status.connect(lambda m: self.show_error("Cannot open document", m))
@@ -232,6 +234,7 @@ class MainWindow(QMainWindow):
         self._action(c, "New conversation", self.new_conversation, QKeySequence.StandardKey.New)
         self._action(c, "Delete conversation", lambda: self.conv_id and self.delete_conversation(self.conv_id))
         c.addSeparator()
+        self._action(c, "Find conversation…", self.find_conversation, "Ctrl+Shift+F")
         self.history_menu = c.addMenu("Open")
         self.history_menu.aboutToShow.connect(self._fill_history_menu)
         self.models_menu = mb.addMenu("&Model")
@@ -639,6 +642,7 @@ class MainWindow(QMainWindow):
         names = {n for d in self.docs for n in company_aliases(d.meta)}
         standalone = rewrite_followup(question, previous, names)
         scope = list(self.scope_ids) or None
+        scope_names = [self._doc_title(d) for d in self.docs if d.doc_id in (scope or [])]
         conv_id = self.conv_id
         self.chat.input.clear()
         ex = self.chat.add_exchange(question)
@@ -667,7 +671,7 @@ class MainWindow(QMainWindow):
             elif ev.kind == "token":
                 ex.append_draft(ev.text)
             elif ev.kind == "answer":
-                self._answered(ex, ev.answer, conv_id)
+                self._answered(ex, ev.answer, conv_id, scope_names)
 
         def error(msg: str, tb: str) -> None:
             ex.set_error(msg)
@@ -682,14 +686,14 @@ class MainWindow(QMainWindow):
                                           on_progress=progress, on_error=error, on_finished=finished)
         return ex
 
-    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int) -> None:
+    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None) -> None:
         msg_id = 0
         try:
-            msg_id = self.ws.history.add_message(conv_id, answer)
+            msg_id = self.ws.history.add_message(conv_id, answer, scope)
         except Exception as exc:  # history is a convenience: never lose the answer over it
             log.exception("could not store the answer")
             self.show_error("Could not save to history", str(exc))
-        ex.set_answer(answer, msg_id)
+        ex.set_answer(answer, msg_id, scope=scope)
         self.last_answer = answer
         t = answer.timings_ms
         bits = [f"retrieval {t.get('retrieve', 0) / 1000:.1f} s"]
@@ -756,7 +760,7 @@ class MainWindow(QMainWindow):
 
     # -- conversations -------------------------------------------------------------------------------
     def refresh_conversations(self) -> None:
-        items = [(c.conv_id, c.title) for c in self.ws.history.conversations()]
+        items = [(c.conv_id, c.title, c.updated_at) for c in self.ws.history.conversations()]
         self.chat.set_conversations(items, self.conv_id)
 
     def open_conversation(self, conv_id: int) -> None:
@@ -767,7 +771,7 @@ class MainWindow(QMainWindow):
         messages = self.ws.history.messages(conv_id)
         for m in messages:
             ex = self.chat.add_exchange(m.question)
-            ex.set_answer(m.answer, m.msg_id, m.rating, m.comment)
+            ex.set_answer(m.answer, m.msg_id, m.rating, m.comment, scope=m.scope)
         self.last_answer = messages[-1].answer if messages else None
         self.refresh_conversations()
         self.chat.scroll_to_bottom()
@@ -800,16 +804,24 @@ class MainWindow(QMainWindow):
 
     def export_conversation(self, conv_id: int, path: Path) -> None:
         try:
-            path.write_text(self.ws.history.export_markdown(conv_id), "utf-8")
+            path.write_text(self.ws.history.export_markdown(conv_id, page_label=self.page_label_for), "utf-8")
         except OSError as exc:
             self.show_error("Export failed", str(exc))
             return
         self.statusBar().showMessage(f"Exported to {path}", 6000)
 
+    def find_conversation(self) -> ConversationFinder:
+        """Search past questions and answers; picking a result opens its conversation."""
+        dlg = ConversationFinder(self.ws.history, self)
+        dlg.picked.connect(self.open_conversation)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.open()
+        return dlg
+
     def _fill_history_menu(self) -> None:
         self.history_menu.clear()
         for c in self.ws.history.conversations()[:30]:
-            a = self.history_menu.addAction(c.title)
+            a = self.history_menu.addAction(f"{c.title} — {friendly_date(c.updated_at)}")
             a.triggered.connect(lambda _=False, cid=c.conv_id: self.open_conversation(cid))
         if self.history_menu.isEmpty():
             self.history_menu.addAction("No conversations yet").setEnabled(False)

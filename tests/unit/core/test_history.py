@@ -93,17 +93,67 @@ def test_rename_delete_and_order(store: HistoryStore) -> None:
 
 def test_markdown_export(store: HistoryStore) -> None:
     conv = store.new_conversation()
-    store.add_message(conv, _answer("What were Apple's net sales in Q3 2023?"))
+    store.add_message(conv, _answer("What were Apple's net sales in Q3 2023?"), scope=["Apple Inc. · 10-Q · Q3 FY2023"])
     store.add_message(conv, _answer("Capex?", text="Purchases were 2,093.", extractive=True))
     store.add_message(conv, _answer("Tesla deliveries?", text="Not in corpus", not_in_corpus=True, citations=[]))
-    md = store.export_markdown(conv)
+    md = store.export_markdown(conv, page_label=lambda c: f"p. {c.page - 3} (PDF {c.page})",
+                               exported_at="2026-11-23T07:30:00+00:00")
     assert md.startswith("# What were Apple's net sales in Q3 2023?\n")
-    assert "**Q:** What were Apple's net sales in Q3 2023?" in md
-    assert "**A:** Net sales were $81,797 million." in md
-    assert "1. 2023 Q3 AAPL.pdf, p. 4: “Total net sales 81,797 82,959”" in md
-    assert "**A:** Purchases were 2,093. _(extractive: quoted from the filing)_" in md
-    assert "**A:** Not in corpus _(Not in corpus)_" in md
+    assert "_Exported 2026-11-23 07:30 UTC; started " in md
+    assert "## 1. What were Apple's net sales in Q3 2023?" in md
+    assert "- Documents: Apple Inc. · 10-Q · Q3 FY2023" in md and "- Documents: the whole library" in md
+    assert "- Status: Verified" in md and "- Status: Extractive (quoted from the filing)" in md
+    assert "Net sales were $81,797 million." in md
+    assert "1. 2023 Q3 AAPL.pdf, p. 1 (PDF 4): “Total net sales 81,797 82,959”" in md
+    assert "- Status: Not in corpus" in md and "_(Not in corpus)_" not in md
+    assert md.count("Not in corpus") == 1
     assert md.index("Capex?") < md.index("Tesla deliveries?")
+
+
+def test_cancelled_scope_and_search_survive_a_reopen(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = HistoryStore(tmp_path / "h.sqlite")
+    conv = store.new_conversation()
+    ans = _answer("What were Apple's net sales in Q3 2023?")
+    ans.cancelled = True
+    store.add_message(conv, ans, scope=["Apple 10-Q"])
+    other = store.new_conversation()
+    store.add_message(other, _answer("Capex?", text="Purchases of property were 2,093."))
+    store.close()
+    again = HistoryStore(tmp_path / "h.sqlite")
+    m = again.messages(conv)[0]
+    assert m.answer.cancelled and m.scope == ["Apple 10-Q"] and m.created_at
+    assert again.search("purchases of PROPERTY") == [other]
+    assert again.search("net sales") == [conv]
+    assert set(again.search("")) == {conv, other}
+    again.close()
+
+
+def test_old_databases_gain_the_new_columns(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA_V1)
+    db.execute("INSERT INTO conversations VALUES (1, 't', '2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00')")
+    db.execute("INSERT INTO messages (conv_id, question, standalone, answer, not_in_corpus, extractive, model,"
+               " citations, retrieved, timings, created_at) VALUES (1, 'q', 'q', 'a', 0, 0, 'm', '[]', '[]', '{}',"
+               " '2024-01-01T00:00:00+00:00')")
+    db.commit()
+    db.close()
+    store = HistoryStore(path)
+    m = store.messages(1)[0]
+    assert not m.answer.cancelled and m.scope == []
+    store.close()
+
+
+_SCHEMA_V1 = """
+CREATE TABLE conversations (conv_id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL);
+CREATE TABLE messages (msg_id INTEGER PRIMARY KEY AUTOINCREMENT, conv_id INTEGER NOT NULL, question TEXT NOT NULL,
+    standalone TEXT NOT NULL, answer TEXT NOT NULL, not_in_corpus INTEGER NOT NULL, extractive INTEGER NOT NULL,
+    model TEXT NOT NULL, citations TEXT NOT NULL, retrieved TEXT NOT NULL, timings TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE feedback (msg_id INTEGER PRIMARY KEY, rating INTEGER NOT NULL, comment TEXT NOT NULL, created_at TEXT NOT NULL);
+"""
 
 
 # -- follow-up rewriting -----------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""Find a past conversation by what was asked or answered in it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from desktop_rag.core.history import HistoryStore
+from desktop_rag.gui import style
+from desktop_rag.gui.chat_pane import friendly_date
+
+
+class ConversationFinder(QDialog):
+    picked = Signal(int)  # conv_id
+
+    def __init__(self, history: HistoryStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Find a conversation")
+        self.history = history
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("Words from a question or an answer…")
+        self.query.setClearButtonEnabled(True)
+        self.query.addAction(style.icon("search", "#9ca3af"), QLineEdit.ActionPosition.LeadingPosition)
+        self.results = QListWidget()
+        self.results.setWordWrap(True)
+        self.count = QLabel("")
+        self.count.setObjectName("Hint")
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.query)
+        lay.addWidget(self.results, 1)
+        lay.addWidget(self.count)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)
+        self._timer.timeout.connect(self.refresh)
+        self.query.textChanged.connect(lambda _t: self._timer.start())
+        self.query.returnPressed.connect(self._open_current)
+        self.results.itemActivated.connect(self._open)
+        self.resize(520, 440)
+        self.refresh()
+
+    def refresh(self) -> None:
+        text = self.query.text().strip()
+        ids = self.history.search(text) if text else [c.conv_id for c in self.history.conversations()]
+        convs = {c.conv_id: c for c in self.history.conversations()}
+        self.results.clear()
+        low = text.lower()
+        for conv_id in ids:
+            c = convs.get(conv_id)
+            if c is None:
+                continue
+            line = f"{c.title} — {friendly_date(c.updated_at)}"
+            if low:
+                for m in self.history.messages(conv_id):
+                    for part in (m.question, m.answer.answer):
+                        i = part.lower().find(low)
+                        if i >= 0:
+                            line += "\n…" + " ".join(part[max(0, i - 40):i + 80].split()) + "…"
+                            break
+                    else:
+                        continue
+                    break
+            item = QListWidgetItem(line)
+            item.setData(Qt.ItemDataRole.UserRole, conv_id)
+            self.results.addItem(item)
+        n = self.results.count()
+        self.count.setText(f"{n} conversation{'s' if n != 1 else ''}" + (f" mention “{text}”" if text else ""))
+        if n:
+            self.results.setCurrentRow(0)
+
+    def _open_current(self) -> None:
+        item = self.results.currentItem()
+        if item is not None:
+            self._open(item)
+
+    def _open(self, item: QListWidgetItem) -> None:
+        self.picked.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+        self.accept()
