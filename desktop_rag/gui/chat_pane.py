@@ -188,12 +188,95 @@ class CitationChip(QFrame):
         super().mouseReleaseEvent(event)
 
 
+def field_of(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a core object or of its JSON form (the calculation contract is shared by
+    ``Answer.calculation`` and ``ask --json``)."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def format_value(value: Any, unit: str = "") -> str:
+    if not isinstance(value, int | float):
+        return str(value or "")
+    unit = unit or ""
+    if unit in ("percent", "%"):
+        return f"{value:,.1f}%"
+    text = f"{value:,.2f}" if abs(value) < 100 and value != int(value) else f"{value:,.0f}"
+    if unit.startswith("usd"):
+        scale = (unit.split("_", 1)[1] if "_" in unit else "").rstrip("s")  # usd_millions -> $… million
+        return f"${text}" + (f" {scale}" if scale else "")
+    if unit in ("ratio", "times", "x"):
+        return f"{value:,.2f}" + ("x" if unit in ("times", "x") else "")
+    return f"{text} {unit}".strip()
+
+
+class InputChip(QFrame):
+    """One input of a calculation: label, period, value and its page. Clicking opens the
+    page with the exact cell highlighted."""
+
+    clicked = Signal(object)  # the input
+
+    def __init__(self, item: Any, page_label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("CitationChip")
+        self.item = item
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label = field_of(item, "label", "")
+        period = field_of(item, "period", "")
+        value = format_value(field_of(item, "value"), field_of(item, "unit", ""))
+        self.text_label = WrapLabel()
+        set_rich(self.text_label, f"<b>{esc(label)}</b> {esc(period)} = <b>{esc(value)}</b> "
+                                  f"<span style='color:{style.MUTED}'>· {esc(str(field_of(item, 'doc', '')))} "
+                                  f"{esc(page_label)}</span>")
+        self.text_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setToolTip(f"Open {page_label} with this figure highlighted")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 8, 4)
+        lay.addWidget(self.text_label, 1)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit(self.item)
+        super().mouseReleaseEvent(event)
+
+
+class CalculationCard(QFrame):
+    """A computed answer shown as a calculation: result, formula, and one chip per input."""
+
+    input_clicked = Signal(object)
+
+    def __init__(self, calc: Any, page_labeler: Callable[[Any], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("CalculationCard")
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        metric = str(field_of(calc, "metric", "") or "Calculation")
+        result = format_value(field_of(calc, "result"), field_of(calc, "unit", ""))
+        self.title = WrapLabel()
+        set_rich(self.title, f"<b>{esc(metric)}</b> = <b>{esc(result)}</b>")
+        self.formula = WrapLabel(str(field_of(calc, "formula", "") or ""))
+        self.formula.setObjectName("Formula")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 8, 10, 8)
+        lay.setSpacing(4)
+        lay.addWidget(self.title)
+        lay.addWidget(self.formula)
+        self.chips: list[InputChip] = []
+        for item in field_of(calc, "inputs", []) or []:
+            chip = InputChip(item, page_labeler(item))
+            chip.clicked.connect(self.input_clicked)
+            self.chips.append(chip)
+            lay.addWidget(chip)
+
+
 class ExchangeWidget(QWidget):
     """One question and its answer: draft while streaming, then the verified answer."""
 
     citation_clicked = Signal(object)  # Citation
     feedback_changed = Signal(int, int, str)  # msg_id, rating, comment
     copy_requested = Signal(object)  # Answer
+    input_clicked = Signal(object)  # an input of the answer's calculation
 
     def __init__(self, question: str, page_labeler: PageLabeler | None = None,
                  parent: QWidget | None = None) -> None:
@@ -205,6 +288,7 @@ class ExchangeWidget(QWidget):
         self.rating = 0
         self.comment = ""
         self.chips: list[CitationChip] = []
+        self.calculation_card: CalculationCard | None = None
         self._draft = ""
 
         bubble = QFrame()
@@ -347,6 +431,11 @@ class ExchangeWidget(QWidget):
         else:
             set_plain(self.text, answer.answer)
         self.text.show()
+        calc = getattr(answer, "calculation", None)
+        if calc:
+            self.calculation_card = CalculationCard(calc, self._input_label)
+            self.calculation_card.input_clicked.connect(self.input_clicked)
+            self.cites.addWidget(self.calculation_card)
         for i, c in enumerate(answer.citations, 1):
             chip = CitationChip(i, c, self.page_labeler(c))
             chip.clicked.connect(self._chip_clicked)
@@ -388,6 +477,11 @@ class ExchangeWidget(QWidget):
                 out.append(w.text())
         return out
 
+    def _input_label(self, item: Any) -> str:
+        page = int(field_of(item, "page", 0) or 0)
+        doc = str(field_of(item, "doc", "") or "")
+        return self.page_labeler(Citation(str(field_of(item, "doc_id", "") or ""), doc, page, ""))
+
     def _chip_clicked(self, citation: Citation) -> None:
         self.citation_clicked.emit(citation)
 
@@ -421,6 +515,7 @@ class ChatPane(QFrame):
     send_requested = Signal(str)
     stop_requested = Signal()
     citation_clicked = Signal(object)  # Citation
+    input_clicked = Signal(object)  # an input of a calculation
     feedback_changed = Signal(int, int, str)
     copy_requested = Signal(object)  # Answer
     conversation_selected = Signal(int)
@@ -618,6 +713,7 @@ class ChatPane(QFrame):
         self.welcome.hide()
         ex = ExchangeWidget(question, self.page_labeler)
         ex.citation_clicked.connect(lambda c, e=ex: self._citation(e, c))
+        ex.input_clicked.connect(self.input_clicked)
         ex.feedback_changed.connect(self.feedback_changed)
         ex.copy_requested.connect(self.copy_requested)
         self.body_layout.insertWidget(self.body_layout.count() - 1, ex)

@@ -203,6 +203,7 @@ class MainWindow(QMainWindow):
         ch.send_requested.connect(self.ask)
         ch.stop_requested.connect(self.stop_answer)
         ch.citation_clicked.connect(self.show_citation)
+        ch.input_clicked.connect(self.show_calculation_input)
         ch.feedback_changed.connect(self._feedback)
         ch.copy_requested.connect(self.copy_answer)
         ch.conversation_selected.connect(self.open_conversation)
@@ -757,6 +758,26 @@ class MainWindow(QMainWindow):
         if not rects:
             self.statusBar().showMessage("The quote could not be located on the page (the file may have changed)", 8000)
         return rects
+
+    def show_calculation_input(self, item: Any) -> list[tuple[float, float, float, float]]:
+        """Open the page of one input of a calculation with its cell highlighted: the cell's
+        box when the statement parser gave one, else its quote located on the page."""
+        from desktop_rag.gui.chat_pane import field_of
+
+        doc_id = str(field_of(item, "doc_id", "") or "")
+        name = str(field_of(item, "doc", "") or "")
+        page = int(field_of(item, "page", 0) or 0)
+        quote = str(field_of(item, "quote", "") or "")
+        box = field_of(item, "bbox") or field_of(item, "box")
+        if box and len(box) == 4:
+            doc = next((d for d in self.docs if d.doc_id == doc_id or d.file_name == name), None)
+            if doc is None or not self._check_file(doc) or not self.viewer.open_document(Path(doc.path),
+                                                                                       self._doc_title(doc)):
+                return []
+            rect = tuple(float(x) for x in box)
+            self.viewer.set_highlight(page, [rect])  # type: ignore[list-item]
+            return [rect]  # type: ignore[list-item]
+        return self.show_citation(Citation(doc_id, name, page, quote))
 
     # -- conversations -------------------------------------------------------------------------------
     def refresh_conversations(self) -> None:

@@ -116,6 +116,8 @@ QLabel#ChipSource {{ font-weight: 600; font-size: 9pt; }}
 QLabel#ChipQuote {{ color: {QUOTE}; font-style: italic; font-size: 9pt; }}
 QLabel#Draft {{ color: {MUTED}; font-style: italic; }}
 QLabel#AnswerText {{ font-size: 10.5pt; }}
+QFrame#CalculationCard {{ background: {ACCENT_SOFT}; border: 1px solid {CHECKED_BORDER}; border-radius: 8px; }}
+QLabel#Formula {{ color: {MUTED}; font-family: monospace; font-size: 9pt; }}
 QLabel#Suggestion {{ background: {BASE}; border: 1px solid {BORDER}; border-radius: 6px; padding: 7px 12px; }}
 QLabel#Suggestion:hover {{ background: {HOVER}; border-color: {HOVER_BORDER}; }}
 QLabel#BadgeNotInCorpus {{ background: {NIC_BG}; color: {QUOTE}; border-radius: 8px; padding: 2px 8px; font-weight: 600; font-size: 8.5pt; }}

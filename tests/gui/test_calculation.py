@@ -1,0 +1,53 @@
+"""A computed answer (``Answer.calculation``, the shared contract of ``ask --json``) shows a
+calculation card; clicking an input opens its page with exactly that cell highlighted."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop_rag.core.types import Answer, Citation
+from desktop_rag.gui.text import displayed_text
+
+pytestmark = pytest.mark.gui
+
+
+def test_calculation_card_inputs_open_the_exact_cell(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    win = fake_window()
+    apple = next(d for d in win.docs if "AAPL" in d.file_name)
+    pdf = pymupdf.open(apple.path)
+    cell = pdf[1].search_for("7,442")[0]  # the R&D cell of the statement of operations
+    pdf.close()
+    calc = {
+        "metric": "R&D as a share of net sales", "formula": "research_and_development / total_net_sales",
+        "result": 9.098, "unit": "percent",
+        "inputs": [
+            {"label": "Research and development", "period": "Q3 FY2023", "value": 7442.0, "unit": "usd_millions",
+             "doc": apple.file_name, "page": 2, "quote": "Research and development 7,442 6,797",
+             "bbox": [cell.x0, cell.y0, cell.x1, cell.y1]},
+            {"label": "Total net sales", "period": "Q3 FY2023", "value": 81797.0, "unit": "usd_millions",
+             "doc": apple.file_name, "page": 2, "quote": "Total net sales 81,797 82,959"},
+        ],
+    }
+    ans = Answer("What share of net sales went to R&D in Q3 2023?", "R&D was 9.1% of net sales.",
+                 [Citation(apple.doc_id, apple.file_name, 2, "Research and development 7,442 6,797")])
+    ans.calculation = calc  # type: ignore[attr-defined]
+    ans.computed = True  # type: ignore[attr-defined]
+    win.conv_id = win.ws.history.new_conversation()
+    ex = win.chat.add_exchange(ans.query)
+    win._answered(ex, ans, win.conv_id)
+    card = ex.calculation_card
+    assert card is not None and ex.badge_texts() == ["Computed"]
+    assert displayed_text(card.title) == "R&D as a share of net sales = 9.1%"
+    assert len(card.chips) == 2
+    assert "Research and development Q3 FY2023 = $7,442 million" in displayed_text(card.chips[0].text_label)
+
+    qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
+    assert win.viewer.path is not None and win.viewer.path.name == apple.file_name
+    assert win.viewer.highlight_page == 2 and win.viewer.current_page == 2
+    assert win.viewer.highlight_rects == [(cell.x0, cell.y0, cell.x1, cell.y1)]
+
+    qtbot.mouseClick(card.chips[1], Qt.MouseButton.LeftButton)  # no box: the quote is located
+    rects = win.viewer.highlight_rects
+    assert rects and all(r[1] < cell.y0 for r in rects)  # the net sales row is above the R&D row
