@@ -337,23 +337,32 @@ def cmd_bench(ns: argparse.Namespace) -> int:
 
 
 def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--devset", default=None, help="labelled dev set (default eval/devset.jsonl)")
-    p.add_argument("--corpus", default=None,
-                   help="folder of the dev set's PDFs; missing ones are ingested into the data dir first "
-                        "(default $DESKTOP_RAG_SHARED/data/sec10q/pdfs, else ../shared/...; 'none' to skip)")
-    p.add_argument("--limit", type=int, default=0, help="use only the first N answerable (and N/4 unanswerable) questions")
+    p.add_argument("--set", dest="set", default=None, metavar="SET",
+                   help="data set: sec10q, financebench-dev or all (default all); each has its own cached "
+                        "library in $DESKTOP_RAG_EVAL_CACHE/<set> or <data-dir>/eval/<set>")
+    p.add_argument("--limit", type=int, default=0,
+                   help="per set, only N answerable (and N/4 must-refuse) questions, spread over the set")
     p.add_argument("--no-answers", action="store_true", help="retrieval only (no language model)")
-    p.add_argument("--answers", type=int, default=24,
-                   help="answerable questions run through the full answer pipeline, plus 1/4 as many "
-                        "out-of-corpus ones (default 24, ~10 min)")
-    p.add_argument("--variants", default=None,
-                   help="retrieval variants, comma separated (default: all; an unknown name lists the choices)")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                   help="override a setting for this run, e.g. --set retrieval.alpha=0.7 (repeatable)")
+    p.add_argument("--answers", type=int, default=None,
+                   help="per set, run only N answerable questions (spread, plus as many must-refuse in proportion) "
+                        "through the full answer pipeline (default: all)")
     p.add_argument("--json", dest="json_path", help="write all results to this JSON file")
+    p.add_argument("--failures", action="store_true",
+                   help="list failing questions per set with the top pages retrieved")
+    p.add_argument("--variants", default=None,
+                   help="retrieval variants, comma separated (default hybrid,dense-plain,bm25-plain; 'all' for "
+                        "the ablations too; an unknown name lists the choices)")
+    p.add_argument("--override", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="override a setting for this run, e.g. --override retrieval.alpha=0.7 (repeatable)")
+    p.add_argument("--no-cells", action="store_true", help="do not score statement cells")
+    p.add_argument("--devset", default=None,
+                   help="a labelled file of your own (dev-set schema) instead of the named sets")
+    p.add_argument("--corpus", default=None,
+                   help="folder of the filings for --devset or a single --set (default: the set's own; "
+                        "'none' = do not ingest)")
+    p.add_argument("--library", default=None, help="library folder to evaluate (one set only; default: the cache)")
     p.add_argument("--allow-mismatch", action="store_true",
-                   help="evaluate an index built with other chunking/embedder settings as it is")
-    p.add_argument("--failures", action="store_true", help="list per-question failures")
+                   help="evaluate an index built with other chunking/embedder settings as it is (no re-index)")
     p.set_defaults(func=cmd_eval)
 
 

@@ -7,8 +7,10 @@ wherever ``DESKTOP_RAG_SHARED`` points: every dev-set location goes through
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +54,181 @@ def spread(items: list[Any], n: int) -> list[Any]:
         return []
     step = len(items) / n
     return [items[int(i * step)] for i in range(n)]
+
+
+# -- the data sets ------------------------------------------------------------------------------
+
+SETS = ("sec10q", "financebench-dev")
+CATEGORIES = ("line-item", "mdna", "segment", "legal-risk", "multi-year", "metric", "instruction", "persona",
+              "refuse-company", "refuse-period", "refuse-undisclosed")
+
+
+@dataclasses.dataclass
+class EvalSet:
+    """One labelled data set: its filings and its questions in the dev-set schema
+    (``eval/README.md``), each with a ``category``."""
+
+    name: str
+    corpus: Path  # folder of the PDFs the questions are about
+    answerable: list[dict[str, Any]]
+    unanswerable: list[dict[str, Any]]
+    sources: list[str]  # label files read (for the report)
+    cells_path: Path | None = None  # eval/statement_cells.jsonl when present
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        return self.answerable + self.unanswerable
+
+
+_SEGMENT_TAGS = {"segment-revenue", "segment-operating-income", "geography", "data-center", "aws", "gaming", "cloud",
+                 "revenue-by-offering"}
+
+
+def category_from_tags(row: dict[str, Any]) -> str:
+    """Category of a sec10q dev-set question (which has tags, no category)."""
+    tags = set(row.get("tags") or [])
+    if not row.get("answerable"):
+        if "other-company" in tags:
+            return "refuse-company"
+        if "period-not-covered" in tags:
+            return "refuse-period"
+        return "refuse-undisclosed"
+    if tags & {"legal-proceedings", "risk-factors"}:
+        return "legal-risk"
+    if tags & _SEGMENT_TAGS:
+        return "segment"
+    if "yoy" in tags:
+        return "multi-year"
+    if "mdna" in tags or row.get("answer_type") == "text":
+        return "mdna"
+    return "line-item"
+
+
+_FB_SEGMENT = re.compile(r"\bsegments?\b", re.I)
+_FB_LEGAL = re.compile(r"\b(litigation|legal|lawsuits?|risk factors?)\b", re.I)
+_FB_MULTI = re.compile(r"\b(improving|trend|chang(?:e|ed|es)|increas(?:e|ed)|decreas(?:e|ed)|year[- ]over[- ]year)\b",
+                       re.I)
+_FB_YEAR = re.compile(r"\b(?:FY\s?)?(20\d\d)\b")
+_FB_LINE = re.compile(r"\b(working capital|cash flows?|operations|balance sheet|per share|assets|liabilities|"
+                      r"revenue|income|debt)\b", re.I)
+
+
+def financebench_category(question: str, question_type: str) -> str:
+    """Category of an upstream FinanceBench question: metrics-generated ones are metric
+    questions; the others are classed by what they ask."""
+    if question_type == "metrics-generated":
+        return "metric"
+    if _FB_SEGMENT.search(question):
+        return "segment"
+    if _FB_LEGAL.search(question):
+        return "legal-risk"
+    if _FB_MULTI.search(question) or len(set(_FB_YEAR.findall(question))) > 1:
+        return "multi-year"
+    if _FB_LINE.search(question):
+        return "line-item"
+    return "mdna"
+
+
+_USD_UNIT = re.compile(r"\b(?:in|of)\s+(?:USD|US\$|\$)\s*(thousands|millions|billions)\b", re.I)
+
+
+def convert_financebench(row: dict[str, Any]) -> dict[str, Any]:
+    """An upstream FinanceBench row in the dev-set schema: ``doc_name`` -> ``<doc_name>.pdf``,
+    0-based ``evidence_page_num`` -> 1-based ``pages`` (first evidence first, no repeats).
+    Metric questions also get ``value``/``unit``/``decimals`` read from the printed answer."""
+    pages: list[int] = []
+    for ev in row.get("evidence") or []:
+        p = ev.get("evidence_page_num")
+        if isinstance(p, int) and p + 1 not in pages:
+            pages.append(p + 1)
+    category = financebench_category(row["question"], row.get("question_type") or "")
+    answer = str(row.get("answer") or "")
+    out: dict[str, Any] = {
+        "id": "fbsrc-" + str(row.get("financebench_id", "")).rsplit("_", 1)[-1],
+        "question": row["question"], "answerable": True, "doc": f"{row['doc_name']}.pdf", "pages": pages,
+        "evidence": "", "answer": answer, "answer_type": "number" if category == "metric" else "text",
+        "category": category, "source": "financebench", "tags": [row.get("question_type") or ""],
+    }
+    if category == "metric":
+        m = re.search(r"-?\d[\d,]*(?:\.\d+)?", answer)
+        if m:
+            num = m.group(0).replace(",", "")
+            usd = _USD_UNIT.search(row["question"])
+            out["value"] = float(num)
+            out["decimals"] = len(num.split(".")[1]) if "." in num else 0
+            out["unit"] = "percent" if "%" in answer else (f"usd_{usd.group(1).lower()}" if usd else "")
+    return out
+
+
+def convert_metric_label(row: dict[str, Any]) -> dict[str, Any]:
+    """A metric label (``eval/financebench_dev_metrics.jsonl``) in the dev-set schema; its
+    retrieval pages are the pages of its inputs."""
+    pages: list[int] = []
+    for inp in row.get("inputs") or []:
+        p = inp.get("page")
+        if isinstance(p, int) and p not in pages:
+            pages.append(p)
+    answerable = bool(row.get("answerable", True))
+    return {
+        "id": row["id"], "question": row["question"], "answerable": answerable, "doc": row.get("doc"),
+        "pages": pages if answerable else [], "evidence": "", "answer": str(row.get("answer") or ""),
+        "answer_type": "number" if answerable else None,
+        "category": "metric" if answerable else "refuse-undisclosed", "source": row.get("source", ""),
+        "tags": ["metric"], "value": row.get("value"), "unit": row.get("unit") or "", "decimals": row.get("decimals"),
+        "formula": row.get("formula", ""),
+    }
+
+
+def with_category(row: dict[str, Any]) -> dict[str, Any]:
+    return row if row.get("category") else row | {"category": category_from_tags(row)}
+
+
+def load_set(name: str, eval_dir: Path | None = None) -> EvalSet:
+    """A data set by name. ``eval_dir`` is the repo's ``eval/`` folder (label files)."""
+    from desktop_rag.paths import app_root
+
+    eval_dir = eval_dir or app_root() / "eval"
+    if name == "sec10q":
+        path = eval_dir / "devset.jsonl"
+        rows = [with_category(r) for r in load_devset(path)]
+        return EvalSet(name, sec10q_pdfs(), [r for r in rows if r.get("answerable")],
+                       [r for r in rows if not r.get("answerable")], [str(path)])
+    if name == "financebench-dev":
+        root = shared_dir() / "data" / "financebench-dev"
+        upstream = root / "data" / "financebench_dev.jsonl"
+        answerable: list[dict[str, Any]] = []
+        unanswerable: list[dict[str, Any]] = []
+        sources, notes = [], []
+        if upstream.is_file():
+            answerable += [convert_financebench(r) for r in load_devset(upstream)]
+            sources.append(str(upstream))
+        else:
+            notes.append(f"upstream questions not found: {upstream}")
+        labels = eval_dir / "financebench_dev_labels.jsonl"
+        if labels.is_file():
+            rows = [with_category(r) for r in load_devset(labels)]
+            answerable += [r for r in rows if r.get("answerable")]
+            unanswerable += [r for r in rows if not r.get("answerable")]
+            sources.append(str(labels))
+        else:
+            notes.append(f"{labels.name} not present yet: upstream questions only")
+        metrics = eval_dir / "financebench_dev_metrics.jsonl"
+        if metrics.is_file():
+            rows = [convert_metric_label(r) for r in load_devset(metrics)]
+            answerable += [r for r in rows if r["answerable"]]
+            unanswerable += [r for r in rows if not r["answerable"]]
+            sources.append(str(metrics))
+        else:
+            notes.append(f"{metrics.name} not present yet")
+        cells = eval_dir / "statement_cells.jsonl"
+        return EvalSet(name, root / "pdfs", answerable, unanswerable, sources,
+                       cells if cells.is_file() else None, notes)
+    raise ValueError(f"unknown data set {name!r} (choose from {', '.join(SETS)}, all)")
+
+
+def custom_set(devset: Path, corpus: Path) -> EvalSet:
+    """A labelled file of your own (dev-set schema) on a folder of filings."""
+    rows = [with_category(r) for r in load_devset(devset)]
+    return EvalSet(devset.stem, corpus, [r for r in rows if r.get("answerable")],
+                   [r for r in rows if not r.get("answerable")], [str(devset)])

@@ -1,29 +1,43 @@
-"""Retrieval and answer evaluation on the labelled dev set (``main.py eval``).
+"""Retrieval and answer quality per labelled data set, side by side (``main.py eval``).
+
+Data sets (``devsets.py``): ``sec10q`` (``eval/devset.jsonl`` on the 20 sec10q 10-Qs) and
+``financebench-dev`` (the 35 upstream FinanceBench questions plus the project's labels on
+those 32 filings, when present). Each set has its own library, cached in
+``$DESKTOP_RAG_EVAL_CACHE/<set>`` (default ``<data-dir>/eval/<set>``) and reused: only
+missing filings are ingested, and an index built with other embedder/chunking settings is
+re-indexed (and the run says so).
 
 Retrieval: Precision/Recall/F1@k (k = 1, 5, 10), MRR and hit@k, at page and document
-level, for several retrieval variants side by side on the same index and questions:
+level, for several retrieval variants on the same index and questions:
 
 - ``dense-plain``  raw question embedding, exact cosine over every chunk, no filters
                    (the plain MiniLM baseline);
 - ``bm25-plain``   BM25 over every chunk, no filters;
 - ``dense``/``bm25``/``hybrid`` the pipeline (metadata filters, shorthand expansion,
                    aliases; hybrid adds fusion and MMR);
-- ``hybrid-nofilter``/``hybrid-nommr`` ablations of the default pipeline;
+- ``hybrid-nofilter``/``hybrid-nommr``/``hybrid-noboost`` ablations of the default pipeline;
 plus the recall of the hnswlib graph against exact brute-force top-k.
 
-Answers (optional, slow): exactness of quotes, refusal on out-of-corpus questions,
-false refusals, extractive-fallback rate, correctness against the labelled answer and
-faithfulness of the answer to its quotes.
+Answers (the full pipeline, slow) and the trust measures: quotes exact (substring of the
+cited page's canonical text) and verbatim (the page's own characters), out-of-corpus
+refusals, false refusals, citations of an evidence page and of another company,
+correctness against the labelled answer, metric answers within the asked rounding and
+wrong figures presented as computed. Statement cells (``eval/statement_cells.jsonl``) are
+scored against ``main.py statements`` when this build has it.
 
-The metric functions are pure (``metrics.py``) and unit-tested on hand-made cases.
+The scoring functions are pure (``metrics.py``) and unit-tested on hand-made cases.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import importlib.util
+import io
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -31,20 +45,28 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.evaluation.devsets import default_corpus, load_devset, spread
+from desktop_rag.evaluation.devsets import SETS, EvalSet, custom_set, load_devset, load_set, sec10q_pdfs, spread
 from desktop_rag.evaluation.metrics import (
     ann_recall,
     answer_correct,
+    cites_other_company,
+    company_keys,
     faithfulness,
     first_rank,
+    flatten_statements,
     mean_metrics,
+    metric_match,
     quote_exact,
+    quote_verbatim,
     retrieval_metrics,
+    score_statement_cells,
     summarise_answers,
 )
 from desktop_rag.evaluation.report import short as _short
 from desktop_rag.evaluation.report import table
 from desktop_rag.evaluation.timing import TimedGenerator
+
+ENV_EVAL_CACHE = "DESKTOP_RAG_EVAL_CACHE"
 
 # -- settings overrides -------------------------------------------------------------------------
 
@@ -82,7 +104,8 @@ VARIANTS: dict[str, str] = {
     "hybrid-nommr": "default pipeline without MMR (mmr_lambda=1)",
     "hybrid-noboost": "default pipeline without the statement boost (statement_boost=0)",
 }
-DEFAULT_VARIANTS = list(VARIANTS)
+# the default run: the pipeline and the two plain baselines (``--variants all`` for the ablations)
+DEFAULT_VARIANTS = ["hybrid", "dense-plain", "bm25-plain"]
 
 
 def _searcher(ws: Any, variant: str) -> Callable[[str, int], list[Any]]:
@@ -143,7 +166,8 @@ def evaluate_retrieval(ws: Any, items: list[dict[str, Any]], variants: list[str]
             doc_rows.append(dm)
             per_q.setdefault(it["id"], {})[v] = {"rank": first_rank(pages, rel_pages),
                                                  "doc_rank": first_rank(docs, {it["doc"]}),
-                                                 "top": [f"{d} p.{p}" for d, p in pages[:3]]}
+                                                 "top": [f"{d} p.{p}" for d, p in pages[:5]],
+                                                 "metrics": {m: pm[m] for m in ("hit@1", "hit@10", "MRR")}}
         times.sort()
         results[v] = {"page": mean_metrics(page_rows), "doc": mean_metrics(doc_rows), "n": len(items),
                       "ms_mean": sum(times) / max(1, len(times)),
@@ -198,7 +222,14 @@ def evaluate_gate(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[
 
 def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]],
                      log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """Every question through the full pipeline (``engine.ask``), scored per answer."""
+    from desktop_rag.evaluation.pages import RawPages
+
     lib = ws.library
+    docs = lib.documents()
+    keys_by_file = {d.file_name: company_keys(d.meta.company, d.meta.ticker) for d in docs}
+    path_by_id = {d.doc_id: d.path for d in docs}
+    raw_pages = RawPages()
     timed = None
     if ws.engine.generator is not None and not isinstance(ws.engine.generator, TimedGenerator):
         # measures the first *model* token (the pipeline's own timing counts the prefilled
@@ -213,14 +244,20 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
         ans = ws.engine.ask(it["question"])
         times = timed.last.get("times") if timed is not None else None
         first_token_ms = (times[0] - t0) * 1000 if times else 0.0
-        quotes_ok = [quote_exact(c.quote, lib.page_text(c.doc_id, c.page)) for c in ans.citations]
+        as_json = ans.to_json()
+        computed = bool(getattr(ans, "computed", False) or as_json.get("computed"))
+        calculation = getattr(ans, "calculation", None) or as_json.get("calculation")
+        citations = []
+        for c in ans.citations:
+            raw = raw_pages.text(path_by_id[c.doc_id], c.page) if c.doc_id in path_by_id else None
+            citations.append({"doc": c.doc, "page": c.page, "quote": c.quote,
+                              "exact": quote_exact(c.quote, lib.page_text(c.doc_id, c.page) or ""),
+                              "verbatim": None if raw is None else quote_verbatim(c.quote, raw)})
         row: dict[str, Any] = {
-            "id": it["id"], "question": it["question"], "answerable": is_ans, "answer": ans.answer,
-            "not_in_corpus": ans.not_in_corpus, "extractive": ans.extractive,
-            "citations": [{"doc": c.doc, "page": c.page, "quote": c.quote, "exact": ok}
-                          for c, ok in zip(ans.citations, quotes_ok, strict=True)],
-            "total_ms": ans.timings_ms.get("total", 0.0), "first_token_ms": first_token_ms,
-            "notes": ans.notes,
+            "id": it["id"], "question": it["question"], "answerable": is_ans, "category": it.get("category"),
+            "answer": ans.answer, "not_in_corpus": ans.not_in_corpus, "extractive": ans.extractive,
+            "citations": citations, "computed": computed, "calculation": calculation,
+            "total_ms": ans.timings_ms.get("total", 0.0), "first_token_ms": first_token_ms, "notes": ans.notes,
         }
         if is_ans:
             row["expected"] = it["answer"]
@@ -228,6 +265,12 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
             row["correct"] = (not ans.not_in_corpus) and answer_correct(ans.answer, it["answer"], it["answer_type"])
             rel = {(it["doc"], p) for p in it["pages"]}
             row["cited_right_page"] = any((c.doc, c.page) in rel for c in ans.citations)
+            labelled = keys_by_file.get(it["doc"], set())
+            row["cites_other_company"] = (cites_other_company([keys_by_file.get(c.doc, set()) for c in ans.citations],
+                                                              labelled) if labelled else None)
+            if it.get("category") == "metric" and it.get("value") is not None:
+                row["metric_match"] = (not ans.not_in_corpus) and metric_match(
+                    ans.answer, float(it["value"]), it.get("unit") or "", it.get("decimals"))
             if not ans.not_in_corpus:
                 row["faithfulness"] = faithfulness(ans.answer, [c.quote for c in ans.citations], it["question"])
         rows.append(row)
@@ -238,112 +281,173 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
     return summarise_answers(rows)
 
 
-# -- corpus -------------------------------------------------------------------------------------
+# -- statement cells -----------------------------------------------------------------------------
 
 
-def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None]) -> None:
-    """Ingest the corpus PDFs the library does not hold yet (by file name)."""
+def statements_available() -> bool:
+    """Whether this build can extract statements (``desktop_rag.core.statements``)."""
+    try:
+        return importlib.util.find_spec("desktop_rag.core.statements") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def extract_statements(lib_dir: Path, models_dir: Any, doc: str) -> dict[str, Any] | None:
+    """``main.py statements DOC --json`` on the set's library (in process), or None."""
+    from desktop_rag import cli
+
+    out = io.StringIO()
+    argv = ["--data-dir", str(lib_dir)] + (["--models-dir", str(models_dir)] if models_dir else [])
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            rc = cli.main([*argv, "statements", doc, "--json"])
+        except SystemExit as exc:  # argparse: no such command in this build
+            rc = exc.code if isinstance(exc.code, int) else 2
+        except Exception:  # a crash of the extractor on one filing is a miss, not the end of the run
+            rc = 1
+    if rc:
+        return None
+    try:
+        return json.loads(out.getvalue())
+    except json.JSONDecodeError:
+        return None
+
+
+def evaluate_cells(lib_dir: Path, models_dir: Any, cells_path: Path, log: Callable[[str], None]) -> dict[str, Any]:
+    labels = load_devset(cells_path)
+    extracted: dict[str, list[dict[str, Any]]] = {}
+    errors = []
+    for doc in sorted({lab["doc"] for lab in labels}):
+        payload = extract_statements(lib_dir, models_dir, doc)
+        if payload is None:
+            errors.append(doc)
+        extracted[doc] = flatten_statements(doc, payload) if payload else []
+    res = score_statement_cells(labels, extracted)
+    log(f"  statement cells: {res['exact_right_rate'] or 0:.0%} of {res['n']} exactly right"
+        + (f" ({len(errors)} filing(s) failed to extract)" if errors else ""))
+    return res | {"extract_errors": errors}
+
+
+# -- the library of a set ------------------------------------------------------------------------
+
+
+def library_dir(data_dir: Any, set_name: str, explicit: str | None = None) -> Path:
+    """Where a set's library lives: ``--library`` > ``$DESKTOP_RAG_EVAL_CACHE/<set>`` >
+    ``<data-dir>/eval/<set>``."""
+    from desktop_rag.paths import data_dir as resolve_data_dir
+
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get(ENV_EVAL_CACHE)
+    root = Path(env).expanduser().resolve() if env else resolve_data_dir(data_dir) / "eval"
+    return root / set_name
+
+
+def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None]) -> int:
+    """Ingest the corpus PDFs the library does not hold yet (by file name); returns how many."""
     from desktop_rag.core.library import IngestReport, collect_pdfs
 
     have = {d.file_name for d in ws.library.documents()}
     missing = [p for p in collect_pdfs([corpus]) if p.name not in have]
     if not missing:
-        return
+        return 0
     log(f"ingesting {len(missing)} file(s) from {corpus} ...")
     report = IngestReport()
     for ev in ws.library.ingest(missing, report=report):
         if ev.kind in ("done_file", "failed"):
             log(f"  [{ev.index}/{ev.total}] {ev.file}: {ev.message}")
     log(f"  {report.pages} pages in {report.seconds:.0f} s")
+    return len(missing)
 
 
-# -- command --------------------------------------------------------------------------------------
+def prepare_library(ws: Any, es: EvalSet, log: Callable[[str], None], allow_mismatch: bool = False,
+                    ingest: bool = True) -> list[str]:
+    """Make the set's cached library current: re-index when the manifest no longer matches
+    (embedder/chunking changed), then ingest the filings it lacks. Returns notes for the report."""
+    notes = []
+    problems = ws.library.mismatch()
+    if problems and allow_mismatch:
+        notes.append("index built with other settings, evaluated as it is: " + "; ".join(problems))
+        log(f"eval[{es.name}]: WARNING: {notes[-1]}")
+        return notes
+    if problems:
+        log(f"eval[{es.name}]: the cached index was built with other settings ({'; '.join(problems)}): re-indexing")
+        t0 = time.perf_counter()
+        for ev in ws.library.reindex():
+            if ev.kind == "file":
+                log(f"  re-index [{ev.index}/{ev.total}] {ev.file}")
+        notes.append(f"re-indexed ({'; '.join(problems)}) in {time.perf_counter() - t0:.0f} s")
+    if not ingest:
+        return notes
+    if es.corpus.is_dir():
+        added = ensure_corpus(ws, es.corpus, lambda m: log(f"eval[{es.name}]: {m}"))
+        if added:
+            notes.append(f"ingested {added} new filing(s)")
+    else:
+        notes.append(f"corpus folder not found: {es.corpus} (set DESKTOP_RAG_SHARED)")
+        log(f"eval[{es.name}]: {notes[-1]}")
+    return notes
 
 
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+# -- one set -------------------------------------------------------------------------------------
 
 
-def run(ns: argparse.Namespace) -> int:
-    from desktop_rag.core.workspace import Workspace
-    from desktop_rag.paths import app_root
+def _category_retrieval(items: list[dict[str, Any]], per_q: dict[str, Any], variant: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for cat in sorted({it.get("category") or "" for it in items}):
+        rows = [per_q[it["id"]][variant]["metrics"] for it in items
+                if (it.get("category") or "") == cat and variant in per_q.get(it["id"], {})]
+        if rows:
+            out[cat] = {"n": len(rows), **mean_metrics(rows)}
+    return out
 
-    t_start = time.perf_counter()
-    devset_path = Path(ns.devset) if ns.devset else app_root() / "eval" / "devset.jsonl"
-    if not devset_path.is_file():
-        _log(f"eval: dev set not found: {devset_path}")
-        return 2
-    items = load_devset(devset_path)
-    ws = Workspace(ns.data_dir, ns.models_dir)
-    try:
+
+def evaluate_set(ws: Any, es: EvalSet, ns: argparse.Namespace, log: Callable[[str], None]) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    names = {d.file_name for d in ws.library.documents()}
+    answerable = [it for it in es.answerable if it.get("doc") in names]
+    skipped = len(es.answerable) - len(answerable)
+    if skipped:
+        log(f"eval[{es.name}]: {skipped} answerable question(s) skipped: their filing is not in the library")
+    unanswerable = list(es.unanswerable)
+    if ns.limit:
+        answerable = spread(answerable, ns.limit)
+        unanswerable = spread(unanswerable, max(1, ns.limit // 4))
+    variants = [v.strip() for v in (ns.variants or ",".join(DEFAULT_VARIANTS)).split(",") if v.strip()]
+    if variants == ["all"]:
+        variants = list(VARIANTS)
+    retrievable = [it for it in answerable if it.get("pages")]
+    log(f"eval[{es.name}]: {len(answerable)} answerable + {len(unanswerable)} must-refuse questions, "
+        f"{len(names)} documents, {len(ws.library.chunk_ids)} chunks")
+    ret = evaluate_retrieval(ws, retrievable, variants)
+    ann = evaluate_ann(ws, [it["question"] for it in answerable + unanswerable][:200])
+    gate = evaluate_gate(ws, answerable, unanswerable)
+    answers = None
+    if not ns.no_answers:
         try:
-            overrides = apply_overrides(ws.settings, ns.overrides)
-        except (ValueError, TypeError) as exc:
-            _log(f"eval: {exc}")
-            return 2
-        problems = ws.library.mismatch()
-        if problems and ns.allow_mismatch:
-            _log("eval: WARNING: index built with other settings (evaluated as it is): " + "; ".join(problems))
-        elif problems:
-            _log("eval: the index was built with different settings: " + "; ".join(problems))
-            return 2
-        if (ns.corpus or "").lower() != "none":
-            corpus = Path(ns.corpus) if ns.corpus else default_corpus()
-            if corpus.is_dir() and problems:
-                _log("eval: not ingesting into a mismatched index")
-            elif corpus.is_dir():
-                ensure_corpus(ws, corpus, _log)
-            elif ns.corpus:
-                _log(f"eval: corpus folder not found: {corpus}")
-                return 2
-        docs = ws.library.documents()
-        if not docs:
-            _log("eval: the library is empty (give --corpus DIR)")
-            return 2
-        names = {d.file_name for d in docs}
-        answerable = [it for it in items if it.get("answerable")]
-        unanswerable = [it for it in items if not it.get("answerable")]
-        skipped = [it for it in answerable if it["doc"] not in names]
-        answerable = [it for it in answerable if it["doc"] in names]
-        if skipped:
-            _log(f"eval: {len(skipped)} answerable question(s) skipped: their filing is not in the library")
-        if ns.limit:
-            answerable = answerable[: ns.limit]
-            unanswerable = unanswerable[: max(1, ns.limit // 4)]
-        variants = [v.strip() for v in (ns.variants or ",".join(DEFAULT_VARIANTS)).split(",") if v.strip()]
-        try:
-            for v in variants:
-                _searcher(ws, v)
-        except ValueError as exc:
-            _log(f"eval: {exc}")
-            return 2
-        _log(f"eval: {len(answerable)} answerable + {len(unanswerable)} out-of-corpus questions, "
-             f"{len(docs)} documents, {len(ws.library.chunk_ids)} chunks")
-
-        ret = evaluate_retrieval(ws, answerable, variants)
-        ann = evaluate_ann(ws, [it["question"] for it in answerable + unanswerable])
-        gate = evaluate_gate(ws, answerable, unanswerable)
-        answers = None
-        if not ns.no_answers and ns.answers > 0:
-            try:
-                ws.load_model()
-            except (FileNotFoundError, ValueError) as exc:
-                _log(f"eval: cannot load the language model ({exc}); skipping answers")
-            else:
+            ws.load_model()
+        except (FileNotFoundError, ValueError) as exc:
+            log(f"eval[{es.name}]: cannot load the language model ({exc}); skipping answers")
+        else:
+            ans_items, ooc_items = answerable, unanswerable
+            if ns.answers is not None:
                 n_ans = min(ns.answers, len(answerable))
-                n_ooc = min(len(unanswerable), max(1, round(n_ans * len(unanswerable) / max(1, len(answerable)))))
-                _log(f"eval: answering {n_ans} answerable + {n_ooc} out-of-corpus questions ...")
-                answers = evaluate_answers(ws, spread(answerable, n_ans), spread(unanswerable, n_ooc), _log)
-        result = build_result(ws, devset_path, answerable, unanswerable, ret, ann, gate, answers, overrides)
-        result["seconds"] = round(time.perf_counter() - t_start, 1)
-        print(render(result, show_failures=ns.failures))
-        if ns.json_path:
-            Path(ns.json_path).parent.mkdir(parents=True, exist_ok=True)
-            Path(ns.json_path).write_text(json.dumps(result, indent=1, ensure_ascii=False), "utf-8")
-            _log(f"eval: results written to {ns.json_path}")
-        return 0
-    finally:
-        ws.close()
+                n_ooc = min(len(unanswerable),
+                            max(1, round(n_ans * len(unanswerable) / max(1, len(answerable))))) if n_ans else 0
+                ans_items, ooc_items = spread(answerable, n_ans), spread(unanswerable, n_ooc)
+            log(f"eval[{es.name}]: answering {len(ans_items)} answerable + {len(ooc_items)} must-refuse questions ...")
+            answers = evaluate_answers(ws, ans_items, ooc_items, log)
+    cells = None
+    if es.cells_path is not None and not ns.no_cells:
+        if statements_available():
+            log(f"eval[{es.name}]: scoring statement cells from {es.cells_path.name} ...")
+            cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, log)
+        else:
+            cells = {"skipped": "this build has no statement extractor (desktop_rag.core.statements)"}
+    res = build_result(ws, es, answerable, unanswerable, retrievable, ret, ann, gate, answers, cells)
+    res["skipped_no_filing"] = skipped
+    res["seconds"] = round(time.perf_counter() - t0, 1)
+    return res
 
 
 def retrieval_failures(items: list[dict[str, Any]], per_q: dict[str, Any], variant: str = "hybrid") -> list[dict[str, Any]]:
@@ -352,8 +456,8 @@ def retrieval_failures(items: list[dict[str, Any]], per_q: dict[str, Any], varia
         r = per_q.get(it["id"], {}).get(variant)
         if r is None or r["rank"] is not None:
             continue
-        out.append({"id": it["id"], "question": it["question"], "tags": it.get("tags", []),
-                    "expected": f"{it['doc']} p.{','.join(map(str, it['pages']))}",
+        out.append({"id": it["id"], "question": it["question"], "category": it.get("category"),
+                    "tags": it.get("tags", []), "expected": f"{it['doc']} p.{','.join(map(str, it['pages']))}",
                     "doc_found_rank": r["doc_rank"], "got": r["top"],
                     "other_variants_hit": sorted(v for v, x in per_q[it["id"]].items() if x["rank"] is not None)})
     return out
@@ -373,11 +477,12 @@ def tag_breakdown(items: list[dict[str, Any]], per_q: dict[str, Any], variants: 
     return out
 
 
-def build_result(ws: Any, devset_path: Path, answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]],
-                 ret: dict[str, Any], ann: dict[str, Any], gate: dict[str, Any], answers: dict[str, Any] | None,
-                 overrides: dict[str, Any]) -> dict[str, Any]:
+def build_result(ws: Any, es: EvalSet, answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]],
+                 retrievable: list[dict[str, Any]], ret: dict[str, Any], ann: dict[str, Any], gate: dict[str, Any],
+                 answers: dict[str, Any] | None, cells: dict[str, Any] | None) -> dict[str, Any]:
     variants = ret["variants"]
     per_q = ret["per_question"]
+    main_variant = "hybrid" if "hybrid" in variants else next(iter(variants), None)
     hv = variants.get("hybrid", {}).get("page", {}).get("hit@10")
     targets = []
     if hv is not None:
@@ -387,31 +492,50 @@ def build_result(ws: Any, devset_path: Path, answerable: list[dict[str, Any]], u
                 targets.append({"name": f"hybrid page-hit@10 > {base}", "target": f"> {bv:.3f}",
                                 "actual": round(hv, 3), "pass": hv > bv})
     if answers and answers.get("refusal_rate_ooc") is not None:
-        targets.append({"name": "refusal on out-of-corpus (answers)", "target": ">= 0.90",
+        targets.append({"name": "refusal on must-refuse (answers)", "target": ">= 0.90",
                         "actual": round(answers["refusal_rate_ooc"], 3), "pass": answers["refusal_rate_ooc"] >= 0.9})
     elif gate["n_ooc"]:
-        targets.append({"name": "refusal on out-of-corpus (gate)", "target": ">= 0.90",
+        targets.append({"name": "refusal on must-refuse (gate)", "target": ">= 0.90",
                         "actual": round(gate["refusal_rate_ooc"], 3), "pass": gate["refusal_rate_ooc"] >= 0.9})
     if answers and answers.get("quotes_exact_rate") is not None:
         targets.append({"name": "shown quotes exact", "target": "1.000",
                         "actual": round(answers["quotes_exact_rate"], 3), "pass": answers["quotes_exact_rate"] == 1.0})
+    if answers and answers.get("cites_other_company_rate") is not None:
+        targets.append({"name": "answers citing another company", "target": "0.000",
+                        "actual": round(answers["cites_other_company_rate"], 3),
+                        "pass": answers["cites_other_company_rate"] == 0.0})
+    if answers and answers.get("wrong_computed_rate") is not None:
+        targets.append({"name": "wrong figures presented as computed", "target": "0.000",
+                        "actual": round(answers["wrong_computed_rate"], 3), "pass": answers["wrong_computed_rate"] == 0.0})
     lib = ws.library
-    failures = {"retrieval": retrieval_failures(answerable, per_q, "hybrid" if "hybrid" in variants else next(iter(variants)))}
+    failures: dict[str, Any] = {"retrieval": retrieval_failures(retrievable, per_q, main_variant) if main_variant else []}
     if answers:
         failures["answers"] = [
-            {k: r.get(k) for k in ("id", "question", "answer", "expected", "expected_where", "not_in_corpus",
-                                   "extractive", "notes")} | {"cited": [f"{c['doc']} p.{c['page']}" for c in r["citations"]]}
-            for r in answers["rows"]
-            if (r["answerable"] and not r["correct"]) or (not r["answerable"] and not r["not_in_corpus"])
-            or any(not c["exact"] for c in r["citations"])
+            {k: r.get(k) for k in ("id", "question", "category", "answer", "expected", "expected_where",
+                                   "not_in_corpus", "extractive", "computed", "notes")}
+            | {"cited": [f"{c['doc']} p.{c['page']}" for c in r["citations"]],
+               "why": _answer_failure_reasons(r)}
+            for r in answers["rows"] if _answer_failure_reasons(r)
         ]
+    by_cat: dict[str, Any] = {}
+    if main_variant:
+        by_cat = {c: {"retrieval": d} for c, d in _category_retrieval(retrievable, per_q, main_variant).items()}
+    for cat in sorted({it.get("category") or "" for it in answerable + unanswerable}):
+        its = [it for it in answerable + unanswerable if (it.get("category") or "") == cat]
+        entry = by_cat.setdefault(cat, {})
+        entry["n"] = len(its)
+        refused = {x["id"] for x in gate["false_refusals"]} | (
+            {it["id"] for it in unanswerable} - {x["id"] for x in gate["missed_ooc"]})
+        entry["gate_refusal"] = sum(it["id"] in refused for it in its) / len(its)
+        if answers and cat in answers["by_category"]:
+            entry["answers"] = answers["by_category"][cat]
     return {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "devset": str(devset_path),
-        "library": {"documents": len(lib.docs), "chunks": len(lib.chunk_ids)},
+        "set": es.name,
+        "sources": es.sources,
+        "notes": list(es.notes),
+        "library": {"dir": str(ws.data_dir), "documents": len(lib.docs), "chunks": len(lib.chunk_ids)},
         "settings": {"retrieval": dataclasses.asdict(ws.settings.retrieval)},
-        "overrides": overrides,
-        "n_answerable": len(answerable), "n_ooc": len(unanswerable),
+        "n_answerable": len(answerable), "n_ooc": len(unanswerable), "n_retrievable": len(retrievable),
         "retrieval": {v: {"page": {k: round(x, 4) for k, x in d["page"].items()},
                           "doc": {k: round(x, 4) for k, x in d["doc"].items()},
                           "n": d["n"], "ms_mean": round(d["ms_mean"], 1), "ms_p95": round(d["ms_p95"], 1)}
@@ -419,74 +543,272 @@ def build_result(ws: Any, devset_path: Path, answerable: list[dict[str, Any]], u
         "ann": ann,
         "gate": gate,
         "answers": answers,
-        "by_tag": tag_breakdown(answerable, per_q, list(variants)),
+        "cells": cells,
+        "by_category": by_cat,
+        "by_tag": tag_breakdown(retrievable, per_q, list(variants)),
         "targets": targets,
         "failures": failures,
         "per_question": per_q,
     }
 
 
-_COLS = ["P@1", "P@5", "P@10", "R@1", "R@5", "R@10", "F1@5", "F1@10", "MRR", "hit@1", "hit@5", "hit@10"]
+def _answer_failure_reasons(r: dict[str, Any]) -> list[str]:
+    why = []
+    if r["answerable"] and r["not_in_corpus"]:
+        why.append("refused")
+    elif r["answerable"] and not r.get("correct"):
+        why.append("wrong")
+    if not r["answerable"] and not r["not_in_corpus"]:
+        why.append("answered a must-refuse question")
+    if any(not c["exact"] for c in r["citations"]):
+        why.append("quote not exact")
+    if r.get("cites_other_company"):
+        why.append("cites another company")
+    if r.get("computed") and r.get("metric_match") is False:
+        why.append("wrong figure presented as computed")
+    return why
+
+
+# -- command ----------------------------------------------------------------------------------
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def resolve_sets(ns: argparse.Namespace) -> list[EvalSet]:
+    """The data sets this run evaluates (``--devset`` = one labelled file of your own)."""
+    if ns.devset:
+        corpus = Path(ns.corpus) if ns.corpus and ns.corpus.lower() != "none" else sec10q_pdfs()
+        return [custom_set(Path(ns.devset), corpus)]
+    names = list(SETS) if ns.set in (None, "all") else [ns.set]
+    sets = [load_set(n) for n in names]
+    if ns.corpus and ns.corpus.lower() != "none":
+        if len(sets) != 1:
+            raise ValueError("--corpus needs one --set")
+        sets[0].corpus = Path(ns.corpus)
+    return sets
+
+
+def run(ns: argparse.Namespace) -> int:
+    from desktop_rag.core.workspace import Workspace
+
+    t_start = time.perf_counter()
+    setting_overrides = list(ns.overrides)
+    if ns.set and "=" in ns.set:  # the old meaning of --set (a settings override)
+        setting_overrides.append(ns.set)
+        ns.set = None
+    if ns.devset and not Path(ns.devset).is_file():
+        _log(f"eval: dev set not found: {ns.devset}")
+        return 2
+    try:
+        sets = resolve_sets(ns)
+    except ValueError as exc:
+        _log(f"eval: {exc}")
+        return 2
+    if ns.library and len(sets) != 1:
+        _log("eval: --library needs one --set")
+        return 2
+    results: dict[str, Any] = {}
+    overrides: dict[str, Any] = {}
+    for es in sets:
+        lib_dir = library_dir(ns.data_dir, es.name, ns.library)
+        ws = Workspace(lib_dir, ns.models_dir)
+        try:
+            try:
+                overrides = apply_overrides(ws.settings, setting_overrides)
+            except (ValueError, TypeError) as exc:
+                _log(f"eval: {exc}")
+                return 2
+            for v in [v.strip() for v in (ns.variants or "").split(",") if v.strip() and v.strip() != "all"]:
+                try:
+                    _searcher(ws, v)
+                except ValueError as exc:
+                    _log(f"eval: {exc}")
+                    return 2
+            _log(f"eval[{es.name}]: library {lib_dir}")
+            notes = prepare_library(ws, es, _log, ns.allow_mismatch, ingest=(ns.corpus or "").lower() != "none")
+            if not ws.library.documents():
+                _log(f"eval[{es.name}]: the library is empty: skipped")
+                results[es.name] = {"set": es.name, "error": "empty library", "notes": es.notes + notes}
+                continue
+            res = evaluate_set(ws, es, ns, _log)
+            res["notes"] = res["notes"] + notes
+            results[es.name] = res
+        finally:
+            ws.close()
+    result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "overrides": overrides,
+              "sets": results, "seconds": round(time.perf_counter() - t_start, 1)}
+    print(render(result, show_failures=ns.failures))
+    if ns.json_path:
+        Path(ns.json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(ns.json_path).write_text(json.dumps(result, indent=1, ensure_ascii=False, default=str), "utf-8")
+        _log(f"eval: results written to {ns.json_path}")
+    return 0 if results and all("error" not in r for r in results.values()) else 1
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def _pct_of(x: float | None, n: int | None) -> str:
+    return "-" if x is None else f"{x:.0%} of {n}"
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+_ANSWER_ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+    ("questions answered (answerable + must-refuse)", lambda a: f"{a['n_answerable']} + {a['n_ooc']}"),
+    ("correct (all answerable)", lambda a: _pct(a["correct_rate"])),
+    ("correct: generated / extractive",
+     lambda a: f"{_pct(a['correct_rate_generated'])} / {_pct(a['correct_rate_extractive'])}"),
+    ("answer cites an evidence page (answered)", lambda a: _pct(a["cited_right_page_rate"])),
+    ("answer cites another company (answered)", lambda a: _pct(a["cites_other_company_rate"])),
+    ("refusal on must-refuse questions", lambda a: _pct_of(a["refusal_rate_ooc"], a["n_ooc"])),
+    ("false refusal on answerable", lambda a: _pct(a["false_refusal_rate"])),
+    ("quotes exact (canonical page text)", lambda a: _pct_of(a["quotes_exact_rate"], a["n_quotes"])),
+    ("quotes verbatim (page's own characters)",
+     lambda a: _pct_of(a["quotes_verbatim_rate"], a["n_quotes_verbatim_checked"])),
+    ("metric: within the asked rounding", lambda a: _pct_of(a["metric_match_rate"], a["n_metric"])),
+    ("metric: presented as computed", lambda a: _pct(a["computed_rate"])),
+    ("metric: wrong figure presented as computed", lambda a: _pct(a["wrong_computed_rate"])),
+    ("extractive fallback (of answered)", lambda a: _pct(a["extractive_rate"])),
+    ("faithfulness (all / generated)",
+     lambda a: f"{_pct(a['faithfulness_mean'])} / {_pct(a['faithfulness_generated_mean'])}"),
+    ("mean answer time / first token",
+     lambda a: f"{(a['total_ms_mean'] or 0) / 1000:.1f} s / "
+               + ("-" if a["first_token_ms_mean"] is None else f"{a['first_token_ms_mean'] / 1000:.1f} s")),
+]
 
 
 def render(res: dict[str, Any], show_failures: bool = False) -> str:
-    out = [f"Dev set: {res['n_answerable']} answerable + {res['n_ooc']} out-of-corpus questions; "
-           f"library {res['library']['documents']} docs / {res['library']['chunks']} chunks"
-           + (f"; overrides {res['overrides']}" if res["overrides"] else "")]
-    for level in ("page", "doc"):
-        rows = [[v] + [d[level].get(c) for c in _COLS] + ([d["ms_mean"]] if level == "page" else [])
-                for v, d in res["retrieval"].items()]
-        out += ["", f"Retrieval, {level} level (k=10 hits per question)",
-                table(["variant"] + _COLS + (["ms"] if level == "page" else []), rows)]
-    ann = res["ann"]
-    if ann:
-        out += ["", f"ANN vs exact: hnswlib recall@10 {ann['recall@10']:.3f} (perfect on {ann['perfect_share']:.0%} "
-                    f"of {ann['n']} queries, ef={ann['ef_search']}, {ann['chunks']} chunks); "
-                    f"{ann['ann_ms_mean']:.2f} ms vs exact {ann['exact_ms_mean']:.2f} ms"]
-    g = res["gate"]
-    out += [f"Context gate (retrieval only, all questions): refuses {g['refusal_rate_ooc']:.0%} of {g['n_ooc']} "
-            f"out-of-corpus, falsely refuses {g['false_refusal_rate']:.0%} of {g['n_answerable']} answerable"]
-    bt = res.get("by_tag") or {}
-    if bt:
-        vs = [v for v in ("dense-plain", "bm25-plain", "dense", "bm25", "hybrid") if v in res["retrieval"]]
-        out += ["", "page-hit@10 by tag", table(["tag", "n", *vs], [[t, d["n"], *(d[v] for v in vs)] for t, d in bt.items()],
-                                                 floatfmt="{:.2f}")]
-    a = res.get("answers")
-    if a:
-        def pct(x: float | None) -> str:
-            return "-" if x is None else f"{x:.0%}"
-        out += ["", f"Answers ({a['n_answerable']} answerable + {a['n_ooc']} out-of-corpus, full pipeline)",
-                table(["metric", "value"], [
-                    ["quotes exact substring of cited page", f"{pct(a['quotes_exact_rate'])} of {a['n_quotes']}"],
-                    ["refusal on out-of-corpus", pct(a["refusal_rate_ooc"])],
-                    ["false refusal on answerable", pct(a["false_refusal_rate"])],
-                    ["extractive fallback (of answered)", pct(a["extractive_rate"])],
-                    ["correct (all answerable)", pct(a["correct_rate"])],
-                    ["correct: generated / extractive",
-                     f"{pct(a['correct_rate_generated'])} / {pct(a['correct_rate_extractive'])}"],
-                    ["cites a labelled page", pct(a["cited_right_page_rate"])],
-                    ["faithfulness (all / generated)",
-                     f"{pct(a['faithfulness_mean'])} / {pct(a['faithfulness_generated_mean'])}"],
-                    ["mean answer time / first token",
-                     f"{(a['total_ms_mean'] or 0) / 1000:.1f} s / "
-                     + ("-" if a["first_token_ms_mean"] is None else f"{a['first_token_ms_mean'] / 1000:.1f} s")],
-                ])]
-    if res["targets"]:
-        out += ["", "Targets", table(["target", "goal", "actual", "result"],
-                                     [[t["name"], t["target"], t["actual"], "PASS" if t["pass"] else "MISS"]
-                                      for t in res["targets"]])]
-    fails = res["failures"]
-    out += ["", f"Failures: {len(fails['retrieval'])} hybrid page misses@10"
-            + (f", {len(fails.get('answers', []))} answer failures" if "answers" in fails else "")
-            + ("" if show_failures else " (--failures to list)")]
-    if show_failures:
-        for f in fails["retrieval"]:
-            out.append(f"  {f['id']} {_short(f['question'], 80)}\n      want {f['expected']}; got {', '.join(f['got'])}"
-                       + (f"; hit by {','.join(f['other_variants_hit'])}" if f["other_variants_hit"] else ""))
-        for f in fails.get("answers", []):
-            what = "REFUSED" if f["not_in_corpus"] else ("extractive: " if f["extractive"] else "") + _short(f["answer"] or "", 80)
-            out.append(f"  {f['id']} {_short(f['question'], 80)}\n      got {what} [{', '.join(f['cited'])}]"
-                       + (f"\n      want {_short(f['expected'] or '', 60)} ({f['expected_where']})" if f.get("expected") else ""))
-        for f in res["gate"]["missed_ooc"]:
-            out.append(f"  {f['id']} gate let through: {_short(f['question'], 80)}")
+    sets = res["sets"]
+    ok = {n: r for n, r in sets.items() if "error" not in r}
+    names = list(ok)
+    out = []
+    for n, r in sets.items():
+        if "error" in r:
+            out.append(f"{n}: {r['error']}")
+            continue
+        out.append(f"{n}: {r['n_answerable']} answerable ({r['n_retrievable']} with labelled pages) + "
+                   f"{r['n_ooc']} must-refuse questions; library {r['library']['documents']} docs / "
+                   f"{r['library']['chunks']} chunks ({r['library']['dir']})")
+        out += [f"  note: {x}" for x in r.get("notes", [])]
+    if res.get("overrides"):
+        out.append(f"overrides: {res['overrides']}")
+    if not names:
+        return "\n".join(out)
+
+    variants: list[str] = []
+    for r in ok.values():
+        variants += [v for v in r["retrieval"] if v not in variants]
+    main_v = "hybrid" if "hybrid" in variants else (variants[0] if variants else None)
+    rows: list[list[Any]] = []
+    if main_v:
+        for level, keys in (("page", ("hit@1", "hit@5", "hit@10", "MRR", "R@10")), ("doc", ("hit@1", "hit@10", "MRR"))):
+            for k in keys:
+                rows.append([f"{main_v} {level} {k}"] + [ok[n]["retrieval"].get(main_v, {}).get(level, {}).get(k)
+                                                          for n in names])
+        for v in variants:
+            if v != main_v:
+                rows.append([f"{v} page hit@10"] + [ok[n]["retrieval"].get(v, {}).get("page", {}).get("hit@10")
+                                                    for n in names])
+        rows.append([f"{main_v} ms per search"] + [ok[n]["retrieval"].get(main_v, {}).get("ms_mean") for n in names])
+    out += ["", "Retrieval (k=10 hits per answerable question with labelled pages)",
+            table(["measure", *names], rows)]
+    out += ["", "Context gate alone (retrieval only, every question)",
+            table(["measure", *names], [
+                ["refuses must-refuse"] + [_pct_of(ok[n]["gate"]["refusal_rate_ooc"], ok[n]["gate"]["n_ooc"])
+                                           for n in names],
+                ["falsely refuses answerable"] + [_pct_of(ok[n]["gate"]["false_refusal_rate"],
+                                                          ok[n]["gate"]["n_answerable"]) for n in names],
+                ["hnswlib recall@10 vs exact"] + [_num((ok[n]["ann"] or {}).get("recall@10")) for n in names],
+            ])]
+    if any(ok[n].get("answers") for n in names):
+        out += ["", "Answers (full pipeline) and trust measures",
+                table(["measure", *names], [[label] + [f(ok[n]["answers"]) if ok[n].get("answers") else "-"
+                                                       for n in names] for label, f in _ANSWER_ROWS])]
+    if any(ok[n].get("cells") for n in names):
+        crow = []
+        for n in names:
+            c = ok[n].get("cells")
+            if not c:
+                crow.append("-")
+            elif "skipped" in c:
+                crow.append("not scored")
+            else:
+                crow.append(f"{_pct(c['exact_right_rate'])} of {c['n']} (found {_pct(c['found_rate'])})")
+        out += ["", "Statement cells (eval/statement_cells.jsonl vs main.py statements)",
+                table(["measure", *names], [["cells exactly right", *crow]])]
+        for n in names:
+            c = ok[n].get("cells") or {}
+            if "skipped" in c:
+                out.append(f"  {n}: {c['skipped']}")
+    out += ["", "By category: n, page hit@1 / hit@10 / MRR (retrieval), correct or refused (answers; gate if no answers)",
+            _category_table(ok, names)]
+    targets = sorted({t["name"] for n in names for t in ok[n]["targets"]})
+    if targets:
+        def cell(n: str, name: str) -> str:
+            t = next((t for t in ok[n]["targets"] if t["name"] == name), None)
+            return "-" if t is None else f"{t['actual']} {'PASS' if t['pass'] else 'MISS'} ({t['target']})"
+        out += ["", "Targets", table(["target", *names], [[name] + [cell(n, name) for n in names] for name in targets])]
+    for n in names:
+        fails = ok[n]["failures"]
+        out += ["", f"{n} failures: {len(fails['retrieval'])} {main_v} page misses@10"
+                + (f", {len(fails.get('answers', []))} answer failures" if "answers" in fails else "")
+                + ("" if show_failures else " (--failures to list)")]
+        if show_failures:
+            out += _failure_lines(ok[n])
+    out.append(f"(eval took {res['seconds']:.0f} s)")
     return "\n".join(out)
+
+
+def _category_table(ok: dict[str, Any], names: list[str]) -> str:
+    cats: list[str] = []
+    for n in names:
+        cats += [c for c in ok[n]["by_category"] if c not in cats]
+    cats.sort(key=lambda c: (c.startswith("refuse"), c))
+    headers = ["category"]
+    for n in names:
+        headers += [f"{n} n", "hit@1", "hit@10", "MRR", "answer"]
+    rows = []
+    for c in cats:
+        row: list[Any] = [c or "(none)"]
+        for n in names:
+            d = ok[n]["by_category"].get(c)
+            if not d:
+                row += ["", "", "", "", ""]
+                continue
+            r = d.get("retrieval") or {}
+            a = d.get("answers")
+            if c.startswith("refuse"):
+                ans = f"refused {_pct(a['refusal_rate_ooc'])}" if a else f"gate {_pct(d['gate_refusal'])}"
+            else:
+                ans = f"correct {_pct(a['correct_rate'])}" if a else f"gate-refused {_pct(d['gate_refusal'])}"
+            row += [d["n"], r.get("hit@1"), r.get("hit@10"), r.get("MRR"), ans]
+        rows.append(row)
+    return table(headers, rows, floatfmt="{:.2f}")
+
+
+def _failure_lines(r: dict[str, Any]) -> list[str]:
+    out = []
+    fails = r["failures"]
+    for f in fails["retrieval"]:
+        out.append(f"  {f['id']} [{f['category']}] {_short(f['question'], 80)}\n      want {f['expected']}; "
+                   f"top pages: {', '.join(f['got'])}"
+                   + (f"; hit by {','.join(f['other_variants_hit'])}" if f["other_variants_hit"] else ""))
+    for f in fails.get("answers", []):
+        what = "REFUSED" if f["not_in_corpus"] else ("extractive: " if f["extractive"] else "") + _short(f["answer"] or "", 80)
+        top = r["per_question"].get(f["id"], {}).get("hybrid", {}).get("top", [])
+        out.append(f"  {f['id']} [{f['category']}] {', '.join(f['why'])}: {_short(f['question'], 80)}\n"
+                   f"      got {what} [{', '.join(f['cited'])}]"
+                   + (f"\n      want {_short(f['expected'] or '', 60)} ({f['expected_where']})" if f.get("expected") else "")
+                   + (f"\n      top pages: {', '.join(top)}" if top else ""))
+    for f in r["gate"]["missed_ooc"]:
+        out.append(f"  {f['id']} gate let through: {_short(f['question'], 80)}")
+    return out

@@ -217,34 +217,221 @@ def percentile(values: Sequence[float], p: float) -> float:
     return float(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
 
 
-def summarise_answers(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    def rate(xs: list[bool]) -> float | None:
-        return sum(xs) / len(xs) if xs else None
+def _rate(xs: list[bool]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
 
+
+def answer_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rates over answered questions (rows made by the eval command; optional keys such as
+    ``cites_other_company``, ``metric_match`` or a citation's ``verbatim`` count only where
+    present). Denominators: answerable questions for correctness and false refusals, the
+    answered ones (not refused) for what the shown answer cites, all metric questions for
+    metric matches and wrong computations."""
+    rate = _rate
     ans = [r for r in rows if r["answerable"]]
     ooc = [r for r in rows if not r["answerable"]]
     answered = [r for r in rows if not r["not_in_corpus"]]
+    ans_answered = [r for r in ans if not r["not_in_corpus"]]
     cites = [c["exact"] for r in rows for c in r["citations"]]
+    verbatim = [c["verbatim"] for r in rows for c in r["citations"] if c.get("verbatim") is not None]
     faith = [r["faithfulness"] for r in ans if "faithfulness" in r]
     faith_gen = [r["faithfulness"] for r in ans if "faithfulness" in r and not r["extractive"]]
     gen = [r for r in rows if not r["not_in_corpus"] and not r["extractive"]]
+    metric = [r for r in ans if "metric_match" in r]
     return {
         "n_answerable": len(ans), "n_ooc": len(ooc),
         "quotes_exact_rate": rate(cites), "n_quotes": len(cites),
+        "quotes_verbatim_rate": rate(verbatim), "n_quotes_verbatim_checked": len(verbatim),
         "refusal_rate_ooc": rate([r["not_in_corpus"] for r in ooc]),
         "false_refusal_rate": rate([r["not_in_corpus"] for r in ans]),
         "extractive_rate": rate([r["extractive"] for r in answered]),
         "correct_rate": rate([r["correct"] for r in ans]),
-        "correct_rate_answered": rate([r["correct"] for r in ans if not r["not_in_corpus"]]),
-        "correct_rate_generated": rate([r["correct"] for r in ans if not r["not_in_corpus"] and not r["extractive"]]),
+        "correct_rate_answered": rate([r["correct"] for r in ans_answered]),
+        "correct_rate_generated": rate([r["correct"] for r in ans_answered if not r["extractive"]]),
         "correct_rate_extractive": rate([r["correct"] for r in ans if r["extractive"]]),
-        "cited_right_page_rate": rate([r["cited_right_page"] for r in ans if not r["not_in_corpus"]]),
+        "cited_right_page_rate": rate([r["cited_right_page"] for r in ans_answered]),
+        "cites_other_company_rate": rate([r["cites_other_company"] for r in ans_answered
+                                          if r.get("cites_other_company") is not None]),
+        "n_metric": len(metric),
+        "metric_match_rate": rate([r["metric_match"] for r in metric]),
+        "computed_rate": rate([bool(r.get("computed")) for r in metric]),
+        "wrong_computed_rate": rate([bool(r.get("computed")) and not r["metric_match"] for r in metric]),
         "faithfulness_mean": sum(faith) / len(faith) if faith else None,
         "faithfulness_generated_mean": sum(faith_gen) / len(faith_gen) if faith_gen else None,
         "n_generated": len(gen),
         "total_ms_mean": sum(r["total_ms"] for r in rows) / len(rows) if rows else None,
         "first_token_ms_mean": (sum(ft) / len(ft)) if (ft := [r["first_token_ms"] for r in rows if r["first_token_ms"] > 0]) else None,
-        "rows": rows,
     }
 
 
+def summarise_answers(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``answer_rates`` of all rows, the same per category (``row["category"]``), and the rows."""
+    cats = sorted({r["category"] for r in rows if r.get("category")})
+    by_cat = {c: answer_rates([r for r in rows if r.get("category") == c]) for c in cats}
+    return answer_rates(rows) | {"by_category": by_cat, "rows": rows}
+
+
+# -- trust measures (per answer) ---------------------------------------------------------------
+
+
+def cites_evidence_page(citations: Iterable[tuple[str, int]], doc: str | None, pages: Iterable[int]) -> bool:
+    """Any citation (file name, 1-based page) on the labelled document and one of its pages."""
+    want = {(doc, p) for p in pages}
+    return doc is not None and any((d, p) in want for d, p in citations)
+
+
+_COMPANY_SUFFIXES = frozenset({
+    "inc", "incorporated", "corp", "corporation", "co", "company", "companies", "ltd", "limited", "plc", "llc",
+    "lp", "sa", "nv", "ag", "se", "the", "holdings", "holding", "group",
+})
+
+
+def company_keys(company: str, ticker: str = "") -> set[str]:
+    """Identity keys of a filer from its document metadata: the upper-case ticker and the
+    company name folded (case, punctuation, '&', legal-form words like Inc./Corp. dropped)."""
+    keys = set()
+    if ticker.strip():
+        keys.add("$" + ticker.strip().upper())
+    words = re.sub(r"[^a-z0-9 ]+", " ", company.casefold().replace("&", " and ")).split()
+    words = [w for w in words if w not in _COMPANY_SUFFIXES]
+    if words:
+        keys.add(" ".join(words))
+    return keys
+
+
+def same_company(a: set[str], b: set[str]) -> bool | None:
+    """True when two filers share a key, or one folded name is a leading word sequence of the
+    other ("adobe" / "adobe systems"); None when either side has no metadata to compare."""
+    if not a or not b:
+        return None
+    if a & b:
+        return True
+    names_a = [k for k in a if not k.startswith("$")]
+    names_b = [k for k in b if not k.startswith("$")]
+    for x in names_a:
+        for y in names_b:
+            short, long = sorted((x.split(), y.split()), key=len)
+            if long[: len(short)] == short:
+                return True
+    return False
+
+
+def cites_other_company(cited: Iterable[set[str]], labelled: set[str]) -> bool:
+    """Any citation from a document whose filer differs from the labelled document's
+    (unknown identities are not counted as different)."""
+    return any(same_company(keys, labelled) is False for keys in cited)
+
+
+def quote_verbatim(quote: str, raw_page_text: str) -> bool:
+    """The quote is the page's own characters: a substring of the page's raw (unfolded)
+    text, white space runs aside. Curly apostrophes, dashes and glyphs must be kept."""
+    q = " ".join(quote.split())
+    return bool(q) and q in " ".join(raw_page_text.split())
+
+
+def _decimals_of(num: str) -> int:
+    return len(num.split(".")[1]) if "." in num else 0
+
+
+def metric_match(answer: str, value: float, unit: str = "", decimals: int | None = None) -> bool:
+    """A figure of the answer equals the labelled metric within the asked rounding.
+
+    ``value`` is in ``unit`` ("percent" means 24.3 for 24.3 %, "usd_millions" means millions);
+    ``decimals`` is the rounding asked (None: the answer's own precision, at least 2
+    significant digits). A percentage may be written with "%" or as a fraction (0.243);
+    amounts in USD may carry a unit word (billion...).
+    """
+    tol_asked = 0.5 * 10 ** (-decimals) if decimals is not None else None
+    for n in parse_numbers(answer, drop_dates=True):
+        cands: list[tuple[float, float]] = []
+        if unit == "percent":
+            cands.append((n.raw, n.raw_half_ulp))
+            if not n.percent:  # "0.243" for 24.3 %
+                cands.append((n.raw * 100, n.raw_half_ulp * 100))
+        elif unit.startswith("usd_"):
+            scale = {"usd_thousands": 1e3, "usd_millions": 1e6, "usd_billions": 1e9, "usd": 1.0}.get(unit, 1.0)
+            if n.value != n.raw:  # a unit word was given: compare in dollars
+                cands.append((n.value / scale, n.half_ulp / scale))
+            else:
+                cands.append((n.raw, n.raw_half_ulp))
+        else:
+            if n.percent and unit not in ("", "ratio", "times"):
+                continue
+            cands.append((n.raw, n.raw_half_ulp))
+        for v, hu in cands:
+            tol = tol_asked if tol_asked is not None else max(hu, 0.005 * abs(value))
+            if abs(abs(v) - abs(value)) <= tol + 1e-9 * max(1.0, abs(value)):
+                return True
+    return False
+
+
+# -- statement cells ---------------------------------------------------------------------------
+
+_SCALES = {"units": 1.0, "": 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+def normalise_label(label: str) -> str:
+    """A row label folded for matching: case, footnote marks "(1)", punctuation, dot leaders,
+    '&' = 'and', white space."""
+    s = label.casefold().replace("&", " and ").replace("\u2019", "'")
+    s = re.sub(r"\(\s*\d{1,2}\s*\)|\(\s*[a-z]\s*\)", " ", s)  # footnote marks
+    s = re.sub(r"[^a-z0-9]+", " ", s)
+    return " ".join(s.split())
+
+
+def _cell_value(value: float | None, scale: str) -> float | None:
+    return None if value is None else float(value) * _SCALES.get(scale or "", 1.0)
+
+
+def _values_equal(want: float | None, got: float | None) -> bool:
+    if want is None:  # a dash: nothing, or zero
+        return got is None or got == 0.0
+    if got is None:
+        return False
+    return abs(want - got) <= max(1e-6 * abs(want), 1e-9)
+
+
+def flatten_statements(doc: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Cells of a ``main.py statements DOC --json`` payload as flat records."""
+    out = []
+    for st in payload.get("statements", []):
+        scale = st.get("scale") or ""
+        for row in st.get("rows", []):
+            for c in row.get("cells", []):
+                out.append({"doc": doc, "page": c.get("page") or row.get("page") or st.get("page"),
+                            "label": normalise_label(row.get("label", "")),
+                            "parent": normalise_label(row.get("parent", "") or ""),
+                            "period_end": c.get("period_end"), "months": c.get("months"),
+                            "value": _cell_value(c.get("value"), scale), "text": c.get("text"),
+                            "statement": st.get("kind")})
+    return out
+
+
+def score_statement_cells(labels: list[dict[str, Any]], extracted: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Match each labelled cell (doc, page, label, period_end, months) to an extracted cell
+    (``flatten_statements`` records per doc) and compare values (scale applied on both sides).
+    A label printed twice on one page (e.g. "Other" under two headings) is told apart by its
+    parent heading. Returns rates over all labelled cells and the misses."""
+    rows = []
+    for lab in labels:
+        cands = [c for c in extracted.get(lab["doc"], [])
+                 if c["page"] == lab["page"] and c["label"] == normalise_label(lab["label"])
+                 and c["period_end"] == lab["period_end"] and int(c["months"] or 0) == int(lab["months"] or 0)]
+        if len(cands) > 1 and lab.get("parent"):
+            parent = normalise_label(lab["parent"])
+            cands = [c for c in cands if c["parent"] == parent] or cands
+        want = _cell_value(lab.get("value"), lab.get("scale", ""))
+        found = bool(cands)
+        right = found and _values_equal(want, cands[0]["value"])
+        rows.append({"doc": lab["doc"], "page": lab["page"], "label": lab["label"], "period_end": lab["period_end"],
+                     "months": lab["months"], "want": lab.get("text"), "found": found, "right": right,
+                     "got": cands[0]["text"] if cands else None, "statement": lab.get("statement")})
+    n = len(rows)
+    by_statement: dict[str, dict[str, float]] = {}
+    for kind in sorted({r["statement"] or "" for r in rows}):
+        sub = [r for r in rows if (r["statement"] or "") == kind]
+        by_statement[kind] = {"n": len(sub), "found": sum(r["found"] for r in sub) / len(sub),
+                              "exact_right": sum(r["right"] for r in sub) / len(sub)}
+    return {"n": n, "found_rate": sum(r["found"] for r in rows) / n if n else None,
+            "exact_right_rate": sum(r["right"] for r in rows) / n if n else None,
+            "by_statement": by_statement, "misses": [r for r in rows if not r["right"]]}

@@ -137,3 +137,147 @@ def test_summarise_answers():
     assert s["correct_rate"] == pytest.approx(1 / 3)
     assert s["correct_rate_generated"] == 1.0 and s["correct_rate_extractive"] == 0.0
     assert s["faithfulness_mean"] == 0.75 and s["faithfulness_generated_mean"] == 1.0
+
+
+def test_cites_evidence_page():
+    cits = [("a.pdf", 3), ("b.pdf", 7)]
+    assert ev.cites_evidence_page(cits, "b.pdf", [7, 9])
+    assert not ev.cites_evidence_page(cits, "b.pdf", [8])
+    assert not ev.cites_evidence_page(cits, "c.pdf", [3])  # right page number, other document
+    assert not ev.cites_evidence_page(cits, None, [3])
+    assert not ev.cites_evidence_page([], "a.pdf", [3])
+
+
+def test_company_keys_and_same_company():
+    adobe_2015 = ev.company_keys("Adobe Systems Incorporated", "")
+    adobe_2022 = ev.company_keys("Adobe Inc.", "ADBE")
+    assert adobe_2015 == {"adobe systems"} and adobe_2022 == {"adobe", "$ADBE"}
+    assert ev.same_company(adobe_2015, adobe_2022) is True  # "adobe" leads "adobe systems"
+    assert ev.same_company(ev.company_keys("AT&T Inc."), ev.company_keys("AT and T")) is True
+    assert ev.same_company(ev.company_keys("Apple Inc.", "AAPL"), ev.company_keys("APPLE INC", "")) is True
+    assert ev.same_company(ev.company_keys("Nike, Inc.", "NKE"), ev.company_keys("Foot Locker, Inc.", "FL")) is False
+    assert ev.same_company(ev.company_keys("", "MSFT"), ev.company_keys("Microsoft Corporation", "MSFT")) is True
+    assert ev.same_company(set(), ev.company_keys("Nike")) is None
+    # a shared legal-form word is not an identity
+    assert ev.same_company(ev.company_keys("The Coca-Cola Company"), ev.company_keys("The Kraft Heinz Company")) is False
+
+
+def test_cites_other_company():
+    nike = ev.company_keys("NIKE, Inc.", "NKE")
+    assert ev.cites_other_company([ev.company_keys("Nike Inc"), ev.company_keys("Foot Locker")], nike)
+    assert not ev.cites_other_company([ev.company_keys("Nike Inc"), set()], nike)  # unknown is not "other"
+    assert not ev.cites_other_company([], nike)
+
+
+def test_quote_verbatim():
+    raw = "The Company\u2019s net sales \u2014 up 3%\nwere $81.8 billion"
+    assert ev.quote_verbatim("Company\u2019s net sales \u2014 up 3% were", raw)  # line break = space
+    assert not ev.quote_verbatim("Company's net sales", raw)  # folded apostrophe is not the page's character
+    assert not ev.quote_verbatim("net sales - up 3%", raw)
+    assert ev.quote_verbatim("  were   $81.8 billion ", raw)
+    assert not ev.quote_verbatim("", raw)
+    # and the same quote is still exact under the canonical folding
+    assert ev.quote_exact("Company's net sales - up 3% were", "The Company's net sales - up 3%\nwere $81.8 billion")
+
+
+@pytest.mark.parametrize("answer,value,unit,decimals,ok", [
+    ("The operating cash flow ratio is 0.66.", 0.6612, "ratio", 2, True),
+    ("about 0.7", 0.6612, "ratio", 2, False),  # not the asked rounding
+    ("0.661", 0.6612, "ratio", 2, True),
+    ("24.3%", 24.31, "percent", 1, True),
+    ("0.243", 24.31, "percent", 1, True),  # a fraction for a percentage
+    ("24%", 24.31, "percent", 1, False),
+    ("$1,832 million", 1832.0, "usd_millions", 2, True),
+    ("$1.832 billion", 1832.0, "usd_millions", 2, True),
+    ("$1.8 billion", 1832.0, "usd_millions", 2, False),
+    ("$0.40 billion", 0.4, "usd_billions", 2, True),
+    ("$400 million", 0.4, "usd_billions", 2, True),
+    ("42.69 days", 42.69, "days", 2, True),
+    ("42.7 days", 42.69, "days", 2, False),
+    ("6.25", 6.2512, "times", None, True),  # answer's own precision
+    ("No figure here", 1.0, "ratio", 2, False),
+])
+def test_metric_match(answer, value, unit, decimals, ok):
+    assert ev.metric_match(answer, value, unit, decimals) is ok
+
+
+def test_normalise_label():
+    assert ev.normalise_label("Total net sales (1)") == "total net sales"
+    assert ev.normalise_label("Research & development.....") == "research and development"
+    assert ev.normalise_label("  Cash, cash equivalents, and restricted cash:") == "cash cash equivalents and restricted cash"
+    assert ev.normalise_label("Selling, general and administrative (a)") == "selling general and administrative"
+
+
+def _payload():
+    return {"doc": "X.pdf", "statements": [{
+        "kind": "income", "title": "Statements of Operations", "page": 4, "scale": "millions",
+        "periods": [{"label": "Three Months Ended June 25, 2022", "end": "2022-06-25", "months": 3}],
+        "rows": [
+            {"label": "Net sales", "parent": "", "page": 4,
+             "cells": [{"period_end": "2022-06-25", "months": 3, "text": "82,959", "value": 82959.0, "page": 4}]},
+            {"label": "Other", "parent": "Operating expenses", "page": 4,
+             "cells": [{"period_end": "2022-06-25", "months": 3, "text": "(12)", "value": -12.0, "page": 4}]},
+            {"label": "Other", "parent": "Other income", "page": 4,
+             "cells": [{"period_end": "2022-06-25", "months": 3, "text": "5", "value": 5.0, "page": 4}]},
+            {"label": "Restructuring", "parent": "", "page": 4,
+             "cells": [{"period_end": "2022-06-25", "months": 3, "text": "-", "value": None, "page": 4}]},
+        ]}]}
+
+
+def test_score_statement_cells():
+    labels = [
+        # right, scale given in thousands on the label side
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Net sales", "parent": "", "period_end": "2022-06-25",
+         "months": 3, "text": "82,959,000", "value": 82959000.0, "scale": "thousands"},
+        # duplicate label told apart by its parent
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Other", "parent": "Other income",
+         "period_end": "2022-06-25", "months": 3, "text": "5", "value": 5.0, "scale": "millions"},
+        # a dash
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Restructuring", "parent": "",
+         "period_end": "2022-06-25", "months": 3, "text": "-", "value": None, "scale": "millions"},
+        # wrong value (sign)
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Other", "parent": "Operating expenses",
+         "period_end": "2022-06-25", "months": 3, "text": "(12)", "value": 12.0, "scale": "millions"},
+        # not extracted: other period
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Net sales", "parent": "", "period_end": "2021-06-26",
+         "months": 3, "text": "81,434", "value": 81434.0, "scale": "millions"},
+        # not extracted: other filing
+        {"doc": "Y.pdf", "page": 1, "statement": "balance", "label": "Cash", "parent": "", "period_end": "2022-06-25",
+         "months": 0, "text": "1", "value": 1.0, "scale": "millions"},
+    ]
+    res = ev.score_statement_cells(labels, {"X.pdf": ev.flatten_statements("X.pdf", _payload())})
+    assert res["n"] == 6
+    assert res["found_rate"] == pytest.approx(4 / 6)
+    assert res["exact_right_rate"] == pytest.approx(3 / 6)
+    assert {(m["label"], m["found"]) for m in res["misses"]} == {("Other", True), ("Net sales", False), ("Cash", False)}
+    assert res["by_statement"]["income"]["n"] == 5 and res["by_statement"]["balance"]["exact_right"] == 0.0
+
+
+def test_answer_rates_trust_measures_and_categories():
+    def row(cat, answerable=True, refused=False, correct=True, cits=(), other=None, **kw):
+        r = {"answerable": answerable, "category": cat, "not_in_corpus": refused, "extractive": False,
+             "citations": list(cits), "total_ms": 10.0, "first_token_ms": 0.0, **kw}
+        if answerable:
+            r |= {"correct": correct, "cited_right_page": bool(cits), "cites_other_company": other}
+        return r
+    ok_cit = {"exact": True, "verbatim": False}
+    rows = [
+        row("metric", cits=[ok_cit], other=False, metric_match=True, computed=True),
+        row("metric", correct=False, cits=[ok_cit], other=True, metric_match=False, computed=True),
+        row("metric", refused=True, correct=False, metric_match=False),
+        row("line-item", cits=[{"exact": True, "verbatim": True}], other=False),
+        row("refuse-company", answerable=False, refused=True),
+        row("refuse-company", answerable=False, refused=False, cits=[{"exact": False, "verbatim": None}]),
+    ]
+    s = ev.summarise_answers(rows)
+    assert s["n_metric"] == 3
+    assert s["metric_match_rate"] == pytest.approx(1 / 3)
+    assert s["wrong_computed_rate"] == pytest.approx(1 / 3)  # computed and wrong; the refusal is not computed
+    assert s["cites_other_company_rate"] == pytest.approx(1 / 3)  # of the 3 answered answerable
+    assert s["quotes_verbatim_rate"] == pytest.approx(1 / 3) and s["n_quotes_verbatim_checked"] == 3
+    assert s["quotes_exact_rate"] == pytest.approx(3 / 4)
+    assert s["refusal_rate_ooc"] == 0.5 and s["false_refusal_rate"] == 0.25
+    assert set(s["by_category"]) == {"metric", "line-item", "refuse-company"}
+    assert s["by_category"]["metric"]["correct_rate"] == pytest.approx(1 / 3)
+    assert s["by_category"]["refuse-company"]["refusal_rate_ooc"] == 0.5
+    assert s["by_category"]["line-item"]["n_metric"] == 0 and s["by_category"]["line-item"]["metric_match_rate"] is None
