@@ -47,21 +47,36 @@ def test_eval_smoke(workdir):
               "--devset", str(workdir / "dev.jsonl"), "--answers", "2", "--failures", "--json", str(out)],
              workdir, timeout=900)
     assert p.returncode == 0, p.stderr[-2000:]
-    assert "Retrieval, page level" in p.stdout and "Targets" in p.stdout
+    for heading in ("Retrieval (k=10", "Answers (full pipeline) and trust measures", "By category", "Targets"):
+        assert heading in p.stdout, heading
     res = json.loads(out.read_text("utf-8"))
-    assert res["n_answerable"] == 4 and res["n_ooc"] == 2
-    for variant in ("dense-plain", "bm25-plain", "dense", "bm25", "hybrid"):
-        page = res["retrieval"][variant]["page"]
+    assert list(res["sets"]) == ["dev"]
+    r = res["sets"]["dev"]
+    assert r["library"]["dir"] == str((workdir / "data" / "eval" / "dev").resolve())  # the set's cached library
+    assert r["n_answerable"] == 4 and r["n_ooc"] == 2
+    for variant in ("dense-plain", "bm25-plain", "hybrid"):
+        page = r["retrieval"][variant]["page"]
         for key in ("P@1", "R@5", "F1@10", "MRR", "hit@10"):
             assert 0.0 <= page[key] <= 1.0
-        assert 0.0 <= res["retrieval"][variant]["doc"]["hit@10"] <= 1.0
-    assert 0.0 <= res["ann"]["recall@10"] <= 1.0
-    a = res["answers"]
+        assert 0.0 <= r["retrieval"][variant]["doc"]["hit@10"] <= 1.0
+    assert 0.0 <= r["ann"]["recall@10"] <= 1.0
+    a = r["answers"]
     assert a["n_answerable"] == 2 and a["n_ooc"] >= 1
-    for key in ("quotes_exact_rate", "refusal_rate_ooc", "false_refusal_rate", "extractive_rate", "correct_rate",
-                "faithfulness_mean"):
+    for key in ("quotes_exact_rate", "quotes_verbatim_rate", "refusal_rate_ooc", "false_refusal_rate",
+                "extractive_rate", "correct_rate", "cited_right_page_rate", "cites_other_company_rate",
+                "metric_match_rate", "wrong_computed_rate", "faithfulness_mean", "by_category"):
         assert key in a
-    assert isinstance(res["failures"]["retrieval"], list)
+    for row in a["rows"]:
+        for c in row["citations"]:
+            assert isinstance(c["exact"], bool) and c["verbatim"] in (True, False, None)
+    assert r["by_category"] and all("n" in d for d in r["by_category"].values())
+    assert isinstance(r["failures"]["retrieval"], list)
+
+    # a second run reuses the cached library: nothing is ingested again
+    p = _run(["--data-dir", str(workdir / "data"), "eval", "--corpus", str(workdir / "corpus"),
+              "--devset", str(workdir / "dev.jsonl"), "--no-answers"], workdir, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "ingesting" not in p.stderr
 
 
 def test_bench_smoke(workdir):
