@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.core.domain.companies import names_in
+from desktop_rag.core.domain.periods import find_periods, period_phrase
 from desktop_rag.core.types import Answer, Citation
 
 _SCHEMA = """
@@ -234,16 +236,15 @@ def rewrite_followup(question: str, previous: list[str], entity_words: set[str])
     standalone question when this one names none ("And in Q2?", "What about its R&D?").
 
     Deterministic on purpose: a 270M model rewriting questions would invent entities.
-    ``entity_words`` are the lower-case company names/tickers known to the library.
+    ``entity_words`` are the company names/tickers known to the library (matched as in
+    ``domain.companies.names_in``: tickers only in capitals).
     """
     q = question.strip()
     if not previous or not q:
         return q
     prev = previous[-1]
-    low = q.lower()
-    has_company = any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", low) for w in entity_words)
-    period_re = re.compile(r"\b(q[1-4]\s*'?\d{2,4}|[1-4]q\s*'?\d{2,4}|fiscal\s+(?:year\s+)?\d{4}|(?:19|20)\d\d|fy\s*'?\d{2,4}|(first|second|third|fourth) quarter( of)?( fiscal)?( \d{4})?)\b", re.I)
-    has_period = bool(period_re.search(q))
+    has_company = bool(names_in(q, entity_words))
+    has_period = bool(find_periods(q).mentions)
     short = len(q.split()) <= 8
     if has_company and has_period:
         return q
@@ -251,17 +252,16 @@ def rewrite_followup(question: str, previous: list[str], entity_words: set[str])
         return q
     extra = []
     if not has_company:
-        prev_low = prev.lower()
-        names = [w for w in entity_words if re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", prev_low)]
+        names = names_in(prev, entity_words)
         if names:
             # the longest name as the previous question spelled it
             name = max(names, key=len)
             m = re.search(re.escape(name), prev, re.I)
             extra.append(m.group(0) if m else name)
     if not has_period:
-        m = period_re.search(prev)
-        if m:
-            extra.append(m.group(0))
+        phrase = period_phrase(prev)
+        if phrase:
+            extra.append(phrase)
     if not extra:
         return q
     return f"{q.rstrip('?. ')} ({', '.join(extra)})?"

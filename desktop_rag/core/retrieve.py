@@ -10,6 +10,8 @@ from typing import Literal
 
 import numpy as np
 
+from desktop_rag.core.domain.companies import names_in, proper_names
+from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.lexical import (
     QUESTION_NOISE,
     STATEMENT_TITLES,
@@ -19,43 +21,30 @@ from desktop_rag.core.lexical import (
     tokenize,
 )
 from desktop_rag.core.library import Library, embedding_text
-from desktop_rag.core.metadata import KNOWN_COMPANIES, company_aliases, period_labels
-from desktop_rag.core.types import Hit, QueryPlan
+from desktop_rag.core.metadata import company_aliases, document_covers
+from desktop_rag.core.query import parse_question
+from desktop_rag.core.types import Document, Hit, QueryPlan
 from desktop_rag.settings import RetrievalSettings
 
 SearchMode = Literal["hybrid", "dense", "bm25", "exact"]
 
-_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-_Q_PATTERNS = [
-    re.compile(r"\bq([1-4])\s*(?:of\s+)?(?:fy|fiscal\s+(?:year\s+)?)?\s*'?(20\d\d|\d\d)\b", re.I),
-    re.compile(r"\b(20\d\d)\s*q([1-4])\b", re.I),
-    re.compile(r"\b([1-4])q\s*'?(20\d\d|\d\d)\b", re.I),
-    re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(20\d\d)\b", re.I),
-]
-_FY_PATTERN = re.compile(r"\b(?:fy\s*'?|fiscal\s+(?:year\s+)?)(20\d\d|\d\d)\b", re.I)
-_LATEST = re.compile(r"\b(latest|most recent|newest|current|last)\s+(?:quarterly\s+|annual\s+)?(10-?q|10-?k|quarter|report|filing|period)\b", re.I)
 _FORM = re.compile(r"\b(10-?k|10-?q|8-?k)\b", re.I)
 _CAPWORD = re.compile(r"(?<![\w-])([A-Z][a-zA-Z&.]{2,})(?:'s|’s)?\b")
 _PERIOD_TOKEN = re.compile(r"^(?:q[1-4]|fy\d{4}|(?:19|20)\d\d|\d{1,2})$")
 
 
-def _year(y: str) -> int:
-    return int(y) if len(y) == 4 else 2000 + int(y)
+def _date_matches(doc: Document, periods: QuestionPeriods) -> bool:
+    from datetime import date
+
+    try:
+        end = date.fromisoformat(doc.meta.period_end) if doc.meta.period_end else None
+    except ValueError:
+        return False
+    return end is not None and any(abs((end - d).days) <= 7 for d in periods.dates)
 
 
-def parse_periods(question: str) -> tuple[set[tuple[int, int]], set[int]]:
-    """(year, quarter) pairs and fiscal years a question names."""
-    quarters: set[tuple[int, int]] = set()
-    for i, rx in enumerate(_Q_PATTERNS):
-        for m in rx.finditer(question):
-            if i == 1:
-                quarters.add((int(m.group(1)), int(m.group(2))))
-            elif i == 3:
-                quarters.add((_year(m.group(2)), _ORD[m.group(1).lower()]))
-            else:
-                quarters.add((_year(m.group(2)), int(m.group(1))))
-    years = {_year(m.group(1)) for m in _FY_PATTERN.finditer(question)}
-    return quarters, years
+def _years_text(years: list[int]) -> str:
+    return ", ".join(f"FY{y}" for y in years)
 
 
 def minmax(scores: dict[int, float]) -> dict[int, float]:
@@ -114,8 +103,10 @@ class HybridRetriever:
         lib = self.library
         lib.refresh()
         q = question.strip()
-        low = q.lower()
-        plan = QueryPlan(original=q, cleaned=expand_shorthand(q), bm25_terms=tokenize(q), content_terms=content_terms(q))
+        parsed = parse_question(q)
+        asked = parsed.question  # instructions (persona, units, rounding, sources) are no evidence
+        plan = QueryPlan(original=q, cleaned=expand_shorthand(asked), bm25_terms=tokenize(asked),
+                         content_terms=content_terms(asked), asked=asked, instructions=parsed.instructions)
         docs = [d for d in lib.docs.values() if doc_scope is None or d.doc_id in doc_scope]
         if doc_scope is not None:
             plan.filters["scope"] = len(docs)
@@ -123,42 +114,46 @@ class HybridRetriever:
             plan.doc_ids = [d.doc_id for d in docs] if doc_scope is not None else None
             return plan
 
-        companies = {
-            d.doc_id for d in docs
-            if any(re.search(rf"(?<![a-z0-9]){re.escape(a)}(?![a-z0-9])", low) for a in company_aliases(d.meta))
-        }
-        if companies:
-            docs = [d for d in docs if d.doc_id in companies]
+        named = {d.doc_id for d in docs if names_in(asked, company_aliases(d.meta))}
+        if named:
+            docs = [d for d in docs if d.doc_id in named]
             plan.filters["company"] = sorted({d.meta.company or d.meta.ticker for d in docs})
+        else:
+            missing = self.missing_company(asked)
+            if missing:
+                plan.filters["missing_company"] = missing
 
         forms = {f.upper().replace("10Q", "10-Q").replace("10K", "10-K").replace("8K", "8-K")
-                 for f in _FORM.findall(q)}
+                 for f in _FORM.findall(asked)}
         if forms:
             narrowed = [d for d in docs if d.meta.form_type in forms]
             if narrowed:
                 docs = narrowed
                 plan.filters["form"] = sorted(forms)
 
-        quarters, years = parse_periods(q)
+        periods = find_periods(asked)
+        quarters, years = periods.quarters, periods.years | {d.year for d in periods.dates}
         if quarters or years:
-            narrowed = [
-                d for d in docs
-                if any((y, qq) in quarters or (y in years) for y, qq in period_labels(d.meta))
-            ]
-            if narrowed:
-                docs = narrowed
-                plan.filters["period"] = sorted(f"Q{qq} {y}" for y, qq in quarters) + sorted(f"FY{y}" for y in years)
+            own = [d for d in docs if _date_matches(d, periods) or document_covers(d, quarters, periods.years)]
+            if periods.dates and not own:
+                own = [d for d in docs if document_covers(d, quarters, years)]
+            compared = [] if own else [d for d in docs if document_covers(d, quarters, years, comparative=True)]
+            if own or compared:
+                docs = own or compared
+                plan.filters["period"] = periods.labels()
+                if compared:
+                    plan.filters["period_comparative"] = sorted(d.file_name for d in docs)
             else:
-                plan.filters["period_relaxed"] = "no document matches the period named"
-        elif _LATEST.search(q) and docs:
-            by_company: dict[str, list] = {}
+                plan.filters["period_relaxed"] = periods.labels()
+        elif periods.latest and docs:
+            by_company: dict[str, list[Document]] = {}
             for d in docs:
-                by_company.setdefault(d.meta.ticker or d.meta.company or d.file_name, []).append(d)
-            docs = [max(ds, key=lambda d: (d.meta.fiscal_year or 0, d.meta.fiscal_quarter or 0, d.meta.period_end))
+                by_company.setdefault(d.meta.company or d.meta.ticker or d.file_name, []).append(d)
+            docs = [max(ds, key=lambda d: (d.meta.period_end, d.meta.fiscal_year or 0, d.meta.fiscal_quarter or 0))
                     for ds in by_company.values()]
             plan.filters["latest"] = sorted(d.file_name for d in docs)
 
-        if companies or forms or quarters or years or doc_scope is not None or "latest" in plan.filters:
+        if named or forms or "period" in plan.filters or doc_scope is not None or "latest" in plan.filters:
             plan.doc_ids = [d.doc_id for d in docs]
         # Words the filter has already used (company names, periods) sit in every header of
         # the matching documents and only add noise to BM25.
@@ -169,7 +164,10 @@ class HybridRetriever:
             used.update(t for t in plan.bm25_terms if _PERIOD_TOKEN.match(t))
         kept = [t for t in plan.bm25_terms if t not in used and t not in QUESTION_NOISE]
         plan.bm25_terms = kept or plan.bm25_terms
-        plan.filters["statements"] = sorted(statement_intent(plan.bm25_terms))
+        # A statement the analyst names ("using the balance sheet") wins over the one the
+        # line items suggest.
+        named_statements = [k for k in parsed.instructions.statements if k in STATEMENT_TITLES]
+        plan.filters["statements"] = sorted(set(named_statements) or statement_intent(plan.bm25_terms))
         return plan
 
     # -- search -----------------------------------------------------------------------
@@ -276,17 +274,27 @@ class HybridRetriever:
 
     # -- context gate -------------------------------------------------------------------
     def gate(self, plan: QueryPlan, hits: list[Hit]) -> GateResult:
+        """Refuse when the library lacks the company, the period, or any passage about what
+        is asked; the reason is a sentence for the analyst."""
         cfg = self.settings
+        asked = plan.asked or plan.original
+        missing = "" if "company" in plan.filters else plan.filters.get("missing_company", "")
+        if missing:
+            return GateResult(False, f"The library has no filing of {missing}.")
+        if "period_relaxed" in plan.filters:
+            lib_docs = self.library.docs
+            scope = [lib_docs[d] for d in plan.doc_ids] if plan.doc_ids is not None else list(lib_docs.values())
+            companies = sorted({d.meta.company or d.file_name for d in scope})
+            if "company" in plan.filters or len(companies) == 1:
+                have = sorted({d.meta.period_label() or d.file_name for d in scope})
+                who = " and ".join(plan.filters.get("company") or companies)
+                asked_periods = ", ".join(_period_words(p) for p in plan.filters["period_relaxed"])
+                return GateResult(False, f"No filing of {who} covers {asked_periods} (the library has {', '.join(have)}).")
         if not hits:
-            return GateResult(False, "no passage matched")
-        unknown = self.unknown_entities(plan.original)
+            return GateResult(False, "No passage of the library matches the question.")
+        unknown = self.unknown_entities(asked)
         if unknown:
-            return GateResult(False, f"{', '.join(unknown)} does not occur in any document")
-        other = self.other_company(plan)
-        if other:
-            return GateResult(False, f"the library has no filing of {other}")
-        if "period_relaxed" in plan.filters and plan.filters.get("company"):
-            return GateResult(False, "no document in the library covers the period asked about")
+            return GateResult(False, f"{', '.join(unknown)} does not occur in any document of the library.")
         # Terms that carry evidence: not periods (every filing has years) and not the
         # company name (that is what the filter already used).
         ignore = self.filter_terms(plan, hits)
@@ -297,16 +305,33 @@ class HybridRetriever:
         present = [t for t in terms if t in context_tokens]
         need = min(cfg.gate_min_terms, len(terms))
         if len(present) < need:
-            return GateResult(False, f"only {len(present)} of the question's key terms occur in the passages")
+            return GateResult(False, self._absent_reason(plan, [t for t in terms if t not in context_tokens]))
         # The key terms must meet in one passage, not be scattered over several.
         best_cover = max(len(set(terms) & set(tokenize(embedding_text(h.chunk, h.doc)))) for h in hits[: cfg.context_chunks])
         if terms and best_cover / len(terms) < cfg.gate_min_coverage:
-            return GateResult(False, f"no passage covers the question (best {best_cover} of {len(terms)} key terms)")
+            return GateResult(False, f"No passage covers the question (the best has {best_cover} of its {len(terms)} key terms).")
         best_cos = max(h.cosine for h in hits)
         best_bm25 = max(h.bm25 for h in hits)
         if best_cos < cfg.gate_min_cosine and best_bm25 < cfg.gate_min_bm25:
-            return GateResult(False, f"passages too dissimilar (cosine {best_cos:.2f}, bm25 {best_bm25:.1f})")
+            return GateResult(False, f"The passages found are too far from the question (cosine {best_cos:.2f}, bm25 {best_bm25:.1f}).")
         return GateResult(True)
+
+    def _absent_reason(self, plan: QueryPlan, absent: list[str]) -> str:
+        """"The filings of Costco do not mention app downloads." when the terms occur in none
+        of the documents in scope; otherwise that the passages found do not answer."""
+        lib = self.library
+        scope = plan.doc_ids if plan.doc_ids is not None else list(lib.docs)
+        seen: set[str] = set()
+        for doc_id in scope:
+            for cid in lib.doc_chunks.get(doc_id, ()):
+                seen.update(tokenize(lib.chunks[cid].text))
+        nowhere = [t for t in absent if t not in seen]
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'-]+", plan.asked or plan.original)
+                 if any(t in nowhere for t in tokenize(w))]
+        if nowhere and words:
+            who = " and ".join(plan.filters.get("company", [])) or "the library"
+            return f"The filings of {who} do not mention {' '.join(dict.fromkeys(words))}."
+        return f"The passages found do not answer the question ({', '.join(absent)} not found with it)."
 
     @staticmethod
     def filter_terms(plan: QueryPlan, hits: list[Hit]) -> set[str]:
@@ -315,17 +340,17 @@ class HybridRetriever:
         company = {w for h in hits for w in tokenize(" ".join(company_aliases(h.doc.meta)))}
         return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t)}
 
-    def other_company(self, plan: QueryPlan) -> str:
-        """A well-known company the question asks about ("AMD's revenue") when the library
-        holds none of its filings and no library company is named."""
-        if "company" in plan.filters:
-            return ""
-        library_tickers = {d.meta.ticker.upper() for d in self.library.docs.values() if d.meta.ticker}
-        for m in re.finditer(r"\b([A-Z][A-Za-z.&]+(?:\s[A-Z][A-Za-z.&]+)?)(?:'s|’s)\b", plan.original):
-            name = m.group(1).lower()
-            for ticker, (_, *aliases) in KNOWN_COMPANIES.items():
-                if (name == ticker.lower() or name in aliases) and ticker not in library_tickers:
-                    return m.group(1)
+    def missing_company(self, question: str) -> str:
+        """A proper name in the question that names no library company and occurs nowhere in
+        the library: "What was Boeing's revenue?" over a library without Boeing."""
+        lib = self.library
+        all_names = {a for d in lib.docs.values() for a in company_aliases(d.meta)}
+        for name in proper_names(question):
+            if names_in(name, all_names):
+                continue
+            toks = [t for t in tokenize(name) if not _PERIOD_TOKEN.match(t)]
+            if toks and not all(lib.lexical.has_term(t) for t in toks):
+                return name
         return ""
 
     def unknown_entities(self, question: str) -> list[str]:
@@ -342,3 +367,11 @@ class HybridRetriever:
             if toks and not any(lex.has_term(t) for t in toks):
                 out.append(word)
         return out
+
+
+def _period_words(label: str) -> str:
+    """"FY2021" -> "fiscal 2021", "Q2 2023" -> "Q2 2023", ISO dates as written dates."""
+    m = re.fullmatch(r"FY(\d{4})", label)
+    if m:
+        return f"fiscal {m.group(1)}"
+    return label

@@ -18,6 +18,9 @@ class DocumentMeta:
     fiscal_year: int | None = None
     fiscal_quarter: int | None = None  # 1-4; None for annual reports
     period_end: str = ""  # ISO date of the period end, when printed on the cover
+    # Extra names for the company (other tickers, the file name's, the analyst's own); the
+    # names derived from ``company`` and ``ticker`` are always known (domain/companies.py).
+    aliases: list[str] = field(default_factory=list)
 
     def period_label(self) -> str:
         if self.fiscal_year and self.fiscal_quarter:
@@ -83,6 +86,8 @@ class QueryPlan:
     doc_ids: list[str] | None = None  # restriction from metadata filters; None = all
     filters: dict[str, Any] = field(default_factory=dict)
     query_vector: Any = None  # the embedding of ``cleaned``, cached by the retriever
+    asked: str = ""  # what is asked, without the analyst's instructions (core/query.py)
+    instructions: Any = None  # core.query.Instructions: statements to read, units, rounding
 
 
 @dataclass

@@ -350,18 +350,22 @@ def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod
         return out
     out.fiscal_year = fiscal_year_for_end(out.period_end)
     out.fiscal_quarter = calendar_quarter(out.period_end)
-    named = _named_quarter(text, out.fiscal_quarter)
+    # Without a year-to-date column: a running footer ("Q2 2023 Form 10-Q") names the
+    # quarter; prose naming quarters also names prior ones, so it must agree with the calendar.
+    footer = _named_quarter(text, footer_only=True)
+    named = footer or _named_quarter(text, out.fiscal_quarter)
     if named:
         out.fiscal_year, out.fiscal_quarter = named
         out.fiscal_year_named = True
     return out
 
 
-def _named_quarter(text: str, quarter: int | None = None, year: int | None = None) -> tuple[int, int] | None:
+def _named_quarter(text: str, quarter: int | None = None, year: int | None = None,
+                   footer_only: bool = False) -> tuple[int, int] | None:
     """The (fiscal year, quarter) a filing names most often ("second quarter of fiscal
     2024", Apple's "Q3 2023 Form 10-Q" footer), restricted to ``quarter``/``year`` when given."""
     counts: dict[tuple[int, int], int] = {}
-    for rx in (COVER_FISCAL_QUARTER, _FOOTER_QUARTER):
+    for rx in (_FOOTER_QUARTER,) if footer_only else (COVER_FISCAL_QUARTER, _FOOTER_QUARTER):
         for fm in rx.finditer(text):
             q = fm.group("q").lower()
             key = (int(fm.group("y")), int(q) if q.isdigit() else ORDINALS[q])

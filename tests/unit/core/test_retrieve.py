@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_rag.core.retrieve import HybridRetriever, fuse, minmax, mmr, parse_periods
+from desktop_rag.core.retrieve import HybridRetriever, fuse, minmax, mmr
 from desktop_rag.settings import RetrievalSettings, Settings
 
 
@@ -86,26 +86,6 @@ def test_mmr_edge_cases(mmr_case) -> None:
     assert mmr([], rel, vecs, lam=0.5, k=3) == []
     assert len(mmr(ranked, rel, vecs, lam=0.5, k=10)) == 4  # k larger than the pool
     assert sorted(mmr(ranked, rel, vecs, lam=0.0, k=4)) == [1, 2, 3, 4]
-
-
-# -- periods in questions -------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("question", "quarters", "years"),
-    [
-        ("Apple net sales Q3 2023", {(2023, 3)}, set()),
-        ("Apple net sales in 2023 Q3", {(2023, 3)}, set()),
-        ("NVDA 3Q23 revenue", {(2023, 3)}, set()),
-        ("Q3 FY23 capex", {(2023, 3)}, {2023}),
-        ("third quarter of fiscal 2023", {(2023, 3)}, set()),
-        ("revenue in FY24", set(), {2024}),
-        ("revenue in fiscal year 2024", set(), {2024}),
-        ("revenue last year", set(), set()),
-    ],
-)
-def test_parse_periods(question: str, quarters: set, years: set) -> None:
-    got_q, got_y = parse_periods(question)
-    assert got_q == quarters
-    assert got_y >= years
 
 
 # -- planning, search and the gate over a tiny library ----------------------------------------------------
@@ -221,14 +201,15 @@ def test_gate_rejects_when_key_terms_missing(retriever: HybridRetriever) -> None
     plan = retriever.plan("What did Apple say about dividend policy and goodwill impairment?")
     gate = retriever.gate(plan, retriever.search(plan))
     assert not gate.passed
-    assert "key terms" in gate.reason
+    assert gate.reason.startswith("The filings of Apple Inc. do not mention")
+    assert "goodwill" in gate.reason
 
 
 def test_gate_rejects_period_not_in_library(retriever: HybridRetriever) -> None:
     plan = retriever.plan("What were Apple's total net sales in Q1 2019?")
     gate = retriever.gate(plan, retriever.search(plan))
     assert not gate.passed
-    assert "period" in gate.reason
+    assert gate.reason.startswith("No filing of Apple Inc. covers Q1 2019 (the library has ")
 
 
 def test_gate_similarity_thresholds(library) -> None:
@@ -237,7 +218,7 @@ def test_gate_similarity_thresholds(library) -> None:
     plan = ret.plan("What was Apple's total net sales in Q3 2023?")
     gate = ret.gate(plan, ret.search(plan))
     assert not gate.passed
-    assert "dissimilar" in gate.reason
+    assert "too far from the question" in gate.reason
     lenient = HybridRetriever(library, RetrievalSettings(gate_min_cosine=0.0, gate_min_bm25=0.0))
     plan = lenient.plan("What was Apple's total net sales in Q3 2023?")
     assert lenient.gate(plan, lenient.search(plan)).passed
@@ -246,3 +227,28 @@ def test_gate_similarity_thresholds(library) -> None:
 def test_unknown_entities_ignores_sentence_initial_capital(retriever: HybridRetriever) -> None:
     assert retriever.unknown_entities("Describe Apple's services revenue") == []
     assert retriever.unknown_entities("What did Apple say about Zorblax?") == ["Zorblax"]
+
+
+def test_gate_names_the_missing_company(retriever: HybridRetriever) -> None:
+    # no hand-written list of companies: a proper name that no library company answers to
+    # and that occurs nowhere in the library is a company the library lacks
+    plan = retriever.plan("What was The Boeing Company's total net sales in Q3 2023?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed
+    assert gate.reason == "The library has no filing of Boeing."
+
+
+def test_instructions_are_no_evidence(library, retriever: HybridRetriever) -> None:
+    q = ("You are an investment banker and your only resource(s) to answer the following question is (are): "
+         "the income statement. Here's the question: what was Apple's total net sales in Q3 2023? "
+         "Answer in USD millions. Round your answer to two decimal places.")
+    plan = retriever.plan(q)
+    assert plan.asked == "What was Apple's total net sales in Q3 2023?"
+    assert plan.doc_ids == [_doc_of(library, "AAPL")]
+    assert plan.filters["statements"] == ["income"]
+    assert plan.instructions.scale == "millions" and plan.instructions.decimals == 2
+    for word in ("banker", "resource", "round", "decimal", "usd", "million"):
+        assert word not in plan.bm25_terms and word not in plan.content_terms
+    assert "banker" not in plan.cleaned
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert gate.passed, gate.reason

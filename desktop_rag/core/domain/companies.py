@@ -1,0 +1,218 @@
+"""Company identity for any filer: the registrant's name and trading symbols from a cover
+page, and the names an analyst may use for it, derived from the name itself (no table of
+known companies): "The Boeing Company" -> boeing; "JPMorgan Chase & Co." -> jpmorgan chase,
+jpmorgan (and its ticker JPM from the cover); "Advanced Micro Devices, Inc." -> amd.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Legal-form words that end a registrant's name and that nobody says in a question.
+_LEGAL = (r"inc|incorporated|corp|corporation|company|co|companies|ltd|limited|plc|llc|l\.?l\.?c|lp|l\.?p|"
+          r"n\.?\s?v|s\.?a|a\.?g|se|holdings?|holding\s+company|group\s+holdings|de|del|the")
+_SUFFIX = re.compile(rf"(?:[\s,]+|^)(?:&\s*)?(?:{_LEGAL})\s*\.?\s*$", re.I)
+# Words too common to name a company on their own ("American" of American Water Works).
+GENERIC_WORDS = frozenset(
+    """american america general united first national international global new north south east west
+    western eastern northern southern central pacific atlantic standard federal public capital
+    financial bank banks trust energy power water gas oil systems technologies technology
+    industries industrial services service products communications health healthcare data
+    digital solutions resources the and of market markets real estate insurance motors motor
+    foods food brands group holdings company corporation inc co""".split()
+)
+
+_REGISTRANT = re.compile(r"\n([^\n]{2,100})\n\s*\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
+# "Delaware 58-0628465" / "WASHINGTON 91-1144442": the state and employer id line under the name
+_STATE_EIN = re.compile(r"^[A-Za-z .]{3,40}\s+\d{2}-\d{7}\b")
+_COMMISSION = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.I)
+_EXCHANGE = r"(?:The\s+)?(?:Nasdaq|NASDAQ|New\s+York\s+Stock\s+Exchange|NYSE|Chicago\s+Stock\s+Exchange|Cboe)"
+_TICKER_ROW = re.compile(rf"(?<![A-Za-z0-9.])([A-Z]{{1,5}}(?:\.[A-Z])?)\s+{_EXCHANGE}")
+_NOT_TICKERS = frozenset({"LLC", "THE", "NYSE", "I", "A", "NONE", "INC", "AND", "PAR", "USD", "N/A", "NA"})
+_NAME_WITH_SUFFIX = re.compile(
+    r"\b((?:The\s+)?[A-Z][\w.&'-]*(?:\s+(?:&\s+)?[A-Z][\w.&'-]*){0,4}),?\s+"
+    r"((?i:Inc\.|Incorporated|Corporation|Company|Co\.|plc|N\.V\.|Holdings))(?![\w])"
+)
+
+
+@dataclass
+class CoverIdentity:
+    company: str = ""
+    tickers: list[str] = field(default_factory=list)
+
+
+def tidy_name(name: str) -> str:
+    """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc."."""
+    name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip(" _")
+    if name.isupper():
+        return " ".join(w[:1] + w[1:].lower() for w in name.split())
+    return name
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def cover_identity(text: str, name_hint: str = "", body: str = "") -> CoverIdentity:
+    """Registrant's exact name and trading symbols from a filing's first pages.
+
+    ``name_hint``: words from the file name ("COCACOLA"); used only to pick among names the
+    text itself prints (``body``: the pages after the cover) when the cover shows the name
+    as an image."""
+    head = "\n" + text[:20000]
+    out = CoverIdentity()
+    m = _REGISTRANT.search(head)
+    if m and not _COMMISSION.search(m.group(1)) and not re.search(r"\d{3}", m.group(1)):
+        out.company = tidy_name(m.group(1))
+    if not out.company:
+        lines = head.split("\n")
+        for i, line in enumerate(lines[1:], 1):
+            if _STATE_EIN.match(line.strip()) and i >= 1:
+                cand = lines[i - 1].strip()
+                if cand and not _COMMISSION.search(cand) and not re.search(r"\d{3}|\(", cand):
+                    out.company = tidy_name(cand)
+                break
+    if not out.company:
+        out.company = tidy_name(_frequent_name(text[:60000] + "\n" + body[:60000], name_hint))
+    for m in _TICKER_ROW.finditer(head):
+        t = m.group(1)
+        # "JPM PR G": a preferred series is a suffix of the common stock's symbol
+        if re.search(r"\b[A-Z]{1,5}\s+(?:PR\s+)?$", head[max(0, m.start() - 10):m.start()]):
+            continue
+        if t not in _NOT_TICKERS and t not in out.tickers:
+            out.tickers.append(t)
+    return out
+
+
+def _frequent_name(text: str, name_hint: str) -> str:
+    """The company name the text prints most, among those the file name hints at."""
+    hint = _squash(name_hint)
+    if len(hint) < 3:
+        return ""
+    counts: Counter[str] = Counter()
+    for m in _NAME_WITH_SUFFIX.finditer(text):
+        full = f"{m.group(1)} {m.group(2)}" if m.group(2) != "Co." else f"{m.group(1)} Co."
+        core = _squash(core_name(full))
+        if core and (hint.startswith(core) or core.startswith(hint)):
+            counts[full] += 1
+    return counts.most_common(1)[0][0] if counts else ""
+
+
+def core_name(name: str) -> str:
+    """Lower-case name without "The" and legal suffixes: "The Coca-Cola Company" -> "coca-cola",
+    "JPMorgan Chase & Co." -> "jpmorgan chase", "Amazon.com, Inc." -> "amazon.com"."""
+    n = unicodedata.normalize("NFKC", name).lower().replace("\u2019", "'").strip()
+    n = re.sub(r"\s+", " ", n)
+    n = re.sub(r"^the\s+", "", n)
+    prev = None
+    while prev != n:
+        prev = n
+        n = _SUFFIX.sub("", n).strip(" ,.&")
+    return n
+
+
+def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
+    """Names a question may use for a company, derived from its registered name and its
+    trading symbols. Lower-case names match in any case; names kept with capitals (trading
+    symbols, initials, the first word of a longer name: "JPM", "AMD", "Lockheed", "Foot")
+    match only as capitalised words, so "foot" or "cost" in a question names nobody."""
+    names: set[str] = set()
+    if company:
+        full = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", company).lower()).strip(" ,.")
+        names.add(full)
+        core = core_name(company)
+        if core:
+            names.add(core)
+            names.add(core.replace("&", "and").replace("  ", " "))
+            if " and " in core:
+                names.add(core.replace(" and ", " & "))
+            if core.endswith(".com"):
+                names.add(core[:-4])
+            if "-" in core:
+                names.add(core.replace("-", " "))
+            words = [w for w in core.replace(".com", "").split() if w]
+            plain = [w for w in words if w not in {"&", "and", "of", "the"}]
+            if len(plain) > 1:
+                names.add("".join(plain))  # "footlocker", as file names write it
+            first = words[0].strip(",.") if words else ""
+            if len(words) > 1 and len(first) >= 3 and first not in GENERIC_WORDS and not first.isdigit():
+                names.add(first.capitalize())  # "Lockheed", "JPMorgan" (matched as a name only)
+            if "&" in words and len(plain) == 2:
+                names.add(f"{plain[0][0]}&{plain[1][0]}".upper())  # "J&J"
+            elif len(plain) >= 3:
+                names.add("".join(w[0] for w in plain if w[0].isalpha()).upper())  # "AMD", "IBM"
+    names.update(t.upper() for t in tickers if t)
+    return {n for n in names if len(n) >= 2}
+
+
+def names_in(text: str, names: Iterable[str]) -> list[str]:
+    """Which of a company's names occur in ``text``: lower-case names in any case,
+    capitalised names (tickers, initials, first words) only capitalised or in capitals."""
+    norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    low = norm.lower()
+    found = []
+    for n in names:
+        if n == n.lower():
+            if re.search(_NAME_BOUNDARY.format(re.escape(n)), low):
+                found.append(n)
+            continue
+        for m in re.finditer(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", norm, re.I):
+            word = m.group(0)
+            if (word.isupper() if n.isupper() else word[0].isupper()):
+                found.append(n)
+                break
+    return found
+
+
+def mentions(text: str, names: Iterable[str]) -> bool:
+    return bool(names_in(text, names))
+
+
+_NAME_BOUNDARY = r"(?<![a-z0-9&]){}(?![a-z0-9&])"
+
+
+_PROPER = re.compile(
+    r"(?<![\w-])((?:[A-Z][\w&.'’-]*|[0-9][A-Z][\w]*)(?:\s+(?:&\s+|of\s+|and\s+)?[A-Z][\w&.'’-]*)*)"
+)
+# Capitalised words that are not names of companies: finance vocabulary, statements, months.
+NOT_NAMES = frozenset(
+    """what which who how when where why is are was were does do did the a an in on of for and or
+    to by from with as at per please round answer using use you your here here's give list show tell
+    describe explain provide calculate compute based assume if fy fiscal q1 q2 q3 q4 quarter year
+    annual quarterly usd us u.s. dollar dollars million millions billion billions thousand thousands
+    percent eps ebit ebitda ebitda's capex opex cogs sg&a r&d gaap non-gaap ttm yoy qoq roa roe roi
+    roic dpo dso dio ccc p&l form item part note notes total net gross operating income statement
+    statements balance sheet sheets cash flow flows consolidated financial position comprehensive
+    equity shareholders stockholders revenue revenues sales earnings profit margin ratio assets
+    liabilities debt inventory capital expenditure expenditures dividend dividends share shares
+    segment segments mda md&a management discussion analysis risk risks factors legal proceedings
+    january february march april may june july august september october november december
+    sec edgar ceo cfo coo board directors investment investor banker analyst only resource resources
+    question following definition defined according per cent company company's corporation inc
+    ltd plc llc holdings group i it its this that these those there their they we our
+    data center gaming automotive cloud ai asia europe china americas emea apac""".split()
+)
+
+
+def proper_names(question: str) -> list[str]:
+    """Capitalised names in a question that may be companies ("Boeing", "Home Depot"), not
+    counting the first word of a sentence when it is a common word, nor finance vocabulary."""
+    out: list[str] = []
+    for m in _PROPER.finditer(question):
+        words = [w.strip(".,'’") for w in re.split(r"\s+", m.group(1))]
+        words = [re.sub(r"(?:'s|’s)$", "", w) for w in words]
+        # drop leading/trailing vocabulary ("FY2015", "What", "Revenue")
+        while words and (words[0].lower() in NOT_NAMES or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):
+            words.pop(0)
+        while words and (words[-1].lower() in NOT_NAMES or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[-1].lower())):
+            words.pop()
+        if not words:
+            continue
+        name = " ".join(words)
+        if len(name) >= 2 and name not in out and not name.isdigit():
+            out.append(name)
+    return out

@@ -1,0 +1,74 @@
+"""core/domain/companies.py: registrant identity and aliases derived for any filer."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.domain.companies import (
+    core_name,
+    cover_identity,
+    derived_aliases,
+    names_in,
+    proper_names,
+)
+
+from .conftest import filing_pages, shared_pdf
+
+
+@pytest.mark.parametrize(
+    ("company", "tickers", "expected"),
+    [
+        ("The Boeing Company", [], {"boeing"}),
+        ("JPMorgan Chase & Co.", ["JPM"], {"jpmorgan chase", "jpm", "jpmorgan"}),
+        ("The Coca-Cola Company", ["KO"], {"coca-cola", "coca cola", "ko"}),
+        ("3M Company", ["MMM"], {"3m", "mmm"}),
+        ("Lockheed Martin Corporation", ["LMT"], {"lockheed martin", "lockheed", "lmt"}),
+        ("Johnson & Johnson", ["JNJ"], {"johnson & johnson", "johnson and johnson", "j&j"}),
+        ("Advanced Micro Devices, Inc.", [], {"advanced micro devices", "amd"}),
+        ("Amazon.com, Inc.", ["AMZN"], {"amazon", "amazon.com"}),
+        ("Foot Locker, Inc.", ["FL"], {"foot locker", "footlocker"}),
+    ],
+)
+def test_derived_aliases(company: str, tickers: list[str], expected: set[str]) -> None:
+    got = {a.lower() for a in derived_aliases(company, tickers)}
+    assert expected <= got
+    assert "the" not in got and "the boeing" not in got
+
+
+def test_generic_first_words_are_no_alias() -> None:
+    got = {a.lower() for a in derived_aliases("American Water Works Company, Inc.", ["AWK"])}
+    assert "american" not in got and "american water works" in got
+    assert core_name("NIKE, Inc .") == "nike"
+
+
+def test_names_match_by_case_where_a_word_is_ambiguous() -> None:
+    costco = derived_aliases("Costco Wholesale Corporation", ["COST"])
+    assert names_in("What was COST's capex?", costco) == ["COST"]
+    assert names_in("What was the cost of sales?", costco) == []
+    assert names_in("Costco capex in FY2021", costco) == ["Costco"]
+    foot = derived_aliases("Foot Locker, Inc.", ["FL"])
+    assert names_in("foot traffic in stores", foot) == []
+    assert "foot locker" in names_in("what did foot locker report", foot)
+
+
+def test_proper_names_skip_vocabulary() -> None:
+    assert proper_names("What was Boeing's FY2022 revenue?") == ["Boeing"]
+    assert proper_names("What dividend did Home Depot pay in 2021?") == ["Home Depot"]
+    assert proper_names("What is the FY2015 Operating Cash Flow for the Balance Sheet?") == []
+
+
+@pytest.mark.parametrize(
+    ("data_set", "name", "company", "tickers"),
+    [
+        ("sec10q", "2023 Q2 NVDA.pdf", "Nvidia Corporation", ["NVDA"]),
+        ("sec10q", "2023 Q3 AMZN.pdf", "Amazon.com, Inc.", ["AMZN"]),
+        ("financebench-dev", "JPMORGAN_2022Q2_10Q.pdf", "JPMorgan Chase & Co.", ["JPM"]),
+        ("financebench-dev", "KRAFTHEINZ_2019_10K.pdf", "The Kraft Heinz Company", ["KHC"]),
+        ("financebench-dev", "ADOBE_2015_10K.pdf", "Adobe Systems Incorporated", []),
+    ],
+)
+def test_cover_identity_on_real_covers(data_set: str, name: str, company: str, tickers: list[str]) -> None:
+    pages = filing_pages(shared_pdf(data_set, name))
+    got = cover_identity("\n".join(pages[:3]))
+    assert got.company == company
+    assert got.tickers[: len(tickers)] == tickers and (tickers or not got.tickers)
