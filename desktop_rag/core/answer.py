@@ -271,9 +271,13 @@ class Verdict:
 
 
 def verify_answer(
-    answer: str, model_quotes: list[str], question: str, passages: list[Passage], max_citations: int
+    answer: str, model_quotes: list[str], question: str, passages: list[Passage], max_citations: int,
+    concept: set[str] | None = None,
 ) -> Verdict:
-    """Keep the model's answer only if its figures and words are backed by real quotes."""
+    """Keep the model's answer only if its figures and words are backed by real quotes.
+    ``concept``: the question's evidence terms (not company or period); a figure counts as
+    supported only by a quote that also carries one of them ("1.0" in a current-ratio row
+    is no support for a dividend of $1.00)."""
     text = answer.strip()
     if not text or _REFUSAL_RE.search(text) or text.lower().startswith(NOT_IN_CORPUS.lower()):
         return Verdict(False, reason="the model gave no answer although passages matched")
@@ -299,6 +303,11 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    if concept:
+        for n in answer_numbers:
+            holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
+            if not any(concept & set(tokenize(c.quote)) for c in holders):
+                return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
     # Wording check on words only: figures were checked above, scale words go with them.
     answer_terms = {t for t in _terms(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
     if answer_terms:
@@ -435,7 +444,8 @@ class AnswerEngine:
                         standalone_query=query, hits=hits)
         gate = self.retriever.gate(plan, hits)
         if not gate.passed:
-            result.answer, result.not_in_corpus = NOT_IN_CORPUS, True
+            # the reason is the answer: which company, period or subject the library lacks
+            result.answer, result.not_in_corpus = gate.reason or NOT_IN_CORPUS, True
             result.notes.append(gate.reason)
             result.timings_ms = {"retrieve": t_retrieve, "first_token": 0.0,
                                  "total": (time.perf_counter() - t0) * 1000}
@@ -443,11 +453,13 @@ class AnswerEngine:
             return
         context = self._context(hits)
         passages = passages_for(self.library, context)
+        asked = plan.asked or query  # without the analyst's instructions (units, persona, rounding)
+        concept = set(plan.content_terms) - self.retriever.filter_terms(plan, hits)
         first_token = 0.0
         model_answer, model_quotes = "", []
         if self.generator is not None:
             labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
-            prompt = self.generator.build_prompt(query, labels)
+            prompt = self.generator.build_prompt(asked, labels)
             stream = AnswerTextStream()
             for piece in self.generator.stream(prompt, cancel):
                 shown = stream.feed(piece)
@@ -459,20 +471,21 @@ class AnswerEngine:
                 result.cancelled = True
             model_answer, model_quotes = parse_model_json(stream.raw)
         verdict = (
-            verify_answer(model_answer, model_quotes, query, passages, s.generation.max_citations)
+            verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
+                          concept=concept)
             if self.generator is not None and not result.cancelled
             else Verdict(False, reason="cancelled" if result.cancelled else "no generator loaded")
         )
         if verdict.ok:
             result.answer, result.citations = model_answer.strip(), verdict.citations
         else:
-            text, cites = extractive_answer(query, plan, passages, s.generation.max_citations,
+            text, cites = extractive_answer(asked, plan, passages, s.generation.max_citations,
                                             idf=self.library.lexical.idf, ignore=self.retriever.filter_terms(plan, hits))
             if cites:
                 result.answer, result.citations, result.extractive = text, cites, True
                 result.notes.append(f"extractive fallback: {verdict.reason}")
             else:
-                result.answer, result.not_in_corpus = NOT_IN_CORPUS, True
+                result.answer, result.not_in_corpus = "No passage of the filings searched answers the question.", True
                 result.notes.append("no passage sentence matches the question")
         result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
                              "total": (time.perf_counter() - t0) * 1000}

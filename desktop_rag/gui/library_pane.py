@@ -596,6 +596,12 @@ class MetadataDialog(QDialog):
         self.quarter.setCurrentIndex(m.fiscal_quarter or 0)
         self.period_end = QLineEdit(m.period_end)
         self.period_end.setPlaceholderText("YYYY-MM-DD")
+        # Extra names questions may use ("Coke", "JPM"); names derived from the company and
+        # ticker are always known, so only additions go here.
+        self.aliases = QLineEdit(", ".join(m.aliases))
+        self.aliases.setPlaceholderText("other names, comma-separated")
+        self.aliases.setToolTip("Names a question may use for this company besides its name and ticker. "
+                                "Names with capitals match only when written with a capital.")
         form = QFormLayout()
         form.addRow("Company", self.company)
         form.addRow("Ticker", self.ticker)
@@ -603,6 +609,7 @@ class MetadataDialog(QDialog):
         form.addRow("Fiscal year", self.year)
         form.addRow("Fiscal quarter", self.quarter)
         form.addRow("Period end", self.period_end)
+        form.addRow("Aliases", self.aliases)
         note = QLabel("Saving re-embeds this document's passages so search matches what you see here.")
         note.setObjectName("Hint")
         note.setWordWrap(True)
@@ -620,4 +627,5 @@ class MetadataDialog(QDialog):
             company=self.company.text().strip(), ticker=self.ticker.text().strip().upper(),
             form_type=self.form.currentText().strip(), fiscal_year=self.year.value() or None,
             fiscal_quarter=self.quarter.currentIndex() or None, period_end=self.period_end.text().strip(),
+            aliases=[a.strip() for a in self.aliases.text().split(",") if a.strip()],
         )

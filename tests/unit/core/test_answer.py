@@ -398,3 +398,14 @@ def test_engine_cancel_stops_and_flags(build_library) -> None:
     ans = engine.ask(QUESTION, cancel=cancel)
     assert ans.cancelled
     assert ans.answer != "Apple's total net sales were $81,797 million."
+
+
+def test_verify_needs_the_concept_beside_the_figure() -> None:
+    # the figure is in a quote, but that quote is about net sales, not dividends: no support
+    v = verify_answer("The dividend was $81,797 million.", ["Total net sales 81,797 82,959"],
+                      "What dividend did Apple pay in Q3 2023?", _passages(), 2, concept={"dividend"})
+    assert not v.ok
+    assert "does not name what was asked" in v.reason
+    ok = verify_answer("Apple's total net sales were $81,797 million.", ["Total net sales 81,797 82,959"],
+                       "What were Apple's total net sales in Q3 2023?", _passages(), 2, concept={"revenue"})
+    assert ok.ok, ok.reason
