@@ -17,16 +17,18 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_rag.core.chunking import heading_of, is_table_row, subheading_of
-from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.domain.numbers import number_supported, numbers_in, parse_cell, scale_factor, scale_of
+from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.pdf import fold_text, match_form
+from desktop_rag.core.query import format_figure
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
 from desktop_rag.settings import Settings
@@ -208,9 +210,11 @@ _WANTS_NUMBER = re.compile(r"\b(how much|how many|what (was|were|is|are) (the )?
 def extractive_answer(
     question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2,
     idf: dict[str, float] | None = None, ignore: set[str] | None = None,
+    page_text: Callable[[str, int], str | None] | None = None,
 ) -> tuple[str, list[Citation]]:
     """The passage sentence(s)/row(s) that best answer the question, quoted verbatim.
-    ``ignore``: terms every passage shares (company, period) that would only add noise."""
+    ``ignore``: terms every passage shares (company, period) that would only add noise.
+    ``page_text`` (doc_id, page) -> text: where a table's scale note is read from."""
     terms = (set(plan.content_terms) | _terms(question)) - (ignore or set())
     want_numbers = bool(_WANTS_NUMBER.search(question))
     top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf)
@@ -232,7 +236,66 @@ def extractive_answer(
     if header is not None and all(header.quote != c.quote for c in cites):
         text = f"{cites[0].quote} (columns: {header.quote})" + (" … " + " … ".join(c.quote for c in cites[1:]) if cites[1:] else "")
         cites.append(header)
+    if want_numbers and header is not None:
+        # "how much" is answered with the figure, its unit and scale, not a bare row
+        whole = page_text(p.hit.chunk.doc_id, p.hit.chunk.page) if page_text else None
+        above = whole[:p.start + a] if whole else p.text[:a]
+        figure = figure_statement(cites[0].quote, header.quote, above, plan)
+        if figure:
+            text = f"{figure} — “{cites[0].quote}”"
     return text, cites
+
+
+_CELL_TOKEN = re.compile(r"\(?\$?\s?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|(?<=\s)[-\u2013\u2014](?=\s|$)")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) -> str:
+    """The figure a table row gives for the asked (or latest) period, with unit and scale
+    from the table's scale note: "Total net sales: $81,797 million (2023)". "" when the
+    row's columns cannot be matched to the header's periods."""
+    m = re.search(r"\(?\$?\s?\(?-?\d", row)
+    if not m or m.start() == 0:
+        return ""
+    label = row[:m.start()].strip(" .:$")
+    cells = [parse_cell(t) for t in _CELL_TOKEN.findall(row[m.start():])]
+    cells = [c for c in cells if c is not None]
+    years = [int(y) for y in _YEAR.findall(header)]
+    if not cells or not label:
+        return ""
+    asked = {y for y, _ in find_periods(plan.asked or plan.original).quarters} | find_periods(
+        plan.asked or plan.original).years
+    if len(years) == len(cells):
+        wanted = [i for i, y in enumerate(years) if y in asked]
+        col = wanted[0] if wanted else max(range(len(years)), key=lambda i: (years[i], -i))
+        period = str(years[col])
+    elif len(years) and len(cells) % len(years) == 0 and not asked:
+        # "Three months ended ... Nine months ended ..." with two years each: the first column
+        col, period = 0, str(years[0])
+    else:
+        return ""
+    cell = cells[col]
+    if cell.value is None:
+        return f"{label}: none ({period})"
+    inst = plan.instructions
+    if cell.percent or "%" in row[m.start():]:
+        return f"{label}: {format_figure(cell.value, 'percent', inst.decimals if inst else None)} ({period})"
+    scale = scale_of(text_above[-3000:]) or ""
+    per_share = bool(re.search(r"per\s+(?:common\s+)?share|\beps\b", label, re.I)) or (
+        # "(In millions, except per-share amounts)": a cents-precise small figure is per share
+        bool(re.search(r"except\s+(?:for\s+)?per[\s-]share", text_above[-3000:], re.I))
+        and not cell.value.is_integer() and abs(cell.value) < 1000)
+    shares = bool(re.search(r"\bshares\b", label, re.I)) and not per_share
+    if per_share:
+        return f"{label}: {format_figure(cell.value, '', inst.decimals if inst else 2, 'USD')} ({period})"
+    value, unit = cell.value, scale
+    if inst and inst.scale in ("thousands", "millions", "billions") and scale:
+        value = cell.value * scale_factor(scale) / scale_factor(inst.scale)
+        unit = inst.scale
+    decimals = inst.decimals if inst and inst.decimals is not None else (
+        None if value.is_integer() else 2)
+    figure = format_figure(value, unit, decimals, "" if shares else "USD")
+    return f"{label}: {figure}{' shares' if shares else ''} ({period})"
 
 
 _PERIOD_HEADER = re.compile(
@@ -480,7 +543,8 @@ class AnswerEngine:
             result.answer, result.citations = model_answer.strip(), verdict.citations
         else:
             text, cites = extractive_answer(asked, plan, passages, s.generation.max_citations,
-                                            idf=self.library.lexical.idf, ignore=self.retriever.filter_terms(plan, hits))
+                                            idf=self.library.lexical.idf, ignore=self.retriever.filter_terms(plan, hits),
+                                            page_text=self.library.page_text)
             if cites:
                 result.answer, result.citations, result.extractive = text, cites, True
                 result.notes.append(f"extractive fallback: {verdict.reason}")

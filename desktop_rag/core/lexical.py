@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from desktop_rag.core.domain.periods import FY_SHORT_RE, FY_TOKEN_RE, QY_TOKEN_RE, full_year
+
 # Bump when the alias table or tokenisation changes: stored chunk tokens are then
 # recomputed from their text on the next load (no re-embedding needed).
 TOKENIZER_VERSION = 2
@@ -89,7 +91,7 @@ def expand_shorthand(question: str) -> str:
     """The question with finance shorthand spelled out (for dense retrieval)."""
     text = _SHORTHAND_RE.sub(lambda m: SHORTHAND[m.group(1).lower()], question)
     text = re.sub(r"\bQ([1-4])\b", lambda m: f"{_QWORDS[m.group(1)]} quarter", text, flags=re.I)
-    return re.sub(r"\bFY\s?'?(\d{2}|\d{4})\b", lambda m: f"fiscal {m.group(1) if len(m.group(1)) == 4 else '20' + m.group(1)}", text, flags=re.I)
+    return FY_SHORT_RE.sub(lambda m: f"fiscal {full_year(m.group(1))}", text)
 
 
 STOPWORDS = frozenset(
@@ -113,8 +115,6 @@ QUESTION_NOISE = frozenset(
     describe described note noted""".split()
 )
 
-_FY_RE = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)'?(\d{4}|\d{2})\b")
-_QY_RE = re.compile(r"\bq([1-4])\s?'?(?:fy)?\s?(\d{4}|\d{2})\b")  # q3 2023, q3'23, q3fy23
 _NUM_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:&[a-z0-9]+)?")
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
@@ -136,16 +136,12 @@ _ALIAS_CANON = [
 ]
 
 
-def _full_year(yy: str) -> str:
-    return yy if len(yy) == 4 else f"20{yy}"
-
-
 def normalise(text: str) -> str:
     """Lower-case text with finance phrases replaced by their canonical tokens."""
     text = unicodedata.normalize("NFKC", text).translate(_DASHES).lower().replace("\u2019", "'")
     text = _NUM_RE.sub("", text)  # 81,797 -> 81797 so figures match however they are written
-    text = _QY_RE.sub(lambda m: f"q{m.group(1)} {_full_year(m.group(2))}", text)
-    text = _FY_RE.sub(lambda m: f"fy{_full_year(m.group(1))}", text)
+    text = QY_TOKEN_RE.sub(lambda m: f"q{m.group(1)} {full_year(m.group(2))}", text)
+    text = FY_TOKEN_RE.sub(lambda m: f"fy{full_year(m.group(1))}", text)
     return _ALIAS_RE.sub(lambda m: " " + _ALIAS_CANON[int(m.lastgroup[1:])] + " ", text)  # type: ignore[index]
 
 

@@ -69,6 +69,13 @@ def find_dates(text: str) -> list[tuple[date, int, int]]:
     return out
 
 
+# Period spellings folded to one token for BM25 (core/lexical.py normalises chunks and
+# questions alike, on lower-cased text): "q3'23" -> "q3 2023", "fiscal year 23" -> "fy2023".
+FY_TOKEN_RE = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)'?(\d{4}|\d{2})\b")
+QY_TOKEN_RE = re.compile(r"\bq([1-4])\s?'?(?:fy)?\s?(\d{4}|\d{2})\b")  # q3 2023, q3'23, q3fy23
+FY_SHORT_RE = re.compile(r"\bFY\s?'?(\d{2}|\d{4})\b", re.I)  # "FY23" spelled out for the embedder
+
+
 # -- labels -------------------------------------------------------------------------------------
 def period_label(fiscal_year: int | None, quarter: int | None = None) -> str:
     """"Q2 FY2024", "FY2023", or "" when the year is unknown."""
