@@ -109,7 +109,7 @@ class HybridRetriever:
                          content_terms=content_terms(asked), asked=asked, instructions=parsed.instructions)
         docs = [d for d in lib.docs.values() if doc_scope is None or d.doc_id in doc_scope]
         if doc_scope is not None:
-            plan.filters["scope"] = len(docs)
+            plan.filters.scope = len(docs)
         if not self.settings.use_filters:
             plan.doc_ids = [d.doc_id for d in docs] if doc_scope is not None else None
             return plan
@@ -117,11 +117,11 @@ class HybridRetriever:
         named = {d.doc_id for d in docs if names_in(asked, company_aliases(d.meta))}
         if named:
             docs = [d for d in docs if d.doc_id in named]
-            plan.filters["company"] = sorted({d.meta.company or d.meta.ticker for d in docs})
+            plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})
         else:
             missing = self.missing_company(asked)
             if missing:
-                plan.filters["missing_company"] = missing
+                plan.filters.missing_company = missing
 
         forms = {f.upper().replace("10Q", "10-Q").replace("10K", "10-K").replace("8K", "8-K")
                  for f in _FORM.findall(asked)}
@@ -129,7 +129,7 @@ class HybridRetriever:
             narrowed = [d for d in docs if d.meta.form_type in forms]
             if narrowed:
                 docs = narrowed
-                plan.filters["form"] = sorted(forms)
+                plan.filters.form = sorted(forms)
 
         periods = find_periods(asked)
         quarters, years = periods.quarters, periods.years | {d.year for d in periods.dates}
@@ -140,34 +140,34 @@ class HybridRetriever:
             compared = [] if own else [d for d in docs if document_covers(d, quarters, years, comparative=True)]
             if own or compared:
                 docs = own or compared
-                plan.filters["period"] = periods.labels()
+                plan.filters.period = periods.labels()
                 if compared:
-                    plan.filters["period_comparative"] = sorted(d.file_name for d in docs)
+                    plan.filters.period_comparative = sorted(d.file_name for d in docs)
             else:
-                plan.filters["period_relaxed"] = periods.labels()
+                plan.filters.period_relaxed = periods.labels()
         elif periods.latest and docs:
             by_company: dict[str, list[Document]] = {}
             for d in docs:
                 by_company.setdefault(d.meta.company or d.meta.ticker or d.file_name, []).append(d)
             docs = [max(ds, key=lambda d: (d.meta.period_end, d.meta.fiscal_year or 0, d.meta.fiscal_quarter or 0))
                     for ds in by_company.values()]
-            plan.filters["latest"] = sorted(d.file_name for d in docs)
+            plan.filters.latest = sorted(d.file_name for d in docs)
 
-        if named or forms or "period" in plan.filters or doc_scope is not None or "latest" in plan.filters:
+        if named or forms or plan.filters.period or doc_scope is not None or plan.filters.latest:
             plan.doc_ids = [d.doc_id for d in docs]
         # Words the filter has already used (company names, periods) sit in every header of
         # the matching documents and only add noise to BM25.
         used: set[str] = set()
-        if "company" in plan.filters:
+        if plan.filters.company:
             used.update(tokenize(" ".join(a for d in docs for a in company_aliases(d.meta))))
-        if "period" in plan.filters or "latest" in plan.filters:
+        if plan.filters.period or plan.filters.latest:
             used.update(t for t in plan.bm25_terms if _PERIOD_TOKEN.match(t))
         kept = [t for t in plan.bm25_terms if t not in used and t not in QUESTION_NOISE]
         plan.bm25_terms = kept or plan.bm25_terms
         # A statement the analyst names ("using the balance sheet") wins over the one the
         # line items suggest.
         named_statements = [k for k in parsed.instructions.statements if k in STATEMENT_TITLES]
-        plan.filters["statements"] = sorted(set(named_statements) or statement_intent(plan.bm25_terms))
+        plan.filters.statements = sorted(set(named_statements) or statement_intent(plan.bm25_terms))
         return plan
 
     # -- search -----------------------------------------------------------------------
@@ -242,7 +242,7 @@ class HybridRetriever:
     def _boost_statements(self, plan: QueryPlan, scores: dict[int, float]) -> None:
         """Line-item questions ("capex", "EPS") favour the primary statement that reports
         the item; such tables are long and lose on BM25 length normalisation otherwise."""
-        wanted = [STATEMENT_TITLES[s] for s in plan.filters.get("statements", ())]
+        wanted = [STATEMENT_TITLES[s] for s in plan.filters.statements]
         if not wanted or not self.settings.statement_boost:
             return
         for cid in scores:
@@ -278,17 +278,17 @@ class HybridRetriever:
         is asked; the reason is a sentence for the analyst."""
         cfg = self.settings
         asked = plan.asked or plan.original
-        missing = "" if "company" in plan.filters else plan.filters.get("missing_company", "")
+        missing = "" if plan.filters.company else plan.filters.missing_company
         if missing:
             return GateResult(False, f"The library has no filing of {missing}.")
-        if "period_relaxed" in plan.filters:
+        if plan.filters.period_relaxed:
             lib_docs = self.library.docs
             scope = [lib_docs[d] for d in plan.doc_ids] if plan.doc_ids is not None else list(lib_docs.values())
             companies = sorted({d.meta.company or d.file_name for d in scope})
-            if "company" in plan.filters or len(companies) == 1:
+            if plan.filters.company or len(companies) == 1:
                 have = sorted({d.meta.period_label() or d.file_name for d in scope})
-                who = " and ".join(plan.filters.get("company") or companies)
-                asked_periods = ", ".join(_period_words(p) for p in plan.filters["period_relaxed"])
+                who = " and ".join(plan.filters.company or companies)
+                asked_periods = ", ".join(_period_words(p) for p in plan.filters.period_relaxed)
                 return GateResult(False, f"No filing of {who} covers {asked_periods} (the library has {', '.join(have)}).")
         if not hits:
             return GateResult(False, "No passage of the library matches the question.")
@@ -329,7 +329,7 @@ class HybridRetriever:
         words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'-]+", plan.asked or plan.original)
                  if any(t in nowhere for t in tokenize(w))]
         if nowhere and words:
-            who = " and ".join(plan.filters.get("company", [])) or "the library"
+            who = " and ".join(plan.filters.company) or "the library"
             return f"The filings of {who} do not mention {' '.join(dict.fromkeys(words))}."
         return f"The passages found do not answer the question ({', '.join(absent)} not found with it)."
 

@@ -76,6 +76,47 @@ class Hit:
 
 
 @dataclass
+class Filters:
+    """What the retriever's metadata filters decided for a question. Empty fields were not
+    applied. Dict-style access (``plan.filters.get("statements")``, ``"period" in ...``)
+    stays for callers written against the earlier dict."""
+
+    scope: int | None = None  # documents in the analyst's scope
+    company: list[str] = field(default_factory=list)  # library companies the question names
+    missing_company: str = ""  # a name the question uses that no library company answers to
+    form: list[str] = field(default_factory=list)
+    period: list[str] = field(default_factory=list)  # periods named and found
+    period_comparative: list[str] = field(default_factory=list)  # files stating them as prior periods
+    period_relaxed: list[str] = field(default_factory=list)  # periods named that no document covers
+    latest: list[str] = field(default_factory=list)  # files chosen for "latest ..."
+    statements: list[str] = field(default_factory=list)  # statement kinds to favour ("balance", ...)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = getattr(self, key, None)
+        return value if value not in (None, "", []) else default
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not hasattr(self, key):
+            raise KeyError(key)
+        setattr(self, key, value)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __bool__(self) -> bool:
+        return bool(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "", [])}
+
+
+@dataclass
 class QueryPlan:
     """What the retriever understood of a question."""
 
@@ -84,7 +125,7 @@ class QueryPlan:
     bm25_terms: list[str]
     content_terms: list[str]  # non-stopword terms used by the context gate
     doc_ids: list[str] | None = None  # restriction from metadata filters; None = all
-    filters: dict[str, Any] = field(default_factory=dict)
+    filters: Filters = field(default_factory=Filters)
     query_vector: Any = None  # the embedding of ``cleaned``, cached by the retriever
     asked: str = ""  # what is asked, without the analyst's instructions (core/query.py)
     instructions: Any = None  # core.query.Instructions: statements to read, units, rounding

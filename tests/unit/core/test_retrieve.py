@@ -126,7 +126,7 @@ def test_plan_unknown_period_is_relaxed(retriever: HybridRetriever) -> None:
 def test_plan_respects_use_filters_off(library) -> None:
     cfg = RetrievalSettings(use_filters=False)
     plan = HybridRetriever(library, cfg).plan("What was Apple's total net sales in Q3 2023?")
-    assert plan.doc_ids is None and plan.filters == {}
+    assert plan.doc_ids is None and not plan.filters and plan.filters.to_dict() == {}
 
 
 def test_search_returns_relevant_hits_from_the_filtered_document(library, retriever: HybridRetriever) -> None:
