@@ -1,13 +1,18 @@
-"""Regenerate resources/screenshot.png: the real window, a real filing library, a real answer.
+"""Regenerate the README screenshots: the real window, a real filing library, a real answer.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python resources/make_screenshot.py DATA_DIR [QUESTION]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python resources/make_screenshot.py DATA_DIR OUT.png \\
+        [--size 1600x1000] [--question "..."] [--reuse]
+    QT_SCALE_FACTOR=1.5 ... --size 1066x666 --reuse      # 1600x1000 pixels at 150 % scaling
 
-DATA_DIR must already hold an ingested library (e.g. ``python main.py --data-dir D ingest corpus/``).
-The window asks QUESTION with the bundled model, clicks the first citation and saves a grab.
+DATA_DIR must already hold an ingested library (``python main.py --data-dir D ingest corpus/``).
+Without ``--reuse`` the window asks QUESTION with the bundled model in a new conversation;
+with it, the last conversation is reopened. Then the first citation is clicked and the
+window grabbed (at the device pixel ratio, so a 1.5x run gives a 1.5x image).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -32,28 +37,41 @@ def wait(app: QApplication, cond, timeout: float) -> bool:  # type: ignore[no-un
 
 
 def main() -> int:
-    data = Path(sys.argv[1])
-    question = sys.argv[2] if len(sys.argv) > 2 else "What was Apple's total net sales in Q3 2023?"
-    app = QApplication([])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data")
+    ap.add_argument("out")
+    ap.add_argument("--size", default="1600x1000")
+    ap.add_argument("--question", default="What was Apple's total net sales in Q3 2023?")
+    ap.add_argument("--reuse", action="store_true", help="reopen the last conversation instead of asking")
+    ap.add_argument("--citation", type=int, default=1, help="which citation to click (1-based)")
+    ns = ap.parse_args()
+    w, h = (int(x) for x in ns.size.lower().split("x"))
+    app = QApplication([sys.argv[0]])
     from desktop_rag.gui import style
     from desktop_rag.gui.main_window import MainWindow
 
     style.apply_style(app)
-    win = MainWindow(data, HERE.parent / "models", ingest_bundled_corpus=False)
-    win.resize(1400, 860)
-    win.splitter.setSizes([330, 540, 530])
+    win = MainWindow(Path(ns.data), HERE.parent / "models", ingest_bundled_corpus=False, load_model=not ns.reuse)
+    win.resize(w, h)
     win.show()
-    assert wait(app, lambda: not win.runner.busy and win.model_name, 300), "model did not load"
-    win.new_conversation()
-    ex = win.ask(question)
-    assert ex is not None
-    assert wait(app, lambda: ex.answer is not None, 600), "no answer"
-    if ex.chips:
-        ex.chips[0].clicked.emit(ex.chips[0].citation)
-    wait(app, lambda: False, 1.0)
-    out = Path(sys.argv[3]) if len(sys.argv) > 3 else HERE / "screenshot.png"
-    win.grab().save(str(out))
-    print(f"wrote {out}: {ex.answer.answer!r}")
+    assert wait(app, lambda: win._library_ready and not win.runner.busy, 600), "library/model did not load"
+    if ns.reuse:
+        assert win.chat.exchanges, "no conversation to reopen"
+        ex = win.chat.exchanges[-1]
+    else:
+        win.new_conversation()
+        ex = win.ask(ns.question)
+        assert ex is not None
+        assert wait(app, lambda: ex.answer is not None, 900), "no answer"
+    wait(app, lambda: False, 0.5)
+    if len(ex.chips) >= ns.citation:
+        chip = ex.chips[ns.citation - 1]
+        chip.clicked.emit(chip.citation)
+    win.chat.scroll_to_bottom()
+    wait(app, lambda: False, 1.5)
+    win.grab().save(ns.out)
+    answer = ex.answer.answer if ex.answer else ""
+    print(f"wrote {ns.out} ({win.width()}x{win.height()} logical, dpr {win.devicePixelRatioF()}): {answer!r}")
     win.shutdown()
     return 0
 

@@ -236,3 +236,27 @@ def test_toolbar_never_overlaps_itself_and_the_counter_is_uncovered(qtbot, tmp_p
     assert viewer.search_count.width() >= viewer.search_count.sizeHint().width()
     if width < PdfViewer.COLLAPSE_BELOW:
         assert viewer.more_btn.isVisible() and not viewer.zoom_group.isVisible()
+
+
+def test_thumbnail_strip_renders_lazily_and_jumps(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pdf = numbered_filing(tmp_path / "filing.pdf", pages=40)
+    host = QWidget()
+    lay = QHBoxLayout(host)
+    lay.setContentsMargins(0, 0, 0, 0)
+    viewer = PdfViewer()
+    lay.addWidget(viewer)
+    qtbot.addWidget(host)
+    host.show()
+    host.resize(950, 800)
+    assert viewer.open_document(pdf)
+    viewer.show_page(1)
+    assert viewer.thumbs.isVisible() and viewer.thumbs.count() == 40  # a wide pane shows the strip
+    qtbot.waitUntil(lambda: len(viewer._thumbs_done) >= 3, timeout=5000)
+    qtbot.wait(200)
+    assert len(viewer._thumbs_done) < 40, "thumbnails are rendered only for the strip's view"
+    assert viewer.thumbs.item(9).toolTip() in ("", "p. 7 (PDF 10)")
+    viewer.thumbs.itemClicked.emit(viewer.thumbs.item(14))
+    assert viewer.current_page == 15 and viewer.subtitle.text() == "Page 12 (PDF 15 of 40)"
+    host.resize(500, 800)
+    qtbot.wait(50)
+    assert not viewer.thumbs.isVisible()  # a narrow pane keeps its width for the page
