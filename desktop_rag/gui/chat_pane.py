@@ -368,7 +368,7 @@ class ExchangeWidget(QWidget):
 
     def _tool(self, icon: str, tip: str, checkable: bool = False, checked_color: str | None = None) -> QToolButton:
         b = QToolButton()
-        b.setIcon(style.icon(icon, "#6b7280", checked_color))
+        b.setIcon(style.icon(icon, style.MUTED, checked_color))
         b.setIconSize(QSize(16, 16))
         b.setToolTip(tip)
         b.setCheckable(checkable)

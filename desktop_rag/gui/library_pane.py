@@ -118,7 +118,7 @@ class LibraryModel(QAbstractTableModel):
             if col == 5 and row.status != "Ready":
                 return QColor(style.ACCENT)
             if col in (1, 2, 3, 4):
-                return QColor("#4b5563")
+                return QColor(style.MUTED)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (3, 4):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
@@ -167,7 +167,7 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.fillRect(r, QColor(style.ACCENT_SOFT))
             painter.fillRect(QRect(r.left(), r.top(), 3, r.height()), QColor(style.ACCENT))
         elif hovered:
-            painter.fillRect(r, QColor("#f7f8fa"))
+            painter.fillRect(r, QColor(style.HOVER))
         painter.setPen(QColor(style.BORDER))
         painter.drawLine(r.left() + 8, r.bottom(), r.right() - 8, r.bottom())
 
@@ -430,7 +430,9 @@ class LibraryPane(QFrame):
         self.empty_hint.setVisible(not has_rows)
         chunks = sum(d.chunk_count for d in docs)
         n = len(docs)
-        self.count_label.setText(f"{n} doc{'s' if n != 1 else ''} · {chunks:,} chunks" if docs else "")
+        # Chunk counts are in the status bar and the rows; the header stays short enough to fit.
+        self.count_label.setText(f"{n} doc{'s' if n != 1 else ''}" if docs else "")
+        self.count_label.setToolTip(f"{n} documents · {chunks:,} passages" if docs else "")
         sel = self.selected_doc_ids()
         self.actions_bar.setVisible(bool(sel))
         self.edit_btn.setEnabled(len(sel) == 1)

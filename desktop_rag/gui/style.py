@@ -52,6 +52,7 @@ DANGER = LIGHT["DANGER"]
 WARN_BG = LIGHT["WARN_BG"]
 WARN_FG = LIGHT["WARN_FG"]
 NIC_BG = LIGHT["NIC_BG"]
+HOVER = LIGHT["HOVER"]
 current_theme = "light"
 HIGHLIGHT = QColor(255, 200, 0, 105)  # quote highlight in the PDF viewer
 HIGHLIGHT_EDGE = QColor(230, 150, 0, 200)
@@ -203,7 +204,7 @@ def apply_style(app: QApplication, theme: str = "light", font_pt: float = DEFAUL
 
 
 _CONSTANTS = {"ACCENT", "ACCENT_SOFT", "TEXT", "MUTED", "BORDER", "WINDOW_BG", "PANE_BG", "DANGER", "WARN_BG",
-              "WARN_FG", "NIC_BG"}
+              "WARN_FG", "NIC_BG", "HOVER"}
 
 
 @cache
@@ -223,9 +224,17 @@ def _render(name: str, color: str, size: int = 48) -> QPixmap:
     return QPixmap.fromImage(image)
 
 
+ICON_COLOR = {"light": "#4b5563", "dark": "#c3c8d0"}
+
+
+def icon(name: str, color: str | None = None, checked_color: str | None = None) -> QIcon:
+    """A stroke icon from resources/icons tinted ``color`` (default: the theme's icon
+    colour; ``checked_color`` when checked)."""
+    return _icon(name, color or ICON_COLOR.get(current_theme, ICON_COLOR["light"]), checked_color)
+
+
 @cache
-def icon(name: str, color: str = "#4b5563", checked_color: str | None = None) -> QIcon:
-    """A stroke icon from resources/icons tinted ``color`` (``checked_color`` when checked)."""
+def _icon(name: str, color: str, checked_color: str | None) -> QIcon:
     ic = QIcon()
     try:
         ic.addPixmap(_render(name, color), QIcon.Mode.Normal, QIcon.State.Off)
