@@ -174,10 +174,9 @@ class JobRunner(QObject):
         job.done = True
         if job in self._jobs:
             self._jobs.remove(job)
-        held = [lane for lane, j in self._running.items() if j is job]
-        for lane in held:
+        for lane in [lane for lane, j in self._running.items() if j is job]:
             del self._running[lane]
-        if held and not self._closing:
+        if not self._closing:  # freed lanes, or a dropped waiting job that others queued behind
             self._start_waiting()
         if not self.busy:
             self.busy_changed.emit(False)

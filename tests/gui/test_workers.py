@@ -133,3 +133,20 @@ def test_lanes_run_side_by_side_and_multi_lane_jobs_wait_for_all(qtbot) -> None:
     release.set()
     qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
     assert order == ["answer", "ingest", "reindex", "answer2"]
+
+
+def test_cancelling_a_waiting_job_lets_the_jobs_behind_it_start(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL
+
+    runner = JobRunner()
+    release = threading.Event()
+    ran: list[str] = []
+    runner.submit(lambda c: release.wait(5), "ingest", lane=INDEX)
+    reindex = runner.submit(lambda c: ran.append("reindex"), "reindex", lane=ALL_LANES)
+    runner.submit(lambda c: ran.append("answer"), "answer", lane=MODEL)
+    qtbot.wait(50)
+    assert ran == []  # the answer queues behind the re-index, which waits for the ingest
+    runner.cancel(reindex)
+    qtbot.waitUntil(lambda: ran == ["answer"], timeout=3000)
+    release.set()
+    qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
