@@ -238,6 +238,10 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
                              fiscal=bool(m.group("fy") or m.group("fy4")))
     if kind == "fy":
         return PeriodMention(text, start, end, year=full_year(m.group("y")), fiscal=True)
+    before = m.string[max(0, start - 30):start].lower()
+    if re.search(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
+                 r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+)?$", before):
+        return None  # "notes due 2026", "by 2030": a date in the business, not the period asked
     return PeriodMention(text, start, end, year=int(m.group("y")))
 
 

@@ -57,6 +57,8 @@ def test_parse_date(text: str, expected: date | None) -> None:
         ("total assets as of December 31, 2022", set(), set(), {date(2022, 12, 31)}),
         ("revenue for the quarter ended July 1, 2023", set(), set(), {date(2023, 7, 1)}),
         ("revenue of $2,021 million", set(), set(), set()),
+        ("What are the senior notes due 2026 worth in FY2017?", set(), {2017}, set()),
+        ("What emissions cut did it promise by 2030?", set(), set(), set()),
         ("revenue last year", set(), set(), set()),
     ],
 )
