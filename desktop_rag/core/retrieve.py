@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from desktop_rag.core.domain.companies import names_in, proper_names
+from desktop_rag.core.domain.companies import names_in, proper_names, subject_names
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.lexical import (
     QUESTION_NOISE,
@@ -345,6 +345,9 @@ class HybridRetriever:
         the library: "What was Boeing's revenue?" over a library without Boeing."""
         lib = self.library
         all_names = {a for d in lib.docs.values() for a in company_aliases(d.meta)}
+        for name in subject_names(question):
+            if not names_in(name, all_names) and not names_in(name.lower(), all_names):
+                return name  # the question is about a company the library holds no filing of
         for name in proper_names(question):
             if names_in(name, all_names):
                 continue

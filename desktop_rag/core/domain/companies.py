@@ -194,7 +194,7 @@ NOT_NAMES = frozenset(
     sec edgar ceo cfo coo board directors investment investor banker analyst only resource resources
     question following definition defined according per cent company company's corporation inc
     ltd plc llc holdings group i it its this that these those there their they we our
-    data center gaming automotive cloud ai asia europe china americas emea apac""".split()
+    data center gaming automotive cloud ai asia europe china americas emea apac covid covid-19 pandemic""".split()
 )
 
 
@@ -214,5 +214,19 @@ def proper_names(question: str) -> list[str]:
             continue
         name = " ".join(words)
         if len(name) >= 2 and name not in out and not name.isdigit():
+            out.append(name)
+    return out
+
+
+def subject_names(question: str) -> list[str]:
+    """Proper names the question is plainly *about*: possessives ("Boeing's revenue") and the
+    subject of "did/does X <verb>" ("What dividend did Home Depot pay?"). A library may
+    mention such a company (a competitor, a customer) without holding its filings, so these
+    need a library company's name, not just a word somewhere in the text."""
+    out: list[str] = []
+    for name in proper_names(question):
+        esc = re.escape(name)
+        if re.search(rf"{esc}(?:'s|’s|'|’)(?=\s|$)", question) or re.search(
+                rf"\b(?:did|does|do)\s+(?:the\s+)?{esc}\s+[a-z]+", question):
             out.append(name)
     return out

@@ -10,6 +10,7 @@ from desktop_rag.core.domain.companies import (
     derived_aliases,
     names_in,
     proper_names,
+    subject_names,
 )
 
 from .conftest import filing_pages, shared_pdf
@@ -72,3 +73,9 @@ def test_cover_identity_on_real_covers(data_set: str, name: str, company: str, t
     got = cover_identity("\n".join(pages[:3]))
     assert got.company == company
     assert got.tickers[: len(tickers)] == tickers and (tickers or not got.tickers)
+
+
+def test_subject_names_are_possessives_and_did_subjects() -> None:
+    assert subject_names("What was Microsoft's revenue in FY2016?") == ["Microsoft"]
+    assert subject_names("What dividend did Home Depot pay in 2021?") == ["Home Depot"]
+    assert subject_names("What was the revenue of Greater China in FY2019?") == []
