@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_rag.core.chunking import heading_of, is_table_row, subheading_of
+from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.numbers import number_supported, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
@@ -92,17 +92,40 @@ def passages_for(library: Library, hits: list[Hit]) -> list[Passage]:
 
 
 def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
-    """Anchor a quote in the passages; None when it is not an exact substring of any."""
+    """Anchor a quote in the passages; None when it is not an exact substring of any.
+    Matched leniently (quote/dash/line-break folding), shown verbatim: the citation's
+    quote is the page's own characters, minus any running header/footer line the quoted
+    span happened to run into."""
     q = fold_text(quote).strip(" .\"'")
     if len(q) < 8:
         return None
     for p in passages:
         i = match_form(p.text).find(q)
         if i >= 0:
+            a, b = trim_furniture(p.text, i, i + len(q))
+            if b - a < 8:
+                continue
             c = p.hit.chunk
-            return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[i:i + len(q)],
-                            p.start + i, c.chunk_id)
+            return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[a:b], p.start + a, c.chunk_id)
     return None
+
+
+def trim_furniture(text: str, a: int, b: int) -> tuple[int, int]:
+    """Shrink text[a:b] so it neither starts nor ends with a page-furniture line (a page
+    number or running footer glued on by the line break before or after it)."""
+    while True:
+        nl = text.rfind("\n", a, b)
+        if nl < 0 or not is_page_furniture(text[nl + 1:b]):
+            break
+        b = nl
+    while True:
+        nl = text.find("\n", a, b)
+        if nl < 0 or not is_page_furniture(text[a:nl]):
+            break
+        a = nl + 1
+    while b > a and text[b - 1] == " ":
+        b -= 1
+    return a, b
 
 
 def split_units(text: str) -> list[tuple[int, int]]:
@@ -134,7 +157,7 @@ def split_units(text: str) -> list[tuple[int, int]]:
         if not line.strip():
             flush(a - 1 if a else 0)
             para_start = -1
-        elif is_table_row(line) or heading_of(line) or subheading_of(line):
+        elif is_page_furniture(line) or is_table_row(line) or heading_of(line) or subheading_of(line):
             flush(max(a - 1, 0))
             para_start = -1
             units.append((a, b))

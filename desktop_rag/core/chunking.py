@@ -17,11 +17,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from desktop_rag.core.pdf import PageText
+from desktop_rag.core.pdf import PageText, match_form
 from desktop_rag.settings import ChunkingSettings
 
 _WORD_RE = re.compile(r"\S+")
-_FIGURE_RE = re.compile(r"^\(?-?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?$|^-$|^—$")
+_FIGURE_RE = re.compile(r"^\(?-?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?$|^-$")
 _TABLE_HEADER_RE = re.compile(r"\b(ended|months|weeks|january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)
 _HEADING_RE = re.compile(r"^(?:item\s+\d+[a-z]?\.?|note\s+\d+|part\s+[iv]+)\b", re.I)
 
@@ -47,10 +47,25 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 def is_table_row(line: str) -> bool:
     """Two or more figure cells on a line: a row of a financial table."""
-    words = line.split()
-    figures = sum(1 for w in words if _FIGURE_RE.match(w) and w not in {"-", "—"})
+    words = match_form(line).split()  # page text keeps typographic dashes/minus signs
+    figures = sum(1 for w in words if _FIGURE_RE.match(w) and w != "-")
     # A prose line that happens to name two years is not a row: rows are mostly figures.
     return figures >= 2 and len(words) <= 40 and figures >= 0.2 * len(words)
+
+
+_FURNITURE_RE = re.compile(
+    r"^(?:page\s+)?[-(]?\s*(?:[A-Z]-?)?\d{1,3}\s*[-)]?$"  # 59, - 59 -, F-12, Page 7 (not a year)
+    r"|^(?:table of contents|index to financial statements)$"
+    r"|^.{0,80}\b(?:form\s+10-?[qk]|annual report)\s*[|/]?\s*\d{1,3}$"  # "2021 Form 10-K | 59"
+    r"|^\d{1,3}\s*[|/]?\s*.{0,60}\bform\s+10-?[qk]\b.{0,20}$",
+    re.I,
+)
+
+
+def is_page_furniture(line: str) -> bool:
+    """A running header/footer line (page number, "Table of Contents", "Form 10-K | 59"):
+    never part of a sentence, so a quote never carries it along."""
+    return bool(_FURNITURE_RE.match(match_form(line).strip()))
 
 
 def heading_of(line: str) -> str | None:

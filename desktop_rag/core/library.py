@@ -22,7 +22,15 @@ from desktop_rag.core.chunking import chunk_pages
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
 from desktop_rag.core.metadata import detect_metadata
-from desktop_rag.core.pdf import PageText, PdfError, extract_document, file_sha256, is_image_only, open_pdf
+from desktop_rag.core.pdf import (
+    EXTRACTOR_VERSION,
+    PageText,
+    PdfError,
+    extract_document,
+    file_sha256,
+    is_image_only,
+    open_pdf,
+)
 from desktop_rag.core.statements import store as statement_store
 from desktop_rag.core.statements.model import Statement
 from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
@@ -115,6 +123,7 @@ class Library:
             "dim": self.embedder.dim,
             "chunking": {**self.settings.chunking.signature(), "token_budget": self._token_budget()},
             "tokenizer": TOKENIZER_VERSION,
+            "extractor": EXTRACTOR_VERSION,
         }
 
     def _token_budget(self) -> int:
@@ -404,7 +413,11 @@ class Library:
 
     def reindex(self, cancel: threading.Event | None = None) -> Iterator[IngestEvent]:
         """Re-chunk and re-embed every document from its stored page text (after an
-        embedder or chunking change). Each document is swapped in its own transaction."""
+        embedder or chunking change). Each document is swapped in its own transaction.
+        When the index was extracted by another version of the page reader, each page text
+        is first re-extracted from the PDF (if it is still where it was ingested from and
+        unchanged); otherwise the stored text is kept."""
+        reextract = self.store.manifest().get("extractor") != EXTRACTOR_VERSION
         with self.store.transaction() as db:
             self.store.set_manifest(db, **self.expected_manifest())
         self._views_generation = -1
@@ -417,20 +430,22 @@ class Library:
                 yield IngestEvent("cancelled", index=i, total=len(ids))
                 return
             yield IngestEvent("file", file=self.docs[doc_id].file_name, index=i, total=len(ids))
-            yield from self._reindex_doc(doc_id, cancel, i, len(ids))
+            yield from self._reindex_doc(doc_id, cancel, i, len(ids), reextract)
         self._save_dense()
         yield IngestEvent("finished", total=len(ids), message=f"{len(ids)} documents re-indexed")
 
     def _reindex_doc(
-        self, doc_id: str, cancel: threading.Event | None, index: int = 1, total: int = 1
+        self, doc_id: str, cancel: threading.Event | None, index: int = 1, total: int = 1,
+        reextract: bool = False,
     ) -> Iterator[IngestEvent]:
         doc = self.docs[doc_id]
-        texts = self.store.page_texts(doc_id)
+        fresh = self._reextract(doc) if reextract else None
+        texts = fresh if fresh is not None else self.store.page_texts(doc_id)
         pages = [PageText(i + 1, t) for i, t in enumerate(texts)]
         chunks, etexts, tokens = self._chunk(doc, pages)
         vectors = yield from self._embed(etexts, doc.file_name, index, total, cancel)
         old = list(self.doc_chunks.get(doc_id, []))
-        ids = self.store.replace_chunks(doc_id, chunks, tokens, vectors)
+        ids = self.store.replace_chunks(doc_id, chunks, tokens, vectors, page_texts=fresh)
         with self._lock:
             if self._dense is not None:
                 self._dense.remove(old)
@@ -439,3 +454,20 @@ class Library:
             self._views_generation = -1
         self.refresh()
         self._save_dense()
+
+    @staticmethod
+    def _reextract(doc: Document) -> list[str] | None:
+        """Page texts of a document read again from its PDF, or None when the file is gone,
+        changed (another SHA-256) or unreadable: the stored text then stays as it is."""
+        path = Path(doc.path)
+        try:
+            if not path.is_file() or file_sha256(path) != doc.doc_id:
+                return None
+            pdf = open_pdf(path)
+            try:
+                pages = extract_document(pdf)
+            finally:
+                pdf.close()
+        except (OSError, PdfError):
+            return None
+        return [p.text for p in pages] if len(pages) == doc.pages else None

@@ -8,9 +8,16 @@ rectangles on the page, including quotes that wrap across lines.
 Canonical text rules (the same at ingest and in the viewer, by construction):
 - text lines that share a baseline (a table row split into cell blocks) are joined
   left-to-right into one visual line, so tables read row by row;
+- two-column prose (bank 10-Qs, annual-report wraps) is read column by column: where a
+  vertical white gutter runs through a block of prose lines, the left column is read
+  before the right one instead of joining the two lines that share a baseline;
 - visual lines are separated by "\\n"; runs of white space inside a line become one space;
-- characters are NFKC-normalised (ligatures expand) and typographic dashes/quotes are
-  folded to ASCII, so quotes typed by a model or a person still match.
+- characters are the page's own (curly quotes, en/em dashes, minus signs are kept, so a
+  quote shown to the analyst is verbatim and the viewer's own search finds it); only
+  ligatures are expanded and invisible characters (soft hyphens, zero widths) dropped.
+  Matching is lenient instead: ``match_form``/``fold_text`` fold quotes, dashes and line
+  breaks one character for one, so a straight-quoted quote typed by a model or a person
+  still finds the curly original at the same offsets.
 """
 
 from __future__ import annotations
@@ -24,34 +31,44 @@ import pymupdf
 
 Rect = tuple[float, float, float, float]
 
-# Character folding shared by page text and quotes. Length-preserving per character
-# except NFKC expansions (ligatures), which copy the source box to each output char.
-_FOLD = {
+# Bump when the canonical page text changes (reading order, character rules): the
+# library then re-extracts stored documents from their PDFs on re-index.
+EXTRACTOR_VERSION = 2
+
+# Typographic characters folded for matching only, one for one (so offsets found in the
+# folded form are offsets into the verbatim text).
+_MATCH_FOLD = {
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
     "\u2212": "-", "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-    "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u200a": " ", "\u202f": " ",
-    "\u00ad": "", "\u200b": "", "\ufeff": "",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\n": " ",
 }
+_MATCH_TABLE = str.maketrans(_MATCH_FOLD)
+_INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
 
 
 def fold_char(c: str) -> str:
-    if c in _FOLD:
-        return _FOLD[c]
+    """A page character as stored: white space -> " ", invisible -> "", ligatures expanded,
+    everything else (curly quotes, dashes, symbols) verbatim."""
     if c.isascii():
         return c
-    out = unicodedata.normalize("NFKC", c)
-    return "".join(_FOLD.get(ch, ch) for ch in out)
+    if c in _INVISIBLE:
+        return ""
+    if c.isspace():
+        return " "
+    if "\ufb00" <= c <= "\ufb4f":  # ligatures (fi, fl, ffi...) and presentation forms
+        return unicodedata.normalize("NFKC", c)
+    return c
 
 
 def fold_text(text: str) -> str:
-    """Canonical form of free text (a quote): folded characters, single spaces."""
-    return " ".join("".join(fold_char(c) for c in text).split())
+    """Canonical form of free text (a quote) for matching: folded characters, single spaces."""
+    return " ".join("".join(fold_char(c) for c in text).translate(_MATCH_TABLE).split())
 
 
 def match_form(text: str) -> str:
-    """Canonical page/chunk text in the form quotes are matched against (same length)."""
-    return text.replace("\n", " ")
+    """Canonical page/chunk text in the form quotes are matched against (same length:
+    line breaks become spaces, typographic quotes/dashes their ASCII twins)."""
+    return text.translate(_MATCH_TABLE)
 
 
 class PdfError(Exception):
@@ -147,10 +164,13 @@ def open_pdf(path: Path) -> pymupdf.Document:
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 
+Line = tuple[Rect, list[tuple[str, Rect]]]
+
+
 def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
     """Canonical text of one page (see module docstring)."""
     raw = page.get_text("rawdict", flags=_TEXT_FLAGS, sort=True)
-    lines: list[tuple[Rect, list[tuple[str, Rect]]]] = []
+    lines: list[Line] = []
     for block in raw["blocks"]:
         if block.get("type") != 0:
             continue
@@ -162,27 +182,10 @@ def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
             if any(not c.isspace() for c, _ in chars):
                 lines.append((tuple(line["bbox"]), chars))  # type: ignore[arg-type]
 
-    # Group lines into visual rows: same baseline band, left to right.
-    lines.sort(key=lambda ln: (ln[0][1] + ln[0][3]) / 2)
-    rows: list[list[tuple[Rect, list[tuple[str, Rect]]]]] = []
-    for ln in lines:
-        y0, y1 = ln[0][1], ln[0][3]
-        if rows:
-            ry0 = min(r[0][1] for r in rows[-1])
-            ry1 = max(r[0][3] for r in rows[-1])
-            overlap = min(y1, ry1) - max(y0, ry0)
-            if overlap > 0.6 * min(y1 - y0, ry1 - ry0) and not any(
-                _x_overlap(ln[0], r[0]) for r in rows[-1]
-            ):
-                rows[-1].append(ln)
-                continue
-        rows.append([ln])
-
     text: list[str] = []
     boxes: list[Rect] = []
     zero: Rect = (0.0, 0.0, 0.0, 0.0)
-    for row in rows:
-        row.sort(key=lambda ln: ln[0][0])
+    for row in reading_order(visual_rows(lines)):
         if text:
             text.append("\n")
             boxes.append(zero)
@@ -207,6 +210,154 @@ def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
                     text.append(" " if fc.isspace() else fc)
                     boxes.append(box)
     return PageText(page.number + 1, "".join(text), boxes if with_boxes else None)
+
+
+def visual_rows(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped into visual rows (same baseline band, no horizontal overlap), top to
+    bottom, each row left to right."""
+    lines = sorted(lines, key=lambda ln: (ln[0][1] + ln[0][3]) / 2)
+    rows: list[list[Line]] = []
+    for ln in lines:
+        y0, y1 = ln[0][1], ln[0][3]
+        if rows:
+            ry0 = min(r[0][1] for r in rows[-1])
+            ry1 = max(r[0][3] for r in rows[-1])
+            overlap = min(y1, ry1) - max(y0, ry0)
+            if overlap > 0.6 * min(y1 - y0, ry1 - ry0) and not any(
+                _x_overlap(ln[0], r[0]) for r in rows[-1]
+            ):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    for row in rows:
+        row.sort(key=lambda ln: ln[0][0])
+    return rows
+
+
+# Two-column detection. A "prose part" is the part of a row on one side of a gutter that
+# reads as running text: several words, mostly alphabetic (a table cell of figures, an
+# exhibit number or a signature name is not). A block of rows is read column by column
+# only when both sides carry several prose parts and prose dominates each side, so a
+# table (labels left of the gutter, figures right of it) stays joined row by row.
+_MIN_PROSE_WORDS = 4
+_MIN_PROSE_PARTS = 3
+_MIN_GUTTER = 3.0  # points of white between the columns (a word space is ~2.5)
+
+
+def _part_text(part: list[Line]) -> str:
+    return " ".join("".join(c for c, _ in chars) for _, chars in part)
+
+
+def _is_prose(part: list[Line]) -> bool:
+    words = _part_text(part).split()
+    if len(words) < _MIN_PROSE_WORDS:
+        return False
+    alpha = sum(1 for w in words if sum(ch.isalpha() for ch in w) >= max(1, len(w) // 2))
+    return alpha >= 0.7 * len(words)
+
+
+def _crosses(rect: Rect, gutter: tuple[float, float]) -> bool:
+    # 1 pt of slack: glyph boxes of a column's edge letters overhang by a fraction of a point
+    return rect[0] < gutter[1] - 1.0 and rect[2] > gutter[0] + 1.0
+
+
+def _split(row: list[Line], gutter: tuple[float, float]) -> tuple[list[Line], list[Line]]:
+    """A row the gutter does not cut, as (left part, right part); every line goes to one side."""
+    mid = (gutter[0] + gutter[1]) / 2
+    left = [ln for ln in row if (ln[0][0] + ln[0][2]) / 2 < mid]
+    return left, [ln for ln in row if (ln[0][0] + ln[0][2]) / 2 >= mid]
+
+
+def find_gutter(rows: list[list[Line]]) -> tuple[float, float] | None:
+    """The vertical white band (x from, x to) that best separates two prose columns, or
+    None. Candidates start at the right edge of a line; the band runs to the nearest left
+    edge of a line beginning right of it; the best band has the most prose parts on its
+    weaker side among the rows it does not cut, then cuts the fewest rows."""
+    all_lines = [ln for row in rows for ln in row]
+    if len(all_lines) < 2 * _MIN_PROSE_PARTS:
+        return None
+    x_lo = min(ln[0][0] for ln in all_lines)
+    x_hi = max(ln[0][2] for ln in all_lines)
+    width = x_hi - x_lo
+    lo, hi = x_lo + 0.25 * width, x_hi - 0.25 * width
+    # Cheap test first: a right column needs prose lines that start well right of the margin.
+    prose = {id(ln): _is_prose([ln]) for ln in all_lines}
+    if sum(1 for ln in all_lines if prose[id(ln)] and ln[0][0] >= lo) < _MIN_PROSE_PARTS:
+        return None
+    # A column starts where prose lines start (a page number centred in the gutter does not).
+    lefts = sorted({round(ln[0][0], 1) for ln in all_lines if prose[id(ln)]})
+    best: tuple[tuple[int, int], tuple[float, float]] | None = None
+    tried: set[float] = set()
+    for ln in all_lines:
+        g0 = ln[0][2]
+        if round(g0) in tried or not lo <= g0 <= hi or not prose[id(ln)]:
+            continue
+        tried.add(round(g0))
+        g1 = next((x for x in lefts if x >= g0 + _MIN_GUTTER), None)
+        if g1 is None:
+            continue
+        band = (g0, g1)
+        n_left = n_right = cut = 0
+        for row in rows:
+            if any(_crosses(r[0], band) for r in row):
+                cut += 1
+                continue
+            left, right = _split(row, band)
+            n_left += bool(left) and (prose[id(left[0])] if len(left) == 1 else _is_prose(left))
+            n_right += bool(right) and (prose[id(right[0])] if len(right) == 1 else _is_prose(right))
+        score = (min(n_left, n_right), -cut)
+        if score[0] >= _MIN_PROSE_PARTS and (best is None or score > best[0]):
+            best = (score, band)
+    return best[1] if best else None
+
+
+def reading_order(rows: list[list[Line]]) -> list[list[Line]]:
+    """Rows in reading order: blocks of two-column prose become their left column's rows
+    followed by their right column's rows; everything else keeps its visual row."""
+    gutter = find_gutter(rows)
+    if gutter is None:
+        return rows
+    out: list[list[Line]] = []
+    block: list[list[Line]] = []
+
+    def flush() -> None:
+        parts = [_split(row, gutter) for row in block]
+        left = [p for p, _ in parts if p]
+        right = [p for _, p in parts if p]
+        out.extend(left + right if _is_column(left) and _is_column(right) else block)
+        block.clear()
+
+    for row in rows:
+        if any(_crosses(ln[0], gutter) for ln in row):
+            flush()
+            out.append(row)
+        else:
+            block.append(row)
+    flush()
+    return out
+
+
+_BULLETS = "•◦▪■●–-·* "
+
+
+def _is_column(parts: list[list[Line]]) -> bool:
+    """Parts of rows on one side of a gutter read as a column of running text: enough
+    prose parts, prose dominating, lines filling the column's width (a table's label or
+    name cells are ragged), and lines continuing a sentence (starting lower-case or with
+    a figure) as prose wraps, where table cells start afresh with a capital."""
+    if not parts:
+        return False
+    prose = [p for p in parts if _is_prose(p)]
+    if len(prose) < _MIN_PROSE_PARTS or len(prose) < 0.5 * len(parts):
+        return False
+    x0 = min(p[0][0][0] for p in parts)
+    x1 = max(p[-1][0][2] for p in parts)
+    full = sum(1 for p in parts if p[-1][0][2] - p[0][0][0] >= 0.8 * (x1 - x0))
+    if full < 0.45 * len(parts):
+        return False
+    starts = [_part_text(p).lstrip(_BULLETS)[:1] for p in prose[1:]]
+    wrapped = sum(1 for c in starts if c.islower() or c.isdigit())
+    return wrapped >= 0.25 * len(starts)
 
 
 def _x_overlap(a: Rect, b: Rect) -> bool:

@@ -145,10 +145,15 @@ class IndexStore:
         return ids
 
     def replace_chunks(
-        self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray
+        self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray,
+        page_texts: list[str] | None = None,
     ) -> list[int]:
-        """Re-index one document (new chunking or embedder) in one transaction."""
+        """Re-index one document (new chunking or embedder; with ``page_texts``, a new
+        page reader too) in one transaction."""
         with self.transaction() as db:
+            if page_texts is not None:
+                db.executemany("UPDATE pages SET text=? WHERE doc_id=? AND page=?",
+                               [(t, doc_id, i + 1) for i, t in enumerate(page_texts)])
             db.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
             ids = self._insert_chunks(db, chunks, tokens, vectors)
             self.bump_generation(db)

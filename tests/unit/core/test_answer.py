@@ -435,3 +435,28 @@ def test_figure_statement_gives_unit_scale_and_period() -> None:
     assert eps == "Diluted: $1.26 (2023)"
     # columns that cannot be matched to the header's periods give no figure (the row is quoted instead)
     assert figure_statement("Total net sales 81,797 82,959 70,000", "2023 2022", above, _plan_for("How much?")) == ""
+
+
+# -- verbatim quotes -------------------------------------------------------------------------------
+FOOTER_PAGE = ("Liquidity and Capital Resources\n"
+               "The Company\u2019s cash position remained strong at the end of the\n"
+               "fiscal year\n"
+               "59")
+
+
+def test_quote_is_shown_verbatim_with_curly_apostrophe_and_without_footer_number() -> None:
+    lib = PageLibrary({(DOC.doc_id, 5): FOOTER_PAGE})
+    passages = passages_for(lib, [_hit(0, len(FOOTER_PAGE), 1, text=FOOTER_PAGE)])
+    # the model types a straight apostrophe and runs on into the page number
+    cite = locate_quote("The Company's cash position remained strong at the end of the fiscal year 59", passages)
+    assert cite is not None
+    assert cite.quote == "The Company\u2019s cash position remained strong at the end of the\nfiscal year"
+    assert FOOTER_PAGE[cite.char_start:cite.char_start + len(cite.quote)] == cite.quote
+
+
+def test_quotable_units_never_glue_a_page_number_to_a_sentence() -> None:
+    from desktop_rag.core.answer import split_units
+
+    units = [FOOTER_PAGE[a:b] for a, b in split_units(FOOTER_PAGE)]
+    assert "The Company\u2019s cash position remained strong at the end of the\nfiscal year" in units
+    assert not any(u.endswith("59") and len(u) > 2 for u in units)

@@ -214,3 +214,24 @@ def test_subheading_of() -> None:
     assert subheading_of("Three Months Ended") is None  # a table header, not a heading
     assert subheading_of("Total 2023") is None
     assert subheading_of("the company believes") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "furniture"),
+    [
+        ("59", True), ("Page 7", True), ("- 12 -", True), ("F-12", True), ("Table of Contents", True),
+        ("JPMorgan Chase & Co./2021 Form 10-Q 5", True), ("Apple Inc. | Q3 2022 Form 10-Q | 4", True),
+        ("2021", False),  # a column heading, not a page number
+        ("Net sales 1,234 5,678", False), ("revenue increased 12", False),
+    ],
+)
+def test_page_furniture(line: str, furniture: bool) -> None:
+    from desktop_rag.core.chunking import is_page_furniture
+
+    assert is_page_furniture(line) is furniture
+
+
+def test_typographic_minus_and_dash_cells_are_figures() -> None:
+    assert is_table_row("Other income (expense) \u2212265 \u22121,204 \u2014")
+    assert not is_table_row("Other income (expense) 265 \u2014 \u2014")  # dashes are empty cells
+    assert is_table_row("Restructuring charges \u2013 1,204 \u2013 (2,000)")

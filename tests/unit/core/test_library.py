@@ -32,3 +32,23 @@ def test_tokenizer_change_retokenises_stored_chunks_without_reindex(
     rows = list(reopened.store.chunk_rows())
     assert all(r[8] != "stale" for r in rows)
     reopened.close()
+
+
+def test_new_page_reader_version_reextracts_on_reindex(
+    build_library: Callable[..., Library], tmp_path: Path
+) -> None:
+    from desktop_rag.core.pdf import EXTRACTOR_VERSION
+
+    lib = build_library()
+    doc_id = next(iter(lib.docs))
+    fresh = lib.store.page_texts(doc_id)
+    # Simulate an index written by an older page reader: other page text, old version.
+    with lib.store.transaction() as db:
+        db.execute("UPDATE pages SET text='stale text of an older reader' WHERE doc_id=?", (doc_id,))
+        lib.store.set_manifest(db, extractor=EXTRACTOR_VERSION - 1)
+    assert any(p.startswith("extractor:") for p in lib.mismatch())
+    for _ in lib.reindex():
+        pass
+    assert lib.mismatch() == []
+    assert lib.store.page_texts(doc_id) == fresh
+    assert all("stale" not in c.text for c in lib.chunks.values())

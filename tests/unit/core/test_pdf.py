@@ -48,10 +48,29 @@ def test_fold_text_variants(raw: str, folded: str) -> None:
     assert fold_text(raw) == folded
 
 
-def test_fold_char_keeps_ascii_and_expands_ligatures() -> None:
+def test_fold_char_keeps_the_pages_own_characters() -> None:
     assert fold_char("a") == "a"
-    assert fold_char("\ufb03") == "ffi"
-    assert fold_char("\u2014") == "-"
+    assert fold_char("\ufb03") == "ffi"  # ligatures expand
+    assert fold_char("\u00a0") == " "
+    assert fold_char("\u00ad") == ""
+    # typographic characters stay verbatim in the page text; only matching folds them
+    for c in "\u2014\u2013\u2212\u2019\u201c\u201d":
+        assert fold_char(c) == c
+
+
+def test_match_form_folds_typography_one_for_one() -> None:
+    text = "Apple\u2019s \u201cnet sales\u201d\n\u2212265 \u2013 2023\u20142022"
+    out = match_form(text)
+    assert out == "Apple's \"net sales\" -265 - 2023-2022"
+    assert len(out) == len(text)
+
+
+def test_find_matches_straight_quotes_and_shows_the_curly_original() -> None:
+    page = PageText(1, "The Company\u2019s \u201ccore\u201d business grew \u2013 again.")
+    quote = "Company's \"core\" business grew - again"
+    start = page.find(quote)
+    assert start == 4
+    assert page.text[start:start + len(fold_text(quote))] == "Company\u2019s \u201ccore\u201d business grew \u2013 again"
 
 
 def test_match_form_is_length_preserving() -> None:
@@ -107,10 +126,12 @@ def test_canonical_text_rules(sample_pages: list[PageText]) -> None:
         text = page.text
         assert "  " not in text, f"double space on page {page.number}"
         assert "\n\n" not in text
-        assert not any(c in text for c in "\u2013\u2014\u2019\u201c\u201d\u00a0\u00ad"), page.number
+        assert not any(c in text for c in "\u00a0\u00ad\u200b"), page.number  # invisible/odd spaces go
         for line in text.split("\n"):
             assert line == line.strip(), f"untrimmed line on page {page.number}: {line!r}"
     assert [p.number for p in sample_pages] == list(range(1, 30))
+    # the filing's own curly apostrophes are kept, so a shown quote is verbatim
+    assert any("\u2019" in p.text for p in sample_pages)
 
 
 def test_extraction_is_deterministic_and_boxes_align(sample_pdf: Path, sample_pages: list[PageText]) -> None:
@@ -273,3 +294,98 @@ def test_unreadable_paths(tmp_path: Path) -> None:
 def test_text_pdf_is_not_image_only(make_pdf) -> None:
     path = make_pdf("ok.pdf", ["Revenue grew in the quarter because of strong demand for services."])
     assert _kind(path) == "ok"
+
+
+# -- reading order: two-column prose vs tables ------------------------------------------------
+LEFT_COLUMN = [
+    "The following is the discussion and analysis by management of",
+    "the financial condition and results of operations of the",
+    "company for the first quarter of the year, which should",
+    "be read together with the annual report on the form for",
+    "the prior year and the notes to the financial statements.",
+    "For management reporting purposes, activities are organized",
+]
+RIGHT_COLUMN = [
+    "into four major reportable business segments, as well as a",
+    "corporate segment that holds treasury and other activities",
+    "of the firm and its subsidiaries in the United States and",
+    "abroad, which are described in the note on business segments",
+    "and in the glossary of terms used throughout this report on",
+    "the form for the quarter ended on the last day of March.",
+]
+
+
+def _two_column_pdf(path: Path, left: list[str], right: list[str], x_right: float = 320) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((50, 60), "MANAGEMENT DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS", fontsize=9)
+    y = 90.0
+    for a, b in zip(left, right, strict=True):
+        page.insert_text((50, y), a, fontsize=9)
+        page.insert_text((x_right, y), b, fontsize=9)
+        y += 14
+    page.insert_text((300, 760), "7", fontsize=9)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def _page_text(path: Path) -> str:
+    pdf = open_pdf(path)
+    try:
+        return extract_page(pdf[0], with_boxes=True).text
+    finally:
+        pdf.close()
+
+
+def test_two_column_prose_is_read_column_by_column(tmp_path: Path) -> None:
+    text = _page_text(_two_column_pdf(tmp_path / "cols.pdf", LEFT_COLUMN, RIGHT_COLUMN))
+    lines = text.split("\n")
+    assert lines[1:13] == LEFT_COLUMN + RIGHT_COLUMN  # the title first, then left, then right
+    flat = match_form(text)
+    assert "activities are organized into four major reportable business segments" in flat
+
+
+def test_table_with_figures_beside_labels_stays_row_by_row(tmp_path: Path) -> None:
+    labels = ["Net revenue of the consumer banking segment", "Noninterest expense of the segment",
+              "Provision for credit losses of the segment", "Net income of the segment overall"]
+    figures = ["32,266 29,224 (12) %", "18,749 17,667 6", "1,101 (2,285) NM", "8,649 11,948 (28)"]
+    text = _page_text(_two_column_pdf(tmp_path / "table.pdf", labels, figures))
+    for a, b in zip(labels, figures, strict=True):
+        assert f"{a} {b}" in text.split("\n")
+
+
+def test_two_column_table_of_names_stays_row_by_row(tmp_path: Path) -> None:
+    names = ["Costco Wholesale Membership, Inc.", "Costco Wholesale Canada Ltd.", "Costco Insurance Agency, Inc.",
+             "PriceCostco International, Inc.", "Costco Wholesale Japan, Ltd."]
+    places = ["California Corporation Of The United States", "Canadian Federal Corporation Of Canada",
+              "Washington State Corporation Of America", "Nevada State Corporation Of America",
+              "Japan Corporation Of The Far East"]
+    text = _page_text(_two_column_pdf(tmp_path / "names.pdf", names, places))
+    for a, b in zip(names, places, strict=True):
+        assert f"{a} {b}" in text.split("\n")
+
+
+FINANCEBENCH_PDFS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "financebench-dev" / "pdfs"
+
+
+def test_real_bank_10q_two_column_page_reads_in_column_order() -> None:
+    path = FINANCEBENCH_PDFS / "JPMORGAN_2021Q1_10Q.pdf"
+    if not path.is_file():
+        pytest.skip(f"financebench-dev filings not found at {FINANCEBENCH_PDFS}")
+    pdf = open_pdf(path)
+    try:
+        page = extract_page(pdf[3], with_boxes=True)  # page 4: MD&A introduction, two columns
+    finally:
+        pdf.close()
+    flat = match_form(page.text)
+    assert ("the Firm's activities are organized into four major reportable business segments, "
+            "as well as a Corporate segment") in flat
+    assert "(\"MD&A\") of JPMorgan Chase & Co." in flat
+    # never a left-column line glued to the right-column line on the same baseline
+    assert not any("financial condition and results of operations" in ln and "Chase Bank" in ln
+                   for ln in page.text.split("\n"))
+    quote = "organized into four major reportable business segments"
+    start = page.find(quote)
+    assert len(page.rects_for(start, start + len(quote))) == 2  # wraps over two lines of one column
+
