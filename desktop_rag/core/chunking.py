@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from desktop_rag.core.domain.page_labels import label_from_lines
 from desktop_rag.core.pdf import PageText, match_form
 from desktop_rag.settings import ChunkingSettings
 
@@ -53,10 +54,11 @@ def is_table_row(line: str) -> bool:
     return figures >= 2 and len(words) <= 40 and figures >= 0.2 * len(words)
 
 
-_FURNITURE_RE = re.compile(
-    r"^(?:page\s+)?[-(]?\s*(?:[A-Z]-?)?\d{1,3}\s*[-)]?$"  # 59, - 59 -, F-12, Page 7 (not a year)
-    r"|^(?:table of contents|index to financial statements)$"
-    r"|^.{0,80}\b(?:form\s+10-?[qk]|annual report)\s*[|/]?\s*\d{1,3}$"  # "2021 Form 10-K | 59"
+# Running headers/footers that carry a page number beside the form name; a bare page
+# label ("59", "F-12", "Page 7", "Company | Form 10-Q | 4") is domain.page_labels' rule.
+_RUNNING_FOOTER_RE = re.compile(
+    r"^(?:table of contents|index to financial statements)$"
+    r"|^.{0,80}\b(?:form\s+10-?[qk]|annual report)\s*[|/]?\s*\d{1,3}$"  # "JPMorgan Chase & Co./2021 Form 10-Q 5"
     r"|^\d{1,3}\s*[|/]?\s*.{0,60}\bform\s+10-?[qk]\b.{0,20}$",
     re.I,
 )
@@ -65,7 +67,8 @@ _FURNITURE_RE = re.compile(
 def is_page_furniture(line: str) -> bool:
     """A running header/footer line (page number, "Table of Contents", "Form 10-K | 59"):
     never part of a sentence, so a quote never carries it along."""
-    return bool(_FURNITURE_RE.match(match_form(line).strip()))
+    s = match_form(line).strip()
+    return bool(label_from_lines([s]) or _RUNNING_FOOTER_RE.match(s))
 
 
 def heading_of(line: str) -> str | None:
