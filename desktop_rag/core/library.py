@@ -214,9 +214,13 @@ class Library:
         return {"embedder": self.embedder.model_id, "dim": self.embedder.dim, "generation": gen}
 
     def _ensure_dense(self, gen: int) -> None:
-        dense = self._dense or DenseIndex(
-            self.embedder.dim, self.store.dir / "dense.hnsw", self.settings.retrieval.hnsw_ef_search
-        )
+        r = self.settings.retrieval
+        dense = self._dense
+        if dense is None or dense.params != {"M": r.hnsw_m, "ef_construction": r.hnsw_ef_construction}:
+            # New, or the graph settings changed: load a graph built with them, else rebuild.
+            dense = DenseIndex(self.embedder.dim, self.store.dir / "dense.hnsw", r.hnsw_ef_search,
+                               r.hnsw_m, r.hnsw_ef_construction)
+        dense.ef_search = r.hnsw_ef_search
         self._dense = dense
         if len(dense) == len(self.chunk_ids) and dense.generation == gen:
             return
@@ -229,8 +233,10 @@ class Library:
     @property
     def dense(self) -> DenseIndex:
         self.refresh()
-        assert self._dense is not None
-        return self._dense
+        with self._lock:
+            self._ensure_dense(self._views_generation)  # settings may have changed since
+            assert self._dense is not None
+            return self._dense
 
     def page_text(self, doc_id: str, page: int) -> str:
         return self.store.page_text(doc_id, page) or ""

@@ -232,12 +232,18 @@ class IndexStore:
 
 
 class DenseIndex:
-    """hnswlib inner-product index over unit vectors, labels = chunk ids."""
+    """hnswlib inner-product index over unit vectors, labels = chunk ids.
 
-    def __init__(self, dim: int, path: Path, ef_search: int = 128) -> None:
+    ``m`` and ``ef_construction`` shape the graph and are part of its manifest (a saved
+    graph built with other values is rebuilt); ``ef_search`` applies at query time only.
+    """
+
+    def __init__(self, dim: int, path: Path, ef_search: int = 128, m: int = 32, ef_construction: int = 200) -> None:
         self.dim = dim
         self.path = path
         self.ef_search = ef_search
+        self.m = m
+        self.ef_construction = ef_construction
         self._index: hnswlib.Index | None = None
         self._count = 0
         self.generation = -1  # the store generation this graph reflects (set by the Library)
@@ -245,9 +251,15 @@ class DenseIndex:
 
     def _new(self, capacity: int) -> hnswlib.Index:
         index = hnswlib.Index(space="ip", dim=self.dim)
-        index.init_index(max_elements=max(capacity, 1024), ef_construction=200, M=32, allow_replace_deleted=True)
+        index.init_index(max_elements=max(capacity, 1024), ef_construction=self.ef_construction, M=self.m,
+                         allow_replace_deleted=True)
         index.set_ef(self.ef_search)
         return index
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The graph-shaping parameters, as recorded in the manifest."""
+        return {"M": self.m, "ef_construction": self.ef_construction}
 
     def __len__(self) -> int:
         return self._count
@@ -310,7 +322,8 @@ class DenseIndex:
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path)
-            write_text_atomic(self.path.with_suffix(".json"), json.dumps({**manifest, "count": self._count}))
+            write_text_atomic(self.path.with_suffix(".json"),
+                              json.dumps({**manifest, "hnsw": self.params, "count": self._count}))
 
     def load(self, manifest: dict[str, Any]) -> bool:
         """Load the saved graph if it was built from exactly this manifest."""
@@ -319,7 +332,7 @@ class DenseIndex:
             saved = json.loads(meta_path.read_text("utf-8"))
         except (OSError, ValueError):
             return False
-        if any(saved.get(k) != v for k, v in manifest.items()):
+        if any(saved.get(k) != v for k, v in {**manifest, "hnsw": self.params}.items()):
             return False
         try:
             index = hnswlib.Index(space="ip", dim=self.dim)

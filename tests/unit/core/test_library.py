@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from desktop_rag.core.lexical import TOKENIZER_VERSION
 from desktop_rag.core.library import Library
 
@@ -52,3 +54,42 @@ def test_new_page_reader_version_reextracts_on_reindex(
     assert lib.mismatch() == []
     assert lib.store.page_texts(doc_id) == fresh
     assert all("stale" not in c.text for c in lib.chunks.values())
+
+
+def test_hnsw_settings_change_rebuilds_the_graph_not_the_embeddings(
+    build_library: Callable[..., Library], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from desktop_rag.core.store import DenseIndex
+
+    lib = build_library()
+    r = lib.settings.retrieval
+    saved = lib.store.dir / "dense.json"
+    assert json.loads(saved.read_text())["hnsw"] == {"M": r.hnsw_m, "ef_construction": r.hnsw_ef_construction}
+    calls = lib.embedder.calls
+    vector = lib.vectors[0]
+    before = [c for c, _ in lib.dense.search(vector, 3)]
+
+    r.hnsw_m, r.hnsw_ef_construction, r.hnsw_ef_search = 8, 50, 77  # as the settings dialog would
+    dense = lib.dense
+    assert dense.params == {"M": 8, "ef_construction": 50} and dense.ef_search == 77
+    assert len(dense) == len(lib.chunk_ids)
+    assert [c for c, _ in dense.search(vector, 3)] == before
+    assert lib.embedder.calls == calls  # graph rebuilt from the stored vectors
+    lib._save_dense()
+    assert json.loads(saved.read_text())["hnsw"] == {"M": 8, "ef_construction": 50}
+
+    # Reopened with the same settings: the saved graph is loaded, not rebuilt.
+    data_dir, settings, embedder = lib.store.dir.parent, lib.settings, lib.embedder
+    lib.close()
+    reopened = Library(data_dir, settings, embedder)
+
+    def no_rebuild(*args: object) -> None:
+        raise AssertionError("the saved graph should have been loaded")
+
+    monkeypatch.setattr(DenseIndex, "build", no_rebuild)
+    reopened.refresh()
+    assert reopened.dense.params == {"M": 8, "ef_construction": 50}
+    assert [c for c, _ in reopened.dense.search(vector, 3)] == before
+    reopened.close()

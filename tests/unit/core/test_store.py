@@ -334,3 +334,22 @@ def test_remove_document_from_library(build_library) -> None:
     assert all(c.doc_id != apple.doc_id for c in lib.chunks.values())
     assert len(lib.dense) == before - n_apple
     assert apple.doc_id not in lib.doc_chunks
+
+
+def test_dense_graph_parameters_are_part_of_its_manifest(tmp_path: Path) -> None:
+    import hnswlib
+
+    manifest = {"embedder": "m@8", "dim": 8, "generation": 1}
+    dense = DenseIndex(8, tmp_path / "dense.hnsw", ef_search=64, m=12, ef_construction=40)
+    dense.build(np.arange(20), _unit(20))
+    dense.save(manifest)
+    assert json.loads((tmp_path / "dense.json").read_text())["hnsw"] == {"M": 12, "ef_construction": 40}
+    graph = hnswlib.Index(space="ip", dim=8)
+    graph.load_index(str(tmp_path / "dense.hnsw"))
+    assert graph.M == 12 and graph.ef_construction == 40  # the settings reached hnswlib
+    assert DenseIndex(8, tmp_path / "dense.hnsw", m=12, ef_construction=40).load(manifest)
+    # ef_search is a query-time knob: any value loads the same graph.
+    assert DenseIndex(8, tmp_path / "dense.hnsw", ef_search=500, m=12, ef_construction=40).load(manifest)
+    # Other graph parameters -> not loaded (the caller rebuilds with the new ones).
+    assert not DenseIndex(8, tmp_path / "dense.hnsw", m=16, ef_construction=40).load(manifest)
+    assert not DenseIndex(8, tmp_path / "dense.hnsw", m=12, ef_construction=80).load(manifest)
