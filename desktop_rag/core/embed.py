@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -29,8 +30,37 @@ def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
     )
 
 
+_POOLING_MODES = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens",
+                  "lasttoken")
+_PLAIN_MODULES = {"sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
+                  "sentence_transformers.models.Normalize"}
+
+
+def declared_shape(path: Path) -> tuple[int, int] | None:
+    """(embedding dimension, max_seq_length) read from a sentence-transformers folder's
+    config files, without importing torch (~4 s); None when the folder is not a plain
+    Transformer + Pooling (+ Normalize) stack, whose shape then needs the loaded model."""
+    try:
+        modules = json.loads((path / "modules.json").read_text("utf-8"))
+        if {m["type"] for m in modules} - _PLAIN_MODULES:
+            return None
+        pooling = next(m for m in modules if m["type"].endswith(".Pooling"))
+        cfg = json.loads((path / pooling["path"] / "config.json").read_text("utf-8"))
+        modes = sum(bool(cfg.get(f"pooling_mode_{m}")) for m in _POOLING_MODES)
+        dim = int(cfg["word_embedding_dimension"]) * modes
+        seq = int(json.loads((path / "sentence_bert_config.json").read_text("utf-8"))["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None
+    return (dim, seq) if dim > 0 and seq > 0 else None
+
+
 class Embedder:
-    """Lazy-loading wrapper: the model loads on first use (or ``load()``), once."""
+    """Lazy-loading wrapper: the model loads on first use (or ``load()``), once.
+
+    Opening a library needs only the embedder's identity (name, dimension, sequence
+    length) and chunking only its word-piece tokenizer: both come from the model's files
+    without loading torch, so the index is open and searchable lexically while the model
+    loads behind it (``load()`` from a worker)."""
 
     def __init__(self, name_or_path: str, models: Path | None = None, batch_size: int = 32) -> None:
         self.name = name_or_path
@@ -42,6 +72,9 @@ class Embedder:
         # and a fast tokenizer used from two threads at once fails ("Already borrowed").
         self._encode_lock = threading.Lock()
         self._costs: dict[str, int] = {}
+        self._shape = declared_shape(self.path)
+        self._tokenizer = None  # tokenizers.Tokenizer for word costs, loaded without torch
+        self._pieces_lock = threading.Lock()  # its own lock: chunking need not wait for an encode
 
     @property
     def model_id(self) -> str:
@@ -61,13 +94,21 @@ class Embedder:
         return self._model
 
     @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
     def dim(self) -> int:
+        if self._shape is not None and self._model is None:
+            return self._shape[0]
         model = self.load()
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
     @property
     def max_seq_length(self) -> int:
+        if self._shape is not None and self._model is None:
+            return self._shape[1]
         return int(self.load().max_seq_length)
 
     # Room kept for the "company form period | section" header and special tokens.
@@ -82,12 +123,25 @@ class Embedder:
         per-word counts add up exactly)."""
         cached = self._costs.get(word)
         if cached is None:
-            tok = self.load().tokenizer
-            with self._encode_lock:
-                cached = len(tok.tokenize(word)) or 1
+            cached = self._count_pieces(word) or 1
             if len(self._costs) < 200_000:
                 self._costs[word] = cached
         return cached
+
+    def _count_pieces(self, word: str) -> int:
+        if self._model is None and self._tokenizer is None and (self.path / "tokenizer.json").is_file():
+            from tokenizers import Tokenizer  # the fast tokenizer transformers itself wraps
+
+            tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+            tokenizer.no_padding()  # the file may ask for padding/truncation to a fixed length
+            tokenizer.no_truncation()
+            self._tokenizer = tokenizer
+        if self._tokenizer is not None:
+            with self._pieces_lock:  # a Rust tokenizer must not be used from two threads at once
+                return len(self._tokenizer.encode(word, add_special_tokens=False).tokens)
+        model = self.load()
+        with self._encode_lock:
+            return len(model.tokenizer.tokenize(word))
 
     def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
         """float32 (n, dim), unit length rows."""
