@@ -44,6 +44,7 @@ def main() -> int:
     ap.add_argument("--question", default="What was Apple's total net sales in Q3 2023?")
     ap.add_argument("--reuse", action="store_true", help="reopen the last conversation instead of asking")
     ap.add_argument("--citation", type=int, default=1, help="which citation to click (1-based)")
+    ap.add_argument("--no-model", action="store_true", help="answer without loading the language model")
     ns = ap.parse_args()
     w, h = (int(x) for x in ns.size.lower().split("x"))
     app = QApplication([sys.argv[0]])
@@ -51,12 +52,14 @@ def main() -> int:
     from desktop_rag.gui.main_window import MainWindow
 
     style.apply_style(app)
-    win = MainWindow(Path(ns.data), HERE.parent / "models", ingest_bundled_corpus=False, load_model=not ns.reuse)
+    win = MainWindow(Path(ns.data), HERE.parent / "models", ingest_bundled_corpus=False, load_model=not (ns.reuse or ns.no_model))
     win.resize(w, h)
     win.show()
     assert wait(app, lambda: win._library_ready and not win.runner.busy, 600), "library/model did not load"
     if ns.reuse:
-        assert win.chat.exchanges, "no conversation to reopen"
+        convs = win.ws.history.conversations()
+        assert convs, "no conversation to reopen"
+        win.open_conversation(convs[0].conv_id)
         ex = win.chat.exchanges[-1]
     else:
         win.new_conversation()

@@ -19,10 +19,12 @@ SHORTCUTS = [
     ("Ctrl++ / Ctrl+-", "Zoom the document"),
     ("Ctrl+O", "Add documents"),
     ("Ctrl+N", "New conversation"),
+    ("Ctrl+Shift+F", "Find a conversation by its questions or answers"),
     ("Ctrl+E", "Export the conversation as Markdown"),
     ("Ctrl+Shift+C", "Copy the last answer with its citations"),
     ("Ctrl+1", "Show or hide the library"),
     ("Ctrl+,", "Settings"),
+    ("F1", "This page"),
     ("Delete (in the library)", "Remove the selected documents"),
 ]
 

@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 
 GUI_STATE = "gui_state.json"
 PANE_MINIMUMS = (220, 330, 300)  # library, chat, source: each stays usable down to 1024 px
-DEFAULT_PANE_FRACTIONS = (0.22, 0.38, 0.40)
+DEFAULT_PANE_FRACTIONS = (0.2, 0.34, 0.46)  # the source pane fits a page at a readable size
 NARROW_WINDOW = 1000  # below this width the library pane folds away and the toolbar compacts  # window layout, extra model files, first-run flag (in the data dir)
 ADD_MODEL = "__add_model__"
 
