@@ -662,7 +662,9 @@ class MainWindow(QMainWindow):
             # generation needs only the passages already retrieved.
             stream = engine.ask_stream(question, standalone=standalone, doc_scope=scope, cancel=cancel)
             with lib.views_lock:
-                first = next(stream)
+                first = next(stream, None)
+            if first is None:
+                return None
             yield first
             return (yield from stream)
 
