@@ -88,6 +88,10 @@ def cmd_search(ns: argparse.Namespace) -> int:
     if not questions:
         _err("search: give a question, or - to read questions from stdin")
         return 2
+    ws.library.refresh()
+    if ws.library.pending_embeddings:
+        _err(f"note: {ws.library.pending_embeddings} passages are not embedded yet (an interrupted ingest; "
+             "the next ingest completes them): they are found by keywords only")
     for q in questions:
         hits = ws.engine.retriever.search(q, k=ns.k, mode=ns.mode)
         if ns.json:

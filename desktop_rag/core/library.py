@@ -2,8 +2,11 @@
 in-memory views (chunks, vectors, BM25, hnswlib) that retrieval reads.
 
 Ingest is a generator of ``IngestEvent`` so the CLI prints it and the GUI forwards it
-to a progress bar; cancellation is checked between steps and never leaves a
-half-added document (each document is committed in one SQLite transaction).
+to a progress bar. It has two phases per document: its pages, chunks, BM25 tokens and
+statements are committed in one SQLite transaction (the document is then searchable
+lexically), then its embeddings in a second one. Cancellation is checked between steps
+and never leaves a half-added document: at worst one whose embeddings are missing, found
+by BM25 only, and completed by the next ingest (``complete_embeddings``).
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from desktop_rag.settings import Settings
 
 @dataclass
 class IngestEvent:
-    """One step of an ingest run. ``kind``: start, file, step, done_file, failed,
+    """One step of an ingest run. ``kind``: start, file, step, searchable (the file is
+    committed and found by BM25; its embeddings follow), done_file (embedded too), failed,
     skipped, finished, cancelled."""
 
     kind: str
@@ -64,6 +68,8 @@ class IngestReport:
     chunks: int = 0
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "embed": 0.0, "index": 0.0})
+    # Per added file: seconds from the start of its ingest until it was searchable (lexically).
+    searchable_s: list[float] = field(default_factory=list)
 
 
 class Cancelled(Exception):
@@ -110,6 +116,7 @@ class Library:
         self.chunks: dict[int, Chunk] = {}
         self.chunk_ids = np.zeros(0, dtype=np.int64)
         self.vectors = np.zeros((0, 0), dtype=np.float32)
+        self.embedded = np.zeros(0, dtype=bool)  # per row: has its embedding (else lexical only)
         self.row_of: dict[int, int] = {}
         self.doc_chunks: dict[str, list[int]] = {}  # doc_id -> chunk ids by ordinal
         self.lexical = LexicalIndex([], [])
@@ -186,10 +193,16 @@ class Library:
             dim = self.embedder.dim
             self.chunks = chunks
             self.chunk_ids = np.asarray(ids, dtype=np.int64)
-            self.vectors = (
-                np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(ids), dim)
-                if ids else np.zeros((0, dim), dtype=np.float32)
-            )
+            # Chunks of a document still being embedded have an empty BLOB: a zero row here,
+            # False in ``embedded``, absent from the graph; lexical search finds them already.
+            self.embedded = np.fromiter((len(v) == 4 * dim for v in vecs), dtype=bool, count=len(vecs))
+            self.vectors = np.zeros((len(ids), dim), dtype=np.float32)
+            if self.embedded.all():
+                self.vectors[:] = np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(ids), dim)
+            else:
+                for row in np.flatnonzero(self.embedded):
+                    self.vectors[row] = np.frombuffer(vecs[row], dtype=np.float32)
+            del vecs
             self.row_of = {cid: i for i, cid in enumerate(ids)}
             for lst in doc_chunks.values():
                 lst.sort(key=lambda c: chunks[c].ordinal)
@@ -222,13 +235,19 @@ class Library:
                                r.hnsw_m, r.hnsw_ef_construction)
         dense.ef_search = r.hnsw_ef_search
         self._dense = dense
-        if len(dense) == len(self.chunk_ids) and dense.generation == gen:
+        n_embedded = int(self.embedded.sum())
+        if len(dense) == n_embedded and dense.generation == gen:
             return
-        if not dense.load(self._dense_manifest(gen)):
-            dense.build(self.chunk_ids, self.vectors)
-            if len(self.chunk_ids):
+        if not dense.load(self._dense_manifest(gen)) or len(dense) != n_embedded:
+            dense.build(self.chunk_ids[self.embedded], self.vectors[self.embedded])
+            if n_embedded:
                 dense.save(self._dense_manifest(gen))
         dense.generation = gen
+
+    @property
+    def pending_embeddings(self) -> int:
+        """Chunks committed but not embedded yet (found by BM25 only until they are)."""
+        return int(len(self.embedded) - self.embedded.sum())
 
     @property
     def dense(self) -> DenseIndex:
@@ -271,6 +290,12 @@ class Library:
             raise RuntimeError("index does not match the current settings; re-index first: " + "; ".join(problems))
         files = collect_pdfs(paths)
         yield IngestEvent("start", total=len(files))
+        try:
+            yield from self.complete_embeddings(cancel)  # left by an interrupted ingest
+        except Cancelled:
+            report.cancelled = True
+            yield IngestEvent("cancelled", total=len(files), message="cancelled")
+            return
         for i, path in enumerate(files, 1):
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
@@ -346,29 +371,67 @@ class Library:
                        added_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         chunks, texts, tokens = self._chunk(doc, pages)
         t2 = time.perf_counter()
-        vectors = yield from self._embed(texts, path.name, index, total, cancel)
-        t3 = time.perf_counter()
         yield IngestEvent("step", file=path.name, index=index, total=total, step="index", todo=len(chunks))
         self._check(cancel)
         if not self.store.manifest().get("schema_version"):
             with self.store.transaction() as db:
                 self.store.set_manifest(db, **self.expected_manifest())
+        # Phase 1: text, chunks, BM25 tokens and statements committed without embeddings, so
+        # the filing is searchable (lexically) now rather than after the embedder's minutes.
         with self._lock:  # commit and swap the views as one step for concurrent readers
-            ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors)
+            ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, None)
             statement_store.save(self.store, doc_id, statements)
-            # Incremental: only this document's vectors go into the live hnswlib graph.
-            if self._dense is not None and self._views_generation >= 0:
-                self._dense.add(ids, vectors)
             self._views_generation = -1
             if self._dense is not None:
-                self._dense.generation = self.store.generation
+                self._dense.generation = self.store.generation  # the graph is unchanged, and current
             self.refresh()
+        t3 = time.perf_counter()
+        report.searchable_s.append(t3 - t0)
+        yield IngestEvent("searchable", file=path.name, index=index, total=total, doc_id=doc_id,
+                          message=f"{len(pages)} pages, {len(chunks)} chunks; embedding them")
+        # Phase 2: embeddings, committed in one transaction; a cancel leaves the document
+        # searchable by BM25 and its embeddings are completed by the next ingest.
+        vectors = yield from self._embed(texts, path.name, index, total, cancel)
         t4 = time.perf_counter()
+        self._commit_embeddings(ids, vectors)
+        t5 = time.perf_counter()
         report.pages += len(pages)
         report.chunks += len(chunks)
-        for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t3 - t2), ("index", t4 - t3)):
+        for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t4 - t3), ("index", (t3 - t2) + (t5 - t4))):
             report.timings[k] += v
         return doc_id
+
+    def _commit_embeddings(self, ids: list[int], vectors: np.ndarray) -> None:
+        """Store the embeddings of committed chunks and put them in the live views and graph
+        (in place: only vectors changed, so no view is rebuilt)."""
+        with self._lock:
+            current = self._views_generation == self.store.generation
+            gen = self.store.set_embeddings(ids, vectors)
+            live = [(self.row_of[c], i) for i, c in enumerate(ids) if c in self.row_of]
+            if current and len(live) == len(ids):
+                rows = [r for r, _ in live]
+                self.vectors[rows] = vectors
+                self.embedded[rows] = True
+                if self._dense is not None:
+                    self._dense.add(list(ids), vectors)
+                    self._dense.generation = gen
+                self._views_generation = gen
+            else:
+                self._views_generation = -1
+            self.refresh()
+
+    def complete_embeddings(self, cancel: threading.Event | None = None) -> Iterator[IngestEvent]:
+        """Embed the chunks an interrupted ingest left without embeddings (found by BM25
+        only until then), one document per transaction."""
+        self.refresh()
+        pending = self.store.pending_embeddings()
+        for i, (doc_id, ids) in enumerate(pending.items(), 1):
+            doc = self.docs.get(doc_id)
+            if doc is None:
+                continue
+            texts = [embedding_text(self.chunks[c], doc) for c in ids]
+            vectors = yield from self._embed(texts, doc.file_name, i, len(pending), cancel)
+            self._commit_embeddings(ids, vectors)
 
     def _embed(
         self, texts: list[str], name: str, index: int, total: int, cancel: threading.Event | None

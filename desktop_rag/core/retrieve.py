@@ -191,6 +191,8 @@ class HybridRetriever:
         if exact or (n_allowed <= 20000 and (mask is not None or n_allowed <= 2000)):
             # Brute force is exact and, for a filtered or small set, faster than the graph.
             rows = np.arange(len(lib.chunk_ids)) if mask is None else np.flatnonzero(mask)
+            if len(lib.embedded) == len(lib.chunk_ids) and not lib.embedded.all():
+                rows = rows[lib.embedded[rows]]  # chunks still being embedded: BM25 finds them
             sims = lib.vectors[rows] @ qv
             top = rows[np.argsort(-sims)[:k]]
             return {int(lib.chunk_ids[r]): float(lib.vectors[r] @ qv) for r in top}

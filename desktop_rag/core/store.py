@@ -2,7 +2,8 @@
 
 Layout under ``<data dir>/index/``:
 - ``library.sqlite`` — documents, canonical page texts, chunks (with BM25 tokens and
-  the float32 embedding as a BLOB), and a ``manifest`` table (schema version, embedder
+  the float32 embedding as a BLOB, empty while a new document's embeddings are still being
+  computed), and a ``manifest`` table (schema version, embedder
   id + dimension, chunking parameters, generation counter). Every ingest/removal is
   one transaction, so a crash leaves the previous state intact.
 - ``dense.hnsw`` + ``dense.json`` — the hnswlib graph and the manifest it was built
@@ -113,9 +114,11 @@ class IndexStore:
         page_texts: list[str],
         chunks: list[Chunk],
         tokens: list[list[str]],
-        vectors: np.ndarray,
+        vectors: np.ndarray | None,
     ) -> list[int]:
-        """Insert a document with everything derived from it, atomically. Returns chunk ids."""
+        """Insert a document with everything derived from it, atomically. Returns chunk ids.
+        ``vectors`` None: the chunks are stored without embeddings (an empty BLOB), to be
+        filled in by ``set_embeddings``; until then they are found lexically only."""
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -131,18 +134,37 @@ class IndexStore:
         return ids
 
     def _insert_chunks(
-        self, db: sqlite3.Connection, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray
+        self, db: sqlite3.Connection, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray | None
     ) -> list[int]:
         ids = []
-        for c, toks, vec in zip(chunks, tokens, vectors, strict=True):
+        blobs = [b""] * len(chunks) if vectors is None else [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
+        for c, toks, blob in zip(chunks, tokens, blobs, strict=True):
             cur = db.execute(
                 "INSERT INTO chunks (doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (c.doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section,
-                 " ".join(toks), np.asarray(vec, dtype=np.float32).tobytes()),
+                (c.doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section, " ".join(toks), blob),
             )
             ids.append(int(cur.lastrowid))  # type: ignore[arg-type]
         return ids
+
+    def set_embeddings(self, ids: list[int], vectors: np.ndarray) -> int:
+        """Fill in the embeddings of chunks stored without them, in one transaction.
+        Chunks removed meanwhile are skipped. Returns the new generation."""
+        with self.transaction() as db:
+            db.executemany("UPDATE chunks SET embedding=? WHERE chunk_id=?",
+                           [(np.asarray(v, dtype=np.float32).tobytes(), int(c))
+                            for c, v in zip(ids, vectors, strict=True)])
+            return self.bump_generation(db)
+
+    def pending_embeddings(self) -> dict[str, list[int]]:
+        """doc_id -> ids of its chunks still without an embedding (by ordinal)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT doc_id, chunk_id FROM chunks WHERE length(embedding)=0 ORDER BY doc_id, ordinal").fetchall()
+        out: dict[str, list[int]] = {}
+        for doc_id, cid in rows:
+            out.setdefault(doc_id, []).append(int(cid))
+        return out
 
     def replace_chunks(
         self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray,

@@ -186,6 +186,7 @@ class SyntheticLibrary:
         self.chunk_ids = np.arange(1, size + 1, dtype=np.int64)
         self.vectors = np.ascontiguousarray(np.concatenate(vec_parts)[:size], dtype=np.float32)
         self.row_of = {int(c): i for i, c in enumerate(self.chunk_ids)}
+        self.embedded = np.ones(size, dtype=bool)
         t1 = time.perf_counter()
         self.lexical = LexicalIndex(self.chunk_ids.tolist(), token_lists)
         t2 = time.perf_counter()

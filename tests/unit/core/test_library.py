@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.core.lexical import TOKENIZER_VERSION
-from desktop_rag.core.library import Library
+from desktop_rag.core.library import Library, embedding_text
+from tests.conftest import APPLE_PAGES as APPLE
 
 
 def test_tokenizer_change_retokenises_stored_chunks_without_reindex(
@@ -92,4 +93,72 @@ def test_hnsw_settings_change_rebuilds_the_graph_not_the_embeddings(
     reopened.refresh()
     assert reopened.dense.params == {"M": 8, "ef_construction": 50}
     assert [c for c, _ in reopened.dense.search(vector, 3)] == before
+    reopened.close()
+
+
+def test_a_new_filing_is_searchable_by_bm25_before_its_embeddings(
+    build_library: Callable[..., Library], make_pdf: Callable[..., Path]
+) -> None:
+    import numpy as np
+
+    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.retrieve import HybridRetriever
+    from tests.conftest import NVIDIA_PAGES
+
+    lib = build_library({"2023 Q3 AAPL.pdf": APPLE})
+    retriever = HybridRetriever(lib, lib.settings.retrieval)
+    graph_before = len(lib.dense)
+    pdf = make_pdf("2023 Q2 NVDA.pdf", NVIDIA_PAGES)
+    report = IngestReport()
+    events = lib.ingest([pdf], report=report)
+    for ev in events:
+        if ev.kind == "searchable":
+            break
+    # Committed, not embedded yet: BM25 finds it, the dense side skips its chunks.
+    doc_id = ev.doc_id
+    n = len(lib.doc_chunks[doc_id])
+    assert lib.pending_embeddings == n and len(lib.dense) == graph_before
+    rows = [lib.row_of[c] for c in lib.doc_chunks[doc_id]]
+    assert not lib.embedded[rows].any()
+    hits = retriever.search("NVIDIA data center revenue hyperscale", mode="hybrid")
+    assert hits and hits[0].doc.doc_id == doc_id
+    dense = retriever.search("NVIDIA data center revenue hyperscale", mode="dense")
+    assert all(h.doc.doc_id != doc_id for h in dense)
+
+    kinds = [e.kind for e in events]  # the rest of the run: embeddings, then done_file
+    assert "done_file" in kinds and report.added == [str(pdf)] and len(report.searchable_s) == 1
+    assert lib.pending_embeddings == 0 and lib.embedded.all()
+    assert len(lib.dense) == graph_before + n
+    texts = [lib.chunks[c] for c in lib.doc_chunks[doc_id]]
+    expected = lib.embedder.encode([embedding_text(c, lib.docs[doc_id]) for c in texts])
+    np.testing.assert_allclose(lib.vectors[rows], expected, atol=1e-6)
+    assert any(h.doc.doc_id == doc_id for h in retriever.search("NVIDIA data center revenue", mode="dense"))
+
+
+def test_embeddings_left_by_a_cancelled_ingest_are_completed_by_the_next(
+    build_library: Callable[..., Library], make_pdf: Callable[..., Path], tmp_path: Path
+) -> None:
+    import threading
+
+    from desktop_rag.core.library import IngestReport
+    from tests.conftest import NVIDIA_PAGES
+
+    lib = build_library({"2023 Q3 AAPL.pdf": APPLE})
+    cancel = threading.Event()
+    report = IngestReport()
+    for ev in lib.ingest([make_pdf("2023 Q2 NVDA.pdf", NVIDIA_PAGES)], cancel, report):
+        if ev.kind == "searchable":
+            cancel.set()  # the analyst stops it while it embeds
+    assert report.cancelled and lib.pending_embeddings > 0
+    assert len(lib.documents()) == 2  # kept, searchable lexically
+
+    data_dir, settings, embedder = lib.store.dir.parent, lib.settings, lib.embedder
+    lib.close()
+    reopened = Library(data_dir, settings, embedder)
+    reopened.refresh()
+    assert reopened.pending_embeddings > 0
+    kinds = [ev.kind for ev in reopened.ingest([])]
+    assert kinds[-1] == "finished"
+    assert reopened.pending_embeddings == 0 and reopened.store.pending_embeddings() == {}
+    assert len(reopened.dense) == len(reopened.chunk_ids)
     reopened.close()
