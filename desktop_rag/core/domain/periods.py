@@ -437,3 +437,89 @@ def file_name_period(stem: str) -> tuple[int | None, int | None, date | None]:
             return p.year, None, dated
     m = _FILE_YEAR.search(text)
     return (int(m.group("y")) if m else None), None, dated
+
+
+# -- follow-ups: a period named relative to the one a thread is about ----------------------------
+_STEP_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+_BEFORE = r"(?:before|earlier|prior|previous|preceding|ago)"
+_AFTER = r"(?:after|later|following|next|subsequent)"
+# "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
+# "the following quarter", "same quarter last year"
+RELATIVE_PERIOD_RE = re.compile(
+    rf"\b(?:(?P<n>a|one|two|three|four|[2-4])\s+)?(?P<unit1>quarters?|years?)\s+(?P<dir1>{_BEFORE}|{_AFTER})\b"
+    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|year)(?:\s+(?P<ly>last\s+year|a\s+year\s+(?:earlier|before|ago)))?\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class PeriodShift:
+    """How far a follow-up's period is from the thread's: ``quarters`` and ``years`` (negative
+    = earlier)."""
+
+    quarters: int = 0
+    years: int = 0
+    text: str = ""  # the words as written
+
+
+def relative_period(text: str) -> PeriodShift | None:
+    """A period named relative to the previous one ("And the quarter before?", "a year
+    earlier", "same quarter last year"); None when the text names none. "last quarter" alone
+    is the latest quarter, not a shift, and is left to ``LATEST_RE``."""
+    for m in RELATIVE_PERIOD_RE.finditer(text):
+        if m.group("unit1"):
+            n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)
+            sign = -1 if re.fullmatch(_BEFORE, m.group("dir1"), re.I) else 1
+            unit = m.group("unit1").lower().rstrip("s")
+        else:
+            word = m.group("dir2").lower()
+            unit = m.group("unit2").lower()
+            if m.group("ly"):  # "same quarter last year", "the quarter a year earlier"
+                return PeriodShift(years=-1, text=m.group(0))
+            if word == "same":
+                continue
+            if word == "last" and unit == "quarter":
+                continue  # "last quarter" = the latest one
+            n = 1
+            sign = 1 if re.fullmatch(_AFTER, word, re.I) else -1
+        shift = PeriodShift(quarters=sign * n, text=m.group(0)) if unit == "quarter" else PeriodShift(
+            years=sign * n, text=m.group(0))
+        return shift
+    return None
+
+
+def shift_mention(mention: PeriodMention, shift: PeriodShift) -> PeriodMention | None:
+    """The period ``shift`` away from ``mention``: Q1 FY2024 one quarter earlier is Q4 FY2023;
+    fiscal 2023 a year earlier is fiscal 2022; the quarter ended July 1, 2023 one quarter
+    earlier ends about April 1, 2023. A quarter shift of a year-only mention is None (which
+    quarter is not known)."""
+    if mention.year is None:
+        return None
+    if mention.date is not None:
+        months = 3 * shift.quarters + 12 * shift.years
+        d = _add_months(mention.date, months) if months else mention.date
+        # month arithmetic keeps the day of month; a quarter's end is then within days of it
+        return PeriodMention("", 0, 0, year=d.year, date=d, span=mention.span or ("quarter" if shift.quarters else ""),
+                             fiscal=mention.fiscal)
+    if mention.quarter:
+        index = mention.year * 4 + (mention.quarter - 1) + shift.quarters + 4 * shift.years
+        year, q = divmod(index, 4)
+        return PeriodMention("", 0, 0, year=year, quarter=q + 1, fiscal=mention.fiscal)
+    if shift.quarters and not shift.years:
+        return None
+    return PeriodMention("", 0, 0, year=mention.year + shift.years + (shift.quarters // 4 if shift.quarters % 4 == 0 else 0),
+                         fiscal=mention.fiscal)
+
+
+def mention_text(mention: PeriodMention) -> str:
+    """How a question writes a period so that ``find_periods`` reads it back the same:
+    "Q2 FY2024", "Q3 2023", "fiscal 2022", "2021", "the quarter ended April 1, 2023"."""
+    if mention.date is not None:
+        d = mention.date
+        when = f"{MONTH_NAMES[d.month - 1].capitalize()} {d.day}, {d.year}"
+        if mention.span:
+            return f"the {'fiscal ' if mention.fiscal else ''}{mention.span} ended {when}"
+        return f"as of {when}"
+    if mention.quarter:
+        return f"Q{mention.quarter} {'FY' if mention.fiscal else ''}{mention.year}"
+    return f"fiscal {mention.year}" if mention.fiscal else str(mention.year)

@@ -7,14 +7,18 @@ from datetime import date
 import pytest
 
 from desktop_rag.core.domain.periods import (
+    PeriodShift,
     calendar_quarter,
     cover_period,
     file_name_period,
     find_periods,
     fiscal_year_for_end,
+    mention_text,
     parse_date,
     period_label,
     period_phrase,
+    relative_period,
+    shift_mention,
     year_to_date_months,
 )
 
@@ -156,3 +160,33 @@ def test_cover_period_on_real_10qs(name: str, end: date, fy: int, fq: int) -> No
     pages = filing_pages(shared_pdf("sec10q", name))
     got = cover_period("\n".join(pages[:3]), "10-Q", "\n".join(pages[3:]))
     assert (got.period_end, got.fiscal_year, got.fiscal_quarter) == (end, fy, fq)
+
+
+# -- follow-ups: relative periods ------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "quarters", "years"), [
+    ("And the quarter before?", -1, 0), ("a year earlier", 0, -1), ("two quarters ago", -2, 0),
+    ("the prior year", 0, -1), ("same quarter last year", 0, -1), ("the following quarter", 1, 0),
+    ("What about the previous quarter?", -1, 0)])
+def test_relative_period(text: str, quarters: int, years: int) -> None:
+    shift = relative_period(text)
+    assert shift is not None and (shift.quarters, shift.years) == (quarters, years)
+
+
+def test_relative_period_leaves_latest_and_plain_text() -> None:
+    assert relative_period("last quarter") is None  # the latest quarter, not a shift
+    assert relative_period("What was revenue in Q3 2023?") is None
+
+
+@pytest.mark.parametrize(("asked", "quarters", "years", "written"), [
+    ("Q1 FY2024", -1, 0, "Q4 FY2023"), ("Q3 2023", 0, -1, "Q3 2022"), ("fiscal 2023", 0, -1, "fiscal 2022"),
+    ("2021", 0, 1, "2022"), ("the quarter ended July 1, 2023", -1, 0, "the quarter ended April 1, 2023")])
+def test_shift_and_write_back(asked: str, quarters: int, years: int, written: str) -> None:
+    mention = find_periods(asked).mentions[0]
+    shifted = shift_mention(mention, PeriodShift(quarters, years))
+    assert shifted is not None and mention_text(shifted) == written
+    again = find_periods(written).mentions[0]
+    assert (again.year, again.quarter, again.date) == (shifted.year, shifted.quarter, shifted.date)
+
+
+def test_quarter_shift_of_a_year_is_unknown() -> None:
+    assert shift_mention(find_periods("fiscal 2023").mentions[0], PeriodShift(quarters=-1)) is None
