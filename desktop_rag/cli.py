@@ -135,15 +135,14 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     interactive = not questions
     if interactive:
         questions = _prompt_loop()
-    previous: list[str] = []
-    from desktop_rag.core.history import rewrite_followup
-    from desktop_rag.core.metadata import company_aliases
+    # An interactive session is one conversation: follow-ups stand alone, are routed, styled
+    # and remembered (core/conversation); questions given on the command line are each asked alone.
+    from desktop_rag.core.conversation.session import ConversationSession
 
-    names = {a for d in ws.library.documents() for a in company_aliases(d.meta)}
+    session = ConversationSession(ws.history, ws.memory, ws.library.documents()) if interactive else None
     for q in questions:
-        standalone = rewrite_followup(q, previous, names) if interactive else q
-        ans = ws.engine.ask(q, standalone=standalone)
-        previous.append(standalone)
+        ans = session.ask(ws.engine, q) if session is not None else ws.engine.ask(q)
+        standalone = ans.standalone_query or q
         if ns.json:
             print(json.dumps(ans.to_json(), ensure_ascii=False), flush=True)
         else:
@@ -151,6 +150,10 @@ def cmd_ask(ns: argparse.Namespace) -> int:
                 print(f"(read as: {standalone})")
             print(format_answer(ans), flush=True)
             if interactive:
+                # how the message was routed and which attempt was verified (issue #12)
+                for note in ans.notes:
+                    if note.startswith(("route:", "attempt", "style:")):
+                        print(f"  ({note})")
                 print()
     ws.close()
     return 0

@@ -1,4 +1,5 @@
-"""Conversations, answers and feedback in SQLite, and follow-up question rewriting.
+"""Conversations, answers and feedback in SQLite (follow-ups are made to stand alone by
+``core.conversation.rewrite``).
 
 Every answer is stored with its citations and the ids of the retrieved chunks, so a
 thumbs up/down is a training example for the embedder (see finetune.py).
@@ -7,7 +8,6 @@ thumbs up/down is a training example for the embedder (see finetune.py).
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -16,8 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.core.domain.companies import names_in
-from desktop_rag.core.domain.periods import find_periods, period_phrase
+from desktop_rag.core.conversation.rewrite import rewrite_followup as _rewrite
 from desktop_rag.core.types import Answer, Citation
 
 _SCHEMA = """
@@ -225,43 +224,8 @@ class HistoryStore:
 
 
 # -- follow-up rewriting ---------------------------------------------------------------------
-_FOLLOWUP = re.compile(
-    r"^(and|what about|how about|and what about|same for|also|compare(d)? (that|it)|why|how come)\b|\b(it|its|they|their|them|that|those|this|these|the same)\b",
-    re.I,
-)
-
-
-def rewrite_followup(question: str, previous: list[str], entity_words: set[str]) -> str:
-    """Make a follow-up stand alone by carrying the company and period of the previous
-    standalone question when this one names none ("And in Q2?", "What about its R&D?").
-
-    Deterministic on purpose: a 270M model rewriting questions would invent entities.
-    ``entity_words`` are the company names/tickers known to the library (matched as in
-    ``domain.companies.names_in``: tickers only in capitals).
-    """
-    q = question.strip()
-    if not previous or not q:
-        return q
-    prev = previous[-1]
-    has_company = bool(names_in(q, entity_words))
-    has_period = bool(find_periods(q).mentions)
-    short = len(q.split()) <= 8
-    if has_company and has_period:
-        return q
-    if not (_FOLLOWUP.search(q) or short):
-        return q
-    extra = []
-    if not has_company:
-        names = names_in(prev, entity_words)
-        if names:
-            # the longest name as the previous question spelled it
-            name = max(names, key=len)
-            m = re.search(re.escape(name), prev, re.I)
-            extra.append(m.group(0) if m else name)
-    if not has_period:
-        phrase = period_phrase(prev)
-        if phrase:
-            extra.append(phrase)
-    if not extra:
-        return q
-    return f"{q.rstrip('?. ')} ({', '.join(extra)})?"
+def rewrite_followup(question: str, previous: list[str], entity_words: set[str], scope_company: str = "",
+                     scope_period: str = "") -> str:
+    """The follow-up made to stand alone (its home is ``core.conversation.rewrite``; kept here
+    for callers that only need the text)."""
+    return _rewrite(question, previous, entity_words, scope_company, scope_period).standalone

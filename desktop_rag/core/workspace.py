@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 from desktop_rag.core.answer import AnswerEngine
+from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.generate import LlamaGenerator, ModelInfo, inspect_model, list_models
 from desktop_rag.core.history import HistoryStore
@@ -34,6 +35,8 @@ class Workspace:
         self.library = Library(self.data_dir, self.settings, self.embedder)
         self.engine = AnswerEngine(self.library, self.settings)
         self.history = HistoryStore(self.data_dir / "history.sqlite")
+        # each conversation's memory of established facts and its answer style (same file)
+        self.memory = MemoryStore(self.data_dir / "history.sqlite")
         self._model_lock = threading.Lock()
 
     def close(self) -> None:
@@ -41,6 +44,7 @@ class Workspace:
             self.engine.generator.close()
         self.library.close()
         self.history.close()
+        self.memory.close()
 
     # -- models ---------------------------------------------------------------------
     def available_models(self) -> list[Path]:

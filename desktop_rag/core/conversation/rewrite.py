@@ -1,0 +1,290 @@
+"""Follow-ups made to stand alone: the company, period, form and concept a thread is about
+carry into a question that leaves them out.
+
+Deterministic on purpose (the floor; a 270M model rewriting questions would invent
+entities). Periods are read, shifted and written by ``domain.periods``; company names are
+matched by ``domain.companies.names_in`` against the names the library knows.
+
+Three shapes of follow-up:
+- a *swap*: nothing asked but a new company or period ("Same for AMD", "And in 2021?",
+  "And the quarter before?") -> the previous standalone question with that part replaced;
+- a *new concept* in a bare phrase ("What about operating income?", "And its capex?") ->
+  "What was <concept> for <company> in <period>?";
+- a full question lacking company or period -> the question with "(company, period)".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from desktop_rag.core.domain.companies import names_in, proper_names
+from desktop_rag.core.domain.periods import (
+    DATE_RE,
+    PeriodMention,
+    find_periods,
+    mention_text,
+    relative_period,
+    shift_mention,
+)
+from desktop_rag.core.lexical import content_terms
+
+# Words that mark a message as continuing the thread.
+FOLLOWUP_RE = re.compile(
+    r"^(?:and|what about|how about|and what about|and how about|same for|same thing for|the same for|also|"
+    r"now|ok(?:ay)?|then|compared? (?:that|it|this)|why|how come)\b"
+    r"|\b(?:it|its|they|their|them|that|those|this|these|the same)\b",
+    re.I,
+)
+# A leading follow-up phrase, stripped to find what is left of the question.
+_LEAD_RE = re.compile(
+    r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:what about|how about|same (?:thing )?for|the same for|"
+    r"do the same for|repeat (?:that|it|this) for|and for|for)?\s*",
+    re.I,
+)
+_COMPARE_RE = re.compile(
+    r"\b(?:how\s+(?:does|do|did)\s+(?:that|it|this|these|those)\s+compare\s+(?:to|with)|"
+    r"compared?\s+(?:that|it|this|these|those)?\s*(?:to|with)|versus|vs\.?)\s*", re.I)
+_FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how", "then", "period", "please",
+           "also", "now", "it", "its", "that", "this", "those", "them", "they", "their", "one", "ok", "okay",
+           "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
+           "after", "later", "following", "next", "subsequent", "a", "two", "three", "four", "last"}
+_FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
+_THAT_PERIOD = re.compile(r"\s*\b(?:for|in|during|over)\s+(?:that|the\s+same|this)\s+(?:quarter|year|period)\b", re.I)
+_WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
+                       r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
+
+
+@dataclass
+class ThreadFacts:
+    """What a thread is about so far, as its questions wrote it."""
+
+    company: str = ""  # as written ("Apple", "NVIDIA")
+    period: PeriodMention | None = None
+    period_text: str = ""  # as written ("Q3 2023", "fiscal 2024")
+    form: str = ""  # "10-K", "10-Q"
+    question: str = ""  # the latest standalone question
+
+
+@dataclass
+class Rewrite:
+    """A follow-up made to stand alone, and what was carried into it (for the answer's details)."""
+
+    question: str
+    standalone: str
+    company: str = ""
+    period: str = ""
+    kind: str = "standalone"  # standalone | swap | concept | appended
+    carried: list[str] = field(default_factory=list)  # "company", "period", "concept", "form"
+
+    def note(self) -> str:
+        if self.kind == "standalone":
+            return "read as asked"
+        return f"follow-up ({self.kind}): carried {', '.join(self.carried) or 'nothing'} from the thread"
+
+
+def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]:
+    """The longest library company name in ``text`` with its span, as the text spells it."""
+    found = names_in(text, names)
+    best = ("", -1, -1)
+    for n in sorted(found, key=len, reverse=True):
+        m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I)
+        if m and len(m.group(0)) > len(best[0]):
+            best = (m.group(0), m.start(), m.end())
+    return best
+
+
+def thread_facts(previous: list[str], names: Iterable[str], scope_company: str = "",
+                 scope_period: str = "") -> ThreadFacts:
+    """Company, period and form of the thread: the latest previous question that names each;
+    the analyst's document scope fills what none names (a chat scoped to one filing is about
+    that filing's company and period)."""
+    names = set(names)
+    facts = ThreadFacts(question=previous[-1] if previous else "")
+    for q in reversed(previous):
+        if not facts.company:
+            facts.company = _company_as_written(q, names)[0]
+        if facts.period is None:
+            found = find_periods(q).mentions
+            if found:
+                facts.period, facts.period_text = found[0], found[0].text
+        if not facts.form:
+            m = _FORM_RE.search(q)
+            facts.form = m.group(0).upper() if m else ""
+    if scope_company and (not facts.company or not names_in(facts.company, _aliases_of(scope_company, names))):
+        # the scope wins over an earlier question about another company, and so does its period
+        facts.company = scope_company
+        if scope_period:
+            facts.period, facts.period_text = None, ""
+    if facts.period is None and scope_period:
+        found = find_periods(scope_period).mentions
+        if found:
+            facts.period, facts.period_text = found[0], scope_period
+    return facts
+
+
+def _aliases_of(company: str, names: set[str]) -> set[str]:
+    """The library names that the text ``company`` is spelled with (for comparing companies)."""
+    return set(names_in(company, names)) or {company.lower()}
+
+
+def _new_company(q: str, names: set[str], remainder: str) -> str:
+    """The company a follow-up names: a library name, or, when the whole rest of a bare
+    follow-up is one proper name ("Same for AMD"), that name (the gate then says whether the
+    library has its filings)."""
+    written = _company_as_written(q, names)[0]
+    if written:
+        return written
+    bare = remainder.strip(" ?.!,")
+    cands = proper_names(bare)
+    if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
+        return cands[0]
+    return ""
+
+
+def _remove(text: str, pattern: str) -> str:
+    return re.sub(pattern, " ", text, flags=re.I) if pattern else text
+
+
+def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
+    """``text`` with the period it names (``old``, found in ``text``) written as ``new_text``."""
+    for m in find_periods(text).mentions:
+        if m == old or (m.text == old.text and m.year == old.year):
+            span_text = text[m.start:m.end]
+            if old.date is not None:
+                # keep "the quarter ended" / "as of" as written; replace only the date
+                new_date = re.sub(r"^(?:the\s+)?(?:fiscal\s+)?(?:quarter|year)\s+ended\s+|^as\s+of\s+", "", new_text)
+                replaced = DATE_RE.sub(new_date, span_text, count=1)
+                return text[:m.start] + replaced + text[m.end:]
+            return text[:m.start] + new_text + text[m.end:]
+    return text
+
+
+def rewrite_followup(question: str, previous: list[str], names: Iterable[str], scope_company: str = "",
+                     scope_period: str = "") -> Rewrite:
+    """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
+
+    ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
+    ``scope_company``/``scope_period``: the company and period label of the documents the
+    chat is limited to, when they are one company/period."""
+    q = " ".join(question.split())
+    names = set(names)
+    out = Rewrite(question=question, standalone=q)
+    if not q:
+        return out
+    facts = thread_facts(previous, names, scope_company, scope_period)
+    periods = find_periods(q)
+    shift = relative_period(q)
+    company_here = _company_as_written(q, names)[0]
+
+    # what is left once the follow-up words, company and period are taken out
+    rest = _LEAD_RE.sub("", q, count=1)
+    rest = _COMPARE_RE.sub(" ", rest)
+    if company_here:
+        rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(company_here)}(?:'s|’s)?(?![A-Za-z0-9&])")
+    new_company = company_here or _new_company(q, names, rest)
+    if new_company and not company_here:
+        rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
+    for m in periods.mentions:
+        rest = rest.replace(m.text, " ")
+    if shift:
+        rest = rest.replace(shift.text, " ")
+    rest = _FORM_RE.sub(" ", rest)
+    rest_words = [w for w in re.findall(r"[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]
+    concept_terms = [t for t in content_terms(" ".join(rest_words))]
+
+    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or len(q.split()) <= 8)
+    has_company = bool(new_company)
+    has_period = bool(periods.mentions) or periods.latest
+    if not previous and not scope_company and not scope_period:
+        return out
+    if has_company and has_period and not shift:
+        return out
+    if not is_followup and not (scope_company and not has_company):
+        return out
+
+    # the period this message is about
+    period_text = ""
+    new_period: PeriodMention | None = None
+    if periods.mentions:
+        new_period = periods.mentions[0]
+        period_text = new_period.text
+    elif shift and facts.period is not None:
+        new_period = shift_mention(facts.period, shift)
+        period_text = mention_text(new_period) if new_period else ""
+
+    if not concept_terms and facts.question and (new_company or periods.mentions or shift):
+        # a swap: the previous question with the company and/or period replaced
+        text = facts.question
+        carried = ["concept"]
+        prev_company, pa, pb = _company_as_written(text, names)
+        company = new_company or facts.company
+        if new_company and prev_company and new_company.lower() != prev_company.lower():
+            text = text[:pa] + new_company + text[pb:]
+        elif not prev_company and company:
+            text = _append(text, [company])
+        if not new_company and company:
+            carried.append("company")
+        if new_period is not None and facts.period is not None and period_text:
+            old = find_periods(text).mentions
+            if old:
+                text = _replace_period(text, old[0], period_text)
+            else:
+                text = _append(text, [period_text])
+        elif period_text and facts.period is None:
+            text = _append(text, [period_text])
+        elif not periods.mentions and not shift and facts.period is not None:
+            if not find_periods(text).mentions:
+                text = _append(text, [facts.period_text])
+            carried.append("period")
+        if facts.form and not _FORM_RE.search(text):
+            text = _append(text, [facts.form])
+        out.standalone, out.kind, out.carried = text, "swap", carried
+        out.company = company
+        out.period = period_text or facts.period_text
+        return out
+
+    company = new_company or facts.company
+    period = period_text or ("" if has_period else facts.period_text)
+    carried = [k for k, v in (("company", company if not new_company else ""),
+                              ("period", period if not (periods.mentions or shift) else "")) if v]
+    if shift and period_text:
+        q = re.sub(rf"(?:\b(?:in|for|during)\s+)?(?:\bthe\s+)?{re.escape(shift.text)}", f"in {period_text}", q, count=1)
+        has_period = True
+    elif period and not has_period and _THAT_PERIOD.search(q):
+        # "for that quarter" names the thread's period
+        q = _THAT_PERIOD.sub(f" in {period}", q, count=1).replace("  ", " ")
+        has_period = True
+    lead = _LEAD_RE.match(q)
+    body = q[lead.end():] if lead else q
+    if lead and lead.group(0).strip() and not _WH_START.match(body) and body:
+        # a bare phrase: "What about operating income?" -> a question about it
+        phrase = body.rstrip(" ?.!")
+        if company and re.match(r"(?i)its\b|their\b", phrase):
+            phrase = re.sub(r"(?i)^(?:its|their)\b", f"{company}'s", phrase)
+            text = f"What was {phrase}"
+        else:
+            text = f"What was {phrase}" + (f" for {company}" if company and not has_company else "")
+        if period and not has_period:
+            text += f" in {period}"
+        elif shift and period_text and period_text not in text:
+            text += f" in {period_text}"
+        out.standalone, out.kind = text + "?", "concept"
+    else:
+        extra = [x for x in ((company if not has_company else ""), (period if not has_period else "")) if x]
+        if not extra:
+            if q != " ".join(question.split()):
+                out.standalone, out.kind, out.carried = q, "appended", carried
+                out.company, out.period = company, period
+            return out
+        out.standalone, out.kind = _append(q, extra), "appended"
+    out.carried, out.company, out.period = carried, company, period
+    return out
+
+
+def _append(text: str, extra: list[str]) -> str:
+    extra = [x for x in extra if x]
+    if not extra:
+        return text
+    return f"{text.rstrip('?. ')} ({', '.join(extra)})?"

@@ -1,0 +1,187 @@
+"""One conversation with the analyst: each message is made to stand alone, routed (answer
+from what the thread already established, retrieve, or both), answered, laid out in the
+conversation's style, stored, and older turns summarised into the memory.
+
+Used by the CLI's interactive ``ask``; the GUI can use ``prepare`` / ``from_conversation`` /
+``finish`` around its own streaming call of ``AnswerEngine.ask_stream``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
+from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
+from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RETRIEVE, Route, route
+from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
+from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.history import HistoryStore, StoredMessage
+from desktop_rag.core.lexical import content_terms
+from desktop_rag.core.metadata import company_aliases
+from desktop_rag.core.types import Answer, Citation, Document
+
+
+@dataclass
+class Turn:
+    """A message read in the thread's light: how it stands alone, where it is answered from,
+    and in which style."""
+
+    question: str
+    standalone: str
+    rewrite: Rewrite
+    route: Route
+    style: str
+    notes: list[str] = field(default_factory=list)
+
+
+def scope_identity(docs: list[Document]) -> tuple[str, str]:
+    """The company and period label of a document scope, when it is one company (and one period)."""
+    companies = {d.meta.company for d in docs if d.meta.company}
+    if len(docs) == 0 or len(companies) != 1:
+        return "", ""
+    periods = {d.meta.period_label() for d in docs}
+    return next(iter(companies)), (next(iter(periods)) if len(periods) == 1 else "")
+
+
+class ConversationSession:
+    def __init__(self, history: HistoryStore, memory: MemoryStore, documents: list[Document],
+                 conv_id: int | None = None) -> None:
+        self.history = history
+        self.memory = memory
+        self.documents = documents
+        self.names = {n for d in documents for n in company_aliases(d.meta)}
+        self.conv_id = conv_id if conv_id is not None else history.new_conversation()
+
+    # -- reading the message -----------------------------------------------------------------
+    def messages(self) -> list[StoredMessage]:
+        return self.history.messages(self.conv_id)
+
+    def prepare(self, question: str, doc_scope: list[str] | None = None) -> Turn:
+        msgs = self.messages()
+        previous = [m.standalone or m.question for m in msgs if not m.answer.cancelled]
+        style = self.memory.style(self.conv_id)
+        asked_style = style_request(question)
+        notes = []
+        if asked_style:
+            style = asked_style
+            self.memory.set_style(self.conv_id, style)
+            notes.append(f"style: {style} (kept for this conversation)")
+        scoped = [d for d in self.documents if doc_scope and d.doc_id in doc_scope]
+        company, period = scope_identity(scoped)
+        text = strip_style(question) if asked_style and not is_style_only(question) else question
+        rw = rewrite_followup(text, previous, self.names, company, period)
+        answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
+        rt = route(question, previous, answered, self.names)
+        notes.append(rt.note())
+        if rw.standalone != rw.question.strip():
+            notes.append(f"read as: {rw.standalone} ({rw.note()})")
+        return Turn(question, rw.standalone, rw, rt, style, notes)
+
+    # -- answering from the thread ---------------------------------------------------------------
+    def known_facts(self) -> list[Fact]:
+        """What the thread established: the stored memory, then the recent turns in full."""
+        msgs = self.messages()
+        stored = self.memory.memory(self.conv_id)
+        seen = {f.msg_id for f in stored}
+        recent = [f for f in facts_from(msgs, self.memory.cleared_upto(self.conv_id)) if f.msg_id not in seen]
+        return stored + recent
+
+    def from_conversation(self, turn: Turn) -> Answer | None:
+        """An answer made only of stored answers and their stored citations; None when the
+        thread holds nothing that answers (the caller retrieves instead)."""
+        t0 = time.perf_counter()
+        facts = self.known_facts()
+        if not facts:
+            return None
+        task = turn.route.task
+        if task == "restyle":
+            last = facts[-1]
+            chosen, text = [last], last.statement
+        elif task == "summary":
+            chosen = facts
+            text = "\n".join(f"- {f.question}: {f.statement}" for f in facts)
+        elif turn.route.kind == BOTH:
+            # "how does that compare with Intel?": "that" is the latest answer
+            chosen = [facts[-1]]
+            text = f"Earlier ({facts[-1].question}): {facts[-1].statement}"
+        elif task == "compare":
+            chosen = self._matching(turn.question, facts, 2) or facts[-2:]
+            text = self._comparison(chosen)
+        else:
+            chosen = self._matching(turn.question, facts, 2)
+            if not chosen:
+                return None
+            text = "\n".join(f"Earlier ({f.question}): {f.statement}" for f in chosen)
+        cites = _unique([c for f in chosen for c in f.citations])
+        ans = Answer(query=turn.question, answer=text, citations=cites, standalone_query=turn.standalone,
+                     notes=[*turn.notes, f"answered from the conversation: {len(chosen)} earlier answer(s), "
+                                        "their stored citations, no new retrieval"])
+        ans.timings_ms = {"retrieve": 0.0, "first_token": 0.0, "total": (time.perf_counter() - t0) * 1000}
+        return ans
+
+    @staticmethod
+    def _matching(question: str, facts: list[Fact], k: int) -> list[Fact]:
+        terms = set(content_terms(question))
+        scored = []
+        for i, f in enumerate(facts):
+            overlap = len(terms & set(content_terms(f.question + " " + f.statement)))
+            if overlap:
+                scored.append((overlap, i, f))
+        scored.sort(key=lambda s: (-s[0], -s[1]))
+        return sorted((f for _, _, f in scored[:k]), key=lambda f: f.msg_id)
+
+    @staticmethod
+    def _comparison(facts: list[Fact]) -> str:
+        lines = [f"{f.question}: {f.statement}" for f in facts]
+        return "\n".join(lines)
+
+    # -- after the answer ---------------------------------------------------------------------
+    def finish(self, turn: Turn, answer: Answer, scope_names: list[str] | None = None,
+               earlier: Answer | None = None) -> tuple[Answer, int]:
+        """Lay the answer out in the conversation's style, add the turn's details, store it,
+        and summarise older turns into the memory. ``earlier``: for a ``both`` route, the
+        answer from the conversation to set beside the new one."""
+        if earlier is not None and not answer.not_in_corpus:
+            answer.answer = f"{answer.answer}\n\n{earlier.answer}"
+            answer.citations = _unique(list(answer.citations) + list(earlier.citations))
+        if turn.style != STANDARD and not answer.not_in_corpus:
+            styled = apply_style(answer, turn.style)
+            extra = set(numbers_in(styled)) - set(numbers_in(answer.answer + " " + " ".join(c.quote for c in answer.citations)))
+            extra = {n for n in extra if not re.search(rf"p\. {int(n)}\b", styled)} if extra else extra
+            if extra:  # a style must not add a figure; keep the verified text as it was
+                turn.notes.append(f"style {turn.style} not applied: it would add {sorted(extra)}")
+            else:
+                answer.answer = styled
+        answer.standalone_query = turn.standalone
+        answer.notes = [*turn.notes, *[n for n in answer.notes if n not in turn.notes]]
+        msg_id = self.history.add_message(self.conv_id, answer, scope_names)
+        self.memory.update(self.conv_id, self.messages())
+        return answer, msg_id
+
+    def ask(self, engine, question: str, doc_scope: list[str] | None = None) -> Answer:
+        """Read, route, answer, style and store one message (``engine``: ``AnswerEngine``)."""
+        turn = self.prepare(question, doc_scope)
+        earlier = None
+        if turn.route.kind in (CONVERSATION, BOTH):
+            earlier = self.from_conversation(turn)
+            if turn.route.kind == CONVERSATION:
+                if earlier is not None:
+                    return self.finish(turn, earlier)[0]
+                turn.notes.append("nothing stored answers it: retrieving instead")
+                turn.route = Route(RETRIEVE, "the conversation holds no answer to it")
+        answer = engine.ask(question, standalone=turn.standalone, doc_scope=doc_scope)
+        return self.finish(turn, answer, earlier=earlier if turn.route.kind == BOTH else None)[0]
+
+    def clear_memory(self) -> None:
+        msgs = self.messages()
+        self.memory.clear(self.conv_id, msgs[-1].msg_id if msgs else 0)
+
+
+def _unique(cites: list[Citation]) -> list[Citation]:
+    out: list[Citation] = []
+    for c in cites:
+        if not any(o.doc_id == c.doc_id and o.page == c.page and o.quote == c.quote for o in out):
+            out.append(c)
+    return out

@@ -1,0 +1,126 @@
+"""Answer styles: how a verified answer is laid out, never what it says.
+
+A style only selects, splits or arranges text that already passed verification (the
+answer's sentences and its citations' exact quotes); it adds no figure of its own, so the
+verifier's guarantee holds for every style.
+"""
+
+from __future__ import annotations
+
+import re
+
+from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.types import Answer
+
+STANDARD = "standard"
+STYLES = ("standard", "concise", "detailed", "bullets", "table")
+STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence with the figure)",
+               "detailed": "detailed (answer and the quoted evidence)", "bullets": "bullet points",
+               "table": "table (figures by period)"}
+
+_STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this)|turn\s+(?:it|that|this)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b", re.I)),
+    ("bullets", re.compile(r"\bbullet(?:ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
+    ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+answer|in\s+one\s+sentence|"
+                           r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
+    ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"
+                            r"explain\s+more|full\s+answer)\b", re.I)),
+    ("standard", re.compile(r"\b(?:normal|default|standard)\s+(?:style|answers?|format)\b", re.I)),
+]
+# Words of a message that only asks for a style ("Make it a table please.", "Shorter.")
+_STYLE_ONLY_WORDS = re.compile(
+    r"\b(?:please|make|it|that|this|the|answer|answers|give|show|me|put|format|formatted|write|rewrite|"
+    r"again|now|can|could|you|as|a|in|into|style|use|from|on|be|and|list|them|those|points?|form|more|sentence|one|"
+    r"just|number|figure|ok(?:ay)?|thanks?)\b", re.I)
+
+
+def style_request(text: str) -> str | None:
+    """The answer style a message asks for ("as a table", "in bullet points", "briefly"), or None."""
+    for name, rx in _STYLE_PATTERNS:
+        if rx.search(text):
+            return name
+    return None
+
+
+def is_style_only(text: str) -> bool:
+    """True when the message asks for a style and nothing else ("Make that a table.")."""
+    if style_request(text) is None:
+        return False
+    rest = text
+    for _, rx in _STYLE_PATTERNS:
+        rest = rx.sub(" ", rest)
+    rest = _STYLE_ONLY_WORDS.sub(" ", rest)
+    return not re.search(r"[A-Za-z0-9]{2,}", rest)
+
+
+def strip_style(text: str) -> str:
+    """The question without its style request ("What was R&D, as a table?" -> "What was R&D?")."""
+    out = text
+    for _, rx in _STYLE_PATTERNS:
+        out = rx.sub(" ", out)
+    out = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s+", " ", out)).strip(" ,")
+    out = re.sub(r"[,;]\s*([?.!])$", r"\1", out)
+    return out or text
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(“\"$])")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+def apply_style(answer: Answer, style: str) -> str:
+    """The answer's text laid out in ``style``. Refusals, and answers without citations, are
+    left as they are (nothing verified to arrange)."""
+    text = answer.answer.strip()
+    if style == STANDARD or answer.not_in_corpus or not answer.citations or not text:
+        return text
+    parts = sentences(text)
+    if style == "concise":
+        with_figure = [s for s in parts if numbers_in(s)]
+        return (with_figure or parts or [text])[0]
+    if style == "bullets":
+        lines = [f"- {s}" for s in parts]
+        lines += [f"- “{' '.join(c.quote.split())}” ({c.doc}, p. {c.page})" for c in answer.citations
+                  if ' '.join(c.quote.split()) not in text]
+        return "\n".join(lines)
+    if style == "detailed":
+        evidence = [f"- “{' '.join(c.quote.split())}” ({c.doc}, p. {c.page})" for c in answer.citations]
+        return text + "\n\nEvidence quoted from the filings:\n" + "\n".join(evidence)
+    if style == "table":
+        table = _table(answer)
+        return table if table else text
+    return text
+
+
+_CELL = re.compile(r"\(?\$?\s?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|(?<=\s)[-\u2013\u2014](?=\s|$)")
+
+
+def _row(quote: str) -> tuple[str, list[str]] | None:
+    """A table row quote's label and cells, as printed."""
+    flat = " ".join(quote.split())
+    m = re.search(r"\(?\$?\s?\(?-?\d", flat)
+    if not m or m.start() == 0:
+        return None
+    label = flat[:m.start()].strip(" .:$")
+    cells = [c.strip() for c in _CELL.findall(flat[m.start():]) if c.strip()]
+    return (label, cells) if label and len(cells) >= 2 else None
+
+
+def _table(answer: Answer) -> str:
+    """A Markdown table of the cited table rows (label and cells as printed), headed by the
+    cited column headings when there are as many; "" when no cited quote is a row of figures."""
+    rows = [r for r in (_row(c.quote) for c in answer.citations) if r]
+    if not rows:
+        return ""
+    width = max(len(cells) for _, cells in rows)
+    header_quote = next((c.quote for c in answer.citations if _row(c.quote) is None and re.search(r"(?:19|20)\d\d", c.quote)), "")
+    years = re.findall(r"(?:19|20)\d\d", header_quote)
+    heads = years if len(years) == width else [f"column {chr(65 + i)}" for i in range(width)]
+    lines = ["| Line item | " + " | ".join(heads) + " |", "|---" * (width + 1) + "|"]
+    for label, cells in rows:
+        cells = cells + [""] * (width - len(cells))
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lead = sentences(answer.answer)
+    return (lead[0] + "\n\n" if lead and numbers_in(lead[0]) else "") + "\n".join(lines)

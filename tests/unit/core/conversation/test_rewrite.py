@@ -1,0 +1,76 @@
+"""core/conversation/rewrite.py: follow-ups carry company, period, form and concept."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.conversation.rewrite import rewrite_followup, thread_facts
+
+NAMES = {"apple", "apple inc.", "aapl", "AAPL", "nvidia", "nvda", "NVDA", "microsoft", "msft", "MSFT",
+         "intel", "INTC"}
+RD = ["What was Apple's research and development expense in Q3 2023?"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the issue's case: the concept must survive a relative period
+        ("And the quarter before?", "What was Apple's research and development expense in Q2 2023?"),
+        ("And a year earlier?", "What was Apple's research and development expense in Q3 2022?"),
+        ("And in 2021?", "What was Apple's research and development expense in 2021?"),
+        ("Same for Intel", "What was Intel's research and development expense in Q3 2023?"),
+        ("And NVIDIA?", "What was NVIDIA's research and development expense in Q3 2023?"),
+        # a company the library lacks is still carried (the gate then refuses, naming it)
+        ("Same for AMD", "What was AMD's research and development expense in Q3 2023?"),
+        ("What about operating income?", "What was operating income for Apple in Q3 2023?"),
+        ("And its capex?", "What was Apple's capex in Q3 2023?"),
+        ("What was operating income the quarter before?", "What was operating income in Q2 2023 (Apple)?"),
+        ("What were Microsoft's net sales in Q1 2023?", "What were Microsoft's net sales in Q1 2023?"),
+    ],
+)
+def test_followups(question: str, expected: str) -> None:
+    assert rewrite_followup(question, RD, NAMES).standalone == expected
+
+
+def test_fiscal_quarter_wraps_to_the_previous_fiscal_year() -> None:
+    out = rewrite_followup("And the previous quarter?", ["What was NVIDIA's revenue in Q1 FY2024?"], NAMES)
+    assert out.standalone == "What was NVIDIA's revenue in Q4 FY2023?"
+    assert out.kind == "swap" and out.period == "Q4 FY2023"
+
+
+def test_dated_period_keeps_its_wording() -> None:
+    out = rewrite_followup("And the quarter before?", ["What was Intel's net revenue for the quarter ended July 1, 2023?"], NAMES)
+    assert out.standalone == "What was Intel's net revenue for the quarter ended April 1, 2023?"
+
+
+def test_scope_company_wins_over_an_earlier_company() -> None:
+    # the issue's second case: a chat scoped to the Nvidia filing is not about Microsoft
+    prev = ["What were Microsoft's revenues in Q1 2023?"]
+    out = rewrite_followup("What was total revenue for the quarter?", prev, NAMES, "NVIDIA Corporation", "Q2 FY2024")
+    assert out.standalone == "What was total revenue for the quarter (NVIDIA Corporation, Q2 FY2024)?"
+    again = rewrite_followup("And the quarter before?", [out.standalone], NAMES, "NVIDIA Corporation", "Q2 FY2024")
+    assert again.standalone == "What was total revenue for the quarter (NVIDIA Corporation, Q1 FY2024)?"
+
+
+def test_standalone_and_empty_questions_pass_through() -> None:
+    q = "Describe the principal risk factors discussed by the registrant regarding supply chain concentration in Asia"
+    assert rewrite_followup(q, RD, NAMES).standalone == q
+    assert rewrite_followup("And in Q2?", [], NAMES).standalone == "And in Q2?"
+    assert rewrite_followup("   ", RD, NAMES).standalone == ""
+    assert rewrite_followup("And why?", ["Tell me something interesting."], NAMES).standalone == "And why?"
+
+
+def test_form_is_carried() -> None:
+    out = rewrite_followup("What about long-term debt?", ["What was Apple's total revenue in the 2023 10-K?"], NAMES)
+    assert "Apple" in out.standalone and "2023" in out.standalone
+
+
+@pytest.mark.parametrize("period", ["fiscal 2024", "fiscal year 2024", "FY24", "3Q23", "third quarter of fiscal 2023"])
+def test_whole_period_phrase_is_carried(period: str) -> None:
+    out = rewrite_followup("And its capex?", [f"How much did NVIDIA spend on R&D in {period}?"], NAMES)
+    assert out.standalone == f"What was NVIDIA's capex in {period}?"
+
+
+def test_thread_facts_take_the_latest_naming_question() -> None:
+    facts = thread_facts(["What was Apple's revenue in Q3 2023?", "And its gross margin?"], NAMES)
+    assert facts.company == "Apple" and facts.period_text == "Q3 2023"

@@ -1,0 +1,36 @@
+"""core/conversation/router.py: conversation, retrieve or both."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RETRIEVE, route
+
+NAMES = {"apple", "intel", "nvidia"}
+PREV = ["What was Apple's revenue in Q3 2023?", "What was Apple's revenue in Q2 2023?"]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "task"),
+    [
+        ("What did you say about revenue?", CONVERSATION, "recall"),
+        ("Summarize our conversation so far.", CONVERSATION, "summary"),
+        ("Which one was higher?", CONVERSATION, "compare"),
+        ("Compare those two figures.", CONVERSATION, "compare"),
+        ("Make that a table.", CONVERSATION, "restyle"),
+        ("Shorter please", CONVERSATION, "restyle"),
+        ("How does that compare with Intel?", BOTH, ""),
+        ("Compare it with the year before.", BOTH, ""),
+        ("What was Apple's gross margin in Q3 2023?", RETRIEVE, ""),
+        ("And the quarter before?", RETRIEVE, ""),
+    ],
+)
+def test_route(question: str, kind: str, task: str) -> None:
+    r = route(question, PREV, 2, NAMES)
+    assert (r.kind, r.task) == (kind, task)
+    assert r.reason and r.kind in r.note()
+
+
+def test_nothing_answered_means_retrieve() -> None:
+    assert route("What did you say about revenue?", [], 0, NAMES).kind == RETRIEVE
+    assert route("Summarize our conversation.", PREV, 0, NAMES).kind == RETRIEVE

@@ -1,0 +1,74 @@
+"""core/conversation/session.py: a thread read, routed, styled, stored and remembered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.core.conversation.memory import MemoryStore
+from desktop_rag.core.conversation.session import ConversationSession
+from desktop_rag.core.history import HistoryStore
+from desktop_rag.core.types import Answer, Citation, Document, DocumentMeta
+
+APPLE = Document("a" * 64, "2023 Q3 AAPL.pdf", "/x", 30, DocumentMeta(company="Apple Inc.", ticker="AAPL",
+                                                                       form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
+INTEL = Document("i" * 64, "2023 Q3 INTC.pdf", "/y", 60, DocumentMeta(company="Intel Corporation", ticker="INTC",
+                                                                        form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
+
+
+class FakeEngine:
+    """Answers every question with one figure cited from the filing of the company asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def ask(self, question: str, standalone: str | None = None, doc_scope: Any = None) -> Answer:
+        q = standalone or question
+        self.asked.append(q)
+        doc = INTEL if "Intel" in q else APPLE
+        figure = "4,080" if doc is INTEL else "7,442"
+        cite = Citation(doc.doc_id, doc.file_name, 4, f"Research and development {figure} 6,797")
+        return Answer(question, f"R&D was ${figure} million.", [cite], standalone_query=q)
+
+
+def test_thread(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    engine = FakeEngine()
+    first = s.ask(engine, "What was Apple's research and development expense in Q3 2023?")
+    assert any(n.startswith("route: retrieve") for n in first.notes)
+    second = s.ask(engine, "And the quarter before?")
+    assert second.standalone_query == "What was Apple's research and development expense in Q2 2023?"
+    # a comparison with a company not answered yet retrieves it and sets the stored answer beside it
+    third = s.ask(engine, "How does that compare with Intel?")
+    assert engine.asked[-1] == "What was Intel's research and development expense in Q2 2023?"
+    assert any(n.startswith("route: both") for n in third.notes)
+    assert {c.doc for c in third.citations} == {"2023 Q3 AAPL.pdf", "2023 Q3 INTC.pdf"}
+    # recalled from the thread: no new retrieval, only stored citations
+    n_asked = len(engine.asked)
+    recall = s.ask(engine, "What did you say about Intel?")
+    assert len(engine.asked) == n_asked
+    stored = {(c.doc, c.quote) for m in hist.messages(s.conv_id)[:-1] for c in m.answer.citations}
+    assert recall.citations and {(c.doc, c.quote) for c in recall.citations} <= stored
+    # a style asked once is kept for the conversation; it only re-lays verified text
+    short = s.ask(engine, "Make that a table.")
+    assert short.answer.startswith("R&D was") or "|" in short.answer
+    assert mem.style(s.conv_id) == "table"
+    later = s.ask(engine, "What was Apple's research and development expense in Q1 2023?")
+    assert "| Research and development |" in later.answer
+    assert mem.memory(s.conv_id)  # older turns are summarised into cited facts
+    s.clear_memory()
+    assert mem.memory(s.conv_id) == []
+    hist.close()
+    mem.close()
+
+
+def test_scope_to_one_filing(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    turn = s.prepare("What was total revenue for the quarter?", [INTEL.doc_id])
+    assert turn.standalone == "What was total revenue for the quarter (Intel Corporation, Q3 FY2023)?"
+    hist.close()
+    mem.close()

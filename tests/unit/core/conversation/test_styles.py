@@ -1,0 +1,60 @@
+"""core/conversation/styles.py: layouts of verified content that add no figure."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from desktop_rag.core.conversation.styles import STYLES, apply_style, is_style_only, strip_style, style_request
+from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.types import Answer, Citation
+
+ROW = "Research and development $ 7,442 $ 6,797 $ 22,608 $ 19,490"
+HEAD = "Three Months Ended Nine Months Ended July 1, 2023 June 25, 2022 July 1, 2023 June 25, 2022"
+
+
+def _answer() -> Answer:
+    cites = [Citation("d", "2023 Q3 AAPL.pdf", 4, ROW), Citation("d", "2023 Q3 AAPL.pdf", 4, HEAD)]
+    return Answer("q", "Apple spent $7,442 million on R&D in Q3 2023. That was up from $6,797 million a year "
+                  "earlier. Most of the growth came from headcount.", cites)
+
+
+@pytest.mark.parametrize(("text", "style"), [
+    ("Make that a table", "table"), ("in bullet points please", "bullets"), ("Briefly, what was R&D?", "concise"),
+    ("Explain in more detail", "detailed"), ("What was R&D?", None)])
+def test_style_request(text: str, style: str | None) -> None:
+    assert style_request(text) == style
+
+
+def test_style_only_and_strip() -> None:
+    assert is_style_only("Make that a table please.")
+    assert not is_style_only("What was R&D, as a table?")
+    assert strip_style("What was R&D, as a table?") == "What was R&D?"
+
+
+def _page_free(text: str) -> str:
+    return re.sub(r"p\. \d+", "", text)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_styles_add_no_figure(style: str) -> None:
+    a = _answer()
+    out = apply_style(a, style)
+    source = set(numbers_in(a.answer + " " + " ".join(c.quote for c in a.citations)))
+    assert set(numbers_in(_page_free(out))) <= source
+    assert out
+
+
+def test_layouts() -> None:
+    a = _answer()
+    assert apply_style(a, "concise") == "Apple spent $7,442 million on R&D in Q3 2023."
+    assert apply_style(a, "bullets").startswith("- Apple spent")
+    assert "Evidence quoted" in apply_style(a, "detailed")
+    table = apply_style(a, "table")
+    assert "| Research and development | $ 7,442 | $ 6,797 | $ 22,608 | $ 19,490 |" in table
+
+
+def test_refusal_is_left_alone() -> None:
+    a = Answer("q", "The library has no filing of AMD.", [], not_in_corpus=True)
+    assert apply_style(a, "table") == a.answer
