@@ -529,6 +529,12 @@ class AnswerEngine:
         result = Answer(query=question, answer="", citations=[], model=self.model_name,
                         standalone_query=query, hits=hits)
         gate = self.retriever.gate(plan, hits)
+        if not gate.passed and self._retriable(plan):
+            # borderline: the company and period are in the library, the passages fell short
+            retried = self._retry(query, doc_scope, cancel, f"gate: {gate.reason}", result)
+            if retried is not None:
+                yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0))
+                return
         if not gate.passed:
             # the reason is the answer: which company, period or subject the library lacks
             result.answer, result.not_in_corpus = gate.reason or NOT_IN_CORPUS, True
@@ -562,6 +568,11 @@ class AnswerEngine:
             if self.generator is not None and not result.cancelled
             else Verdict(False, reason="cancelled" if result.cancelled else "no generator loaded")
         )
+        if not verdict.ok and self.generator is not None and not result.cancelled:
+            retried = self._retry(query, doc_scope, cancel, verdict.reason, result)
+            if retried is not None:
+                yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
+                return
         if verdict.ok:
             result.answer, result.citations = model_answer.strip(), verdict.citations
         else:
@@ -578,6 +589,69 @@ class AnswerEngine:
                              "total": (time.perf_counter() - t0) * 1000}
         yield AnswerEvent("answer", answer=result)
 
+
+    # -- self-check with retries (issue #12) ---------------------------------------------------
+    @staticmethod
+    def _retriable(plan: QueryPlan) -> bool:
+        """A refusal worth a second look: not a company or period the library lacks."""
+        f = plan.filters
+        return not (f.missing_company and not f.company) and not f.period_relaxed
+
+    def _retry(self, query: str, doc_scope: list[str] | None, cancel: threading.Event | None,
+               first_failure: str, result: Answer) -> tuple[int, str, Verdict, list[Hit]] | None:
+        """Up to three reformulations of ``query`` (statement hint, synonym, period variant,
+        wider scope), each retrieved, gated, generated and verified; the first verified one
+        whose citations are all of the first attempt's companies wins. Attempts go in the notes."""
+        from desktop_rag.core.conversation.reformulate import reformulations
+
+        result.notes.append(f"attempt 1: {query} — {first_failure}")
+        if self.generator is None:
+            return None
+        first_plan = self.retriever.plan(query, doc_scope)
+        docs = self.library.docs
+        # the companies the first attempt was about: named, else the scope's, else its top passages'
+        companies = set(first_plan.filters.company) or {
+            docs[d].meta.company or docs[d].meta.ticker for d in (doc_scope or []) if d in docs} or {
+            h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:3]}
+        for n, ref in enumerate(reformulations(query, bool(doc_scope)), 2):
+            if cancel is not None and cancel.is_set():
+                return None
+            plan = self.retriever.plan(ref.query, None if ref.widen_scope else doc_scope)
+            if ref.widen_scope and not plan.filters.company:
+                result.notes.append(f"attempt {n} skipped: a wider scope would not keep to one company")
+                continue
+            hits = self.retriever.search(plan)
+            gate = self.retriever.gate(plan, hits)
+            if not gate.passed:
+                result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — gate: {gate.reason}")
+                continue
+            context = self._context(hits)
+            passages = passages_for(self.library, context)
+            asked = plan.asked or ref.query
+            concept = set(plan.content_terms) - self.retriever.filter_terms(plan, hits)
+            labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
+            raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
+            model_answer, model_quotes = parse_model_json(raw)
+            verdict = verify_answer(model_answer, model_quotes, asked, passages,
+                                    self.settings.generation.max_citations, concept=concept)
+            cited = {docs[c.doc_id].meta.company or docs[c.doc_id].meta.ticker for c in verdict.citations if c.doc_id in docs}
+            if verdict.ok and companies and not cited <= companies:
+                result.notes.append(f"attempt {n} ({ref.how}): rejected, it cites another company ({', '.join(sorted(cited - companies))})")
+                continue
+            if verdict.ok:
+                result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — verified")
+                return n, model_answer.strip(), verdict, hits
+            result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — {verdict.reason}")
+        return None
+
+    @staticmethod
+    def _finish_retry(result: Answer, retried: tuple[int, str, Verdict, list[Hit]], t0: float,
+                      t_retrieve: float = 0.0, first_token: float = 0.0) -> Answer:
+        n, text, verdict, hits = retried
+        result.answer, result.citations, result.hits = text, verdict.citations, hits
+        result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
+                             "total": (time.perf_counter() - t0) * 1000, "attempt": float(n)}
+        return result
 
     def _context(self, hits: list[Hit]) -> list[Hit]:
         """Ranked hits with their same-page neighbours, cut to the prompt's word budget.

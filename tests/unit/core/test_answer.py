@@ -460,3 +460,38 @@ def test_quotable_units_never_glue_a_page_number_to_a_sentence() -> None:
     units = [FOOTER_PAGE[a:b] for a, b in split_units(FOOTER_PAGE)]
     assert "The Company\u2019s cash position remained strong at the end of the\nfiscal year" in units
     assert not any(u.endswith("59") and len(u) > 2 for u in units)
+
+
+class SequenceGenerator(ScriptedGenerator):
+    """A scripted generator whose successive answers differ (one per attempt)."""
+
+    def __init__(self, outputs: list[str]) -> None:
+        super().__init__(outputs[0])
+        self.outputs = outputs
+
+    def stream(self, prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+        self.output = self.outputs[min(len(self.prompts) - 1, len(self.outputs) - 1)]
+        yield from super().stream(prompt, cancel, **kw)
+
+
+def test_engine_retries_a_failed_verification_with_a_reformulated_query(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    right = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                        "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    gen = SequenceGenerator([wrong, right])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    ans = engine.ask(QUESTION)
+    assert not ans.extractive and ans.answer == "Apple's total net sales were $81,797 million."
+    assert ans.timings_ms["attempt"] == 2.0
+    assert ans.notes[0].startswith("attempt 1:") and ans.notes[1].startswith("attempt 2 (")
+    assert len(gen.prompts) == 2
+    _check_citations(lib, ans)
+
+
+def test_engine_stops_after_three_retries(build_library) -> None:
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []}))
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and len(gen.prompts) <= 4
+    assert sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
