@@ -141,6 +141,8 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
             first = words[0].strip(",.") if words else ""
             if len(words) > 1 and len(first) >= 3 and first not in GENERIC_WORDS and not first.isdigit():
                 names.add(first.capitalize())  # "Lockheed", "JPMorgan" (matched as a name only)
+                if "-" in first:
+                    names.add(first.replace("-", "").capitalize())  # "Wal-Mart Stores" -> "Walmart"
             if "&" in words and len(plain) == 2:
                 names.add(f"{plain[0][0]}&{plain[1][0]}".upper())  # "J&J"
             elif len(plain) >= 3:

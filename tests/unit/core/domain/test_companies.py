@@ -28,6 +28,7 @@ from .conftest import filing_pages, shared_pdf
         ("Advanced Micro Devices, Inc.", [], {"advanced micro devices", "amd"}),
         ("Amazon.com, Inc.", ["AMZN"], {"amazon", "amazon.com"}),
         ("Foot Locker, Inc.", ["FL"], {"foot locker", "footlocker"}),
+        ("Wal-Mart Stores, Inc.", ["WMT"], {"wal-mart stores", "walmart", "wal-mart"}),
     ],
 )
 def test_derived_aliases(company: str, tickers: list[str], expected: set[str]) -> None:
