@@ -383,8 +383,8 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gen-questions", type=int, default=None, help="questions for the generation benchmark (default 2)")
     p.add_argument("--gen-max-tokens", type=int, default=None,
                    help="cap on generated tokens per answer (default: the setting, 160; --quick 24)")
-    p.add_argument("--ef-construction", type=int, default=200,
-                   help="hnswlib ef_construction of the synthetic indexes (product: 200)")
+    p.add_argument("--ef-construction", type=int, default=None,
+                   help="hnswlib ef_construction of the synthetic indexes (default: the setting)")
     p.add_argument("--devset", default=None, help="questions used as queries (default eval/devset.jsonl)")
     p.add_argument("--skip", default="", help="sections to skip: ingest,search,generation,cold")
     p.add_argument("--json", dest="json_path", help="write the results as JSON")

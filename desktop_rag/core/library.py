@@ -68,8 +68,8 @@ class IngestReport:
     chunks: int = 0
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "embed": 0.0, "index": 0.0})
-    # Per added file: seconds from the start of its ingest until it was searchable (lexically).
-    searchable_s: list[float] = field(default_factory=list)
+    # Per added file: (pages, seconds from the start of its ingest until it was searchable).
+    searchable_s: list[tuple[int, float]] = field(default_factory=list)
 
 
 class Cancelled(Exception):
@@ -386,7 +386,7 @@ class Library:
                 self._dense.generation = self.store.generation  # the graph is unchanged, and current
             self.refresh()
         t3 = time.perf_counter()
-        report.searchable_s.append(t3 - t0)
+        report.searchable_s.append((len(pages), t3 - t0))
         yield IngestEvent("searchable", file=path.name, index=index, total=total, doc_id=doc_id,
                           message=f"{len(pages)} pages, {len(chunks)} chunks; embedding them")
         # Phase 2: embeddings, committed in one transaction; a cancel leaves the document

@@ -102,13 +102,14 @@ def test_synthetic_library_sizes(tmp_path, size):
 
 def test_headline_and_targets_keys():
     res = {
-        "ingest": {"pages_per_s": 12.5, "peak_rss_mb": 900.0},
+        "ingest": {"pages_per_s": 12.5, "peak_rss_mb": 900.0, "searchable_s_per_100_pages": 1.5},
         "search": {"sizes": {lab: {m: {"p50": 1.0, "p95": 2.0} for m in ("dense", "bm25", "hybrid")}
                              for lab in ("1k", "10k", "100k")}},
-        "generation": {"first_token_ms": 1200.0, "answer_total_ms": 5000.0, "gen_tok_s": 40.0,
+        "generation": {"first_token_ms": 900.0, "answer_total_ms": 5000.0, "gen_tok_s": 40.0,
                        "raw_gen_tok_s": 50.0, "gen_tok_s_ratio": 0.8, "raw_unconstrained_tok_s": 60.0},
         "cold_start": {"cold_start_ms": 7000.0},
     }
+    res["search"]["sizes"]["100k"] |= {"hnsw_recall@10": 0.97, "rss_mb": 1200.0}
     h = bm.headline(res)
     for key in ("ingest_pages_per_s", "search_p95_ms", "first_token_ms", "answer_total_ms", "gen_tok_s",
                 "raw_gen_tok_s", "gen_tok_s_ratio", "cold_start_ms", "peak_rss_mb"):
@@ -120,5 +121,8 @@ def test_headline_and_targets_keys():
     assert t["hybrid search p95 ms @ 100k"] is True
     assert t["first token ms"] is True and t["short answer total ms"] is False
     assert t["pipeline / raw llama.cpp tok/s"] is False
+    assert t["dropped filing searchable, s per 100 pages"] is True
+    assert t["hnswlib recall@10 vs exact @ 100k"] is False  # 0.97 < 0.98
+    assert t["cold start to ready ms"] is False and t["resident memory MB @ 100k"] is True
     info = bm.machine_info()
     assert info["cores"] >= 1 and info["cpu_model"]
