@@ -139,8 +139,8 @@ def test_buy_back_and_expenditure_fold_onto_filing_words() -> None:
 
 # -- equality with rank-bm25 (the definition of the scores) ---------------------------------
 @pytest.fixture(scope="module")
-def filing_tokens(request: pytest.FixtureRequest) -> list[list[str]]:
-    """BM25 tokens of the chunks of a real bundled filing (plus an empty chunk)."""
+def filing_texts(request: pytest.FixtureRequest) -> list[str]:
+    """The chunk texts of a real bundled filing."""
     from desktop_rag.core.chunking import chunk_pages
     from desktop_rag.core.pdf import extract_document, open_pdf
     from desktop_rag.settings import ChunkingSettings
@@ -151,8 +151,13 @@ def filing_tokens(request: pytest.FixtureRequest) -> list[list[str]]:
         pages = extract_document(pdf)
     finally:
         pdf.close()
-    spans = chunk_pages(pages, ChunkingSettings())
-    tokens = [tokenize(pages[s.page - 1].text[s.char_start:s.char_end]) for s in spans]
+    return [pages[s.page - 1].text[s.char_start:s.char_end] for s in chunk_pages(pages, ChunkingSettings())]
+
+
+@pytest.fixture(scope="module")
+def filing_tokens(filing_texts: list[str]) -> list[list[str]]:
+    """BM25 tokens of the chunks of a real bundled filing (plus an empty chunk)."""
+    tokens = [tokenize(t) for t in filing_texts]
     assert len(tokens) > 100
     return [*tokens, []]
 
@@ -217,3 +222,23 @@ def test_search_ties_at_the_cut_are_deterministic() -> None:
     others = [["c", "d"]] * 4  # "a" in 3 of 7 chunks: a positive idf
     index = LexicalIndex(list(range(7, 14)), [["a", "b"], ["a", "b"], ["a", "b"], *others])
     assert [c for c, _ in index.search(["a"], k=2)] == [7, 8]
+
+
+def test_alias_matching_equals_the_plain_longest_first_alternation(filing_texts: list[str]) -> None:
+    """The first-letter grouping of the alias regex is an optimisation only: the same
+    replacements as one plain alternation of all phrases, longest first."""
+    import re
+
+    from desktop_rag.core import lexical
+
+    phrases = sorted(((p, c) for c, ps in lexical.FINANCE_ALIASES.items() for p in ps), key=lambda pc: -len(pc[0]))
+    plain = re.compile("|".join(rf"(?<![a-z0-9])(?P<a{i}>{p})(?![a-z0-9])" for i, (p, _) in enumerate(phrases)))
+    texts = [t.lower() for t in filing_texts] + [
+        "purchases of property, plant and equipment and r & d; cost of revenues year-over-year",
+        "net cash provided by operating activities, sg&a, 10-q, quarter over quarter, revenues",
+    ]
+    def replace(m: re.Match[str]) -> str:
+        return " " + phrases[int(m.lastgroup[1:])][1] + " "  # type: ignore[index]
+
+    for text in texts:
+        assert lexical._ALIAS_RE.sub(replace, text) == plain.sub(replace, text)
