@@ -40,6 +40,8 @@ from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
 
+REINDEX_MARK = "reindex_incomplete"  # manifest key set while a re-index runs
+
 
 @dataclass
 class IngestEvent:
@@ -155,7 +157,10 @@ class Library:
             return []  # empty, never written: adopts the current manifest on first ingest
         # A tokenizer change needs no re-index: refresh() re-tokenises the stored text.
         want = {k: v for k, v in self.expected_manifest().items() if k != "tokenizer"}
-        return [f"{k}: index has {stored.get(k)!r}, settings want {v!r}" for k, v in want.items() if stored.get(k) != v]
+        problems = [f"{k}: index has {stored.get(k)!r}, settings want {v!r}" for k, v in want.items() if stored.get(k) != v]
+        if stored.get(REINDEX_MARK):
+            problems.append("a re-index was interrupted: some documents still have the old chunks or embeddings")
+        return problems
 
     def close(self) -> None:
         self.store.close()
@@ -171,25 +176,30 @@ class Library:
     def refresh(self) -> None:
         """(Re)load in-memory views when the store changed since the last load."""
         with self._lock:
-            gen = self.store.generation
-            if gen == self._views_generation:
-                return
-            self.docs = {d.doc_id: d for d in self.store.documents()}
             pages: dict[str, list[str]] = {}
             chunks: dict[int, Chunk] = {}
             ids: list[int] = []
             vecs: list[bytes] = []
             token_lists: list[list[str]] = []
             doc_chunks: dict[str, list[int]] = {}
-            for (cid, doc_id, ordinal, page, a, b, kind, section, tokens, emb) in self.store.chunk_rows():
-                if doc_id not in pages:
-                    pages[doc_id] = self.store.page_texts(doc_id)
-                text = pages[doc_id][page - 1][a:b]
-                chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, text, kind, section)
-                ids.append(cid)
-                vecs.append(emb)
-                token_lists.append(tokens.split())
-                doc_chunks.setdefault(doc_id, []).append(cid)
+            # One read snapshot: another process may commit a document between these reads,
+            # and chunks must never be seen without their document (or the other way round).
+            with self.store.snapshot():
+                gen = self.store.generation
+                if gen == self._views_generation:
+                    return
+                docs = {d.doc_id: d for d in self.store.documents()}
+                for (cid, doc_id, ordinal, page, a, b, kind, section, tokens, emb) in self.store.chunk_rows():
+                    if doc_id not in pages:
+                        pages[doc_id] = self.store.page_texts(doc_id)
+                    text = pages[doc_id][page - 1][a:b]
+                    chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, text, kind, section)
+                    ids.append(cid)
+                    vecs.append(emb)
+                    token_lists.append(tokens.split())
+                    doc_chunks.setdefault(doc_id, []).append(cid)
+                stale_tokens = bool(ids) and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION
+            self.docs = docs
             dim = self.embedder.dim
             self.chunks = chunks
             self.chunk_ids = np.asarray(ids, dtype=np.int64)
@@ -207,7 +217,7 @@ class Library:
             for lst in doc_chunks.values():
                 lst.sort(key=lambda c: chunks[c].ordinal)
             self.doc_chunks = doc_chunks
-            if ids and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION:
+            if stale_tokens:
                 token_lists = self._retokenize(ids)
             self.lexical = LexicalIndex(ids, token_lists)
             self._ensure_dense(gen)
@@ -488,7 +498,9 @@ class Library:
         unchanged); otherwise the stored text is kept."""
         reextract = self.store.manifest().get("extractor") != EXTRACTOR_VERSION
         with self.store.transaction() as db:
-            self.store.set_manifest(db, **self.expected_manifest())
+            # The mark stays until every document is re-indexed: a crash half-way leaves a
+            # manifest that claims the new settings, and the mark makes mismatch() say so.
+            self.store.set_manifest(db, **self.expected_manifest(), **{REINDEX_MARK: True})
         self._views_generation = -1
         self._dense = None
         self.refresh()
@@ -500,6 +512,8 @@ class Library:
                 return
             yield IngestEvent("file", file=self.docs[doc_id].file_name, index=i, total=len(ids))
             yield from self._reindex_doc(doc_id, cancel, i, len(ids), reextract)
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM manifest WHERE key=?", (REINDEX_MARK,))
         self._save_dense()
         yield IngestEvent("finished", total=len(ids), message=f"{len(ids)} documents re-indexed")
 

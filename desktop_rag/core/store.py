@@ -87,6 +87,21 @@ class IndexStore:
                 raise
             self._db.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads that must see one committed state: another process (a second
+        ``ingest`` on the same library) may commit between two SELECTs, so they run in one
+        read transaction (WAL: a consistent snapshot that never blocks the writer)."""
+        with self._lock:
+            if self._db.in_transaction:
+                yield
+                return
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
+
     # -- manifest -------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
         with self._lock:

@@ -162,3 +162,34 @@ def test_embeddings_left_by_a_cancelled_ingest_are_completed_by_the_next(
     assert reopened.pending_embeddings == 0 and reopened.store.pending_embeddings() == {}
     assert len(reopened.dense) == len(reopened.chunk_ids)
     reopened.close()
+
+
+def test_an_interrupted_reindex_is_reported_until_one_completes(build_library: Callable[..., Library]) -> None:
+    import threading
+
+    from desktop_rag.core.library import Cancelled
+
+    lib = build_library()
+    lib.settings.chunking.words_per_chunk = 60  # what a re-index is for
+    cancel = threading.Event()
+    with pytest.raises(Cancelled):
+        for ev in lib.reindex(cancel):
+            if ev.kind == "file":
+                cancel.set()  # stops while the first document is embedded
+    # The manifest already names the new chunking; the mark says not every document has it.
+    assert any("re-index was interrupted" in p for p in lib.mismatch())
+    for _ in lib.reindex():
+        pass
+    assert lib.mismatch() == []
+
+
+def test_refresh_reads_one_snapshot_of_the_store(build_library: Callable[..., Library]) -> None:
+    lib = build_library()
+    with lib.store.snapshot():
+        assert lib.store._db.in_transaction
+        with lib.store.snapshot():  # nested: the outer one holds
+            lib.store.documents()
+        assert lib.store._db.in_transaction
+    assert not lib.store._db.in_transaction
+    lib.refresh()
+    assert not lib.store._db.in_transaction
