@@ -376,7 +376,7 @@ class Library:
         t1 = time.perf_counter()
         self._check(cancel)
         meta = detect_metadata(path.name, "\n".join(p.text for p in pages[:3]),
-                               "\n".join(p.text for p in pages[3:40]))  # statements: the fiscal calendar
+                               "\n".join(p.text for p in pages[3:]))  # fiscal calendar, Item 5 symbol
         doc = Document(doc_id, path.name, str(path), len(pages), meta,
                        added_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         chunks, texts, tokens = self._chunk(doc, pages)
@@ -482,7 +482,7 @@ class Library:
     def redetect_meta(self, doc_id: str) -> DocumentMeta:
         doc = self.docs[doc_id]
         texts = self.store.page_texts(doc_id)
-        meta = detect_metadata(doc.file_name, "\n".join(texts[:3]), "\n".join(texts[3:40]))
+        meta = detect_metadata(doc.file_name, "\n".join(texts[:3]), "\n".join(texts[3:]))
         self.store.update_meta(doc_id, meta, edited=False)
         self._views_generation = -1
         self.refresh()

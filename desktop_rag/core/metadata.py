@@ -146,26 +146,32 @@ def _end_date(meta: DocumentMeta) -> date | None:
         return None
 
 
-def period_labels(meta: DocumentMeta, file_name: str = "") -> set[tuple[int, int | None]]:
-    """(year, quarter) pairs a question may use for this document as its own period: its
-    fiscal label, the calendar quarter (or year) its period covers, and the period its file
-    name gives (analysts mix the three: Nvidia's Q2 FY2024 is "Q2 2023" to many)."""
-    labels: set[tuple[int, int | None]] = set()
+def labelled_periods(meta: DocumentMeta, file_name: str = "") -> dict[str, set[tuple[int, int | None]]]:
+    """(year, quarter) pairs a question may use for this document as its own period, by
+    where they come from: "file" (the analyst's file name), "calendar" (the calendar quarter
+    or year its period covers) and "fiscal" (the filer's own label). Analysts mix them:
+    Nvidia's Q2 FY2024 is "Q2 2023" to many, and "2023 Q2 NVDA.pdf" on disk."""
+    out: dict[str, set[tuple[int, int | None]]] = {"file": set(), "calendar": set(), "fiscal": set()}
     quarterly = meta.form_type not in ("10-K", "20-F") and meta.fiscal_quarter is not None
     if meta.fiscal_year:
-        labels.add((meta.fiscal_year, meta.fiscal_quarter))
+        out["fiscal"].add((meta.fiscal_year, meta.fiscal_quarter))
     end = _end_date(meta)
     if end:
         if quarterly:
             mid = end - timedelta(days=45)  # the middle of the quarter names its calendar quarter
-            labels.add((mid.year, calendar_quarter(end)))
+            out["calendar"].add((mid.year, calendar_quarter(end)))
         elif meta.form_type in ("10-K", "20-F") or meta.fiscal_quarter is None:
-            labels.add((end.year, None))
+            out["calendar"].add((end.year, None))
     if file_name:
         year, quarter, _ = file_name_period(re.sub(r"\.pdf$", "", file_name, flags=re.I))
         if year and (quarter or not quarterly):
-            labels.add((year, quarter))
-    return labels
+            out["file"].add((year, quarter))
+    return out
+
+
+def period_labels(meta: DocumentMeta, file_name: str = "") -> set[tuple[int, int | None]]:
+    """Every (year, quarter) label of ``labelled_periods``."""
+    return set().union(*labelled_periods(meta, file_name).values())
 
 
 def comparative_years(meta: DocumentMeta) -> set[int]:
@@ -176,22 +182,34 @@ def comparative_years(meta: DocumentMeta) -> set[int]:
     return set()
 
 
+def period_match(doc: Document, quarters: set[tuple[int, int]], years: set[int],
+                 fiscal_only: bool = False, comparative: bool = False) -> int | None:
+    """How directly a document is the one for the periods a question names: 0 = by its file
+    name, 1 = by the calendar period it covers, 2 = by its fiscal label (only the fiscal
+    label when the question says "fiscal"/"FY"), 3 = it states the period as a comparison
+    (``comparative``: a 10-K's two prior years, a 10-Q's same quarter a year earlier);
+    None = not at all. The best rank among the library's documents wins."""
+    labelled = labelled_periods(doc.meta, doc.file_name)
+    tiers = ["fiscal"] if fiscal_only else ["file", "calendar", "fiscal"]
+    quarterly = bool(doc.meta.fiscal_quarter) and doc.meta.form_type not in ("10-K", "20-F")
+    for rank, tier in enumerate(tiers):
+        labels = labelled[tier]
+        if any((y, q) in quarters for y, q in labels) or any(q is None and y in years for y, q in labels):
+            return rank if not fiscal_only else 2
+        if years and quarterly and any(y in years for y, _ in labels):
+            return rank if not fiscal_only else 2  # "in 2023" matches a 2023 quarterly report too
+    if comparative:
+        prior = comparative_years(doc.meta)
+        if prior & years or any(y in prior for y, _ in quarters):
+            return 3
+        if quarterly and any((y + 1, q) in labelled["fiscal"] | labelled["calendar"] | labelled["file"]
+                             for y, q in quarters):
+            return 3  # a 10-Q compares its quarter with the same quarter a year earlier
+    return None
+
+
 def document_covers(doc: Document, quarters: set[tuple[int, int]], years: set[int],
                     comparative: bool = False) -> bool:
     """Whether a document is the one for a period named in a question (``comparative``:
     or states it as a prior-period comparison)."""
-    labels = period_labels(doc.meta, doc.file_name)
-    if any((y, q) in quarters for y, q in labels):
-        return True
-    if any(q is None and y in years for y, q in labels):
-        return True
-    if years and doc.meta.fiscal_quarter and any(y in years for y, _ in labels):
-        return True  # "in 2023" matches a 2023 quarterly report too
-    if comparative:
-        prior = comparative_years(doc.meta)
-        if prior & years or any(y in prior for y, _ in quarters):
-            return True
-        if doc.meta.fiscal_quarter and doc.meta.fiscal_year and any(
-                (y + 1, q) in labels for y, q in quarters):
-            return True  # a 10-Q compares its quarter with the same quarter a year earlier
-    return False
+    return period_match(doc, quarters, years, comparative=comparative) is not None

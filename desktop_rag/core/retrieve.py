@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from desktop_rag.core.domain.companies import names_in, proper_names, subject_names
+from desktop_rag.core.domain.companies import core_name, names_in, proper_names, subject_names
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.lexical import (
     QUESTION_NOISE,
@@ -21,7 +21,7 @@ from desktop_rag.core.lexical import (
     tokenize,
 )
 from desktop_rag.core.library import Library, embedding_text
-from desktop_rag.core.metadata import company_aliases, document_covers
+from desktop_rag.core.metadata import company_aliases, document_covers, period_match
 from desktop_rag.core.query import parse_question
 from desktop_rag.core.types import Document, Hit, QueryPlan
 from desktop_rag.settings import RetrievalSettings
@@ -33,14 +33,30 @@ _CAPWORD = re.compile(r"(?<![\w-])([A-Z][a-zA-Z&.]{2,})(?:'s|’s)?\b")
 _PERIOD_TOKEN = re.compile(r"^(?:q[1-4]|fy\d{4}|(?:19|20)\d\d|\d{1,2})$")
 
 
-def _date_matches(doc: Document, periods: QuestionPeriods) -> bool:
+def _date_matches(doc: Document, periods: QuestionPeriods, prior_years: bool = False) -> bool:
+    """The document's period ends on a date the question names (within a week: 52/53-week
+    years); ``prior_years``: or an annual report's comparative year ends on it."""
     from datetime import date
 
     try:
         end = date.fromisoformat(doc.meta.period_end) if doc.meta.period_end else None
     except ValueError:
         return False
-    return end is not None and any(abs((end - d).days) <= 7 for d in periods.dates)
+    if end is None:
+        return False
+    ends = [end]
+    if prior_years and doc.meta.form_type in ("10-K", "20-F"):
+        ends += [end.replace(year=end.year - k, day=min(end.day, 28)) for k in (1, 2)]
+    return any(abs((e - d).days) <= 7 for e in ends for d in periods.dates)
+
+
+def _defined_in(word: str, plan: QueryPlan) -> bool:
+    """An abbreviation the question itself spells out ("days payable outstanding (DPO)") or
+    defines ("DPO is defined as ...") is no unknown name."""
+    if re.search(rf"\(\s*{re.escape(word)}\s*\)", plan.original):
+        return True
+    defined = getattr(plan.instructions, "definitions", {}) or {}
+    return any(word.lower() in term.lower().split() for term in defined)
 
 
 def _years_text(years: list[int]) -> str:
@@ -114,7 +130,13 @@ class HybridRetriever:
             plan.doc_ids = [d.doc_id for d in docs] if doc_scope is not None else None
             return plan
 
-        named = {d.doc_id for d in docs if names_in(asked, company_aliases(d.meta))}
+        # Names anywhere in the question count, the persona's too ("You are an analyst
+        # looking at Walmart."); a company is all filings of the same registrant, whichever
+        # of them printed the ticker the question uses.
+        named = {d.doc_id for d in docs if names_in(q, company_aliases(d.meta))}
+        if named:
+            cores = {core_name(lib.docs[i].meta.company) for i in named if lib.docs[i].meta.company}
+            named |= {d.doc_id for d in docs if d.meta.company and core_name(d.meta.company) in cores}
         if named:
             docs = [d for d in docs if d.doc_id in named]
             plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})
@@ -132,11 +154,27 @@ class HybridRetriever:
                 plan.filters.form = sorted(forms)
 
         periods = find_periods(asked)
-        quarters, years = periods.quarters, periods.years | {d.year for d in periods.dates}
+        quarters = periods.quarters
+        # a date's year stands for the period only when no quarter is named ("the quarter
+        # ending January 28, 2024" is that quarter, not every report of 2024)
+        years = periods.years | ({d.year for d in periods.dates} if not quarters else set())
         if quarters or years:
-            own = [d for d in docs if _date_matches(d, periods) or document_covers(d, quarters, periods.years)]
-            if periods.dates and not own:
-                own = [d for d in docs if document_covers(d, quarters, years)]
+            # "FY2024", "fiscal 2023": the filer's own label; otherwise the analyst's file name,
+            # then the calendar period, then the fiscal label (the best rank found wins)
+            fiscal_only = all(m.fiscal for m in periods.mentions if not m.date)
+            ranks = {d.doc_id: (-1 if _date_matches(d, periods)
+                                else period_match(d, quarters, periods.years, fiscal_only)) for d in docs}
+            best: dict[str, int] = {}  # per company, so "Apple and Intel in Q3 2023" keeps both
+            for d in docs:
+                r = ranks[d.doc_id]
+                if r is not None:
+                    key = d.meta.company or d.file_name
+                    best[key] = min(best.get(key, r), r)
+            own = [d for d in docs if ranks[d.doc_id] is not None
+                   and ranks[d.doc_id] == best[d.meta.company or d.file_name]]
+            if periods.dates and not own and not quarters:
+                # "as of December 31, 2021": the balance sheet of the next year's 10-K compares it
+                own = [d for d in docs if _date_matches(d, periods, prior_years=True)]
             compared = [] if own else [d for d in docs if document_covers(d, quarters, years, comparative=True)]
             if own or compared:
                 docs = own or compared
@@ -294,7 +332,7 @@ class HybridRetriever:
                 return GateResult(False, f"No filing of {who} covers {asked_periods} (the library has {', '.join(have)}).")
         if not hits:
             return GateResult(False, "No passage of the library matches the question.")
-        unknown = self.unknown_entities(asked)
+        unknown = [w for w in self.unknown_entities(asked) if not _defined_in(w, plan)]
         if unknown:
             return GateResult(False, f"{', '.join(unknown)} does not occur in any document of the library.")
         # Terms that carry evidence: not periods (every filing has years) and not the

@@ -85,7 +85,17 @@ def cover_identity(text: str, name_hint: str = "", body: str = "") -> CoverIdent
             continue
         if t not in _NOT_TICKERS and t not in out.tickers:
             out.tickers.append(t)
+    if not out.tickers:
+        # older covers list no symbols; Item 5 says "traded ... under the symbol “ADBE”"
+        m = _SYMBOL_IN_TEXT.search(text[:60000] + "\n" + body)
+        if m and (m.group(1) or m.group(2)) not in _NOT_TICKERS:
+            out.tickers.append(m.group(1) or m.group(2))
     return out
+
+
+_SYMBOL_IN_TEXT = re.compile(
+    r"under\s+the\s+(?:ticker\s+|trading\s+|stock\s+)?symbol\s+[“\"']?([A-Z]{1,5}(?:\.[A-Z])?)\b"
+    rf"|\((?:{_EXCHANGE})\s*:\s*([A-Z]{{1,5}})\)")
 
 
 def _frequent_name(text: str, name_hint: str) -> str:
@@ -138,6 +148,9 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
             plain = [w for w in words if w not in {"&", "and", "of", "the"}]
             if len(plain) > 1:
                 names.add("".join(plain))  # "footlocker", as file names write it
+            for n in range(2, len(words)):
+                if words[n - 1] not in {"&", "and", "of", "the"}:
+                    names.add(" ".join(words[:n]))  # "american water" of American Water Works
             first = words[0].strip(",.") if words else ""
             if len(words) > 1 and len(first) >= 3 and first not in GENERIC_WORDS and not first.isdigit():
                 names.add(first.capitalize())  # "Lockheed", "JPMorgan" (matched as a name only)

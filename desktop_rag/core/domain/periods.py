@@ -168,6 +168,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"\b(?P<q>{_ORD_RE}|q[1-4])\s+(?P<fq>fiscal\s+)?quarter\s*(?:of\s+|in\s+)?(?:the\s+)?(?P<fy>{_Q})?\s*(?P<y>{_YEAR})\b",
         re.I)),
     ("ordq", re.compile(rf"\b(?P<q>q[1-4])\s+(?:of\s+)?(?P<fy>{_Q})\s*'?(?P<y>{_YEAR}|\d\d)\b", re.I)),
+    # "the first nine months of 2023", "first half of fiscal 2024": the report whose year to
+    # date that is (the third / second quarter's)
+    ("ytd", re.compile(
+        rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*(?P<y>{_YEAR})\b"
+        rf"|\bfirst\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*(?P<yh>{_YEAR})\b", re.I)),
     # Q2 2023, Q2'23, Q2FY24, Q2-2023
     ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # 2023 Q2, 2023-Q2, FY2024 Q2, FY24 Q2
@@ -205,6 +210,10 @@ def find_periods(text: str) -> QuestionPeriods:
             taken.append((m.start(), m.end()))
             mentions.append(mention)
     mentions.sort(key=lambda x: x.start)
+    # "the first six months of fiscal 2023, per the Q2 2023 10-Q": a year that a named
+    # quarter already carries adds no period of its own
+    quarter_years = {m.year for m in mentions if m.quarter}
+    mentions = [m for m in mentions if m.quarter or m.date or m.year not in quarter_years]
     return QuestionPeriods(mentions, latest=bool(LATEST_RE.search(text)))
 
 
@@ -229,6 +238,11 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         quarter = int(q[1]) if q.startswith("q") else ORDINALS[q]
         fiscal = bool(m.groupdict().get("fy") or m.groupdict().get("fq"))
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=fiscal)
+    if kind == "ytd":
+        if m.group("half"):
+            return PeriodMention(text, start, end, year=int(m.group("yh")), quarter=2, fiscal=bool(m.group("fyh")))
+        quarter = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[m.group("n").lower()]
+        return PeriodMention(text, start, end, year=int(m.group("y")), quarter=quarter, fiscal=bool(m.group("fy")))
     if kind in ("qy", "nq"):
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=int(m.group("q")),
                              fiscal=bool(m.group("fy")))
@@ -239,6 +253,8 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     if kind == "fy":
         return PeriodMention(text, start, end, year=full_year(m.group("y")), fiscal=True)
     before = m.string[max(0, start - 30):start].lower()
+    if re.search(rf"\b{MONTH_RE}\.?,?\s*$", before):
+        return None  # "in January 2023": a month of the business, not a period of report
     if re.search(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
                  r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+)?$", before):
         return None  # "notes due 2026", "by 2030": a date in the business, not the period asked

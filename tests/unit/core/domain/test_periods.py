@@ -63,6 +63,10 @@ def test_parse_date(text: str, expected: date | None) -> None:
         ("revenue of $2,021 million", set(), set(), set()),
         ("What are the senior notes due 2026 worth in FY2017?", set(), {2017}, set()),
         ("What emissions cut did it promise by 2030?", set(), set(), set()),
+        ("What term loan did it enter into in January 2023, per its Q1 2023 10-Q?", {(2023, 1)}, set(), set()),
+        ("Capex for the first six months of fiscal 2023, per the Q2 2023 10-Q?", {(2023, 2)}, set(), set()),
+        ("Operating cash flow for the first nine months of 2023?", {(2023, 3)}, set(), set()),
+        ("Dividends paid in the first half of 2023?", {(2023, 2)}, set(), set()),
         ("revenue last year", set(), set(), set()),
     ],
 )
