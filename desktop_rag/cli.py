@@ -332,6 +332,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_eval(ns: argparse.Namespace) -> int:
+    if ns.threads:
+        from desktop_rag.evaluation import threads
+
+        return threads.run(ns)
     from desktop_rag.evaluation import eval_run
 
     return eval_run.run(ns)
@@ -370,6 +374,12 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--library", default=None, help="library folder to evaluate (one set only; default: the cache)")
     p.add_argument("--allow-mismatch", action="store_true",
                    help="evaluate an index built with other chunking/embedder settings as it is (no re-index)")
+    p.add_argument("--threads", action="store_true",
+                   help="multi-turn threads (eval/threads.jsonl): follow-up resolution, routing, memory; fast, "
+                        "no index nor model unless --threads-answers (--limit = number of threads)")
+    p.add_argument("--threads-file", default=None, help="threads file (default eval/threads.jsonl)")
+    p.add_argument("--threads-answers", action="store_true",
+                   help="answer the threads with the language model on <data-dir>/eval/threads (retries measured)")
     p.set_defaults(func=cmd_eval)
 
 

@@ -199,7 +199,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     has_period = bool(periods.mentions) or periods.latest
     if not previous and not scope_company and not scope_period:
         return out
-    if has_company and has_period and not shift:
+    if has_company and has_period and not shift and (concept_terms or not facts.question):
         return out
     if not is_followup and not (scope_company and not has_company):
         return out
@@ -247,6 +247,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
 
     company = new_company or facts.company
     period = period_text or ("" if has_period else facts.period_text)
+    if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
+        period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
                               ("period", period if not (periods.mentions or shift) else "")) if v]
     if shift and period_text:

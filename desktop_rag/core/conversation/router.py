@@ -23,7 +23,8 @@ RECALL_RE = re.compile(
 SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
 COMPARE_RE = re.compile(
     r"\b(?:compare|comparison|versus|vs\.?|difference\s+between|which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
-    r"(?:was|is|were|had)\s+(?:higher|larger|bigger|lower|smaller|greater|more|less)|"
+    r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
+    r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
     r"(?:higher|larger|bigger|lower|smaller)\s+than)\b", re.I)
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
 

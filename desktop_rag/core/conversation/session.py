@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
@@ -160,9 +161,12 @@ class ConversationSession:
         self.memory.update(self.conv_id, self.messages())
         return answer, msg_id
 
-    def ask(self, engine, question: str, doc_scope: list[str] | None = None) -> Answer:
+    def ask(self, engine: Any, question: str, doc_scope: list[str] | None = None) -> Answer:
         """Read, route, answer, style and store one message (``engine``: ``AnswerEngine``)."""
-        turn = self.prepare(question, doc_scope)
+        return self.run(engine, self.prepare(question, doc_scope), doc_scope)
+
+    def run(self, engine: Any, turn: Turn, doc_scope: list[str] | None = None) -> Answer:
+        """Answer a prepared turn: from the conversation, by retrieval, or both; then store it."""
         earlier = None
         if turn.route.kind in (CONVERSATION, BOTH):
             earlier = self.from_conversation(turn)
@@ -171,7 +175,7 @@ class ConversationSession:
                     return self.finish(turn, earlier)[0]
                 turn.notes.append("nothing stored answers it: retrieving instead")
                 turn.route = Route(RETRIEVE, "the conversation holds no answer to it")
-        answer = engine.ask(question, standalone=turn.standalone, doc_scope=doc_scope)
+        answer = engine.ask(turn.question, standalone=turn.standalone, doc_scope=doc_scope)
         return self.finish(turn, answer, earlier=earlier if turn.route.kind == BOTH else None)[0]
 
     def clear_memory(self) -> None:

@@ -514,6 +514,9 @@ def shift_mention(mention: PeriodMention, shift: PeriodShift) -> PeriodMention |
     if mention.date is not None:
         months = 3 * shift.quarters + 12 * shift.years
         d = _add_months(mention.date, months) if months else mention.date
+        if months and (mention.date + timedelta(days=1)).month != mention.date.month:
+            # a month's last day stays the last day (September 30 -> June 30, not June 28)
+            d = _add_months(d.replace(day=1), 1) - timedelta(days=1)
         # month arithmetic keeps the day of month; a quarter's end is then within days of it
         return PeriodMention("", 0, 0, year=d.year, date=d, span=mention.span or ("quarter" if shift.quarters else ""),
                              fiscal=mention.fiscal)

@@ -1,0 +1,319 @@
+"""Multi-turn threads (``main.py eval --threads``): follow-up resolution, routing, answers
+from memory and retries, on ``eval/threads.jsonl``.
+
+Each thread: ``{"id", "set", "scope": [file names the chat is limited to], "turns": [{"q",
+"company" (expected company, as its filing's cover names it, or a name the library lacks),
+"period" (expected period as a question writes it: "Q2 FY2024", "fiscal 2015", "2021",
+"2023-06-30"; null when none), "route" ("retrieve" | "conversation" | "both"), "doc" (the
+filing that answers it, or null)}]}``.
+
+Measures:
+- resolution: of the follow-up turns (not the first) that are retrieved, the share whose
+  standalone question names the expected company (and no other library company) and the
+  expected period;
+- router: the share of turns (not the first) routed as labelled;
+- memory: every citation of an answer from the conversation is one stored earlier in it;
+- retries (``--answers`` only, with the language model): of the turns whose first attempt
+  failed verification or a borderline gate, the share a retry turned into a verified
+  answer, and citations of another company than the expected one.
+
+Without ``--answers`` the filings are not indexed: the library's company names and periods
+come from the filings' first pages (as ingest detects them) and every retrieved turn is
+answered by a stub that cites its expected filing, so resolution, routing and memory are
+measured in seconds without the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.core.conversation.memory import MemoryStore
+from desktop_rag.core.conversation.router import CONVERSATION
+from desktop_rag.core.conversation.session import ConversationSession
+from desktop_rag.core.domain.companies import names_in
+from desktop_rag.core.domain.periods import PeriodMention, find_periods
+from desktop_rag.core.history import HistoryStore
+from desktop_rag.core.metadata import company_aliases, detect_metadata
+from desktop_rag.core.types import Answer, Citation, Document
+from desktop_rag.evaluation.devsets import shared_dir
+
+SET_DIRS = {"sec10q": ("sec10q", "pdfs"), "financebench-dev": ("financebench-dev", "pdfs")}
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def load_threads(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def set_folder(name: str) -> Path:
+    a, b = SET_DIRS[name]
+    return shared_dir() / "data" / a / b
+
+
+def cover_documents(folder: Path, cache: Path | None = None) -> list[Document]:
+    """The set's filings as ingest would describe them (cover-page company, ticker, period),
+    read from their first pages only: no index is built. ``cache``: a JSON file of the
+    extracted first pages, keyed by file name and size (metadata is re-detected each run)."""
+    from desktop_rag.core.pdf import extract_page, open_pdf
+
+    stored: dict[str, Any] = {}
+    if cache is not None and cache.is_file():
+        stored = json.loads(cache.read_text("utf-8"))
+    docs = []
+    for p in sorted(folder.glob("*.pdf")):
+        key = f"{p.name}|{p.stat().st_size}"
+        if key not in stored:
+            pdf = open_pdf(p)
+            try:
+                stored[key] = [extract_page(pdf[i]).text for i in range(min(40, pdf.page_count))]
+            finally:
+                pdf.close()
+        pages = stored[key]
+        meta = detect_metadata(p.name, "\n".join(pages[:3]), "\n".join(pages[3:40]))
+        docs.append(Document(p.name, p.name, str(p), len(pages), meta))
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stored), "utf-8")
+        tmp.replace(cache)
+    return docs
+
+
+# -- scoring (pure) ---------------------------------------------------------------------------------
+def _same_period(a: PeriodMention, b: PeriodMention) -> bool:
+    if a.date or b.date:
+        return bool(a.date and b.date and abs((a.date - b.date).days) <= 7)
+    return (a.year, a.quarter) == (b.year, b.quarter)
+
+
+def period_resolved(standalone: str, expected: str | None) -> bool:
+    if not expected:
+        return True
+    want = find_periods(expected).mentions
+    if not want:
+        return False
+    return any(_same_period(m, want[0]) for m in find_periods(standalone).mentions)
+
+
+def company_resolved(standalone: str, expected: str | None, docs: list[Document]) -> bool:
+    """The standalone question names the expected company and no other library company."""
+    if not expected:
+        return True
+    others = set()
+    mine: set[str] = set()
+    for d in docs:
+        names = company_aliases(d.meta)
+        (mine if d.meta.company == expected else others).update(names)
+    low = {n.lower() for n in mine}
+    others = {n for n in others if n.lower() not in low}  # "Adobe" of Adobe Systems is the same company as "adobe"
+    if mine:
+        named = bool(names_in(standalone, mine))
+    else:  # a company the library lacks: its name as written must be there
+        named = expected.lower() in standalone.lower()
+    return named and not names_in(standalone, others)
+
+
+class StubEngine:
+    """Answers a retrieved turn by citing its expected filing (fast mode: no index, no model)."""
+
+    def __init__(self, docs: dict[str, Document]) -> None:
+        self.docs = docs
+        self.doc_for: str | None = None
+
+    def ask(self, question: str, standalone: str | None = None, doc_scope: Any = None) -> Answer:
+        q = standalone or question
+        doc = self.docs.get(self.doc_for or "")
+        if doc is None:
+            return Answer(question, "The library does not contain an answer.", [], not_in_corpus=True,
+                          standalone_query=q)
+        cite = Citation(doc.doc_id, doc.file_name, 1, f"evidence for: {q}")
+        return Answer(question, f"Stub answer to: {q}", [cite], standalone_query=q)
+
+
+def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Document]],
+                engine_for: Callable[[str], Any], tmp: Path, answers: bool = False,
+                log: Callable[[str], None] = _log) -> dict[str, Any]:
+    """Play every thread in a fresh conversation and score it."""
+    hist = HistoryStore(tmp / "threads-history.sqlite")
+    mem = MemoryStore(tmp / "threads-history.sqlite")
+    rows: list[dict[str, Any]] = []
+    try:
+        for th in threads:
+            docs = docs_by_set[th["set"]]
+            by_name = {d.file_name: d for d in docs}
+            engine = engine_for(th["set"])
+            session = ConversationSession(hist, mem, docs)
+            scope = [by_name[f].doc_id for f in th.get("scope") or [] if f in by_name] or None
+            stored: set[tuple[str, int, str]] = set()
+            for i, t in enumerate(th["turns"]):
+                t0 = time.perf_counter()
+                turn = session.prepare(t["q"], scope)
+                if isinstance(engine, StubEngine):
+                    engine.doc_for = t.get("doc")
+                ans = session.run(engine, turn, scope)
+                cites = {(c.doc, c.page, c.quote) for c in ans.citations}
+                row = {"thread": th["id"], "set": th["set"], "turn": i, "q": t["q"], "standalone": turn.standalone,
+                       "route": turn.route.kind, "route_task": turn.route.task, "expected_route": t["route"],
+                       "route_ok": turn.route.kind == t["route"], "ms": round((time.perf_counter() - t0) * 1000, 1)}
+                if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
+                    row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs)
+                    row["period_ok"] = period_resolved(turn.standalone, t.get("period"))
+                if turn.route.kind == CONVERSATION:
+                    row["memory_cites_stored"] = cites <= stored
+                if answers and turn.route.kind != CONVERSATION:
+                    row.update(_answer_row(ans, t, docs))
+                stored |= cites
+                rows.append(row)
+            log(f"threads: {th['id']} done ({len(th['turns'])} turns)")
+    finally:
+        hist.close()
+        mem.close()
+    return {"rows": rows, "summary": summarise(rows, answers)}
+
+
+def _answer_row(ans: Answer, t: dict[str, Any], docs: list[Document]) -> dict[str, Any]:
+    attempts = [n for n in ans.notes if n.startswith("attempt ")]
+    attempt = int(ans.timings_ms.get("attempt", 1))
+    verified = not ans.extractive and not ans.not_in_corpus and bool(ans.citations)
+    companies = {d.file_name: d.meta.company for d in docs}
+    expected = t.get("company")
+    wrong = [c.doc for c in ans.citations if expected and companies.get(c.doc) not in (None, expected)
+             and expected in companies.values()]
+    return {"first_failed": bool(attempts), "attempt": attempt, "verified": verified,
+            "retry_verified": verified and attempt > 1, "wrong_company_cites": len(wrong), "attempts": attempts,
+            "total_ms": round(ans.timings_ms.get("total", 0.0), 1)}
+
+
+def _share(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    have = [r for r in rows if key in r]
+    ok = sum(bool(r[key]) for r in have)
+    return {"n": len(have), "ok": ok, "share": round(ok / len(have), 3) if have else None}
+
+
+def summarise(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
+    follow = [r for r in rows if r["turn"] > 0]
+    resolved = [dict(r, resolved=r["company_ok"] and r["period_ok"]) for r in follow if "company_ok" in r]
+    out: dict[str, Any] = {}
+    for name in ("all", "sec10q", "financebench-dev"):
+        pick = (lambda r, n=name: n == "all" or r["set"] == n)
+        res = [r for r in resolved if pick(r)]
+        out[name] = {"followups_resolved": _share(res, "resolved"), "company": _share(res, "company_ok"),
+                     "period": _share(res, "period_ok"), "router": _share([r for r in follow if pick(r)], "route_ok"),
+                     "memory_cites_stored": _share([r for r in rows if pick(r)], "memory_cites_stored")}
+        if answers:
+            ans_rows = [r for r in rows if pick(r) and "verified" in r]
+            failed = [r for r in ans_rows if r["first_failed"]]
+            out[name]["answers"] = {
+                "turns": len(ans_rows), "verified": sum(r["verified"] for r in ans_rows),
+                "first_attempt_failed": len(failed), "converted_by_retry": sum(r["retry_verified"] for r in failed),
+                "conversion": round(sum(r["retry_verified"] for r in failed) / len(failed), 3) if failed else None,
+                "wrong_company_citations": sum(r["wrong_company_cites"] for r in ans_rows)}
+    return out
+
+
+# -- the command ---------------------------------------------------------------------------------------
+def run(ns: argparse.Namespace) -> int:
+    from desktop_rag.paths import app_root
+
+    path = Path(ns.threads_file) if getattr(ns, "threads_file", None) else app_root() / "eval" / "threads.jsonl"
+    if not path.is_file():
+        _log(f"eval --threads: not found: {path}")
+        return 2
+    threads = load_threads(path)
+    wanted = getattr(ns, "set", None)
+    if wanted:
+        threads = [t for t in threads if t["set"] == wanted]
+    limit = getattr(ns, "limit", None)
+    if limit:
+        threads = threads[:limit]
+    answers = bool(getattr(ns, "threads_answers", False))
+    sets = sorted({t["set"] for t in threads})
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        if answers:
+            result = _run_with_answers(ns, threads, sets, Path(tmp))
+        else:
+            docs_by_set = {}
+            for s in sets:
+                folder = set_folder(s)
+                if not folder.is_dir():
+                    _log(f"eval --threads: filings of {s} not found at {folder}: skipped")
+                    threads = [t for t in threads if t["set"] != s]
+                    continue
+                docs_by_set[s] = cover_documents(folder, _cache_dir(ns) / f"threads-covers-{s}.json")
+            stubs = {s: StubEngine({d.file_name: d for d in docs}) for s, docs in docs_by_set.items()}
+            result = run_threads(threads, docs_by_set, stubs.__getitem__, Path(tmp))
+    if not threads:
+        _log("eval --threads: no thread could be run (set DESKTOP_RAG_SHARED to the shared data folder)")
+        return 2
+    result["threads"] = len(threads)
+    result["turns"] = sum(len(t["turns"]) for t in threads)
+    result["mode"] = "answers (language model)" if answers else "fast (stub answers, no index)"
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    if getattr(ns, "json_path", None):
+        Path(ns.json_path).write_text(json.dumps(result, indent=1, ensure_ascii=False), "utf-8")
+    print(report(result))
+    return 0
+
+
+def _cache_dir(ns: argparse.Namespace) -> Path:
+    from desktop_rag.paths import data_dir as resolve_data_dir
+
+    return resolve_data_dir(getattr(ns, "data_dir", None)) / "eval"
+
+
+def _run_with_answers(ns: argparse.Namespace, threads: list[dict[str, Any]], sets: list[str], tmp: Path) -> dict[str, Any]:
+    """Threads answered by the real engine on a library of the filings they name
+    (``<data-dir>/eval/threads``, ingested once and reused)."""
+    from desktop_rag.core.workspace import Workspace
+    from desktop_rag.paths import data_dir as resolve_data_dir
+
+    lib_dir = Path(ns.library) if getattr(ns, "library", None) else resolve_data_dir(ns.data_dir) / "eval" / "threads"
+    ws = Workspace(lib_dir, ns.models_dir)
+    try:
+        files = sorted({(t2["set"], f) for t in threads for t2 in [t]
+                        for f in [*(t.get("scope") or []), *[x["doc"] for x in t["turns"] if x.get("doc")]]})
+        have = {d.file_name for d in ws.library.documents()}
+        todo = [set_folder(s) / f for s, f in files if f not in have and (set_folder(s) / f).is_file()]
+        if todo:
+            _log(f"threads: ingesting {len(todo)} filing(s) into {lib_dir}")
+            for ev in ws.library.ingest(todo):
+                if ev.kind == "file":
+                    _log(f"  [{ev.index}/{ev.total}] {ev.file}")
+        ws.load_model()
+        docs = ws.library.documents()
+        return run_threads(threads, {s: docs for s in sets}, lambda s: ws.engine, tmp, answers=True)
+    finally:
+        ws.close()
+
+
+def report(result: dict[str, Any]) -> str:
+    lines = [f"threads: {result['threads']} threads, {result['turns']} turns, {result['mode']}, {result['seconds']} s"]
+    for name, s in result["summary"].items():
+        def fmt(x: dict[str, Any]) -> str:
+            return f"{x['ok']}/{x['n']} = {100 * x['share']:.1f}%" if x["share"] is not None else "n/a"
+        lines.append(f"[{name}] follow-ups resolved {fmt(s['followups_resolved'])} (company {fmt(s['company'])}, "
+                     f"period {fmt(s['period'])}); router {fmt(s['router'])}; "
+                     f"memory answers citing only stored citations {fmt(s['memory_cites_stored'])}")
+        if "answers" in s:
+            a = s["answers"]
+            conv = f"{100 * a['conversion']:.1f}%" if a["conversion"] is not None else "n/a"
+            lines.append(f"[{name}] answers: {a['verified']}/{a['turns']} verified; first attempt failed "
+                         f"{a['first_attempt_failed']}, converted by a retry {a['converted_by_retry']} ({conv}); "
+                         f"wrong-company citations {a['wrong_company_citations']}")
+    wrong = [r for r in result["rows"] if (not r.get("route_ok", True) and r["turn"] > 0)
+             or r.get("company_ok") is False or r.get("period_ok") is False]
+    for r in wrong:
+        lines.append(f"  miss {r['thread']}#{r['turn']}: {r['q']!r} -> {r['standalone']!r} "
+                     f"(route {r['route']}, expected {r['expected_route']})")
+    return "\n".join(lines)

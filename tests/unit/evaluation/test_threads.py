@@ -1,0 +1,44 @@
+"""evaluation/threads.py: scoring of follow-up resolution, routing and memory citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_rag.core.types import Document, DocumentMeta
+from desktop_rag.evaluation.threads import StubEngine, company_resolved, period_resolved, run_threads
+
+APPLE = Document("2023 Q3 AAPL.pdf", "2023 Q3 AAPL.pdf", "/x", 30,
+                 DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
+INTEL = Document("2023 Q3 INTC.pdf", "2023 Q3 INTC.pdf", "/y", 60,
+                 DocumentMeta(company="Intel Corporation", ticker="INTC", form_type="10-Q", fiscal_year=2023,
+                              fiscal_quarter=3))
+DOCS = [APPLE, INTEL]
+
+
+def test_company_and_period_checks() -> None:
+    assert company_resolved("What was Apple's revenue in Q2 2023?", "Apple Inc.", DOCS)
+    assert not company_resolved("What was Apple's and Intel's revenue?", "Apple Inc.", DOCS)  # another company too
+    assert not company_resolved("What was revenue in Q2 2023?", "Apple Inc.", DOCS)
+    assert company_resolved("What was AMD's revenue?", "AMD", DOCS)  # a company the library lacks, as written
+    assert period_resolved("revenue in Q2 2023", "Q2 2023")
+    assert not period_resolved("revenue in Q3 2023", "Q2 2023")
+    assert period_resolved("for the quarter ended July 1, 2023", "the quarter ended June 30, 2023")
+    assert period_resolved("anything", None)
+
+
+def test_run_threads_scores_each_turn(tmp_path: Path) -> None:
+    thread = {"id": "th-x", "set": "s", "scope": [], "turns": [
+        {"q": "What was Apple's revenue in Q3 2023?", "company": "Apple Inc.", "period": "Q3 2023", "route": "retrieve",
+         "doc": "2023 Q3 AAPL.pdf"},
+        {"q": "And the quarter before?", "company": "Apple Inc.", "period": "Q2 2023", "route": "retrieve", "doc": None},
+        {"q": "Same for Intel", "company": "Intel Corporation", "period": "Q2 2023", "route": "retrieve",
+         "doc": "2023 Q3 INTC.pdf"},
+        {"q": "What did you say about Apple?", "company": None, "period": None, "route": "conversation", "doc": None},
+        {"q": "Which one was higher?", "company": None, "period": None, "route": "retrieve", "doc": None}]}
+    stub = StubEngine({d.file_name: d for d in DOCS})
+    out = run_threads([thread], {"s": DOCS}, lambda s: stub, tmp_path, log=lambda m: None)
+    s = out["summary"]["all"]
+    assert s["followups_resolved"] == {"n": 2, "ok": 2, "share": 1.0}
+    # the last turn is labelled wrongly on purpose: the router's "conversation" must count as a miss
+    assert s["router"] == {"n": 4, "ok": 3, "share": 0.75}
+    assert s["memory_cites_stored"]["ok"] == s["memory_cites_stored"]["n"] == 2
