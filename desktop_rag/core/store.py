@@ -275,7 +275,7 @@ class DenseIndex:
     graph built with other values is rebuilt); ``ef_search`` applies at query time only.
     """
 
-    def __init__(self, dim: int, path: Path, ef_search: int = 128, m: int = 32, ef_construction: int = 200) -> None:
+    def __init__(self, dim: int, path: Path, ef_search: int = 400, m: int = 64, ef_construction: int = 400) -> None:
         self.dim = dim
         self.path = path
         self.ef_search = ef_search
