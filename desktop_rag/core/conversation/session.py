@@ -98,8 +98,10 @@ class ConversationSession:
             return None
         task = turn.route.task
         if task == "restyle":
+            # the whole last answer, with its stored citations: the style re-lays it in finish()
             last = facts[-1]
-            chosen, text = [last], last.statement
+            full = next((m.answer.answer for m in reversed(self.messages()) if m.msg_id == last.msg_id), "")
+            chosen, text = [last], full or last.statement
         elif task == "summary":
             chosen = facts
             text = "\n".join(f"- {f.question}: {f.statement}" for f in facts)
