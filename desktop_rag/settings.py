@@ -71,6 +71,21 @@ class RetrievalSettings:
         0.3, "Score added to chunks of the primary statement (cash flows, operations, balance "
         "sheet) that reports a line item the question names (capex, EPS, inventory…).", min=0.0, max=1.0,
     )
+    statement_pages: bool = knob(
+        True, "The statement boost also finds the statement's pages from the extracted "
+        "statements (core/statements), not only from chunk section headings.",
+    )
+    page_type_penalty: float = knob(
+        0.3, "Score taken from chunks of pages that match many questions and answer none: "
+        "table of contents, exhibit index, cover, signatures.", min=0.0, max=1.0,
+    )
+    page_ranking: bool = knob(
+        True, "Rank pages, not chunks: each page's best chunk stands for it (one hit per page, "
+        "so ten hits are ten pages) with a bonus for other strong chunks of the same page.",
+    )
+    page_hits_bonus: float = knob(
+        0.15, "Page ranking: weight of a page's second and third best chunk scores.", min=0.0, max=1.0,
+    )
     use_filters: bool = knob(
         True, "Restrict candidates to documents matching company/period/form in the question."
     )

@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 
 from desktop_rag.core.domain.companies import core_name, names_in, proper_names, subject_names
+from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.lexical import (
     QUESTION_NOISE,
@@ -113,6 +114,8 @@ class HybridRetriever:
     def __init__(self, library: Library, settings: RetrievalSettings) -> None:
         self.library = library
         self.settings = settings
+        self._page_type_cache: dict[tuple[str, int], str] = {}
+        self._statement_page_cache: dict[tuple[int, str], dict[int, set[str]]] = {}
 
     # -- understanding the question -------------------------------------------------
     def plan(self, question: str, doc_scope: list[str] | None = None) -> QueryPlan:
@@ -266,9 +269,13 @@ class HybridRetriever:
         else:
             scores = fuse(dense, lexical, cfg.alpha)
             self._boost_statements(plan, scores)
-            order = sorted(scores, key=lambda c: -scores[c])
-            vecs = {c: lib.vectors[lib.row_of[c]] for c in order}
-            ranked = mmr(order, scores, vecs, cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0 else order[:k]
+            self._weigh_page_types(scores)
+            if cfg.page_ranking:
+                ranked, scores = self._rank_pages(scores, k)
+            else:
+                order = sorted(scores, key=lambda c: -scores[c])
+                vecs = {c: lib.vectors[lib.row_of[c]] for c in order}
+                ranked = mmr(order, scores, vecs, cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0 else order[:k]
         # Fill in the cosine of BM25-only candidates so the gate and UI see real numbers.
         hits = []
         for c in ranked:
@@ -281,14 +288,73 @@ class HybridRetriever:
 
     def _boost_statements(self, plan: QueryPlan, scores: dict[int, float]) -> None:
         """Line-item questions ("capex", "EPS") favour the primary statement that reports
-        the item; such tables are long and lose on BM25 length normalisation otherwise."""
-        wanted = [STATEMENT_TITLES[s] for s in plan.filters.statements]
-        if not wanted or not self.settings.statement_boost:
+        the item; such tables are long and lose on BM25 length normalisation otherwise.
+        A chunk belongs to the statement when its section heading names it or (with
+        ``statement_pages``) its page carries that statement as extracted by core/statements."""
+        kinds = set(plan.filters.statements)
+        wanted = [STATEMENT_TITLES[s] for s in kinds if s in STATEMENT_TITLES]
+        if not kinds or not self.settings.statement_boost:
             return
         for cid in scores:
-            section = self.library.chunks[cid].section
-            if section and any(rx.search(section) for rx in wanted):
+            chunk = self.library.chunks[cid]
+            section = chunk.section
+            on_page = self.settings.statement_pages and self._statement_pages(chunk.doc_id).get(chunk.page, set()) & kinds
+            if on_page or (section and any(rx.search(section) for rx in wanted)):
                 scores[cid] += self.settings.statement_boost
+
+    def _statement_pages(self, doc_id: str) -> dict[int, set[str]]:
+        """page -> statement kinds printed on it, from the document's extracted statements."""
+        key = (self.library.store.generation, doc_id)
+        cached = self._statement_page_cache.get(key)
+        if cached is None:
+            cached = {}
+            try:
+                statements = self.library.statements(doc_id)
+            except Exception:  # a statement reader failure must never break search
+                statements = []
+            for st in statements:
+                for page in {st.page, *st.pages, *(r.page for r in st.rows)}:
+                    cached.setdefault(page, set()).add(st.kind)
+            self._statement_page_cache[key] = cached
+        return cached
+
+    def page_type(self, doc_id: str, page: int) -> str:
+        """domain.page_types of a library page, cached (doc ids are content hashes)."""
+        key = (doc_id, page)
+        kind = self._page_type_cache.get(key)
+        if kind is None:
+            kind = page_type(self.library.page_text(doc_id, page))
+            self._page_type_cache[key] = kind
+        return kind
+
+    def _weigh_page_types(self, scores: dict[int, float]) -> None:
+        """Tables of contents, exhibit indexes, covers and signature pages name every
+        topic and answer none: their chunks lose ``page_type_penalty``."""
+        penalty = self.settings.page_type_penalty
+        if not penalty:
+            return
+        for cid in scores:
+            chunk = self.library.chunks[cid]
+            if self.page_type(chunk.doc_id, chunk.page) in DOWNWEIGHTED:
+                scores[cid] -= penalty
+
+    def _rank_pages(self, scores: dict[int, float], k: int) -> tuple[list[int], dict[int, float]]:
+        """Pages ranked by their best chunk's score plus ``page_hits_bonus`` times the next
+        two chunks of the page (a page that several passages match is likelier the answer);
+        each page is represented by its best chunk, so k hits are k distinct pages. Returns
+        the chunk ids and their page scores."""
+        by_page: dict[tuple[str, int], list[int]] = {}
+        for cid in sorted(scores, key=lambda c: -scores[c]):
+            chunk = self.library.chunks[cid]
+            by_page.setdefault((chunk.doc_id, chunk.page), []).append(cid)
+        bonus = self.settings.page_hits_bonus
+        page_score = {
+            page: scores[cids[0]] + bonus * sum(max(0.0, scores[c]) for c in cids[1:3])
+            for page, cids in by_page.items()
+        }
+        order = sorted(by_page, key=lambda p: -page_score[p])[:k]
+        ranked = [by_page[p][0] for p in order]
+        return ranked, {by_page[p][0]: page_score[p] for p in order}
 
     def expand(self, hits: list[Hit], limit: int) -> list[Hit]:
         """Context passages: the first ``limit`` hits, each followed by its neighbours on

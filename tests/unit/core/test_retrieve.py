@@ -165,6 +165,7 @@ def test_expand_adds_same_page_neighbours(build_library) -> None:
     settings.chunking.overlap_words = 10
     lib = build_library({"2023 Q3 AAPL.pdf": [long_page, "Another page about something else entirely."]},
                         settings=settings)
+    settings.retrieval.page_ranking = False  # several chunks of one page may rank (this tests expansion)
     ret = HybridRetriever(lib, settings.retrieval)
     page1 = [c for c in lib.chunks.values() if c.page == 1]
     assert len(page1) >= 3
@@ -252,3 +253,66 @@ def test_instructions_are_no_evidence(library, retriever: HybridRetriever) -> No
     assert "banker" not in plan.cleaned
     gate = retriever.gate(plan, retriever.search(plan))
     assert gate.passed, gate.reason
+
+
+# -- page-level ranking levers --------------------------------------------------------------------
+TOC_PAGE = "\n".join([
+    "TABLE OF CONTENTS", "Item 1. Business 3", "Item 1A. Risk Factors 12", "Item 2. Properties 25",
+    "Item 7. Management's Discussion and Analysis 29", "Liquidity and Capital Resources 38",
+    "Item 7A. Market Risk 45", "Item 8. Financial Statements 47", "Consolidated Statements of Cash Flows 52",
+    "Item 9A. Controls and Procedures 95",
+])
+LIQUIDITY_PAGE = "\n".join(
+    f"Liquidity and capital resources paragraph {i}: cash, cash equivalents and marketable securities "
+    f"fund the capital return program and debt repayments over the next twelve months." for i in range(14)
+)
+OTHER_PAGE = "\n".join(
+    f"Risk paragraph {i}: competition, supply chain and foreign exchange affect results of operations "
+    f"and the liquidity of some customers in several markets." for i in range(6)
+)
+
+
+@pytest.fixture
+def long_filing(build_library):  # type: ignore[no-untyped-def]
+    return build_library({"ACME_2021_10K.pdf": [COVER_PAGE_10K, TOC_PAGE, LIQUIDITY_PAGE, OTHER_PAGE]})
+
+
+COVER_PAGE_10K = ("UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended "
+                  "December 31, 2021\nCommission file number 1-1234\nAcme Corporation")
+
+
+def test_page_ranking_gives_one_hit_per_page(long_filing) -> None:  # type: ignore[no-untyped-def]
+    question = "liquidity capital resources cash marketable securities"
+    chunks = HybridRetriever(long_filing, RetrievalSettings(page_ranking=False, mmr_lambda=1.0)).search(question, k=5)
+    assert len({h.chunk.page for h in chunks}) < len(chunks)  # the liquidity page fills several slots
+    pages = HybridRetriever(long_filing, RetrievalSettings(page_ranking=True)).search(question, k=5)
+    assert len({h.chunk.page for h in pages}) == len(pages)
+    assert pages[0].chunk.page == 3
+
+
+def test_table_of_contents_and_cover_lose_the_page_type_penalty(long_filing) -> None:  # type: ignore[no-untyped-def]
+    question = "Liquidity and Capital Resources Management's Discussion and Analysis"
+    plain = HybridRetriever(long_filing, RetrievalSettings(page_type_penalty=0.0)).search(question, k=4)
+    weighed = HybridRetriever(long_filing, RetrievalSettings(page_type_penalty=0.3)).search(question, k=4)
+    by_page = {h.chunk.page: h.score for h in plain}
+    assert 2 in by_page  # the table of contents matches the words
+    toc = next(h for h in weighed if h.chunk.page == 2)
+    assert toc.score == pytest.approx(by_page[2] - 0.3)
+    assert weighed[0].chunk.page == 3
+    assert HybridRetriever(long_filing, RetrievalSettings()).page_type(long_filing.documents()[0].doc_id, 1) == "cover"
+
+
+def test_statement_boost_reaches_the_pages_of_an_extracted_statement(long_filing, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    retriever = HybridRetriever(long_filing, RetrievalSettings(page_type_penalty=0.0, page_ranking=False))
+    plan = retriever.plan("What were the risk paragraph figures?")
+    plan.filters.statements = ["cash_flow"]
+    monkeypatch.setattr(retriever, "_statement_pages", lambda doc_id: {4: {"cash_flow"}})
+    scores = {c: 0.0 for c in long_filing.chunks}
+    retriever._boost_statements(plan, scores)
+    boosted = {long_filing.chunks[c].page for c, s in scores.items() if s > 0}
+    assert boosted == {4}
+    off = HybridRetriever(long_filing, RetrievalSettings(statement_pages=False))
+    monkeypatch.setattr(off, "_statement_pages", lambda doc_id: {4: {"cash_flow"}})
+    scores = {c: 0.0 for c in long_filing.chunks}
+    off._boost_statements(plan, scores)
+    assert not any(scores.values())
