@@ -115,7 +115,7 @@ class HybridRetriever:
         self.library = library
         self.settings = settings
         self._page_type_cache: dict[tuple[str, int], str] = {}
-        self._statement_page_cache: dict[tuple[int, str], dict[int, set[str]]] = {}
+        self._statement_page_cache: dict[str, dict[int, set[str]]] = {}
 
     # -- understanding the question -------------------------------------------------
     def plan(self, question: str, doc_scope: list[str] | None = None) -> QueryPlan:
@@ -304,7 +304,7 @@ class HybridRetriever:
 
     def _statement_pages(self, doc_id: str) -> dict[int, set[str]]:
         """page -> statement kinds printed on it, from the document's extracted statements."""
-        key = (self.library.store.generation, doc_id)
+        key = doc_id  # a content hash: its statements change only with the statement reader
         cached = self._statement_page_cache.get(key)
         if cached is None:
             cached = {}

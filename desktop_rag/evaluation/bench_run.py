@@ -210,6 +210,12 @@ class SyntheticLibrary:
     def dense(self) -> Any:
         return self._dense
 
+    def page_text(self, doc_id: str, page: int) -> str:
+        return ""  # synthetic chunks have no page: every page is an ordinary text page
+
+    def statements(self, doc_id: str) -> list[Any]:
+        return []
+
     def neighbours(self, chunk_id: int, n: int = 1) -> list[int]:
         return []
 
