@@ -73,7 +73,7 @@ class EvalSet:
     answerable: list[dict[str, Any]]
     unanswerable: list[dict[str, Any]]
     sources: list[str]  # label files read (for the report)
-    cells_path: Path | None = None  # eval/statement_cells.jsonl when present
+    cells_path: Path | None = None  # eval/statement_cells.jsonl when present (its cells on this set's filings count)
     notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -192,8 +192,10 @@ def load_set(name: str, eval_dir: Path | None = None) -> EvalSet:
     if name == "sec10q":
         path = eval_dir / "devset.jsonl"
         rows = [with_category(r) for r in load_devset(path)]
+        cells = eval_dir / "statement_cells.jsonl"
         return EvalSet(name, sec10q_pdfs(), [r for r in rows if r.get("answerable")],
-                       [r for r in rows if not r.get("answerable")], [str(path)])
+                       [r for r in rows if not r.get("answerable")], [str(path)],
+                       cells if cells.is_file() else None)
     if name == "financebench-dev":
         root = shared_dir() / "data" / "financebench-dev"
         upstream = root / "data" / "financebench_dev.jsonl"

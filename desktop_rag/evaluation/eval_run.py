@@ -313,8 +313,12 @@ def extract_statements(lib_dir: Path, models_dir: Any, doc: str) -> dict[str, An
         return None
 
 
-def evaluate_cells(lib_dir: Path, models_dir: Any, cells_path: Path, log: Callable[[str], None]) -> dict[str, Any]:
-    labels = load_devset(cells_path)
+def evaluate_cells(lib_dir: Path, models_dir: Any, cells_path: Path, docs: set[str],
+                   log: Callable[[str], None]) -> dict[str, Any] | None:
+    """Score the labelled cells of the filings in ``docs`` (the set's library); None if none."""
+    labels = [lab for lab in load_devset(cells_path) if lab["doc"] in docs]
+    if not labels:
+        return None
     extracted: dict[str, list[dict[str, Any]]] = {}
     errors = []
     for doc in sorted({lab["doc"] for lab in labels}):
@@ -439,10 +443,11 @@ def evaluate_set(ws: Any, es: EvalSet, ns: argparse.Namespace, log: Callable[[st
             answers = evaluate_answers(ws, ans_items, ooc_items, log)
     cells = None
     if es.cells_path is not None and not ns.no_cells:
-        if statements_available():
-            log(f"eval[{es.name}]: scoring statement cells from {es.cells_path.name} ...")
-            cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, log)
-        else:
+        n_cells = sum(lab["doc"] in names for lab in load_devset(es.cells_path))
+        if n_cells and statements_available():
+            log(f"eval[{es.name}]: scoring {n_cells} statement cells from {es.cells_path.name} ...")
+            cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, names, log)
+        elif n_cells:
             cells = {"skipped": "this build has no statement extractor (desktop_rag.core.statements)"}
     res = build_result(ws, es, answerable, unanswerable, retrievable, ret, ann, gate, answers, cells)
     res["skipped_no_filing"] = skipped

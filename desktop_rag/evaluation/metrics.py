@@ -392,37 +392,60 @@ def _values_equal(want: float | None, got: float | None) -> bool:
 
 
 def flatten_statements(doc: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
-    """Cells of a ``main.py statements DOC --json`` payload as flat records."""
+    """Cells of a ``main.py statements DOC --json`` payload as flat records (``raw``: the
+    value as given; ``value``: with the statement's scale applied, except for per-share and
+    share-count rows, whose ``unit`` says they are not in the statement's scale)."""
     out = []
     for st in payload.get("statements", []):
         scale = st.get("scale") or ""
         for row in st.get("rows", []):
+            row_scale = "units" if row.get("unit") in ("per_share", "shares", "percent", "ratio") else scale
             for c in row.get("cells", []):
                 out.append({"doc": doc, "page": c.get("page") or row.get("page") or st.get("page"),
                             "label": normalise_label(row.get("label", "")),
                             "parent": normalise_label(row.get("parent", "") or ""),
                             "period_end": c.get("period_end"), "months": c.get("months"),
-                            "value": _cell_value(c.get("value"), scale), "text": c.get("text"),
-                            "statement": st.get("kind")})
+                            "raw": c.get("value"), "value": _cell_value(c.get("value"), row_scale),
+                            "scale": scale, "unit": row.get("unit") or "",
+                            "text": c.get("text"), "statement": st.get("kind")})
     return out
+
+
+def _scale_agrees(label_scale: str, cell: dict[str, Any]) -> bool:
+    unit = cell.get("unit") or ""
+    if unit == "shares":
+        return True
+    if unit == "per_share":
+        return label_scale in ("units", "")
+    return (cell.get("scale") or "") == (label_scale or "")
 
 
 def score_statement_cells(labels: list[dict[str, Any]], extracted: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Match each labelled cell (doc, page, label, period_end, months) to an extracted cell
-    (``flatten_statements`` records per doc) and compare values (scale applied on both sides).
+    (``flatten_statements`` records per doc; label folded, else a leading-words match) and
+    compare values (as printed, or scaled on both sides).
     A label printed twice on one page (e.g. "Other" under two headings) is told apart by its
     parent heading. Returns rates over all labelled cells and the misses."""
     rows = []
     for lab in labels:
-        cands = [c for c in extracted.get(lab["doc"], [])
-                 if c["page"] == lab["page"] and c["label"] == normalise_label(lab["label"])
-                 and c["period_end"] == lab["period_end"] and int(c["months"] or 0) == int(lab["months"] or 0)]
+        label = normalise_label(lab["label"])
+        same_cell = [c for c in extracted.get(lab["doc"], [])
+                     if c["page"] == lab["page"] and c["period_end"] == lab["period_end"]
+                     and int(c["months"] or 0) == int(lab["months"] or 0)]
+        cands = [c for c in same_cell if c["label"] == label]
+        if not cands:  # a label cut or continued differently ("Total current assets" / "Total current")
+            cands = [c for c in same_cell if c["label"] and label and (c["label"].startswith(label)
+                                                                       or label.startswith(c["label"]))]
         if len(cands) > 1 and lab.get("parent"):
             parent = normalise_label(lab["parent"])
             cands = [c for c in cands if c["parent"] == parent] or cands
         want = _cell_value(lab.get("value"), lab.get("scale", ""))
         found = bool(cands)
-        right = found and _values_equal(want, cands[0]["value"])
+        # right: the same amount once scaled, or the value as printed with the right scale
+        # (per-share rows are in units, share counts in whatever scale the label gives)
+        right = found and (_values_equal(want, cands[0]["value"]) or (
+            _values_equal(lab.get("value"), cands[0].get("raw", cands[0]["value"]))
+            and _scale_agrees(lab.get("scale", ""), cands[0])))
         rows.append({"doc": lab["doc"], "page": lab["page"], "label": lab["label"], "period_end": lab["period_end"],
                      "months": lab["months"], "want": lab.get("text"), "found": found, "right": right,
                      "got": cands[0]["text"] if cands else None, "statement": lab.get("statement")})

@@ -221,6 +221,10 @@ def _payload():
              "cells": [{"period_end": "2022-06-25", "months": 3, "text": "5", "value": 5.0, "page": 4}]},
             {"label": "Restructuring", "parent": "", "page": 4,
              "cells": [{"period_end": "2022-06-25", "months": 3, "text": "-", "value": None, "page": 4}]},
+            {"label": "Diluted earnings per share", "parent": "", "page": 4, "unit": "per_share",
+             "cells": [{"period_end": "2022-06-25", "months": 3, "text": "1.20", "value": 1.2, "page": 4}]},
+            {"label": "Total operating", "parent": "", "page": 4,
+             "cells": [{"period_end": "2022-06-25", "months": 3, "text": "100", "value": 100.0, "page": 4}]},
         ]}]}
 
 
@@ -241,16 +245,26 @@ def test_score_statement_cells():
         # not extracted: other period
         {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Net sales", "parent": "", "period_end": "2021-06-26",
          "months": 3, "text": "81,434", "value": 81434.0, "scale": "millions"},
+        # per-share row: not in the statement's millions
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Diluted earnings per share ($)", "parent": "",
+         "period_end": "2022-06-25", "months": 3, "text": "1.20", "value": 1.2, "scale": "units"},
+        # a label the extractor cut short, value as printed in the same scale
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Total operating expenses", "parent": "",
+         "period_end": "2022-06-25", "months": 3, "text": "100", "value": 100.0, "scale": "millions"},
+        # right digits, wrong scale (the extractor says millions, the filing says thousands)
+        {"doc": "X.pdf", "page": 4, "statement": "income", "label": "Total operating", "parent": "",
+         "period_end": "2022-06-25", "months": 3, "text": "100", "value": 100.0, "scale": "thousands"},
         # not extracted: other filing
         {"doc": "Y.pdf", "page": 1, "statement": "balance", "label": "Cash", "parent": "", "period_end": "2022-06-25",
          "months": 0, "text": "1", "value": 1.0, "scale": "millions"},
     ]
     res = ev.score_statement_cells(labels, {"X.pdf": ev.flatten_statements("X.pdf", _payload())})
-    assert res["n"] == 6
-    assert res["found_rate"] == pytest.approx(4 / 6)
-    assert res["exact_right_rate"] == pytest.approx(3 / 6)
-    assert {(m["label"], m["found"]) for m in res["misses"]} == {("Other", True), ("Net sales", False), ("Cash", False)}
-    assert res["by_statement"]["income"]["n"] == 5 and res["by_statement"]["balance"]["exact_right"] == 0.0
+    assert res["n"] == 9
+    assert res["found_rate"] == pytest.approx(7 / 9)
+    assert res["exact_right_rate"] == pytest.approx(5 / 9)
+    assert {(m["label"], m["found"]) for m in res["misses"]} == {
+        ("Other", True), ("Net sales", False), ("Cash", False), ("Total operating", True)}
+    assert res["by_statement"]["income"]["n"] == 8 and res["by_statement"]["balance"]["exact_right"] == 0.0
 
 
 def test_answer_rates_trust_measures_and_categories():
