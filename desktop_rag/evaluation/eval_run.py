@@ -347,7 +347,22 @@ def library_dir(data_dir: Any, set_name: str, explicit: str | None = None) -> Pa
     return root / set_name
 
 
-def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None]) -> int:
+def ingest_order(files: list[Path], questions_per_file: dict[str, int]) -> list[Path]:
+    """Filings with the most labelled questions per page first, so that an interrupted first
+    ingest (thousands of pages) already covers as many questions as it can."""
+    def pages(p: Path) -> int:
+        try:
+            import pymupdf
+
+            with pymupdf.open(p) as doc:
+                return max(1, doc.page_count)
+        except Exception:
+            return 1_000_000
+    return sorted(files, key=lambda p: (-questions_per_file.get(p.name, 0) / pages(p), p.name))
+
+
+def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None],
+                  questions_per_file: dict[str, int] | None = None) -> int:
     """Ingest the corpus PDFs the library does not hold yet (by file name); returns how many."""
     from desktop_rag.core.library import IngestReport, collect_pdfs
 
@@ -355,6 +370,8 @@ def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None]) -> int:
     missing = [p for p in collect_pdfs([corpus]) if p.name not in have]
     if not missing:
         return 0
+    if questions_per_file:
+        missing = ingest_order(missing, questions_per_file)
     log(f"ingesting {len(missing)} file(s) from {corpus} ...")
     report = IngestReport()
     for ev in ws.library.ingest(missing, report=report):
@@ -384,7 +401,11 @@ def prepare_library(ws: Any, es: EvalSet, log: Callable[[str], None], allow_mism
     if not ingest:
         return notes
     if es.corpus.is_dir():
-        added = ensure_corpus(ws, es.corpus, lambda m: log(f"eval[{es.name}]: {m}"))
+        per_file: dict[str, int] = {}
+        for it in es.items:
+            if it.get("doc"):
+                per_file[it["doc"]] = per_file.get(it["doc"], 0) + 1
+        added = ensure_corpus(ws, es.corpus, lambda m: log(f"eval[{es.name}]: {m}"), per_file)
         if added:
             notes.append(f"ingested {added} new filing(s)")
     else:

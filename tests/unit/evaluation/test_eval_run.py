@@ -132,3 +132,18 @@ def test_library_dir_precedence(monkeypatch, tmp_path):
     monkeypatch.setenv(eval_run.ENV_EVAL_CACHE, str(tmp_path / "cache"))
     assert eval_run.library_dir(tmp_path / "d", "sec10q") == (tmp_path / "cache").resolve() / "sec10q"
     assert eval_run.library_dir(tmp_path / "d", "sec10q", str(tmp_path / "x")) == (tmp_path / "x").resolve()
+
+
+def test_ingest_order_puts_most_questions_per_page_first(tmp_path):
+    import pymupdf
+
+    def pdf(name, n):
+        doc = pymupdf.open()
+        for _ in range(n):
+            doc.new_page()
+        doc.save(tmp_path / name)
+        return tmp_path / name
+
+    big, small, none = pdf("big.pdf", 10), pdf("small.pdf", 2), pdf("none.pdf", 1)
+    order = eval_run.ingest_order([none, big, small], {"big.pdf": 4, "small.pdf": 1})
+    assert [p.name for p in order] == ["small.pdf", "big.pdf", "none.pdf"]  # 0.5, 0.4, 0 per page
