@@ -434,7 +434,10 @@ def evaluate_set(ws: Any, es: EvalSet, ns: argparse.Namespace, log: Callable[[st
     skipped = len(es.answerable) - len(answerable)
     if skipped:
         log(f"eval[{es.name}]: {skipped} answerable question(s) skipped: their filing is not in the library")
-    unanswerable = list(es.unanswerable)
+        es.notes.append(f"{skipped} answerable question(s) skipped: their filing is not in the library")
+    # a must-refuse question tied to a filing (a metric that does not fit that company) only
+    # tests something when that filing is in the library
+    unanswerable = [it for it in es.unanswerable if not it.get("doc") or it["doc"] in names]
     if ns.limit:
         answerable = spread(answerable, ns.limit)
         unanswerable = spread(unanswerable, max(1, ns.limit // 4))
