@@ -39,9 +39,22 @@ def _pick(arg: str | os.PathLike[str] | None, env: str, default: Path) -> Path:
     return default
 
 
+PORTABLE_FLAG = "portable"  # a file of this name beside a bundle's executable: portable mode
+
+
+def portable_data_dir() -> Path | None:
+    """``data/`` beside the executable of a bundle in portable mode (run from a USB stick,
+    nothing written to the user's profile); None otherwise. Never inside the bundle itself."""
+    if is_frozen():
+        exe_dir = Path(sys.executable).resolve().parent
+        if (exe_dir / PORTABLE_FLAG).exists():
+            return exe_dir / "data"
+    return None
+
+
 def data_dir(arg: str | os.PathLike[str] | None = None) -> Path:
     """User data: the library index, settings, conversations, logs."""
-    path = _pick(arg, ENV_HOME, Path(user_data_dir(APP_NAME, appauthor=False)))
+    path = _pick(arg, ENV_HOME, portable_data_dir() or Path(user_data_dir(APP_NAME, appauthor=False)))
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -53,6 +66,13 @@ def models_dir(arg: str | os.PathLike[str] | None = None) -> Path:
     if is_frozen() and (Path(sys.executable).parent / "models").is_dir():
         default = Path(sys.executable).parent / "models"
     return _pick(arg, ENV_MODELS, default)
+
+
+def model_dirs(arg: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Folders searched for models, first match wins: the chosen/user folder, then the models
+    shipped with the app (so a user's extra GGUF never hides the bundled embedder)."""
+    chosen, shipped = models_dir(arg), app_root() / "models"
+    return [chosen] if chosen == shipped else [chosen, shipped]
 
 
 def corpus_dir(arg: str | os.PathLike[str] | None = None) -> Path:

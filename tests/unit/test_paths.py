@@ -70,6 +70,11 @@ def test_frozen_bundle_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert paths.models_dir() == bundle / "models"  # the models shipped inside the bundle
     (exe.parent / "models").mkdir(parents=True)
     assert paths.models_dir() == exe.parent / "models"  # a user's folder next to the executable wins
+    assert paths.model_dirs() == [exe.parent / "models", bundle / "models"]  # ... the shipped ones still count
+    assert paths.data_dir() != exe.parent / "data"  # the platform folder (DESKTOP_RAG_HOME in tests)
+    (exe.parent / paths.PORTABLE_FLAG).write_text("")
+    monkeypatch.delenv(paths.ENV_HOME)
+    assert paths.data_dir() == exe.parent / "data"  # portable mode: beside the executable, never in the bundle
     monkeypatch.setenv(paths.ENV_MODELS, str(tmp_path / "m"))
     assert paths.models_dir() == (tmp_path / "m").resolve()
 
