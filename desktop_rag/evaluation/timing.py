@@ -10,11 +10,31 @@ from typing import Any
 
 def peak_rss_mb(children: bool = False) -> float:
     """Peak resident memory of this process (or its waited-for children), in MB.
-    ``resource`` is Unix-only: imported here so nothing else depends on it."""
-    import resource
-
+    ``resource`` is Unix-only: imported here so nothing else depends on it. Windows: the
+    process's peak working set (psapi); children's peak is not available there (nan)."""
+    try:
+        import resource
+    except ImportError:
+        return float("nan") if children or sys.platform != "win32" else _windows_peak_mb()
     ru = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF).ru_maxrss
     return ru / (2**20 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
+
+
+def _windows_peak_mb() -> float:
+    import ctypes
+    from ctypes import wintypes
+
+    class Counters(ctypes.Structure):  # PROCESS_MEMORY_COUNTERS
+        _fields_ = [("cb", wintypes.DWORD), ("PageFaultCount", wintypes.DWORD)] + [
+            (name, ctypes.c_size_t) for name in (
+                "PeakWorkingSetSize", "WorkingSetSize", "QuotaPeakPagedPoolUsage", "QuotaPagedPoolUsage",
+                "QuotaPeakNonPagedPoolUsage", "QuotaNonPagedPoolUsage", "PagefileUsage", "PeakPagefileUsage")]
+
+    counters = Counters()
+    counters.cb = ctypes.sizeof(Counters)
+    windll = ctypes.windll  # type: ignore[attr-defined]
+    ok = windll.psapi.GetProcessMemoryInfo(windll.kernel32.GetCurrentProcess(), ctypes.byref(counters), counters.cb)
+    return counters.PeakWorkingSetSize / 2**20 if ok else float("nan")
 
 
 class TimedGenerator:
