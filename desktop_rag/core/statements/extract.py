@@ -29,7 +29,9 @@ from desktop_rag.core.pdf import PageText
 from desktop_rag.core.statements.model import Box, Cell, Period, Row, Statement, StatementKind
 
 # -- statement titles ----------------------------------------------------------------
-_PREFIX = r"^(?:condensed\s+|interim\s+|unaudited\s+)*(?:consolidated\s+|combined\s+)*(?:and\s+combined\s+)?"
+# A company name may precede the title on its line ("NIKE, Inc. Consolidated Statements of Income"):
+# capitalised words only, so "Impact of derivatives on the consolidated balance sheets" is no title.
+_PREFIX = r"^(?:(?:[A-Z0-9&][\w.,&'\-]*|and|of)\s+){0,8}?(?:condensed\s+|interim\s+|unaudited\s+)*(?:consolidated\s+|combined\s+)*(?:and\s+combined\s+)?"
 _TITLES: list[tuple[StatementKind, re.Pattern[str]]] = [
     ("comprehensive", re.compile(
         _PREFIX + r"(?:statements?\s+of\s+(?:consolidated\s+)?comprehensive\s+(?:income|loss|earnings|\(loss\)|\(income\))"
@@ -48,6 +50,8 @@ _TITLES: list[tuple[StatementKind, re.Pattern[str]]] = [
         r"|statements?\s+of\s+(?:changes\s+in\s+)?(?:total\s+)?equity|(?:stockholders|shareholders)['\u2019]?\s+equity\s+statements?)",
         re.I)),
 ]
+# Words are separated by exactly one space in the canonical text: no nested quantifiers here.
+_COMPANY_SUFFIX = re.compile(r"(?:(?: [-\u2013])? (?:[A-Z0-9&][\w.,&'\-]*|and|of)){1,12} ?")
 _NOT_TITLE = re.compile(r"\bnotes?\s+to\b|\bsee\b|\brefer\b|\bincluded\b|\bpart\s+of\b|\bin\s+the\b|\bthese\b|[.;]\s*$|\d\s*$", re.I)
 _CONTINUED = re.compile(r"\(?\bcontinued\b\)?", re.I)
 _END = re.compile(
@@ -148,6 +152,9 @@ def _split(line: _Line) -> _ParsedLine:
         if text == "%" and i > 0:
             i -= 1
             text, start = toks[i].text + " %", toks[i].start
+        elif text == ")" and i > 0 and toks[i - 1].text.startswith("(") and len(toks[i - 1].text) > 1:
+            i -= 1  # "(737 )": the closing parenthesis printed apart
+            text, start = toks[i].text + ")", toks[i].start
         elif text == ")" and i > 0:  # "( 1,234 )" printed with spaces
             j = i - 1
             while j >= 0 and toks[j].text != "(" and j > i - 4:
@@ -279,6 +286,8 @@ def title_kind(line: str) -> StatementKind | None:
     core = re.sub(r"\((?:unaudited|continued|in [a-z ]+)\)|-\s*continued|\bcontinued\b", "", t, flags=re.I).strip(" -:,")
     for kind, rx in _TITLES:
         m = rx.match(core)
+        if m and _COMPANY_SUFFIX.fullmatch(core[m.end():]):  # "… of Income Corning Incorporated and Subsidiaries"
+            return kind
         if m and len(core) - m.end() <= 40:
             rest = core[m.end():].lower()
             if kind == "income" and re.match(r"\s*and\s+comprehensive", rest):
@@ -474,8 +483,12 @@ def _consume(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, o
         else:
             label, label_span = _clean_label(text), (p.line.start, p.line.start + len(p.line.text.rstrip()))
         if not re.search(r"[A-Za-z]", label):
-            continue
-        if pending is not None and _continues(pending[0], label):
+            if not (assigned and pending is not None and not label and not pending[0].endswith(":")):
+                continue
+            # The figures sit a little below their label ("TOTAL CURRENT LIABILITIES" / "27,194 26,532").
+            label, label_span, row_start = pending[0], pending[1], pending[2]
+            pending = None
+        elif pending is not None and _continues(pending[0], label):
             label = f"{pending[0]} {label}"
             label_span, row_start = (pending[1][0], label_span[1]), pending[2]
             pending = None

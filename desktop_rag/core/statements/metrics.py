@@ -1,0 +1,128 @@
+"""Metric definitions: one table of formulas over concepts (see concepts.py).
+
+An input is ``(variable, concept, when)`` with ``when``:
+- ``cur``: the asked period's column;
+- ``prev``: the same-length column one year earlier (from the same filing);
+- ``avg``: the mean of ``cur`` and ``prev`` (balance-sheet averages), or ``cur`` alone when the
+  question asks for year-end rather than average figures.
+Outflows printed in parentheses (capex, dividends paid) enter as absolute amounts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Inputs = dict[str, float]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    title: str
+    triggers: tuple[str, ...]  # regex on the lower-cased question
+    unit: str  # percent | ratio | times | days | currency
+    formula: str  # shown to the analyst
+    needs: tuple[tuple[str, str, str], ...]  # (variable, concept, cur|prev|avg)
+    compute: Callable[[Inputs], float]
+    absolute: tuple[str, ...] = ()  # variables taken as absolute amounts (outflows)
+
+
+def _div(a: float, b: float) -> float:
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a / b
+
+
+_M = Metric
+METRICS: list[Metric] = [
+    _M("ebitda_margin", "Unadjusted EBITDA margin", (r"ebitda\s*(%\s*)?margin",), "percent",
+       "(operating income + depreciation and amortization) / revenue × 100",
+       (("oi", "operating_income", "cur"), ("da", "da", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["oi"] + v["da"], v["rev"]) * 100),
+    _M("ebitda", "Unadjusted EBITDA", (r"\bebitda\b",), "currency", "operating income + depreciation and amortization",
+       (("oi", "operating_income", "cur"), ("da", "da", "cur")), lambda v: v["oi"] + v["da"]),
+    _M("gross_margin", "Gross margin", (r"gross (profit )?margin",), "percent", "gross profit / revenue × 100",
+       (("gp", "gross_profit", "cur"), ("rev", "revenue", "cur")), lambda v: _div(v["gp"], v["rev"]) * 100),
+    _M("operating_margin", "Operating margin", (r"operating (income |profit )?(%\s*)?margin",), "percent",
+       "operating income / revenue × 100", (("oi", "operating_income", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["oi"], v["rev"]) * 100),
+    _M("net_margin", "Net profit margin", (r"net (profit |income )?margin", r"profit margin"), "percent",
+       "net income / revenue × 100", (("ni", "net_income", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["ni"], v["rev"]) * 100),
+    _M("capex_pct_revenue", "Capital expenditure as % of revenue",
+       (r"(capex|capital expenditures?|additions to property|purchases? of property|payments for property).{0,60}"
+        r"(percent|%|as a share|proportion|ratio)",), "percent",
+       "capital expenditures / revenue × 100", (("capex", "capex", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["capex"], v["rev"]) * 100, ("capex",)),
+    _M("da_pct_revenue", "Depreciation and amortization as % of revenue",
+       (r"(depreciation and amortization|d&a).{0,40}(%|percent)",), "percent",
+       "depreciation and amortization / revenue × 100", (("da", "da", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["da"], v["rev"]) * 100),
+    _M("fcf", "Free cash flow", (r"free cash flow",), "currency", "cash from operations − capital expenditures",
+       (("cfo", "cfo", "cur"), ("capex", "capex", "cur")), lambda v: v["cfo"] - v["capex"], ("capex",)),
+    _M("working_capital", "Net working capital", (r"working capital",), "currency",
+       "total current assets − total current liabilities",
+       (("ca", "current_assets", "cur"), ("cl", "current_liabilities", "cur")), lambda v: v["ca"] - v["cl"]),
+    _M("current_ratio", "Current ratio", (r"current ratio",), "ratio", "total current assets / total current liabilities",
+       (("ca", "current_assets", "cur"), ("cl", "current_liabilities", "cur")), lambda v: _div(v["ca"], v["cl"])),
+    _M("quick_ratio", "Quick ratio", (r"quick ratio", r"acid[- ]test"), "ratio",
+       "(cash and equivalents + short-term investments + receivables) / total current liabilities",
+       (("cash", "cash", "cur"), ("sti", "short_term_investments", "cur"), ("ar", "receivables", "cur"),
+        ("cl", "current_liabilities", "cur")), lambda v: _div(v["cash"] + v["sti"] + v["ar"], v["cl"])),
+    _M("cash_ratio", "Cash ratio", (r"cash ratio",), "ratio",
+       "(cash and equivalents + short-term investments) / total current liabilities",
+       (("cash", "cash", "cur"), ("sti", "short_term_investments", "cur"), ("cl", "current_liabilities", "cur")),
+       lambda v: _div(v["cash"] + v["sti"], v["cl"])),
+    _M("ocf_ratio", "Operating cash flow ratio", (r"operating cash flow ratio", r"cash flow from operations ratio"), "ratio",
+       "cash from operations / total current liabilities", (("cfo", "cfo", "cur"), ("cl", "current_liabilities", "cur")),
+       lambda v: _div(v["cfo"], v["cl"])),
+    _M("fixed_asset_turnover", "Fixed asset turnover", (r"fixed[- ]asset turnover", r"pp&e turnover"), "times",
+       "revenue / average PP&E, net", (("rev", "revenue", "cur"), ("ppe", "ppe_net", "avg")), lambda v: _div(v["rev"], v["ppe"])),
+    _M("asset_turnover", "Total asset turnover", (r"asset turnover",), "times", "revenue / average total assets",
+       (("rev", "revenue", "cur"), ("ta", "total_assets", "avg")), lambda v: _div(v["rev"], v["ta"])),
+    _M("inventory_turnover", "Inventory turnover", (r"inventory turnover",), "times", "cost of sales / average inventories",
+       (("cogs", "cogs", "cur"), ("inv", "inventory", "avg")), lambda v: _div(v["cogs"], v["inv"])),
+    _M("ccc", "Cash conversion cycle", (r"cash conversion cycle", r"\bccc\b"), "days", "DSO + DIO − DPO",
+       (("ar", "receivables", "avg"), ("rev", "revenue", "cur"), ("inv", "inventory", "avg"), ("cogs", "cogs", "cur"),
+        ("ap", "payables", "avg")),
+       lambda v: 365 * _div(v["ar"], v["rev"]) + 365 * _div(v["inv"], v["cogs"]) - 365 * _div(v["ap"], v["cogs"])),
+    _M("dso", "Days sales outstanding", (r"days sales outstanding", r"\bdso\b", r"days receivables?"), "days",
+       "365 × average receivables / revenue", (("ar", "receivables", "avg"), ("rev", "revenue", "cur")),
+       lambda v: 365 * _div(v["ar"], v["rev"])),
+    _M("dio", "Days inventory outstanding", (r"days inventory", r"\bdio\b", r"days sales (of|in) inventory"), "days",
+       "365 × average inventories / cost of sales", (("inv", "inventory", "avg"), ("cogs", "cogs", "cur")),
+       lambda v: 365 * _div(v["inv"], v["cogs"])),
+    _M("dpo_inv", "Days payable outstanding", (r"(days payables? outstanding|\bdpo\b).*change in inventor",), "days",
+       "365 × average accounts payable / (cost of sales + change in inventories)",
+       (("ap", "payables", "avg"), ("cogs", "cogs", "cur"), ("inv", "inventory", "cur"), ("inv_prev", "inventory", "prev")),
+       lambda v: 365 * _div(v["ap"], v["cogs"] + v["inv"] - v["inv_prev"])),
+    _M("dpo", "Days payable outstanding", (r"days payables? outstanding", r"\bdpo\b"), "days",
+       "365 × average accounts payable / cost of sales", (("ap", "payables", "avg"), ("cogs", "cogs", "cur")),
+       lambda v: 365 * _div(v["ap"], v["cogs"])),
+    _M("roa", "Return on assets", (r"return on (average )?assets", r"\broa\b"), "percent", "net income / average total assets × 100",
+       (("ni", "net_income", "cur"), ("ta", "total_assets", "avg")), lambda v: _div(v["ni"], v["ta"]) * 100),
+    _M("roe", "Return on equity", (r"return on (average )?(\w+ )?(stockholders'? |shareholders'? )?equity", r"\broe\b"), "percent",
+       "net income / average shareholders' equity × 100", (("ni", "net_income", "cur"), ("eq", "equity", "avg")),
+       lambda v: _div(v["ni"], v["eq"]) * 100),
+    _M("effective_tax_rate", "Effective tax rate", (r"effective (income )?tax rate",), "percent",
+       "income tax expense / income before income taxes × 100",
+       (("tax", "income_tax", "cur"), ("pti", "pretax_income", "cur")), lambda v: _div(v["tax"], v["pti"]) * 100),
+    _M("payout", "Dividend payout ratio", (r"(dividend )?payout ratio", r"pa(y|id) out as (cash )?dividends",
+                                           r"share of .* (paid|pay) out"), "percent",
+       "dividends paid / net income × 100", (("div", "dividends_paid", "cur"), ("ni", "net_income", "cur")),
+       lambda v: _div(v["div"], v["ni"]) * 100, ("div",)),
+    _M("interest_coverage", "Interest coverage", (r"interest coverage", r"times .*cover(ed)? .*interest",
+                                                   r"cover(ed)? its interest"), "times",
+       "operating income / interest expense", (("oi", "operating_income", "cur"), ("int", "interest_expense", "cur")),
+       lambda v: _div(v["oi"], v["int"]), ("int",)),
+]
+
+
+def metric_in(question: str) -> Metric | None:
+    q = question.lower().replace("\u2019", "'")
+    for m in METRICS:
+        if any(re.search(t, q) for t in m.triggers):
+            return m
+    return None
