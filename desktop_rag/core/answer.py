@@ -14,6 +14,7 @@ Nothing the model says reaches the user unchecked:
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -30,9 +31,11 @@ from desktop_rag.core.library import Library
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.query import format_figure
 from desktop_rag.core.retrieve import HybridRetriever
+from desktop_rag.core.statements import answer as statement_answer
 from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
 from desktop_rag.settings import Settings
 
+log = logging.getLogger(__name__)
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
@@ -523,6 +526,11 @@ class AnswerEngine:
         query = (standalone or question).strip()
         s = self.settings
         plan = self.retriever.plan(query, doc_scope)
+        computed = self._computed_answer(question, query, plan, t0)
+        if computed is not None:  # a statement figure or metric: numbers from cells, arithmetic from code
+            yield AnswerEvent("retrieved", hits=[])
+            yield AnswerEvent("answer", answer=computed)
+            return
         hits = self.retriever.search(plan)
         t_retrieve = (time.perf_counter() - t0) * 1000
         yield AnswerEvent("retrieved", hits=hits)
@@ -589,6 +597,33 @@ class AnswerEngine:
                              "total": (time.perf_counter() - t0) * 1000}
         yield AnswerEvent("answer", answer=result)
 
+
+    def _computed_answer(self, question: str, query: str, plan: QueryPlan, t0: float) -> Answer | None:
+        """Line items and metrics of a named company answered from its extracted statements
+        (core/statements), or an honest "cannot compute" naming the missing input."""
+        if not plan.filters.get("company") or not plan.doc_ids:
+            return None
+        docs = [self.library.docs[d] for d in plan.doc_ids if d in self.library.docs]
+        ins = plan.instructions
+        scale = ins.scale if ins is not None and ins.scale in ("thousands", "millions", "billions") else ""
+        decimals = ins.decimals if ins is not None else None
+        try:
+            out = statement_answer.calculate(query, docs, self.library.statements, self.library.page_text, scale, decimals)
+        except Exception as exc:  # never let the calculator break an answer: retrieval still works
+            log.warning("statement calculation failed: %r", exc)
+            return None
+        if out is None:
+            return None
+        result = Answer(query=question, answer=out.text, citations=out.citations, model="",
+                        standalone_query=query, calculation=out.calculation, computed=out.calculation is not None)
+        if out.calculation is None:
+            result.not_in_corpus = True
+            result.notes.append("statement calculation refused: " + out.text)
+        else:
+            result.notes.append("computed from statement cells")
+        total = (time.perf_counter() - t0) * 1000
+        result.timings_ms = {"retrieve": total, "first_token": 0.0, "total": total}
+        return result
 
     # -- self-check with retries (issue #12) ---------------------------------------------------
     @staticmethod

@@ -145,6 +145,44 @@ class Citation:
 
 
 @dataclass
+class CalculationInput:
+    """One statement cell a computed answer used, with where it is printed."""
+
+    label: str  # row label as printed
+    period: str  # "FY2015", "3 months ended 2023-07-01", "2023-07-01"
+    value: float  # in the statement's scale
+    unit: str  # "thousands" | "millions" | "billions" | "units" (the statement's scale)
+    doc: str  # file name
+    page: int  # 1-based
+    quote: str  # the row's exact page text
+    doc_id: str = ""
+    char_start: int = -1  # the row in the page text
+    cell_start: int = -1  # the cell in the page text (for highlighting exactly the cell)
+    cell_end: int = -1
+    bbox: tuple[float, float, float, float] | None = None  # the cell's box on the page
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "period": self.period, "value": self.value, "unit": self.unit,
+                "doc": self.doc, "page": self.page, "quote": self.quote,
+                "cell": [self.cell_start, self.cell_end], "bbox": list(self.bbox) if self.bbox else None}
+
+
+@dataclass
+class Calculation:
+    """A figure or metric computed by code from statement cells (core/statements)."""
+
+    metric: str  # "Current ratio", or the line item's concept ("Capital expenditures")
+    formula: str  # "total current assets / total current liabilities"; "" for a line item
+    inputs: list[CalculationInput]
+    result: float  # rounded as asked
+    unit: str  # percent | ratio | times | days | usd_millions | usd_billions | usd_thousands | usd
+
+    def to_json(self) -> dict[str, Any]:
+        return {"metric": self.metric, "formula": self.formula, "inputs": [i.to_json() for i in self.inputs],
+                "result": self.result, "unit": self.unit}
+
+
+@dataclass
 class Answer:
     query: str
     answer: str
@@ -157,6 +195,8 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # why a fallback happened, for the curious
     cancelled: bool = False
+    calculation: Calculation | None = None  # set when code computed the figure from statements
+    computed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -167,4 +207,6 @@ class Answer:
             "citations": [c.to_json() for c in self.citations],
             "model": self.model,
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+            "calculation": self.calculation.to_json() if self.calculation else None,
+            "computed": self.computed,
         }

@@ -1,0 +1,429 @@
+"""Question -> a line item or metric computed from the statements, with receipts.
+
+Numbers come from statement cells, arithmetic from code, and every input is cited by its
+row's exact page text (and the cell's span and box). When an input is missing the answer
+says which one and where it looked; it never returns a number it did not derive.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.pdf import match_form
+from desktop_rag.core.statements.concepts import CONCEPTS, Concept, find, named_in
+from desktop_rag.core.statements.metrics import Metric, metric_in
+from desktop_rag.core.statements.model import Cell, Period, Row, Statement
+from desktop_rag.core.types import Calculation, CalculationInput, Citation, Document
+
+_LINE_ITEM_ASK = re.compile(r"\b(what (is|was|were|are)|how much|how many dollars|report(ed)?|amount of)\b", re.I)
+_NOT_A_LOOKUP = re.compile(
+    r"\b(why|drove|drivers?|explain|describe|how did|trend|segment|guidance|outlook|risk|compare|ratio|margin|"
+    r"percent(age)?|%|growth|grow|change|increase|decrease|per share|eps|average|cagr)\b", re.I)
+_EXPLAIN = re.compile(r"\b(why|drove|drivers?|driven|explain|describe|reasons?|factors?|caused?|attributable to what|"
+                      r"how does|what (led|contributed))\b", re.I)
+_GROWTH = re.compile(r"\b(year[- ]over[- ]year|yoy|grow(th)?|change[ds]?|increase|decrease|decline)\b", re.I)
+_CAGR = re.compile(r"\bcagr\b|compound annual growth", re.I)
+_AVERAGE_YEARS = re.compile(r"(\d)[- ]year average|average .* from (fy)?\s?(\d{4}) to (fy)?\s?(\d{4})", re.I)
+_YEAR_END = re.compile(r"year[- ]end (rather than|instead of|not) (the )?average|not the average|rather than average|"
+                       r"using year[- ]end", re.I)
+_DECIMALS = {"one": 1, "two": 2, "three": 3, "zero": 0, "no": 0}
+
+
+class CannotCompute(Exception):
+    """An input is missing or does not fit the company (said in the message)."""
+
+
+@dataclass
+class Outcome:
+    text: str
+    citations: list[Citation]
+    calculation: Calculation | None  # None: an honest refusal
+
+
+# -- the question -------------------------------------------------------------------------------
+def decimals_asked(question: str, default: int) -> int:
+    q = question.lower()
+    m = re.search(r"(\w+)\s+decimal", q)
+    if m:
+        w = m.group(1)
+        return int(w) if w.isdigit() else _DECIMALS.get(w, default)
+    if re.search(r"nearest (whole|integer|dollar|million)|whole number", q):
+        return 0
+    return default
+
+
+def currency_scale_asked(question: str) -> str | None:
+    m = re.search(r"\b(?:in|usd|\$)\s*(?:usd\s+|us\$\s*|\$\s*)?(thousands|millions|billions)\b|\((?:in )?usd (thousands|millions|billions)\)",
+                  question, re.I)
+    if not m:
+        return None
+    return (m.group(1) or m.group(2)).lower()
+
+
+def _months_asked(question: str, form: str) -> int:
+    q = question.lower()
+    if re.search(r"\b(six|6)[- ]months?\b|first half|\bh1\b|half[- ]year", q):
+        return 6
+    if re.search(r"\b(nine|9)[- ]months?\b|year[- ]to[- ]date|\bytd\b", q):
+        return 9
+    if re.search(r"\b(three|3)[- ]months?\b|\bquarter\b|\bq[1-4]\b", q):
+        return 3
+    return 3 if form == "10-Q" else 12
+
+
+# -- statements --------------------------------------------------------------------------------
+@dataclass
+class _Picked:
+    concept: Concept
+    statement: Statement
+    row: Row
+    cell: Cell
+    period: Period
+
+
+def _duration_period(statements: list[Statement], year: int | None, months: int) -> Period | None:
+    """The column for ``year`` (the year its period ends) of the asked length."""
+    for st in statements:
+        if st.kind not in ("income", "cash_flow"):
+            continue
+        cols = [p for p in st.periods if p.months == months and (year is None or p.year == year)]
+        if cols:
+            return cols[0]
+    return None
+
+
+def _balance_period(statements: list[Statement], year: int | None, end: str | None) -> Period | None:
+    for st in statements:
+        if st.kind != "balance":
+            continue
+        if end:
+            cols = [p for p in st.periods if p.end == end]
+            if cols:
+                return cols[0]
+        cols = [p for p in st.periods if year is None or p.year == year]
+        if cols:
+            return cols[0]
+    return None
+
+
+def _pick(concept: Concept, statements: list[Statement], period: Period, what: str) -> _Picked:
+    found = find(concept, [s for s in statements if any(p.end == period.end and p.months == period.months for p in s.periods)])
+    if found is None:
+        kinds = " or ".join({"income": "income statement", "balance": "balance sheet", "cash_flow": "cash flow statement"}
+                            .get(k, k) for k in concept.kinds)
+        have = [s for s in statements if s.kind in concept.kinds]
+        where = f"{kinds} (page {', '.join(str(p) for s in have for p in s.pages)})" if have else f"{kinds} (not found)"
+        raise CannotCompute(f"{concept.title.lower()} not found in the {where}{what}")
+    cell = found.row.cell_for(period.end, period.months)
+    if cell is None or cell.value is None:
+        raise CannotCompute(f"no {period_name(period)} figure for \"{found.row.label}\" (page {found.row.page})")
+    return _Picked(concept, found.statement, found.row, cell, period)
+
+
+def period_name(p: Period) -> str:
+    if p.months == 0:
+        return p.end
+    if p.months == 12:
+        return f"FY{p.year}"
+    return f"{p.months} months ended {p.end}"
+
+
+def _prior(statements: list[Statement], period: Period) -> Period | None:
+    """The same-length column one year earlier (the prior-year column of the same filing)."""
+    for st in statements:
+        for p in st.periods:
+            if p.months == period.months and p.year == period.year - 1 and (period.months or st.kind == "balance"):
+                return p
+    return None
+
+
+def _years_back(statements: list[Statement], period: Period, n: int) -> Period | None:
+    for st in statements:
+        for p in st.periods:
+            if p.months == period.months and p.year == period.year - n:
+                return p
+    return None
+
+
+# -- formatting ---------------------------------------------------------------------------------
+_SCALE_FACTOR = {"units": 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+def _fmt(x: float, decimals: int) -> str:
+    return f"{x:,.{decimals}f}"
+
+
+def _result_text(value: float, unit: str, decimals: int, scale: str) -> tuple[str, float, str]:
+    r = round(value, decimals)
+    if unit == "percent":
+        return f"{_fmt(r, decimals)}%", r, "percent"
+    if unit == "days":
+        return f"{_fmt(r, decimals)} days", r, "days"
+    if unit == "times":
+        return f"{_fmt(r, decimals)}x", r, "times"
+    if unit == "ratio":
+        return _fmt(r, decimals), r, "ratio"
+    sign = "-" if r < 0 else ""
+    word = {"thousands": "thousand", "millions": "million", "billions": "billion"}.get(scale, "")
+    return f"{sign}${_fmt(abs(r), decimals)}{' ' + word if word else ''}", r, f"usd_{scale}" if word else "usd"
+
+
+def _input(p: _Picked, doc: Document, page_text: str) -> tuple[CalculationInput, Citation]:
+    a, b = p.row.span
+    quote = match_form(page_text[a:b]) if page_text else p.row.label
+    scale = "units" if p.row.unit != "currency" else p.statement.scale
+    ci = CalculationInput(p.row.label, period_name(p.period), float(p.cell.value or 0.0), scale, doc.file_name,
+                          p.row.page, quote, doc.doc_id, a, p.cell.span[0], p.cell.span[1], p.cell.bbox)
+    return ci, Citation(doc.doc_id, doc.file_name, p.row.page, quote, a)
+
+
+# -- the calculator -------------------------------------------------------------------------------
+class Calculator:
+    """Answers one question from one document's statements."""
+
+    def __init__(self, question: str, doc: Document, statements: list[Statement], page_text, scale_hint: str = "",
+                 decimals_hint: int | None = None) -> None:
+        self.q = question
+        self.doc = doc
+        self.statements = statements
+        self.page_text = page_text  # (doc_id, page) -> text
+        self.scale_hint = scale_hint
+        self.decimals_hint = decimals_hint
+        periods = find_periods(question)
+        self.years = sorted(periods.years | {m.year for m in periods.mentions if m.year and m.date})
+        self.dates = sorted(d.isoformat() for d in periods.dates)
+        self.months = _months_asked(question, doc.meta.form_type)
+
+    def _decimals(self, default: int) -> int:
+        if self.decimals_hint is not None:
+            return self.decimals_hint
+        return decimals_asked(self.q, default)
+
+    def _main_period(self, year: int | None = None) -> Period:
+        year = year if year is not None else (self.years[-1] if self.years else None)
+        p = _duration_period(self.statements, year, self.months)
+        if p is None and self.months == 12 and year is None:
+            p = _duration_period(self.statements, None, 3)
+        if p is None:
+            asked = f"FY{year}" if year and self.months == 12 else f"{self.months}-month period" + (f" of {year}" if year else "")
+            raise CannotCompute(f"no {asked} column in the statements of {self.doc.file_name}")
+        return p
+
+    def _balance_for(self, period: Period) -> Period:
+        end = self.dates[-1] if self.dates else period.end
+        b = _balance_period(self.statements, period.year, end)
+        if b is None:
+            raise CannotCompute(f"no balance sheet column for {period.year} in {self.doc.file_name}")
+        return b
+
+    def _value(self, concept_name: str, when: str, period: Period, picks: list[_Picked], absolute: bool,
+               year_end: bool) -> float:
+        concept = CONCEPTS[concept_name]
+        balance = "balance" in concept.kinds
+        cur = self._balance_for(period) if balance else period
+        if when in ("prev", "avg") and not (when == "avg" and year_end):
+            prior = _prior(self.statements, cur)
+            if prior is None:
+                raise CannotCompute(f"no prior-year column for {concept.title.lower()} in {self.doc.file_name}")
+        p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}")
+        if when == "cur" or (when == "avg" and year_end):
+            picks.append(p_cur)
+            v = float(p_cur.cell.value or 0.0)
+            return abs(v) if absolute else v
+        p_prev = _pick(concept, self.statements, prior, f" of {self.doc.file_name}")
+        if when == "prev":
+            picks.append(p_prev)
+            v = float(p_prev.cell.value or 0.0)
+            return abs(v) if absolute else v
+        picks.extend([p_cur, p_prev])
+        a, b = float(p_cur.cell.value or 0.0), float(p_prev.cell.value or 0.0)
+        return abs((a + b) / 2) if absolute else (a + b) / 2
+
+    def metric(self, m: Metric, period: Period | None = None) -> tuple[float, list[_Picked]]:
+        period = period or self._main_period()
+        year_end = bool(_YEAR_END.search(self.q))
+        values: dict[str, float] = {}
+        picks: list[_Picked] = []
+        for var, concept, when in m.needs:
+            if m.name == "gross_margin" and var == "gp":
+                try:
+                    values[var] = self._value(concept, when, period, picks, False, year_end)
+                except CannotCompute:
+                    # no gross profit line: revenue − cost of sales, when both are printed
+                    rev = self._value("revenue", "cur", period, picks, False, year_end)
+                    values[var] = rev - self._value("cogs", "cur", period, picks, False, year_end)
+                continue
+            if m.name in ("quick_ratio", "cash_ratio") and var == "sti":
+                try:
+                    values[var] = self._value(concept, when, period, picks, False, year_end)
+                except CannotCompute:
+                    values[var] = 0.0  # no short-term investments line: none held
+                continue
+            values[var] = self._value(concept, when, period, picks, var in m.absolute, year_end)
+        try:
+            return m.compute(values), picks
+        except ZeroDivisionError as exc:
+            raise CannotCompute(f"a divisor is zero in {m.formula}") from exc
+
+    def run(self) -> Outcome | None:
+        if _EXPLAIN.search(self.q):
+            return None
+        m = metric_in(self.q)
+        concepts = named_in(self.q)
+        avg = _AVERAGE_YEARS.search(self.q)
+        if m is not None and avg and len(self.years) >= 2:
+            return self._average_metric(m)
+        if m is not None:
+            return self._metric_outcome(m)
+        if not concepts:
+            return None
+        concept = concepts[0]
+        if _CAGR.search(self.q):
+            return self._cagr(concept)
+        if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent|%|how much did|growth rate|change)\b", self.q, re.I):
+            return self._growth(concept)
+        if _LINE_ITEM_ASK.search(self.q) and not _NOT_A_LOOKUP.search(self.q):
+            return self._line_item(concept)
+        return None
+
+    # -- outcomes ----------------------------------------------------------------------------
+    def _outcome(self, title: str, formula: str, value: float, unit: str, picks: list[_Picked], decimals: int,
+                 scale: str = "") -> Outcome:
+        inputs, cites = [], []
+        for p in picks:
+            ci, c = _input(p, self.doc, self.page_text(self.doc.doc_id, p.row.page))
+            if all(x.quote != c.quote or x.page != c.page for x in cites):
+                cites.append(c)
+            inputs.append(ci)
+        text, result, unit_out = _result_text(value, unit, decimals, scale)
+        where = "; ".join(f"{i.label} {i.period}: {_fmt(i.value, 2).rstrip('0').rstrip('.')} (p. {i.page})" for i in inputs)
+        answer = f"{title}: {text}" + (f" = {formula}" if formula else "") + f" [{where}]"
+        return Outcome(answer, cites, Calculation(title, formula, inputs, result, unit_out))
+
+    def _scaled(self, value: float, picks: list[_Picked]) -> tuple[float, str]:
+        """A currency amount in the scale asked (default: the statement's)."""
+        stmt_scale = picks[0].statement.scale if picks else "units"
+        want = currency_scale_asked(self.q) or self.scale_hint or stmt_scale
+        if want not in _SCALE_FACTOR:
+            want = stmt_scale
+        return value * _SCALE_FACTOR.get(stmt_scale, 1.0) / _SCALE_FACTOR[want], want
+
+    def _metric_outcome(self, m: Metric) -> Outcome:
+        value, picks = self.metric(m)
+        if not math.isfinite(value):
+            raise CannotCompute("the result is not a finite number")
+        if m.unit == "currency":
+            value, scale = self._scaled(value, picks)
+            return self._outcome(m.title, m.formula, value, "currency", picks, self._decimals(2 if scale != "units" else 0), scale)
+        return self._outcome(m.title, m.formula, value, m.unit, picks, self._decimals(2))
+
+    def _average_metric(self, m: Metric) -> Outcome:
+        lo, hi = self.years[0], self.years[-1]
+        values, picks = [], []
+        for y in range(lo, hi + 1):
+            v, p = self.metric(m, self._main_period(y))
+            values.append(v)
+            picks.extend(p)
+        avg = sum(values) / len(values)
+        return self._outcome(f"{len(values)}-year average {m.title.lower()} FY{lo}-FY{hi}",
+                             f"mean of {m.formula} over FY{lo}..FY{hi}", avg, m.unit, picks, self._decimals(2))
+
+    def _line_item(self, concept: Concept) -> Outcome:
+        if "balance" in concept.kinds:
+            period = self._balance_for(self._main_period_or_balance())
+        else:
+            period = self._main_period()
+        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}")
+        value = float(p.cell.value or 0.0)
+        if concept.outflow:  # "Purchases of property … (1,577)" is capex of $1,577 million
+            value = abs(value)
+        value, scale = self._scaled(value, [p])
+        decimals = self._decimals(2 if currency_scale_asked(self.q) else 0)
+        out = self._outcome(p.row.label, "", value, "currency", [p], decimals, scale)
+        out.text = f"{p.row.label}: {_result_text(value, 'currency', decimals, scale)[0]} ({period_name(period)}, page {p.row.page})"
+        return out
+
+    def _main_period_or_balance(self) -> Period:
+        try:
+            return self._main_period()
+        except CannotCompute:
+            b = _balance_period(self.statements, self.years[-1] if self.years else None, self.dates[-1] if self.dates else None)
+            if b is None:
+                raise
+            return Period(b.label, b.end, 12)
+
+    def _growth(self, concept: Concept) -> Outcome:
+        cur = self._main_period()
+        prev = _prior(self.statements, cur)
+        if prev is None:
+            raise CannotCompute(f"no prior-year column in {self.doc.file_name}")
+        a = _pick(concept, self.statements, cur, f" of {self.doc.file_name}")
+        b = _pick(concept, self.statements, prev, f" of {self.doc.file_name}")
+        if not b.cell.value:
+            raise CannotCompute("the prior-year figure is zero")
+        value = (float(a.cell.value or 0.0) / float(b.cell.value) - 1) * 100
+        return self._outcome(f"{concept.title} growth {period_name(prev)} to {period_name(cur)}",
+                             f"({concept.title.lower()} {period_name(cur)} / {period_name(prev)} − 1) × 100",
+                             value, "percent", [a, b], self._decimals(1))
+
+    def _cagr(self, concept: Concept) -> Outcome:
+        if len(self.years) < 2:
+            raise CannotCompute("a CAGR needs a start and an end year")
+        lo, hi = self.years[0], self.years[-1]
+        cur = self._main_period(hi)
+        start = _years_back(self.statements, cur, hi - lo)
+        if start is None:
+            raise CannotCompute(f"no FY{lo} column in {self.doc.file_name}")
+        a = _pick(concept, self.statements, cur, f" of {self.doc.file_name}")
+        b = _pick(concept, self.statements, start, f" of {self.doc.file_name}")
+        if not b.cell.value or (float(a.cell.value or 0.0) / float(b.cell.value)) <= 0:
+            raise CannotCompute("the CAGR is undefined for these figures")
+        n = hi - lo
+        value = ((float(a.cell.value or 0.0) / float(b.cell.value)) ** (1 / n) - 1) * 100
+        return self._outcome(f"{n}-year {concept.title.lower()} CAGR FY{lo}-FY{hi}",
+                             f"({concept.title.lower()} FY{hi} / FY{lo})^(1/{n}) − 1", value, "percent", [a, b],
+                             self._decimals(1))
+
+
+def wants_calculation(question: str) -> bool:
+    """Does the question ask for a statement figure or a metric at all? (cheap, text only)"""
+    if _EXPLAIN.search(question):
+        return False
+    if metric_in(question) is not None:
+        return True
+    concepts = named_in(question)
+    if not concepts:
+        return False
+    return bool(_CAGR.search(question) or _GROWTH.search(question) or
+                (_LINE_ITEM_ASK.search(question) and not _NOT_A_LOOKUP.search(question)))
+
+
+def calculate(question: str, docs: list[Document], statements_of, page_text, scale_hint: str = "",
+              decimals_hint: int | None = None) -> Outcome | None:
+    """The computed answer from the first document that has every input; an honest refusal
+    naming what is missing when a metric was asked and no document has it; None when the
+    question is no statement/metric question (the caller answers it by retrieval)."""
+    if not docs or not wants_calculation(question):
+        return None
+    is_metric = metric_in(question) is not None or bool(_CAGR.search(question))
+    years = find_periods(question).years
+    docs = sorted(docs, key=lambda d: (-(d.meta.fiscal_year in years), -(d.meta.fiscal_year or 0), -(d.meta.fiscal_quarter or 0)))
+    first_problem = ""
+    for doc in docs:
+        sts = statements_of(doc.doc_id)
+        if not sts:
+            first_problem = first_problem or f"no primary financial statements were extracted from {doc.file_name}"
+            continue
+        try:
+            out = Calculator(question, doc, sts, page_text, scale_hint, decimals_hint).run()
+        except CannotCompute as exc:
+            first_problem = first_problem or str(exc)
+            continue
+        if out is not None:
+            return out
+    if is_metric and first_problem:
+        return Outcome(f"Cannot compute: {first_problem}.", [], None)
+    return None

@@ -1,0 +1,116 @@
+"""Line items and metrics answered from the statements of the bundled Apple 10-Q."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.pdf import extract_document, open_pdf
+from desktop_rag.core.statements.answer import calculate, currency_scale_asked, decimals_asked, wants_calculation
+from desktop_rag.core.statements.model import Statement
+from desktop_rag.core.statements.store import extract_from_pdf
+from desktop_rag.core.types import Document, DocumentMeta
+
+CORPUS = Path(__file__).resolve().parents[4] / "corpus"
+
+
+@pytest.fixture(scope="module")
+def apple() -> tuple[Document, list[Statement], list[str]]:
+    pdf = open_pdf(CORPUS / "2023 Q3 AAPL.pdf")
+    try:
+        pages = extract_document(pdf)
+        statements = extract_from_pdf(pdf, pages)
+    finally:
+        pdf.close()
+    meta = DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3,
+                        period_end="2023-07-01")
+    doc = Document("a" * 64, "2023 Q3 AAPL.pdf", str(CORPUS / "2023 Q3 AAPL.pdf"), len(pages), meta)
+    return doc, statements, [p.text for p in pages]
+
+
+def _ask(apple, question: str):
+    doc, statements, texts = apple
+    return calculate(question, [doc], lambda _id: statements, lambda _id, page: texts[page - 1])
+
+
+def test_line_item_is_the_row_with_its_quote_and_cell(apple) -> None:
+    out = _ask(apple, "What was Apple's capital expenditure in the nine months ended July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    calc = out.calculation
+    assert calc.result == 8796 and calc.unit == "usd_millions"
+    [inp] = calc.inputs
+    assert inp.label == "Payments for acquisition of property, plant and equipment"
+    assert inp.page == 8 and inp.value == -8796
+    assert inp.quote == "Payments for acquisition of property, plant and equipment (8,796) (7,419)"
+    text = apple[2][7]
+    assert text[inp.cell_start:inp.cell_end] == "(8,796)"
+    assert out.citations[0].quote == inp.quote and out.citations[0].page == 8
+    assert "8,796" in out.text
+
+
+def test_metric_states_formula_inputs_and_rounding(apple) -> None:
+    out = _ask(apple, "What was Apple's gross margin for the three months ended July 1, 2023? Round to two decimal places.")
+    calc = out.calculation
+    assert calc.metric == "Gross margin" and calc.unit == "percent"
+    assert calc.result == round(36413 / 81797 * 100, 2)
+    assert [i.label for i in calc.inputs] == ["Gross margin", "Total net sales"]
+    assert all(i.period == "3 months ended 2023-07-01" for i in calc.inputs)
+
+
+def test_balance_sheet_ratio_at_a_date(apple) -> None:
+    out = _ask(apple, "What is Apple's current ratio as of July 1, 2023?")
+    assert out.calculation.result == round(122659 / 124963, 2)
+    assert {i.period for i in out.calculation.inputs} == {"2023-07-01"}
+
+
+def test_definition_in_question_year_end_instead_of_average(apple) -> None:
+    out = _ask(apple, "What is Apple's nine-month inventory turnover using year-end rather than average inventories? "
+                      "Round to two decimal places.")
+    assert out.calculation.result == round(165066 / 7351, 2)
+
+
+def test_missing_input_is_an_honest_refusal(apple) -> None:
+    doc, statements, texts = apple
+    no_inventory = [Statement(s.kind, s.title, s.page, s.scale, s.periods,
+                              [r for r in s.rows if "inventor" not in r.label.lower()], s.pages) for s in statements]
+    out = calculate("What was Apple's inventory turnover in the nine months ended July 1, 2023?", [doc],
+                    lambda _id: no_inventory, lambda _id, page: texts[page - 1])
+    assert out is not None and out.calculation is None
+    assert out.text.startswith("Cannot compute: inventories not found in the balance sheet")
+
+
+def test_questions_that_are_not_lookups_go_to_retrieval(apple) -> None:
+    assert _ask(apple, "What drove the change in Apple's services revenue?") is None
+    assert not wants_calculation("Describe Apple's risk factors about China.")
+
+
+@pytest.mark.parametrize(("q", "decimals"), [
+    ("Round your answer to two decimal places.", 2), ("Answer in percent to one decimal place.", 1),
+    ("Round to the nearest whole number.", 0), ("What is it?", 2)])
+def test_decimals_asked(q: str, decimals: int) -> None:
+    assert decimals_asked(q, 2) == decimals
+
+
+def test_currency_scale_asked() -> None:
+    assert currency_scale_asked("Answer in USD millions.") == "millions"
+    assert currency_scale_asked("How much (in USD billions) did it pay?") == "billions"
+    assert currency_scale_asked("What was revenue?") is None
+
+
+def test_engine_answers_metrics_before_retrieval(build_library: Callable[..., object]) -> None:
+    from desktop_rag.core.answer import AnswerEngine
+    from desktop_rag.settings import Settings
+
+    lib = build_library()
+    engine = AnswerEngine(lib, Settings())
+    ans = engine.ask("What was Apple's net profit margin in the three months ended July 1, 2023? Round to two decimals.")
+    assert ans.computed and ans.calculation is not None
+    assert ans.calculation.result == round(19881 / 81797 * 100, 2)
+    assert [c.page for c in ans.citations] == [2, 2]
+    page = lib.page_text(ans.citations[0].doc_id, 2)
+    assert all(c.quote in page for c in ans.citations)
+    data = ans.to_json()
+    assert data["computed"] is True and data["calculation"]["metric"] == "Net profit margin"
+    assert {"label", "period", "value", "unit", "doc", "page", "quote"} <= set(data["calculation"]["inputs"][0])
