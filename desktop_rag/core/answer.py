@@ -614,7 +614,7 @@ class AnswerEngine:
             return None
         if out is None:
             return None
-        result = Answer(query=question, answer=out.text, citations=out.citations, model="",
+        result = Answer(query=question, answer=out.text, citations=out.citations, model=self.model_name,
                         standalone_query=query, calculation=out.calculation, computed=out.calculation is not None)
         if out.calculation is None:
             result.not_in_corpus = True

@@ -32,7 +32,8 @@ ANSWER_PAGES = {4, 10, 18, 19}  # pages printing Q3 2023 total net sales of 81,7
 INCOME_STATEMENT_PAGE = 4
 OUT_OF_CORPUS = "How many vehicles did Tesla deliver in Q3 2023?"
 HIT_KEYS = {"doc", "page_start", "page_end", "chunk_id", "score", "text"}
-ANSWER_KEYS = {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms"}
+ANSWER_KEYS = {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms",
+               "calculation", "computed"}
 
 # A minimal PDF whose page tree has no kids (pymupdf refuses to save zero pages).
 ZERO_PAGE_PDF = (
@@ -223,6 +224,36 @@ def test_ask_out_of_corpus(ask_results: list[dict]) -> None:
     assert answer["not_in_corpus"] is True
     assert answer["citations"] == []
     assert answer["extractive"] is False
+
+
+# -- statements and computed answers --------------------------------------------------------------------------
+def test_statements_json(ingested: Ingested) -> None:
+    [out] = _json_lines(run_cli(ingested.data_dir, "statements", SAMPLE, "--json"))
+    assert out["doc"] == SAMPLE
+    kinds = {s["kind"]: s for s in out["statements"]}
+    assert {"income", "balance", "cash_flow"} <= set(kinds)
+    inc = kinds["income"]
+    assert inc["page"] == INCOME_STATEMENT_PAGE and inc["scale"] == "millions"
+    assert [(p["end"], p["months"]) for p in inc["periods"]] == [
+        ("2023-07-01", 3), ("2022-06-25", 3), ("2023-07-01", 9), ("2022-06-25", 9)]
+    sales = next(r for r in inc["rows"] if r["label"] == "Total net sales")
+    cell = sales["cells"][0]
+    assert (cell["period_end"], cell["months"], cell["text"], cell["value"]) == ("2023-07-01", 3, "81,797", 81797.0)
+    assert cell["page"] == 4 and len(cell["bbox"]) == 4
+    page = ingested.pages[3]
+    assert page[cell["span"][0]:cell["span"][1]] == "81,797"
+
+
+def test_ask_metric_is_computed_from_cells(ingested: Ingested, gguf: Path) -> None:
+    q = "What was Apple's current ratio as of July 1, 2023? Round your answer to two decimal places."
+    [ans] = _json_lines(run_cli(ingested.data_dir, "ask", "--json", q))
+    assert ans["computed"] is True, ans
+    calc = ans["calculation"]
+    assert calc["metric"] == "Current ratio" and calc["result"] == 0.98
+    assert [i["value"] for i in calc["inputs"]] == [122659.0, 124963.0]
+    for i in calc["inputs"]:
+        assert i["page"] == 6 and fold_text(i["quote"]) in match_form(ingested.pages[5])
+    assert "0.98" in ans["answer"]
 
 
 # -- docs / remove --------------------------------------------------------------------------------------------

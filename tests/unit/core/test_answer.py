@@ -314,6 +314,15 @@ class ScriptedGenerator:
 QUESTION = "What was Apple's total net sales in Q3 2023?"
 
 
+@pytest.fixture(autouse=True)
+def _no_statement_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise retrieval + generation + verification; QUESTION would otherwise be
+    answered from the extracted income statement (tested in tests/unit/core/statements)."""
+    from desktop_rag.core.statements import answer as statement_answer
+
+    monkeypatch.setattr(statement_answer, "calculate", lambda *a, **k: None)
+
+
 def _engine(library, output: str) -> tuple[AnswerEngine, ScriptedGenerator]:
     gen = ScriptedGenerator(output)
     return AnswerEngine(library, library.settings, gen), gen  # type: ignore[arg-type]
@@ -343,7 +352,9 @@ def test_engine_keeps_a_verified_model_answer(build_library) -> None:
     _check_citations(lib, ans)
     assert gen.prompts and any("81,797" in text for _, _, text in gen.prompts[0][1])
     data = ans.to_json()
-    assert set(data) == {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms"}
+    assert set(data) == {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms",
+                         "calculation", "computed"}
+    assert data["calculation"] is None and data["computed"] is False
     assert set(data["timings_ms"]) == {"retrieve", "first_token", "total"}
     assert all(set(c) == {"doc", "page", "quote"} for c in data["citations"])
 

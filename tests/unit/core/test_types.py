@@ -29,5 +29,6 @@ def test_answer_to_json_contract() -> None:
         "query": "q", "answer": "a", "not_in_corpus": False, "extractive": True,
         "citations": [{"doc": "2023 Q3 AAPL.pdf", "page": 4, "quote": "Total net sales 81,797"}],
         "model": "m", "timings_ms": {"retrieve": 1.2, "first_token": 2.0, "total": 10.1},
+        "calculation": None, "computed": False,
     }
     json.dumps(data)  # serialisable as is
