@@ -361,12 +361,13 @@ class Verdict:
 
 def verify_answer(
     answer: str, model_quotes: list[str], question: str, passages: list[Passage], max_citations: int,
-    concept: set[str] | None = None,
+    concept: set[str] | None = None, idf: dict[str, float] | None = None,
 ) -> Verdict:
     """Keep the model's answer only if its figures and words are backed by real quotes.
     ``concept``: the question's evidence terms (not company or period); a figure counts as
-    supported only by a quote that also carries one of them ("1.0" in a current-ratio row
-    is no support for a dividend of $1.00)."""
+    supported only by a quote that carries what was asked: its most distinctive term (by
+    ``idf``) and most of the terms' weight ("1.0" in a current-ratio row is no support for
+    a dividend of $1.00, nor "cash at end of year" for current liabilities at year end)."""
     text = answer.strip()
     if not text or _REFUSAL_RE.search(text) or text.lower().startswith(NOT_IN_CORPUS.lower()):
         return Verdict(False, reason="the model gave no answer although passages matched")
@@ -392,10 +393,12 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    if concept and answer_numbers and _RATIO_ASKED.search(question) and _AMOUNT_GIVEN.search(text):
+        return Verdict(False, reason="the question asks for a ratio or rate, the answer gives an amount")
     if concept:
         for n in answer_numbers:
             holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
-            if not any(concept & set(tokenize(c.quote)) for c in holders):
+            if not any(carries_concept(tokenize(c.quote), concept, idf) for c in holders):
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
     # Wording check on words only: figures were checked above, scale words go with them.
     answer_terms = {t for t in _terms(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
@@ -404,6 +407,21 @@ def verify_answer(
         if len(backed) / len(answer_terms) < 0.8:
             return Verdict(False, reason="most of the answer's wording is not in the quoted text")
     return Verdict(True, cites)
+
+
+_RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)
+_AMOUNT_GIVEN = re.compile(r"\$|\b(thousand|million|billion|trillion)s?\b", re.I)
+
+
+def carries_concept(tokens: list[str], concept: set[str], idf: dict[str, float] | None = None) -> bool:
+    """A quote names what was asked: it has the question's most distinctive concept term and
+    at least 60 % of the concept terms' weight (idf; equal weights without it)."""
+    weights = {t: max(0.1, (idf or {}).get(t, 1.0)) for t in concept}
+    present = concept.intersection(tokens)
+    top = max(weights, key=lambda t: (weights[t], t))
+    if len(concept) > 1 and top not in present:
+        return False
+    return sum(weights[t] for t in present) >= 0.6 * sum(weights.values())
 
 
 def parse_model_json(raw: str) -> tuple[str, list[str]]:
@@ -572,7 +590,7 @@ class AnswerEngine:
             model_answer, model_quotes = parse_model_json(stream.raw)
         verdict = (
             verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
-                          concept=concept)
+                          concept=concept, idf=self.library.lexical.idf)
             if self.generator is not None and not result.cancelled
             else Verdict(False, reason="cancelled" if result.cancelled else "no generator loaded")
         )
@@ -663,12 +681,14 @@ class AnswerEngine:
             context = self._context(hits)
             passages = passages_for(self.library, context)
             asked = plan.asked or ref.query
-            concept = set(plan.content_terms) - self.retriever.filter_terms(plan, hits)
+            # what was asked is the analyst's question, not the reformulation's added words
+            concept = set(first_plan.content_terms) - self.retriever.filter_terms(first_plan, hits)
             labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
             raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
             model_answer, model_quotes = parse_model_json(raw)
             verdict = verify_answer(model_answer, model_quotes, asked, passages,
-                                    self.settings.generation.max_citations, concept=concept)
+                                    self.settings.generation.max_citations, concept=concept,
+                                    idf=self.library.lexical.idf)
             cited = {docs[c.doc_id].meta.company or docs[c.doc_id].meta.ticker for c in verdict.citations if c.doc_id in docs}
             if verdict.ok and companies and not cited <= companies:
                 result.notes.append(f"attempt {n} ({ref.how}): rejected, it cites another company ({', '.join(sorted(cited - companies))})")

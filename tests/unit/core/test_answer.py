@@ -506,3 +506,21 @@ def test_engine_stops_after_three_retries(build_library) -> None:
     ans = engine.ask(QUESTION)
     assert ans.extractive and len(gen.prompts) <= 4
     assert sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
+
+
+def test_concept_needs_its_distinctive_term_and_most_of_its_weight() -> None:
+    from desktop_rag.core.answer import carries_concept
+    from desktop_rag.core.lexical import tokenize
+
+    concept = {"liability", "end"}
+    idf = {"liability": 2.0, "end": 0.5}
+    assert not carries_concept(tokenize("Cash and cash equivalents at end of year 876,560"), concept, idf)
+    assert carries_concept(tokenize("Total current liabilities 2,213,556 2,494,435"), concept, idf)
+    investing = tokenize("net cash used for investing activities of $1.18 billion")
+    assert not carries_concept(investing, {"cash", "operating", "activity"}, {"cash": 0.5, "operating": 1.5, "activity": 1.2})
+
+
+def test_a_ratio_is_not_answered_with_an_amount() -> None:
+    v = verify_answer("The operating cash flow ratio is $81,797 million.", ["Total net sales 81,797 82,959"],
+                      "What is Apple's operating cash flow ratio?", _passages(), 2, concept={"revenue", "ratio"})
+    assert not v.ok and "ratio" in v.reason
