@@ -448,13 +448,20 @@ class Library:
         self, texts: list[str], name: str, index: int, total: int, cancel: threading.Event | None
     ) -> Iterator[IngestEvent]:
         batch = max(1, self.settings.embedding.batch_size)
+        # Batches of similar length: a batch is padded to its longest text, so the short
+        # chunks (table tails, headings) are embedded together instead of padded to 256.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         parts: list[np.ndarray] = []
         for start in range(0, len(texts), batch):
             self._check(cancel)
             yield IngestEvent("step", file=name, index=index, total=total, step="embed", done=start, todo=len(texts))
-            parts.append(self.embedder.encode(texts[start:start + batch], batch_size=batch))
+            parts.append(self.embedder.encode([texts[i] for i in order[start:start + batch]], batch_size=batch))
         yield IngestEvent("step", file=name, index=index, total=total, step="embed", done=len(texts), todo=len(texts))
-        return np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), dtype=np.float32)
+        if not parts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        vectors = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
+        vectors[order] = np.concatenate(parts)
+        return vectors
 
     # -- maintenance ---------------------------------------------------------------
     def remove(self, doc_id: str) -> bool:
