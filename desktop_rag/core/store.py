@@ -66,7 +66,10 @@ class IndexStore:
         index_dir.mkdir(parents=True, exist_ok=True)
         self.db_path = index_dir / "library.sqlite"
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+        # Several processes may write one library (two `ingest` runs, the app and the CLI):
+        # SQLite lets one write transaction at a time; the others wait for it (up to a minute,
+        # a large filing's commit on a slow disk) instead of failing after the default 5 s.
+        self._db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
