@@ -109,8 +109,9 @@ def _balance_period(statements: list[Statement], year: int | None, end: str | No
     return None
 
 
-def _pick(concept: Concept, statements: list[Statement], period: Period, what: str) -> _Picked:
-    found = find(concept, [s for s in statements if any(p.end == period.end and p.months == period.months for p in s.periods)])
+def _pick(concept: Concept, statements: list[Statement], period: Period, what: str, question: str = "") -> _Picked:
+    found = find(concept, [s for s in statements if any(p.end == period.end and p.months == period.months for p in s.periods)],
+                 question)
     if found is None:
         kinds = " or ".join({"income": "income statement", "balance": "balance sheet", "cash_flow": "cash flow statement"}
                             .get(k, k) for k in concept.kinds)
@@ -228,12 +229,12 @@ class Calculator:
             prior = _prior(self.statements, cur)
             if prior is None:
                 raise CannotCompute(f"no prior-year column for {concept.title.lower()} in {self.doc.file_name}")
-        p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}")
+        p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", self.q)
         if when == "cur" or (when == "avg" and year_end):
             picks.append(p_cur)
             v = float(p_cur.cell.value or 0.0)
             return abs(v) if absolute else v
-        p_prev = _pick(concept, self.statements, prior, f" of {self.doc.file_name}")
+        p_prev = _pick(concept, self.statements, prior, f" of {self.doc.file_name}", self.q)
         if when == "prev":
             picks.append(p_prev)
             v = float(p_prev.cell.value or 0.0)
@@ -261,8 +262,18 @@ class Calculator:
                     values[var] = self._value(concept, when, period, picks, False, year_end)
                 except CannotCompute:
                     values[var] = 0.0  # no short-term investments line: none held
+                if re.search(r"marketable securities", self.q, re.I) and not any(
+                        "marketable" in p.row.label.lower() for p in picks):
+                    try:  # the question's definition adds marketable securities printed on their own line
+                        values[var] += self._value("marketable_securities", when, period, picks, False, year_end)
+                    except CannotCompute:
+                        pass
                 continue
             values[var] = self._value(concept, when, period, picks, var in m.absolute, year_end)
+            if concept == "da" and picks[-1].row.label.lower().strip() == "depreciation" \
+                    and re.search(r"\bamortization\b", self.q, re.I):
+                # "depreciation plus amortization …" printed on two rows: add the amortization row
+                values[var] += self._value("amortization", when, period, picks, False, year_end)
         try:
             return m.compute(values), picks
         except ZeroDivisionError as exc:

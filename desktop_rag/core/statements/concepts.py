@@ -44,8 +44,8 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"^(income|earnings) \(loss\) from operations$", r"^operating (income|profit)"),
        words=(r"operating (income|profit)", r"income from operations", r"\bebit\b")),
     _C("net_income", "Net income", ("income",), (
-        r"^net (income|earnings)( \(loss\))? attributable to (?!non-?controlling|noncontrolling)(?!.*non-?controlling).*$",
-        r"^net (income|earnings|loss|income \(loss\)|\(loss\) income)$", r"^net (income|earnings)\b(?!.*(per|non-?controlling))"),
+        r"^(consolidated )?net (income|earnings)( \(loss\))? attributable to (?!non-?controlling|noncontrolling)(?!.*non-?controlling).*$",
+        r"^(consolidated )?net (income|earnings|loss|income \(loss\)|\(loss\) income)$", r"^net (income|earnings)\b(?!.*(per|non-?controlling))"),
        exclude=r"per (common )?share|non-?controlling|comprehensive|before", words=(r"net (income|earnings|profit)",)),
     _C("pretax_income", "Income before income taxes", ("income",), (
         r"^(income|earnings)( \(loss\))?( from continuing operations)? before (provision for |benefit from )?income tax",
@@ -70,7 +70,7 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"operating activities$"), exclude=r"discontinued|^changes? in|adjustments",
        words=(r"cash (flows? )?from operations", r"operating cash flow", r"cash (provided by|from) operating", r"\bcfo\b")),
     _C("dividends_paid", "Dividends paid", ("cash_flow",), (
-        r"^(cash )?dividends paid", r"^payments? (of|for) (cash )?dividends", r"^(common stock )?(cash )?dividends( paid)?",
+        r"^(cash )?dividends paid", r"^payments? (of|for) (cash )?dividends", r"^(cash )?dividend payments", r"^(common stock )?(cash )?dividends( paid)?",
         r"dividends paid", r"^dividends"), exclude=r"received|non-?controlling|per share",
        words=(r"dividends? paid", r"cash dividends?", r"dividend"), outflow=True),
     _C("total_assets", "Total assets", ("balance",), (r"^total assets$",), words=(r"total assets",)),
@@ -87,12 +87,17 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
        words=(r"payables?",)),
     _C("cash", "Cash and cash equivalents", ("balance",), (r"^cash and (cash )?equivalents$", r"^cash and (cash )?equivalents",
                                                            r"^cash$"), words=(r"cash and (cash )?equivalents",)),
+    _C("marketable_securities", "Marketable securities", ("balance",), (r"^(current )?marketable securities$",),
+       words=(r"marketable securities",)),
+    _C("amortization", "Amortization", ("cash_flow",), (r"^amortization",), exclude=r"debt|discount|premium|issuance",
+       words=(r"amortization",)),
     _C("short_term_investments", "Short-term investments", ("balance",), (
         r"^short-term investments", r"^marketable securities$", r"^short-term marketable securities"),
        words=(r"short-term investments", r"marketable securities")),
     _C("equity", "Total shareholders' equity", ("balance",), (
         r"^total (?!liabilities).*(stockholders|shareholders|shareowners)' equity( \(deficit\))?$",
-        r"^total (stockholders|shareholders|shareowners)' (equity|deficit)", r"^total equity$",
+        r"^total (stockholders|shareholders|shareowners)' (equity|deficit)",
+        r"^(total )?equity attributable to (stockholders|shareholders|shareowners) of", r"^total equity$",
         r"^(stockholders|shareholders)' equity$"), exclude=r"liabilities and|non-?controlling",
        words=(r"(stockholders|shareholders|shareowners)'? equity", r"\bequity\b")),
     _C("ppe_net", "Property, plant and equipment, net", ("balance",), (
@@ -112,8 +117,24 @@ class Found:
     row: Row
 
 
-def find(concept: Concept, statements: list[Statement]) -> Found | None:
-    """The row of the first statement of a suitable kind whose label means ``concept``."""
+def find(concept: Concept, statements: list[Statement], question: str = "") -> Found | None:
+    """The row of the first statement of a suitable kind whose label means ``concept``.
+    A row whose label the question quotes ("net sales", "merchandise costs") wins."""
+    q = _norm(question)
+    if q:
+        quoted: list[tuple[int, Found]] = []
+        for kind in concept.kinds:
+            for st in statements:
+                if st.kind != kind:
+                    continue
+                for row in st.rows:
+                    label = _norm(row.label)
+                    if (len(label) >= 8 and re.search(rf"(?<![a-z]){re.escape(label)}(?![a-z])", q) and row.unit == "currency"
+                            and any(re.search(p, label) for p in concept.patterns) and not re.search(concept.exclude, label)
+                            and any(c.value is not None for c in row.cells)):
+                        quoted.append((len(label), Found(concept, st, row)))
+        if quoted:  # the longest quoted label: "property and equipment, net" over "property and equipment"
+            return max(quoted, key=lambda x: x[0])[1]
     for kind in concept.kinds:
         for st in statements:
             if st.kind != kind:
