@@ -148,6 +148,18 @@ def _searcher(ws: Any, variant: str) -> Callable[[str, int], list[Any]]:
     raise ValueError(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)}, exact)")
 
 
+def top_pages(pages: list[tuple[str, int]], n: int = 5) -> list[str]:
+    """The first n distinct pages of a ranked hit list, each with the rank of its first hit
+    (several chunks of one page are one page to the analyst)."""
+    out: dict[tuple[str, int], int] = {}
+    for rank, key in enumerate(pages, 1):
+        if key not in out:
+            out[key] = rank
+        if len(out) == n:
+            break
+    return [f"{d} p.{p} (#{r})" for (d, p), r in out.items()]
+
+
 def evaluate_retrieval(ws: Any, items: list[dict[str, Any]], variants: list[str], k: int = 10) -> dict[str, Any]:
     results: dict[str, Any] = {}
     per_q: dict[str, dict[str, Any]] = {}
@@ -166,7 +178,7 @@ def evaluate_retrieval(ws: Any, items: list[dict[str, Any]], variants: list[str]
             doc_rows.append(dm)
             per_q.setdefault(it["id"], {})[v] = {"rank": first_rank(pages, rel_pages),
                                                  "doc_rank": first_rank(docs, {it["doc"]}),
-                                                 "top": [f"{d} p.{p}" for d, p in pages[:5]],
+                                                 "top": top_pages(pages),
                                                  "metrics": {m: pm[m] for m in ("hit@1", "hit@10", "MRR")}}
         times.sort()
         results[v] = {"page": mean_metrics(page_rows), "doc": mean_metrics(doc_rows), "n": len(items),

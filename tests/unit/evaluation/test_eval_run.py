@@ -147,3 +147,8 @@ def test_ingest_order_puts_most_questions_per_page_first(tmp_path):
     big, small, none = pdf("big.pdf", 10), pdf("small.pdf", 2), pdf("none.pdf", 1)
     order = eval_run.ingest_order([none, big, small], {"big.pdf": 4, "small.pdf": 1})
     assert [p.name for p in order] == ["small.pdf", "big.pdf", "none.pdf"]  # 0.5, 0.4, 0 per page
+
+
+def test_top_pages_are_distinct_with_first_rank():
+    pages = [("a.pdf", 3), ("a.pdf", 3), ("b.pdf", 1), ("a.pdf", 4), ("b.pdf", 1), ("a.pdf", 9)]
+    assert eval_run.top_pages(pages, 3) == ["a.pdf p.3 (#1)", "b.pdf p.1 (#3)", "a.pdf p.4 (#4)"]
