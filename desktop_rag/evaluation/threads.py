@@ -37,7 +37,7 @@ from typing import Any
 from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
-from desktop_rag.core.domain.companies import names_in
+from desktop_rag.core.domain.companies import names_in, subject_names
 from desktop_rag.core.domain.periods import PeriodMention, find_periods
 from desktop_rag.core.history import HistoryStore
 from desktop_rag.core.metadata import company_aliases, detect_metadata
@@ -120,7 +120,10 @@ def company_resolved(standalone: str, expected: str | None, docs: list[Document]
         named = bool(names_in(standalone, mine))
     else:  # a company the library lacks: its name as written must be there
         named = expected.lower() in standalone.lower()
-    return named and not names_in(standalone, others)
+    # nor a company the library lacks that an earlier turn named ("What were AMD's ... (Intel)?")
+    strays = [n for n in subject_names(standalone)
+              if not names_in(n, mine | {expected}) and expected.lower() not in n.lower()]
+    return named and not names_in(standalone, others) and not strays
 
 
 class StubEngine:

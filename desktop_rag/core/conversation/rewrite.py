@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from desktop_rag.core.domain.companies import names_in, proper_names
+from desktop_rag.core.domain.companies import names_in, proper_names, subject_names
 from desktop_rag.core.domain.periods import (
     DATE_RE,
     PeriodMention,
@@ -219,6 +219,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         text = facts.question
         carried = ["concept"]
         prev_company, pa, pb = _company_as_written(text, names)
+        if not prev_company:
+            # a company the library lacks, carried by an earlier follow-up ("Same for AMD")
+            for name in subject_names(text):
+                m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(name)}(?![A-Za-z0-9&])", text)
+                if m:
+                    prev_company, pa, pb = m.group(0), m.start(), m.end()
+                    break
         company = new_company or facts.company
         if new_company and prev_company and new_company.lower() != prev_company.lower():
             text = text[:pa] + new_company + text[pb:]

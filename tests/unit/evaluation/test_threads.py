@@ -20,6 +20,7 @@ def test_company_and_period_checks() -> None:
     assert not company_resolved("What was Apple's and Intel's revenue?", "Apple Inc.", DOCS)  # another company too
     assert not company_resolved("What was revenue in Q2 2023?", "Apple Inc.", DOCS)
     assert company_resolved("What was AMD's revenue?", "AMD", DOCS)  # a company the library lacks, as written
+    assert not company_resolved("What were AMD's total revenues in Q1 2023 (Intel)?", "Intel Corporation", DOCS)
     assert period_resolved("revenue in Q2 2023", "Q2 2023")
     assert not period_resolved("revenue in Q3 2023", "Q2 2023")
     assert period_resolved("for the quarter ended July 1, 2023", "the quarter ended June 30, 2023")

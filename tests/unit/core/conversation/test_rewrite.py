@@ -74,3 +74,9 @@ def test_whole_period_phrase_is_carried(period: str) -> None:
 def test_thread_facts_take_the_latest_naming_question() -> None:
     facts = thread_facts(["What was Apple's revenue in Q3 2023?", "And its gross margin?"], NAMES)
     assert facts.company == "Apple" and facts.period_text == "Q3 2023"
+
+
+def test_a_company_the_library_lacks_is_swapped_out_again() -> None:
+    prev = ["What were NVIDIA's total revenues in Q1 FY2024?", "What were AMD's total revenues in Q1 FY2024?"]
+    out = rewrite_followup("What about Intel in Q1 2023?", prev, NAMES)
+    assert out.standalone == "What were Intel's total revenues in Q1 2023?"
