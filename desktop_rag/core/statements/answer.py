@@ -296,7 +296,9 @@ class Calculator:
             return self._cagr(concept)
         if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent|%|how much did|growth rate|change)\b", self.q, re.I):
             return self._growth(concept)
-        if _LINE_ITEM_ASK.search(self.q) and not _NOT_A_LOOKUP.search(self.q):
+        company_words = set(re.findall(r"[a-z0-9&]+", f"{self.doc.meta.company} {self.doc.meta.ticker}".lower()))
+        if _LINE_ITEM_ASK.search(self.q) and not _NOT_A_LOOKUP.search(self.q) \
+                and not _qualified(self.q, concept.words, company_words):
             return self._line_item(concept)
         return None
 
@@ -397,6 +399,30 @@ class Calculator:
         return self._outcome(f"{n}-year {concept.title.lower()} CAGR FY{lo}-FY{hi}",
                              f"({concept.title.lower()} FY{hi} / FY{lo})^(1/{n}) − 1", value, "percent", [a, b],
                              self._decimals(1))
+
+
+_NEUTRAL_BEFORE = frozenset(
+    "the its their total net consolidated annual quarterly fiscal year full of in for on was were is are what how much "
+    "did does have had report reported company company's firm's group's s a an and year-end end ending period "
+    "unadjusted reported gaap operating".split())
+
+
+def _qualified(question: str, words: tuple[str, ...], company_words: set[str]) -> bool:
+    """Is the concept named with a qualifier that makes it a part, not the total ("data center
+    revenue", "services net sales", "iPhone revenue")? Then it is no statement line item."""
+    q = question.lower().replace("\u2019", "'")
+    for w in words:
+        m = re.search(w, q)
+        if not m:
+            continue
+        before = re.findall(r"[a-z0-9&'.-]+", q[:m.start()])
+        if not before:
+            return False
+        prev = before[-1].strip("'.")
+        neutral = (prev.endswith(("'s", "s'")) or prev in _NEUTRAL_BEFORE or prev in company_words
+                   or re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", prev) is not None)
+        return not neutral
+    return False
 
 
 def wants_calculation(question: str) -> bool:

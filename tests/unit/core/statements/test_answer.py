@@ -114,3 +114,9 @@ def test_engine_answers_metrics_before_retrieval(build_library: Callable[..., ob
     data = ans.to_json()
     assert data["computed"] is True and data["calculation"]["metric"] == "Net profit margin"
     assert {"label", "period", "value", "unit", "doc", "page", "quote"} <= set(data["calculation"]["inputs"][0])
+
+
+def test_a_part_of_a_line_item_is_no_lookup(apple) -> None:
+    assert _ask(apple, "What was Apple's services net sales in the three months ended July 1, 2023?") is None
+    assert _ask(apple, "What was the data center revenue of Apple in Q3 2023?") is None
+    assert _ask(apple, "What was Apple's total net sales in the three months ended July 1, 2023?").calculation.result == 81797
