@@ -52,6 +52,13 @@ def main() -> int:
     from desktop_rag.gui.main_window import MainWindow
 
     style.apply_style(app)
+    from desktop_rag.core.workspace import Workspace
+
+    ws = Workspace(Path(ns.data), HERE.parent / "models")
+    stale = ws.library.mismatch()
+    ws.close()
+    if stale:  # the window would ask (modally) to re-index first
+        sys.exit(f"{ns.data}: re-index first (python main.py --data-dir {ns.data} reindex): {stale}")
     win = MainWindow(Path(ns.data), HERE.parent / "models", ingest_bundled_corpus=False, load_model=not (ns.reuse or ns.no_model))
     win.resize(w, h)
     win.show()
