@@ -1,9 +1,11 @@
 # The two commands of the README. Both set everything up on a fresh machine first.
 #   make run    install (once), then open the desktop app on the bundled corpus
 #   make test   install (once, with test tools), then run the whole test suite
+# Also: make test-slow (only the end-to-end/slow tests), make bundle (one-folder app in dist/ with
+# PyInstaller; not part of make test or CI), make bundle-test (runs that bundle headless and offscreen).
 PY := .venv/bin/python
 
-.PHONY: run test lint setup setup-dev bench eval
+.PHONY: run test lint setup setup-dev bench eval test-slow bundle bundle-test
 
 setup:
 	bash tools/bootstrap.sh
@@ -26,3 +28,15 @@ eval: setup
 
 bench: setup
 	$(PY) main.py bench
+
+test-slow: setup-dev
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m slow tests/e2e
+
+# One-folder bundle in dist/desktop_rag-<version>/ (gitignored). Uses the llama.cpp build in .venv:
+# for other CPUs run `DESKTOP_RAG_PORTABLE=1 bash tools/bootstrap.sh` first (see pyinstaller.spec).
+bundle: setup
+	$(PY) -m pip install -q "pyinstaller==6.22.3"
+	$(PY) -m PyInstaller --noconfirm pyinstaller.spec
+
+bundle-test:
+	$(PY) tools/bundle_test.py
