@@ -208,6 +208,10 @@ def format_value(value: Any, unit: str = "") -> str:
         return f"${text}" + (f" {scale}" if scale else "")
     if unit in ("ratio", "times", "x"):
         return f"{value:,.2f}" + ("x" if unit in ("times", "x") else "")
+    if unit in ("thousands", "millions", "billions"):  # a statement's scale: "7,442 million"
+        return f"{text} {unit[:-1]}"
+    if unit == "units":
+        return text
     return f"{text} {unit}".strip()
 
 

@@ -779,6 +779,14 @@ class MainWindow(QMainWindow):
             rect = tuple(float(x) for x in box)
             self.viewer.set_highlight(page, [rect])  # type: ignore[list-item]
             return [rect]  # type: ignore[list-item]
+        start = int(field_of(item, "cell_start", -1) if field_of(item, "cell_start", None) is not None else -1)
+        end = int(field_of(item, "cell_end", -1) if field_of(item, "cell_end", None) is not None else -1)
+        doc = next((d for d in self.docs if d.doc_id == doc_id or d.file_name == name), None)
+        if doc is not None and 0 <= start < end:
+            # Exactly the cell: its span in the canonical page text the viewer highlights from.
+            text = self.ws.library.page_text(doc.doc_id, page)
+            if text[start:end].strip():
+                return self.show_citation(Citation(doc.doc_id, doc.file_name, page, text[start:end], start))
         return self.show_citation(Citation(doc_id, name, page, quote))
 
     # -- conversations -------------------------------------------------------------------------------

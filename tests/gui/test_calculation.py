@@ -51,3 +51,31 @@ def test_calculation_card_inputs_open_the_exact_cell(qtbot, fake_window) -> None
     qtbot.mouseClick(card.chips[1], Qt.MouseButton.LeftButton)  # no box: the quote is located
     rects = win.viewer.highlight_rects
     assert rects and all(r[1] < cell.y0 for r in rects)  # the net sales row is above the R&D row
+
+
+def test_core_calculation_objects_highlight_exactly_the_cell(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.core.types import Calculation, CalculationInput
+
+    win = fake_window()
+    apple = next(d for d in win.docs if "AAPL" in d.file_name)
+    text = win.ws.library.page_text(apple.doc_id, 2)
+    start = text.index("7,442")
+    inp = CalculationInput("Research and development", "3 months ended 2023-07-01", 7442.0, "millions",
+                           apple.file_name, 2, "Research and development 7,442 6,797", doc_id=apple.doc_id,
+                           cell_start=start, cell_end=start + len("7,442"))
+    ans = Answer("R&D in Q3 2023?", "$7,442 million", [Citation(apple.doc_id, apple.file_name, 2, inp.quote)],
+                 calculation=Calculation("Research and development", "", [inp], 7442.0, "usd_millions"), computed=True)
+    win.conv_id = win.ws.history.new_conversation()
+    ex = win.chat.add_exchange(ans.query)
+    win._answered(ex, ans, win.conv_id)
+    card = ex.calculation_card
+    assert card is not None and ex.badge_texts() == ["Computed"]
+    assert "= 7,442 million" in displayed_text(card.chips[0].text_label)
+    qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
+    rects = win.viewer.highlight_rects
+    pdf = pymupdf.open(apple.path)
+    cell = pdf[1].search_for("7,442")[0]
+    pdf.close()
+    assert len(rects) == 1 and win.viewer.current_page == 2
+    x0, y0, x1, y1 = rects[0]
+    assert abs(x0 - cell.x0) < 2 and abs(x1 - cell.x1) < 2 and y0 < cell.y1 and y1 > cell.y0  # the cell, not the row
