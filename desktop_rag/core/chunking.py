@@ -149,33 +149,10 @@ def _windows(text: str, start: int, end: int, budget: Budget) -> list[tuple[int,
     return spans
 
 
-# Bump when chunk boundaries change for the same settings: the manifest then asks for a re-index.
-CHUNKER_VERSION = 2
-
-# Dot leaders ("Cash and cash equivalents........ $ 876,560"): a run of dots (maybe spaced)
-# that only guides the eye. Each dot is a word piece for the embedder, so a statement row
-# with leaders costs ~10x its words: chunks shrank to a row or two and the embedder saw dots.
-_LEADER_RE = re.compile(r" *(?: ?\.){4,} *")
-
-
-def strip_leaders(text: str) -> str:
-    """Text with dot leaders replaced by one space (what the embedder and BM25 read)."""
-    return _LEADER_RE.sub(" ", text)
-
-
 def make_budget(cfg: ChunkingSettings, cost: WordCost | None = None, max_tokens: int | None = None) -> Budget:
     tokens = cfg.max_tokens or max_tokens or 10**9  # no embedder given: words are the only limit
     overlap = min(cfg.overlap_words, cfg.words_per_chunk - 1) / cfg.words_per_chunk
-    base = cost or approx_pieces
-
-    def embedded_cost(word: str) -> int:
-        # budget what is embedded: the word without its dot leaders (a bare leader costs nothing)
-        if "...." not in word:
-            return 0 if word == "." * len(word) and len(word) <= 3 else base(word)  # a spaced leader's dots
-        bare = strip_leaders(word).strip()
-        return sum(base(w) for w in bare.split())
-
-    return Budget(cfg.words_per_chunk, tokens, embedded_cost, cfg.min_chunk_words, overlap)
+    return Budget(cfg.words_per_chunk, tokens, cost or approx_pieces, cfg.min_chunk_words, overlap)
 
 
 def chunk_page(

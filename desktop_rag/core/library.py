@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_rag.core.chunking import CHUNKER_VERSION, chunk_pages, strip_leaders
+from desktop_rag.core.chunking import chunk_pages
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
 from desktop_rag.core.metadata import detect_metadata
@@ -98,7 +98,7 @@ def embedding_text(chunk: Chunk, doc: Document) -> str:
     m = doc.meta
     head = " ".join(x for x in (m.company or doc.file_name, m.form_type, _period_words(m)) if x)
     section = f" | {chunk.section}" if chunk.section else ""
-    return f"{head}{section}\n{strip_leaders(chunk.text)}"
+    return f"{head}{section}\n{chunk.text}"
 
 
 def _period_words(m: DocumentMeta) -> str:
@@ -130,8 +130,7 @@ class Library:
             "schema_version": SCHEMA_VERSION,
             "embedder": self.embedder.model_id,
             "dim": self.embedder.dim,
-            "chunking": {**self.settings.chunking.signature(), "token_budget": self._token_budget(),
-                         "version": CHUNKER_VERSION},
+            "chunking": {**self.settings.chunking.signature(), "token_budget": self._token_budget()},
             "tokenizer": TOKENIZER_VERSION,
             "extractor": EXTRACTOR_VERSION,
         }

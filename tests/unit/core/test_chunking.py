@@ -235,21 +235,3 @@ def test_typographic_minus_and_dash_cells_are_figures() -> None:
     assert is_table_row("Other income (expense) \u2212265 \u22121,204 \u2014")
     assert not is_table_row("Other income (expense) 265 \u2014 \u2014")  # dashes are empty cells
     assert is_table_row("Restructuring charges \u2013 1,204 \u2013 (2,000)")
-
-
-def test_dot_leaders_are_not_embedded_and_do_not_shrink_statement_chunks() -> None:
-    from desktop_rag.core.chunking import strip_leaders
-
-    assert strip_leaders("Cash and cash equivalents........................ $ 876,560") == \
-        "Cash and cash equivalents $ 876,560"
-    assert strip_leaders("Total assets . . . . . . . 11,726,472") == "Total assets 11,726,472"
-    assert strip_leaders("See Note 3. The total was 4.5 million...") == "See Note 3. The total was 4.5 million..."
-    from desktop_rag.core.chunking import Budget, approx_pieces
-
-    rows = [f"Line item number {i} of the sheet{'.' * 60} $ {i},{i:03d} $ {i + 1},000" for i in range(1, 13)]
-    page = PageText(1, "CONSOLIDATED BALANCE SHEETS\n" + "\n".join(rows))
-    cfg = ChunkingSettings(words_per_chunk=180, overlap_words=45, max_tokens=256)
-    spans, _ = chunk_page(page, cfg)
-    assert len([s for s in spans if s.kind == "table"]) == 1  # 12 rows fit once the leaders are not counted
-    counted, _ = chunk_page(page, cfg, budget=Budget(180, 256, approx_pieces))
-    assert len([s for s in counted if s.kind == "table"]) >= 3  # what counting every dot did
