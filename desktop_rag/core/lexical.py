@@ -17,7 +17,7 @@ from desktop_rag.core.domain.periods import FY_SHORT_RE, FY_TOKEN_RE, QY_TOKEN_R
 
 # Bump when the alias table or tokenisation changes: stored chunk tokens are then
 # recomputed from their text on the next load (no re-embedding needed).
-TOKENIZER_VERSION = 2
+TOKENIZER_VERSION = 3  # 3: running headers/footers are not indexed (library.lexical_text)
 
 # canonical token -> phrases that mean it (lower-case; regex allowed). Longest match wins.
 FINANCE_ALIASES: dict[str, list[str]] = {

@@ -14,14 +14,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from desktop_rag.core.chunking import chunk_pages
+from desktop_rag.core.chunking import chunk_pages, is_page_furniture
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
 from desktop_rag.core.metadata import detect_metadata
@@ -101,6 +101,15 @@ def embedding_text(chunk: Chunk, doc: Document) -> str:
     return f"{head}{section}\n{chunk.text}"
 
 
+def lexical_text(chunk: Chunk, doc: Document) -> str:
+    """What BM25 indexes: the embedding text without running headers/footers. A footer
+    ("Apple Inc. | Q3 2023 Form 10-Q | 7") repeats the company on every page, and in a
+    short chunk BM25's length normalisation would make it the best match for any question
+    naming the company."""
+    kept = "\n".join(ln for ln in chunk.text.split("\n") if not is_page_furniture(ln))
+    return embedding_text(replace(chunk, text=kept), doc)
+
+
 def _period_words(m: DocumentMeta) -> str:
     if m.fiscal_year and m.fiscal_quarter:
         return f"Q{m.fiscal_quarter} {m.fiscal_year}"
@@ -148,7 +157,7 @@ class Library:
             for n, s in enumerate(spans)
         ]
         texts = [embedding_text(c, doc) for c in chunks]
-        return chunks, texts, [tokenize(t) for t in texts]
+        return chunks, texts, [tokenize(lexical_text(c, doc)) for c in chunks]
 
     def mismatch(self) -> list[str]:
         """Why the stored index does not fit the current embedder/chunking ([] = fine)."""
@@ -226,7 +235,7 @@ class Library:
     def _retokenize(self, ids: list[int]) -> list[list[str]]:
         """The alias table or tokenizer changed: recompute BM25 tokens from the stored text
         (cheap, no re-embedding) so chunks and queries are tokenised alike again."""
-        token_lists = [tokenize(embedding_text(self.chunks[c], self.docs[self.chunks[c].doc_id])) for c in ids]
+        token_lists = [tokenize(lexical_text(self.chunks[c], self.docs[self.chunks[c].doc_id])) for c in ids]
         with self.store.transaction() as db:
             db.executemany("UPDATE chunks SET tokens=? WHERE chunk_id=?",
                            [(" ".join(t), c) for c, t in zip(ids, token_lists, strict=True)])

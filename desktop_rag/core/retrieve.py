@@ -10,6 +10,7 @@ from typing import Literal
 
 import numpy as np
 
+from desktop_rag.core.chunking import is_page_furniture
 from desktop_rag.core.domain.companies import core_name, names_in, proper_names, subject_names
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
@@ -273,6 +274,7 @@ class HybridRetriever:
             scores = lexical
         else:
             scores = fuse(dense, lexical, cfg.alpha)
+            self._drop_furniture(scores)
             self._boost_statements(plan, scores)
             self._weigh_page_types(scores)
             if cfg.page_ranking:
@@ -290,6 +292,15 @@ class HybridRetriever:
             chunk = lib.chunks[c]
             hits.append(Hit(chunk, lib.docs[chunk.doc_id], float(scores[c]), cos or 0.0, lexical.get(c, 0.0)))
         return hits
+
+    def _drop_furniture(self, scores: dict[int, float]) -> None:
+        """A chunk made only of running headers/footers ("Apple Inc. | Q3 2023 Form 10-Q | 1")
+        is never evidence; being short and naming the company, it would otherwise win BM25's
+        length normalisation and stand for its page."""
+        for cid in list(scores):
+            lines = [ln for ln in self.library.chunks[cid].text.split("\n") if ln.strip()]
+            if lines and all(is_page_furniture(ln) for ln in lines):
+                del scores[cid]
 
     def _boost_statements(self, plan: QueryPlan, scores: dict[int, float]) -> None:
         """Line-item questions ("capex", "EPS") favour the primary statement that reports
