@@ -31,7 +31,9 @@ from desktop_rag.core.statements.model import Box, Cell, Period, Row, Statement,
 # -- statement titles ----------------------------------------------------------------
 # A company name may precede the title on its line ("NIKE, Inc. Consolidated Statements of Income"):
 # capitalised words only, so "Impact of derivatives on the consolidated balance sheets" is no title.
-_PREFIX = r"^(?:(?:[A-Z0-9&][\w.,&'\-]*|and|of)\s+){0,8}?(?:condensed\s+|interim\s+|unaudited\s+)*(?:consolidated\s+|combined\s+)*(?:and\s+combined\s+)?"
+# (?-i:...): the patterns are compiled with re.I, under which "[A-Z]" would accept lower-case
+# words too ("Impact of derivatives on the balance sheets"); company words stay capitalised.
+_PREFIX = r"^(?-i:(?:(?:[A-Z0-9&][\w.,&'\-]*|and|of)\s+){0,8}?)(?:condensed\s+|interim\s+|unaudited\s+)*(?:consolidated\s+|combined\s+)*(?:and\s+combined\s+)?"
 _TITLES: list[tuple[StatementKind, re.Pattern[str]]] = [
     ("comprehensive", re.compile(
         _PREFIX + r"(?:statements?\s+of\s+(?:consolidated\s+)?comprehensive\s+(?:income|loss|earnings|\(loss\)|\(income\))"
@@ -233,7 +235,7 @@ def _parse_header(lines: list[_Line], kind: StatementKind, year_line: _ParsedLin
         before = " ".join(ln.text for ln in lines if ln.index <= year_line.line.index)
     else:
         # Dates printed whole ("December 31, 2021 December 31, 2020").
-        years = [int(m.group(2)) for m in re.finditer(r"\b(?:[A-Za-z]+\.?\s+\d{1,2},?\s+)((19|20)\d\d)\b", text)]
+        years = [int(m.group(1)) for m in re.finditer(r"\b(?:[A-Za-z]+\.?\s+\d{1,2},?\s+)((?:19|20)\d\d)\b", text)]
         before = text
     n = len(years)
     if n == 0:
@@ -286,7 +288,9 @@ def title_kind(line: str) -> StatementKind | None:
     core = re.sub(r"\((?:unaudited|continued|in [a-z ]+)\)|-\s*continued|\bcontinued\b", "", t, flags=re.I).strip(" -:,")
     for kind, rx in _TITLES:
         m = rx.match(core)
-        if m and _COMPANY_SUFFIX.fullmatch(core[m.end():]):  # "… of Income Corning Incorporated and Subsidiaries"
+        # "… of Income Corning Incorporated and Subsidiaries"; a name never starts with "and"
+        # ("CONSOLIDATED BALANCE SHEETS AND CASH FLOWS ANALYSIS" is an MD&A heading)
+        if m and _COMPANY_SUFFIX.fullmatch(core[m.end():]) and not core[m.end():].lower().lstrip(" -\u2013").startswith("and "):
             return kind
         if m and len(core) - m.end() <= 40:
             rest = core[m.end():].lower()
