@@ -18,6 +18,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -54,6 +55,21 @@ CREATE TABLE IF NOT EXISTS statements (
 """
 
 
+def _enable_wal(db: sqlite3.Connection, deadline: float) -> None:
+    """Switch a (possibly brand-new) database to WAL. Two processes creating one new library at
+    once race here: the switch needs an exclusive lock and SQLite answers "database is locked"
+    at once instead of calling the busy handler, so retry until the other process is done (WAL
+    is persistent: the second one then finds it already set)."""
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -70,7 +86,7 @@ class IndexStore:
         # SQLite lets one write transaction at a time; the others wait for it (up to a minute,
         # a large filing's commit on a slow disk) instead of failing after the default 5 s.
         self._db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _enable_wal(self._db, deadline=time.monotonic() + 60)
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)

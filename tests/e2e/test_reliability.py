@@ -314,10 +314,6 @@ def test_kill_during_reindex(moment: str, tmp_path: Path, all_filed: Path,
 
 # -- two writers, and a reader, at once ----------------------------------------------------------------------
 @pytest.mark.slow
-# Known intermittent bug, not yet fixed: two processes creating the same *new* library can race
-# on its schema/manifest set-up and one exits non-zero (passed, then failed once in a fresh
-# clone). Kept running (non-strict xfail) so the fix shows as XPASS; see the stop-17 note.
-@pytest.mark.xfail(reason="race when two processes create one new library at once (intermittent)", strict=False)
 def test_two_ingests_into_one_new_library_at_once(tmp_path: Path, filings: dict[str, Path],
                                                   reference: dict[str, dict[str, Rows]]) -> None:
     data = tmp_path / "data"  # nothing there yet: both processes create the index together
