@@ -6,8 +6,8 @@ Layout under ``<data dir>/index/``:
   computed), and a ``manifest`` table (schema version, embedder
   id + dimension, chunking parameters, generation counter). Every ingest/removal is
   one transaction, so a crash leaves the previous state intact.
-- ``dense.hnsw`` + ``dense.json`` — the hnswlib graph and the manifest it was built
-  from (embedder, dimension, generation). Written to temp files and renamed; if it is
+- ``dense.<writer>.hnsw`` + ``dense.json`` — the hnswlib graph and the manifest it was built
+  from (embedder, dimension, generation), which names the graph file. Written to temp files and renamed; if it is
   missing, stale or unreadable it is rebuilt from the embeddings in SQLite.
 No pickle anywhere.
 """
@@ -370,16 +370,41 @@ class DenseIndex:
         return [(int(lab), float(1.0 - d)) for lab, d in zip(labels[0], dists[0], strict=True)]
 
     def save(self, manifest: dict[str, Any]) -> None:
+        """Write the graph to a file of its own, then point the manifest at it (one atomic
+        rename). Two processes saving at once (two ``ingest`` runs) then never pair one's graph
+        with the other's manifest: whichever manifest lands last names a complete graph."""
         with self._lock:
             if self._index is None:
                 return
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            graph = self.path.with_name(f"{self.path.stem}.{os.getpid()}-{time.time_ns()}{self.path.suffix}")
+            tmp = graph.with_name(f".{graph.name}.tmp")
             self._index.save_index(str(tmp))
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-            write_text_atomic(self.path.with_suffix(".json"),
-                              json.dumps({**manifest, "hnsw": self.params, "count": self._count}))
+            os.replace(tmp, graph)
+            write_text_atomic(self.path.with_suffix(".json"), json.dumps(
+                {**manifest, "hnsw": self.params, "count": self._count, "graph": graph.name}))
+            self._remove_stale_graphs(keep=graph.name)
+
+    def _remove_stale_graphs(self, keep: str, min_age_s: float = 60.0) -> None:
+        """Delete graphs no manifest names any more. A graph younger than a minute may be
+        another process's, written but not yet named by its manifest: it stays until later."""
+        now = time.time()
+        for old in self.path.parent.glob(f"{self.path.stem}*{self.path.suffix}"):
+            try:
+                if old.name != keep and now - old.stat().st_mtime > min_age_s:
+                    old.unlink()
+            except OSError:
+                pass  # gone already, or still open on a system that forbids it: next save
+
+    @property
+    def graph_path(self) -> Path | None:
+        """The graph file the manifest names (None when nothing was saved)."""
+        try:
+            name = json.loads(self.path.with_suffix(".json").read_text("utf-8")).get("graph")
+        except (OSError, ValueError):
+            return None
+        return self.path.with_name(name) if isinstance(name, str) and "/" not in name else None
 
     def load(self, manifest: dict[str, Any]) -> bool:
         """Load the saved graph if it was built from exactly this manifest."""
@@ -390,9 +415,12 @@ class DenseIndex:
             return False
         if any(saved.get(k) != v for k, v in {**manifest, "hnsw": self.params}.items()):
             return False
+        graph = saved.get("graph")
+        if not isinstance(graph, str) or "/" in graph or "\\" in graph:
+            return False  # written before graphs had their own names: rebuild once
         try:
             index = hnswlib.Index(space="ip", dim=self.dim)
-            index.load_index(str(self.path), allow_replace_deleted=True)
+            index.load_index(str(self.path.with_name(graph)), allow_replace_deleted=True)
             index.set_ef(self.ef_search)
         except (RuntimeError, OSError, ValueError):
             return False

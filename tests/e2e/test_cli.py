@@ -116,7 +116,7 @@ def test_ingest_adds_the_filing(ingested: Ingested) -> None:
         assert store.page_texts(doc.doc_id) == ingested.pages
     finally:
         store.close()
-    assert (ingested.data_dir / "index" / "dense.hnsw").is_file()
+    assert list((ingested.data_dir / "index").glob("dense.*.hnsw"))
 
 
 def test_reingest_and_renamed_copy_are_noops(ingested: Ingested, tmp_path: Path) -> None:

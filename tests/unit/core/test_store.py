@@ -4,6 +4,7 @@ hnswlib cache. Uses the fake embedder from conftest: no torch."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -156,8 +157,32 @@ def test_dense_load_rejects_missing_or_corrupt_files(tmp_path: Path) -> None:
     (tmp_path / "dense.json").write_text("{not json")
     assert not DenseIndex(8, tmp_path / "dense.hnsw").load(manifest)
     dense.save(manifest)
-    (tmp_path / "dense.hnsw").write_bytes(b"garbage")
+    graph = DenseIndex(8, tmp_path / "dense.hnsw").graph_path
+    assert graph is not None and graph.is_file()
+    graph.write_bytes(b"garbage")
     assert not DenseIndex(8, tmp_path / "dense.hnsw").load(manifest)
+
+
+def test_dense_manifest_always_names_a_whole_graph_of_its_own(tmp_path: Path) -> None:
+    """Two writers saving one library's graph (two ingest processes): each manifest names its
+    own graph file, so the last manifest never pairs with the other writer's graph."""
+    manifest = {"embedder": "m@8", "dim": 8, "generation": 1}
+    first, second = DenseIndex(8, tmp_path / "dense.hnsw"), DenseIndex(8, tmp_path / "dense.hnsw")
+    first.build(np.arange(10), _unit(10))
+    second.build(np.arange(20), _unit(20))
+    first.save(manifest)
+    first_graph = first.graph_path
+    second.save({**manifest, "generation": 2})
+    assert second.graph_path != first_graph
+    assert first_graph is not None and first_graph.is_file()  # young: may still be in use elsewhere
+    loaded = DenseIndex(8, tmp_path / "dense.hnsw")
+    assert not loaded.load(manifest)  # generation 1's manifest was replaced
+    assert loaded.load({**manifest, "generation": 2}) and len(loaded) == 20
+    # Graphs nobody names are removed once old enough.
+    os.utime(first_graph, (0, 0))
+    second.save({**manifest, "generation": 2})
+    assert not first_graph.exists()
+    assert second.graph_path is not None and second.graph_path.is_file()
 
 
 def test_dense_add_remove_and_filter(tmp_path: Path) -> None:
@@ -241,12 +266,15 @@ def test_missing_dense_file_is_rebuilt(build_library) -> None:
     lib = build_library()
     data_dir = lib.store.dir.parent
     lib.close()
-    (data_dir / "index" / "dense.hnsw").unlink()
+    graph = DenseIndex(1, data_dir / "index" / "dense.hnsw").graph_path
+    assert graph is not None
+    graph.unlink()
     lib2 = Library(data_dir, Settings(), FakeEmbedder())
     try:
         lib2.refresh()
         assert len(lib2.dense) == len(lib2.chunk_ids) > 0
-        assert (data_dir / "index" / "dense.hnsw").exists()
+        rebuilt = DenseIndex(1, data_dir / "index" / "dense.hnsw").graph_path
+        assert rebuilt is not None and rebuilt.is_file()
     finally:
         lib2.close()
 
@@ -345,7 +373,7 @@ def test_dense_graph_parameters_are_part_of_its_manifest(tmp_path: Path) -> None
     dense.save(manifest)
     assert json.loads((tmp_path / "dense.json").read_text())["hnsw"] == {"M": 12, "ef_construction": 40}
     graph = hnswlib.Index(space="ip", dim=8)
-    graph.load_index(str(tmp_path / "dense.hnsw"))
+    graph.load_index(str(dense.graph_path))
     assert graph.M == 12 and graph.ef_construction == 40  # the settings reached hnswlib
     assert DenseIndex(8, tmp_path / "dense.hnsw", m=12, ef_construction=40).load(manifest)
     # ef_search is a query-time knob: any value loads the same graph.
