@@ -3,7 +3,7 @@
 
 import sys
 
-CLI_COMMANDS = {"ingest", "search", "ask", "docs", "remove", "statements", "reindex", "models", "finetune", "eval", "bench"}
+CLI_COMMANDS = {"ingest", "search", "ask", "docs", "remove", "statements", "reindex", "models", "finetune", "eval", "bench", "team", "library"}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

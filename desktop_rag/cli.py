@@ -5,6 +5,8 @@
     python main.py [--data-dir DIR] ask [--json] [QUESTION... | -]
     python main.py [--data-dir DIR] docs | remove DOC | statements DOC [--json] | reindex | models | finetune
     python main.py [--data-dir DIR] eval [...] | bench [...]
+    python main.py team init URL | library push URL | library pull URL
+    python main.py --library postgresql://user@host/db COMMAND ...   (a team library)
 """
 
 from __future__ import annotations
@@ -34,11 +36,16 @@ def _err(msg: str) -> None:
 def _workspace(ns: argparse.Namespace):  # -> Workspace (imports torch: keep lazy)
     from desktop_rag.core.workspace import Workspace
 
-    return Workspace(ns.data_dir, ns.models_dir)
+    return Workspace(ns.data_dir, ns.models_dir, library=getattr(ns, "library_location", None))
 
 
 def _check_index(ws) -> bool:
     problems = ws.library.mismatch()
+    if problems and ws.library.on_server:
+        _err(f"This desktop cannot use the team library at {ws.library.store.location}: it was built with "
+             "other settings (" + "; ".join(problems) + ").")
+        _err("Use the team's embedder and chunking settings on this desktop (nothing was written).")
+        return False
     if problems:
         _err("The index was built with different settings: " + "; ".join(problems))
         _err("Run `python main.py reindex` to rebuild it (documents are kept).")
@@ -280,11 +287,34 @@ def cmd_finetune(ns: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_team_init(ns: argparse.Namespace) -> int:
+    """Create the schema, the vector extension and the reader/editor roles of a team library,
+    with this desktop's embedder and chunking as its manifest."""
+    from desktop_rag.core.backends.postgres import init_team_library
+    from desktop_rag.core.embed import Embedder
+    from desktop_rag.core.library import library_manifest
+    from desktop_rag.paths import data_dir, models_dir
+    from desktop_rag.settings import Settings
+
+    settings = Settings.load(data_dir(ns.data_dir))
+    embedder = Embedder(settings.embedding.model, models_dir(ns.models_dir), settings.embedding.batch_size)
+    try:
+        print(init_team_library(ns.url, settings, library_manifest(settings, embedder)))
+    except ValueError as exc:
+        _err(f"team init: {exc}")
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="desktop_rag", description="Offline research assistant for financial filings.")
     p.add_argument("--version", action="version", version=__version__)
     p.add_argument("--data-dir", help="index, settings and history (default: platform user-data dir; env DESKTOP_RAG_HOME)")
     p.add_argument("--models-dir", help="folder with .gguf and embedder models (env DESKTOP_RAG_MODELS)")
+    p.add_argument("--library", dest="library_location", default=None, metavar="URL",
+                   help="a team library on PostgreSQL (postgresql://user@host:5432/db?sslmode=verify-full; the "
+                        "password from PGPASSWORD, ~/.pgpass or a service file); default: the 'Library location' "
+                        "setting, else this computer's library in the data dir")
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command")
 
@@ -321,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--epochs", type=int, default=1)
     s.add_argument("--no-reindex", action="store_true", help="only train and select the model")
     s.set_defaults(func=cmd_finetune)
+
+    team = sub.add_parser("team", help="set up a team library on a PostgreSQL server").add_subparsers(
+        dest="team_command", required=True)
+    s = team.add_parser("init", help="create the schema, the vector extension and the reader/editor roles")
+    s.add_argument("url", help="postgresql://admin@host:5432/db (a role that may create extensions and roles)")
+    s.set_defaults(func=cmd_team_init)
 
     _add_eval_arguments(sub.add_parser("eval", help="retrieval and answer quality on a labelled dev set"))
     _add_bench_arguments(sub.add_parser("bench", help="speed and memory benchmark"))
@@ -408,8 +444,25 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(ns, "func", None):
         parser.print_help()
         return 2
+    from desktop_rag.core.backends import LibraryUnavailable, ReadOnlyLibrary, is_server_location
+
+    location = getattr(ns, "library_location", None)
+    if location and not is_server_location(location):
+        _err(f"--library: expected a postgresql:// URL, got {location!r} (use --data-dir for a local library)")
+        return 2
     try:
         return int(ns.func(ns) or 0)
+    except ReadOnlyLibrary as exc:
+        _err(str(exc))
+        return 2
+    except LibraryUnavailable as exc:
+        _err(str(exc))
+        return 3
+    except ValueError as exc:
+        if "pgpass" not in str(exc):
+            raise
+        _err(str(exc))
+        return 2
     except KeyboardInterrupt:
         _err("interrupted")
         return 130

@@ -143,11 +143,32 @@ class GenerationSettings:
 
 
 @dataclass
+class LibrarySettings:
+    location: str = knob(
+        "", "Where the library lives: empty = this computer (SQLite + hnswlib); a team server's "
+        "connection string postgresql://user@host:5432/db?sslmode=verify-full (no password here: "
+        "libpq reads PGPASSWORD, ~/.pgpass or a service file).",
+    )
+    connect_timeout_s: int = knob(
+        5, "Team library: seconds to wait for the server when connecting (and for an unanswered "
+        "packet afterwards) before saying it is unreachable.", min=1, max=120,
+    )
+    statement_timeout_s: int = knob(
+        20, "Team library: longest a search or read may run in the server.", min=1, max=600,
+    )
+    write_timeout_s: int = knob(
+        600, "Team library: longest a document's commit may take, waiting for another desktop's "
+        "commit included.", min=10, max=7200,
+    )
+
+
+@dataclass
 class Settings:
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     generation: GenerationSettings = field(default_factory=GenerationSettings)
+    library: LibrarySettings = field(default_factory=LibrarySettings)
 
     FILE_NAME = "settings.json"
 

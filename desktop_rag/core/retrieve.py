@@ -214,14 +214,7 @@ class HybridRetriever:
 
     # -- search -----------------------------------------------------------------------
     def _allowed_rows(self, plan: QueryPlan) -> np.ndarray | None:
-        lib = self.library
-        if plan.doc_ids is None:
-            return None
-        mask = np.zeros(len(lib.chunk_ids), dtype=bool)
-        for doc_id in plan.doc_ids:
-            for cid in lib.doc_chunks.get(doc_id, ()):
-                mask[lib.row_of[cid]] = True
-        return mask
+        return self.library.allowed_rows(plan.doc_ids)
 
     def dense_candidates(self, plan: QueryPlan, k: int, exact: bool = False) -> dict[int, float]:
         lib = self.library
@@ -243,8 +236,8 @@ class HybridRetriever:
             sims = (lib.vectors @ qv)[rows] if 4 * len(rows) > len(lib.chunk_ids) else lib.vectors[rows] @ qv
             top = rows[np.argsort(-sims)[:k]]
             return {int(lib.chunk_ids[r]): float(lib.vectors[r] @ qv) for r in top}
-        allowed = None if mask is None else {int(c) for c in lib.chunk_ids[mask]}
-        return dict(lib.dense.search(qv, k, allowed))
+        # the graph: hnswlib here, pgvector's HNSW index (filter in SQL) on a team library
+        return dict(lib.dense_search(qv, k, plan.doc_ids))
 
     def query_vector(self, plan: QueryPlan) -> np.ndarray:
         """The question's embedding, computed once per plan."""
@@ -253,7 +246,7 @@ class HybridRetriever:
         return plan.query_vector
 
     def bm25_candidates(self, plan: QueryPlan, k: int) -> dict[int, float]:
-        return dict(self.library.lexical.search(plan.bm25_terms, k, self._allowed_rows(plan)))
+        return dict(self.library.lexical_search(plan.bm25_terms, k, plan.doc_ids))
 
     def search(
         self, question: str | QueryPlan, k: int | None = None, mode: SearchMode = "hybrid",

@@ -75,7 +75,12 @@ def _now() -> str:
 
 
 class IndexStore:
-    """Documents, pages and chunks in SQLite. Thread-safe (one connection, one lock)."""
+    """Documents, pages and chunks in SQLite. Thread-safe (one connection, one lock).
+    The embedded backend of ``core.backends.LibraryStore``: search runs on the Library's
+    in-memory views (BM25 postings, hnswlib graph), not in the store."""
+
+    searches_in_store = False
+    location = ""
 
     def __init__(self, index_dir: Path) -> None:
         self.dir = index_dir
@@ -127,6 +132,17 @@ class IndexStore:
             rows = self._db.execute("SELECT key, value FROM manifest").fetchall()
         return {k: json.loads(v) for k, v in rows}
 
+    def set_manifest_values(self, **values: Any) -> None:
+        with self.transaction() as db:
+            self.set_manifest(db, **values)
+
+    def delete_manifest_key(self, key: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM manifest WHERE key=?", (key,))
+
+    def can_write(self) -> bool:
+        return os.access(self.db_path, os.W_OK)
+
     def set_manifest(self, db: sqlite3.Connection, **values: Any) -> None:
         for k, v in values.items():
             db.execute("INSERT OR REPLACE INTO manifest VALUES (?, ?)", (k, json.dumps(v)))
@@ -149,21 +165,29 @@ class IndexStore:
         chunks: list[Chunk],
         tokens: list[list[str]],
         vectors: np.ndarray | None,
-    ) -> list[int]:
-        """Insert a document with everything derived from it, atomically. Returns chunk ids.
+        statements: tuple[int, list[dict[str, Any]]] | None = None,
+    ) -> list[int] | None:
+        """Insert a document with everything derived from it, atomically. Returns chunk ids,
+        or None when the same file (same SHA-256) was committed meanwhile by another process.
         ``vectors`` None: the chunks are stored without embeddings (an empty BLOB), to be
         filled in by ``set_embeddings``; until then they are found lexically only."""
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?)",
+            cur = db.execute(
+                "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (doc.doc_id, doc.file_name, doc.path, doc.pages, json.dumps(asdict(doc.meta)),
                  int(doc.meta_edited), doc.added_at or _now()),
             )
+            if cur.rowcount == 0:
+                return None
             db.executemany(
                 "INSERT INTO pages VALUES (?, ?, ?)",
                 [(doc.doc_id, i + 1, t) for i, t in enumerate(page_texts)],
             )
             ids = self._insert_chunks(db, chunks, tokens, vectors)
+            if statements is not None:
+                db.execute("INSERT OR REPLACE INTO statements VALUES (?, ?, ?)",
+                           (doc.doc_id, statements[0], json.dumps(statements[1])))
+                self.set_manifest(db, extractor_version=statements[0])
             self.bump_generation(db)
         return ids
 
@@ -214,6 +238,19 @@ class IndexStore:
             ids = self._insert_chunks(db, chunks, tokens, vectors)
             self.bump_generation(db)
         return ids
+
+    def set_tokens(self, ids: list[int], token_lists: list[list[str]], tokenizer: int) -> None:
+        """New BM25 tokens for chunks (the tokenizer changed), recorded in the manifest."""
+        with self.transaction() as db:
+            db.executemany("UPDATE chunks SET tokens=? WHERE chunk_id=?",
+                           [(" ".join(t), c) for c, t in zip(ids, token_lists, strict=True)])
+            self.set_manifest(db, tokenizer=tokenizer)
+
+    def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
+        raise NotImplementedError("the embedded library searches its in-memory graph (Library.dense_search)")
+
+    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
+        raise NotImplementedError("the embedded library searches its in-memory postings (Library.lexical_search)")
 
     def remove_document(self, doc_id: str) -> list[int]:
         with self.transaction() as db:

@@ -25,14 +25,17 @@ log = logging.getLogger(__name__)
 class Workspace:
     def __init__(
         self, data_dir: str | Path | None = None, models_dir: str | Path | None = None,
-        settings: Settings | None = None,
+        settings: Settings | None = None, library: str | None = None,
     ) -> None:
+        """``library``: where the library lives ("" this computer, or a team server's
+        ``postgresql://`` URL); None = the "Library location" setting."""
         set_offline_env()
         self.data_dir = resolve_data_dir(data_dir)
         self.models_dir = resolve_models_dir(models_dir)
         self.settings = settings or Settings.load(self.data_dir)
         self.embedder = Embedder(self.settings.embedding.model, self.models_dir, self.settings.embedding.batch_size)
-        self.library = Library(self.data_dir, self.settings, self.embedder)
+        self.library_location = self.settings.library.location if library is None else library
+        self.library = Library(self.data_dir, self.settings, self.embedder, location=self.library_location)
         self.engine = AnswerEngine(self.library, self.settings)
         self.history = HistoryStore(self.data_dir / "history.sqlite")
         # each conversation's memory of established facts and its answer style (same file)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 
+from desktop_rag.core.backends.base import LibraryStore
 from desktop_rag.core.pdf import PageText, PdfError, extract_page, file_sha256, open_pdf
 from desktop_rag.core.statements.extract import candidate_pages, extract_statements
 from desktop_rag.core.statements.model import EXTRACTOR_VERSION, Statement
-from desktop_rag.core.store import IndexStore
 from desktop_rag.core.types import Document
 
 log = logging.getLogger(__name__)
@@ -45,11 +46,16 @@ def extract_from_pdf(pdf: pymupdf.Document | None, pages: list[PageText]) -> lis
         return []
 
 
-def save(store: IndexStore, doc_id: str, statements: list[Statement]) -> None:
-    store.save_statements(doc_id, EXTRACTOR_VERSION, [s.to_json() | {"pages": s.pages} for s in statements])
+def to_rows(statements: list[Statement]) -> list[dict[str, Any]]:
+    """Statements as stored (JSON-able, with their pages)."""
+    return [s.to_json() | {"pages": s.pages} for s in statements]
 
 
-def statements_for(store: IndexStore, doc: Document) -> list[Statement]:
+def save(store: LibraryStore, doc_id: str, statements: list[Statement]) -> None:
+    store.save_statements(doc_id, EXTRACTOR_VERSION, to_rows(statements))
+
+
+def statements_for(store: LibraryStore, doc: Document) -> list[Statement]:
     """The document's statements, (re-)extracting them when missing or stale."""
     stored = store.load_statements(doc.doc_id)
     if stored is not None and stored[0] == EXTRACTOR_VERSION:
@@ -68,5 +74,6 @@ def statements_for(store: IndexStore, doc: Document) -> list[Statement]:
     finally:
         if pdf is not None:
             pdf.close()
-    save(store, doc.doc_id, statements)
+    if store.can_write():  # a team reader extracts for itself without storing
+        save(store, doc.doc_id, statements)
     return statements

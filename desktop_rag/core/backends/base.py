@@ -1,0 +1,98 @@
+"""The one interface every library backend implements, and the errors a backend raises.
+
+``LibraryStore`` is what the ``Library`` (and through it retrieval, answering, statements
+and the GUI) reads and writes: documents with their page texts, chunks with BM25 tokens
+and embeddings, statements, the manifest and a generation counter that changes on every
+write. Two implementations: ``core.store.IndexStore`` (SQLite beside an hnswlib graph kept
+in memory by the Library) and ``core.backends.postgres.PostgresStore`` (PostgreSQL with
+pgvector; dense and BM25 search run in the server: ``searches_in_store``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+
+from desktop_rag.core.types import Chunk, Document, DocumentMeta
+
+READ_ONLY_MESSAGE = "You can read this library but not add to it."
+
+# (extractor version, statements as JSON-able dicts) stored with a document
+StatementRows = tuple[int, list[dict[str, Any]]]
+
+
+class ReadOnlyLibrary(PermissionError):
+    """The connected role may read the library but not change it (a team reader)."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(READ_ONLY_MESSAGE + (f" ({detail})" if detail else ""))
+
+
+class LibraryUnavailable(ConnectionError):
+    """The library's server cannot be reached (or stopped answering): nothing was changed;
+    the operation can be retried once it is back."""
+
+
+def is_server_location(location: str | None) -> bool:
+    return bool(location) and str(location).startswith(("postgresql://", "postgres://"))
+
+
+def redact(url: str) -> str:
+    """A connection string fit for messages and logs: host, port, database; no password."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = (f"{parts.username}@" if parts.username else "") + host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+@runtime_checkable
+class LibraryStore(Protocol):
+    """Storage of one library. Every write is one transaction and bumps ``generation``."""
+
+    # True: ``dense_search``/``lexical_search`` run in the store (no in-memory graph), and a
+    # document is written with its embeddings in one transaction (never lexical-only).
+    searches_in_store: bool
+    location: str  # "" for this computer, else the redacted server URL
+
+    def close(self) -> None: ...
+    def snapshot(self) -> AbstractContextManager[None]: ...
+    def can_write(self) -> bool: ...
+
+    # manifest
+    def manifest(self) -> dict[str, Any]: ...
+    def set_manifest_values(self, **values: Any) -> None: ...
+    def delete_manifest_key(self, key: str) -> None: ...
+    @property
+    def generation(self) -> int: ...
+
+    # documents
+    def add_document(
+        self, doc: Document, page_texts: list[str], chunks: list[Chunk], tokens: list[list[str]],
+        vectors: np.ndarray | None, statements: StatementRows | None = None,
+    ) -> list[int] | None: ...
+    def set_embeddings(self, ids: list[int], vectors: np.ndarray) -> int: ...
+    def pending_embeddings(self) -> dict[str, list[int]]: ...
+    def replace_chunks(
+        self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray,
+        page_texts: list[str] | None = None,
+    ) -> list[int]: ...
+    def set_tokens(self, ids: list[int], token_lists: list[list[str]], tokenizer: int) -> None: ...
+    def remove_document(self, doc_id: str) -> list[int]: ...
+    def update_meta(self, doc_id: str, meta: DocumentMeta, edited: bool = True) -> None: ...
+    def documents(self) -> list[Document]: ...
+    def has_document(self, doc_id: str) -> bool: ...
+    def page_text(self, doc_id: str, page: int) -> str | None: ...
+    def page_texts(self, doc_id: str) -> list[str]: ...
+    def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]: ...
+
+    # statements (core/statements)
+    def save_statements(self, doc_id: str, extractor: int, statements: list[dict[str, Any]]) -> None: ...
+    def load_statements(self, doc_id: str) -> tuple[int, list[dict[str, Any]]] | None: ...
+
+    # search in the store (only when ``searches_in_store``)
+    def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]: ...
+    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]: ...

@@ -1,0 +1,553 @@
+"""The team library: PostgreSQL (15 or newer) with the ``vector`` extension (pgvector).
+
+One database holds the library of a team; every desktop connects to it (``--library
+postgresql://...`` or the "Library location" setting). Layout, in the ``desktop_rag``
+schema (made by ``main.py team init URL``, see ``init_team_library``):
+
+- ``manifest`` (key -> jsonb): schema version, embedder id and dimension, chunking,
+  tokenizer and extractor versions, and the ``generation`` bumped by every write (desktops
+  poll it on each question, so a filing added elsewhere is seen without a restart).
+- ``documents`` (meta as jsonb), ``pages``, ``chunks`` (BM25 tokens, their count, and the
+  embedding as ``vector(dim)`` under an HNSW index, ``vector_cosine_ops``), ``statements``.
+- ``postings`` (term, chunk, tf), ``terms`` (term, df) and ``bm25_stats`` (chunk count,
+  total length, sum of idf over the vocabulary): Okapi BM25 is computed in SQL from them
+  with exactly rank-bm25's expression (``core.lexical.LexicalIndex``), float for float.
+
+A document is written in one transaction (rows, vectors, postings, statistics,
+statements) under an advisory lock that orders writers, so two desktops ingesting at once
+both succeed, the same file (one SHA-256, the primary key) becomes one document, and a
+desktop killed mid-ingest leaves nothing. Two roles: ``desktop_rag_reader`` (search, ask)
+and ``desktop_rag_editor`` (ingest, remove, edit metadata). Passwords come from libpq's own
+places (``PGPASSWORD``, ``~/.pgpass``, a service file), never from a URL we store.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.adapt import Dumper, Loader
+from psycopg.pq import Format
+from psycopg.types import TypeInfo
+from psycopg.types.json import Jsonb
+
+from desktop_rag.core.backends.base import LibraryUnavailable, ReadOnlyLibrary, StatementRows, redact
+from desktop_rag.core.lexical import LexicalIndex
+from desktop_rag.core.types import Chunk, Document, DocumentMeta
+from desktop_rag.settings import Settings
+
+SCHEMA = "desktop_rag"
+DB_SCHEMA_VERSION = 1
+READER_ROLE = "desktop_rag_reader"
+EDITOR_ROLE = "desktop_rag_editor"
+WRITE_LOCK_KEY = 0x64725F6C6962  # pg_advisory_xact_lock key ordering the writers of a library
+# rank-bm25 substitutes a dummy token for an empty chunk (LexicalIndex.EMPTY_TOKEN, a NUL);
+# PostgreSQL text cannot hold NUL, and the name never matters (no query produces it).
+EMPTY_TERM = "\x01"
+PGVECTOR_MAX_EF_SEARCH = 1000
+PGVECTOR_MAX_M = 100
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def check_url(url: str) -> None:
+    """A team library URL must not carry a password: settings files and shell histories
+    are no place for one (libpq reads PGPASSWORD, ~/.pgpass or a service file)."""
+    if urlsplit(url).password:
+        raise ValueError("put the password in ~/.pgpass, PGPASSWORD or a service file, not in the library URL")
+
+
+def connect(url: str, settings: Settings) -> psycopg.Connection[Any]:
+    """A connection with the library's timeouts; unreachable -> ``LibraryUnavailable``."""
+    check_url(url)
+    cfg = settings.library
+    try:
+        return psycopg.connect(
+            url, autocommit=True, connect_timeout=max(1, cfg.connect_timeout_s),
+            # a dead server must not hang a question: the kernel gives up on unanswered
+            # packets after this (ms), and keepalives find a silent peer
+            tcp_user_timeout=cfg.connect_timeout_s * 1000, keepalives=1, keepalives_idle=30,
+            options=f"-c statement_timeout={cfg.statement_timeout_s * 1000} -c search_path={SCHEMA},public",
+        )
+    except psycopg.OperationalError as exc:
+        raise LibraryUnavailable(f"Cannot reach the team library at {redact(url)}: {_first_line(exc)}") from exc
+
+
+def _vector_adapters(conn: psycopg.Connection[Any]) -> None:
+    """numpy float32 arrays <-> pgvector's binary ``vector`` (a uint16 dim, a uint16 unused,
+    then big-endian float4s): no text round trip, so vectors come back bit for bit."""
+    info = TypeInfo.fetch(conn, "vector")
+    if info is None:
+        raise LibraryUnavailable("the server has no 'vector' extension: run `main.py team init URL` first")
+
+    class VectorDumper(Dumper):
+        format = Format.BINARY
+        oid = info.oid
+
+        def dump(self, obj: Any) -> bytes:
+            a = np.asarray(obj, dtype=">f4").ravel()
+            return struct.pack(">HH", a.size, 0) + a.tobytes()
+
+    class VectorLoader(Loader):
+        format = Format.BINARY
+
+        def load(self, data: Any) -> bytes:  # little-endian float32 bytes, as the SQLite BLOB
+            return np.frombuffer(bytes(data), dtype=">f4", offset=4).astype("<f4").tobytes()
+
+    conn.adapters.register_dumper(np.ndarray, VectorDumper)
+    conn.adapters.register_loader(info.oid, VectorLoader)
+
+
+def _schema_sql(dim: int, m: int, ef_construction: int) -> list[str]:
+    return [
+        "CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public",
+        f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
+        "CREATE TABLE IF NOT EXISTS manifest (key text PRIMARY KEY, value jsonb NOT NULL)",
+        """CREATE TABLE IF NOT EXISTS documents (
+            doc_id text PRIMARY KEY, file_name text NOT NULL, path text NOT NULL, pages int NOT NULL,
+            meta jsonb NOT NULL, meta_edited boolean NOT NULL DEFAULT false, added_at text NOT NULL)""",
+        # the filters an analyst's question implies (company, form, period) are indexed
+        "CREATE INDEX IF NOT EXISTS documents_company ON documents ((meta->>'company'))",
+        "CREATE INDEX IF NOT EXISTS documents_form_period ON documents"
+        " ((meta->>'form_type'), ((meta->>'fiscal_year')::int), ((meta->>'fiscal_quarter')::int))",
+        """CREATE TABLE IF NOT EXISTS pages (
+            doc_id text NOT NULL REFERENCES documents ON DELETE CASCADE, page int NOT NULL,
+            text text NOT NULL, PRIMARY KEY (doc_id, page))""",
+        f"""CREATE TABLE IF NOT EXISTS chunks (
+            chunk_id bigserial PRIMARY KEY, doc_id text NOT NULL REFERENCES documents ON DELETE CASCADE,
+            ordinal int NOT NULL, page int NOT NULL, char_start int NOT NULL, char_end int NOT NULL,
+            kind text NOT NULL, section text NOT NULL, tokens text NOT NULL, length int NOT NULL,
+            embedding public.vector({int(dim)}))""",
+        "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, ordinal)",
+        f"CREATE INDEX IF NOT EXISTS chunks_embedding ON chunks USING hnsw (embedding public.vector_cosine_ops)"
+        f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})",
+        """CREATE TABLE IF NOT EXISTS postings (
+            term text NOT NULL, chunk_id bigint NOT NULL REFERENCES chunks ON DELETE CASCADE, tf int NOT NULL,
+            PRIMARY KEY (term, chunk_id))""",
+        "CREATE INDEX IF NOT EXISTS postings_chunk ON postings (chunk_id)",
+        "CREATE TABLE IF NOT EXISTS terms (term text PRIMARY KEY, df int NOT NULL)",
+        """CREATE TABLE IF NOT EXISTS bm25_stats (
+            id int PRIMARY KEY CHECK (id = 1), n bigint NOT NULL, total_len bigint NOT NULL,
+            idf_sum float8 NOT NULL, vocab bigint NOT NULL)""",
+        "INSERT INTO bm25_stats VALUES (1, 0, 0, 0, 0) ON CONFLICT DO NOTHING",
+        """CREATE TABLE IF NOT EXISTS statements (
+            doc_id text PRIMARY KEY REFERENCES documents ON DELETE CASCADE, extractor int NOT NULL,
+            data text NOT NULL)""",
+    ]
+
+
+def _roles_sql() -> list[str]:
+    out = []
+    for role in (READER_ROLE, EDITOR_ROLE):
+        out.append(f"DO $$ BEGIN CREATE ROLE {role} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+        out.append(f"GRANT USAGE ON SCHEMA {SCHEMA} TO {role}")
+    out += [
+        f"GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO {READER_ROLE}",
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {SCHEMA} TO {EDITOR_ROLE}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {SCHEMA} TO {EDITOR_ROLE}",
+    ]
+    return out
+
+
+def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) -> str:
+    """Create (or complete) a team library: the extension, schema, tables, indexes and the
+    reader/editor roles, with this desktop's manifest. Idempotent; refuses a database that
+    already holds a library built with another embedder. Returns what was done."""
+    r = settings.retrieval
+    m = min(r.hnsw_m, PGVECTOR_MAX_M)
+    efc = max(r.hnsw_ef_construction, 2 * m)  # pgvector: ef_construction >= 2 * m
+    conn = connect(url, settings)
+    try:
+        with conn.transaction():
+            for stmt in _schema_sql(int(manifest["dim"]), m, efc):
+                conn.execute(stmt)
+            stored = {k: v for k, v in conn.execute("SELECT key, value FROM manifest").fetchall()}
+            if stored.get("schema_version"):
+                problems = [f"{k}: library has {stored.get(k)!r}, this desktop {manifest[k]!r}"
+                            for k in ("embedder", "dim") if stored.get(k) != manifest[k]]
+                if problems:
+                    raise ValueError("this database already holds a team library built differently: "
+                                     + "; ".join(problems))
+                created = False
+            else:
+                for k, v in {**manifest, "db_schema": DB_SCHEMA_VERSION, "generation": 0}.items():
+                    conn.execute("INSERT INTO manifest VALUES (%s, %s)", (k, Jsonb(v)))
+                created = True
+            for stmt in _roles_sql():
+                conn.execute(stmt)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ReadOnlyLibrary(f"team init needs a role that may create the schema and roles: {_first_line(exc)}") \
+            from exc
+    finally:
+        conn.close()
+    what = "created" if created else "already set up; roles and grants refreshed"
+    return (f"Team library at {redact(url)} {what} (embedder {manifest['embedder']}, HNSW m={m}, "
+            f"ef_construction={efc}). Roles: {READER_ROLE} (search, ask), {EDITOR_ROLE} (ingest, remove, edit)."
+            f" Grant them to people: GRANT {READER_ROLE} TO alice;")
+
+
+class PostgresStore:
+    """The server backend of ``core.backends.LibraryStore`` (see the module docstring)."""
+
+    searches_in_store = True
+    dir = None  # no local index folder
+
+    def __init__(self, url: str, settings: Settings) -> None:
+        check_url(url)
+        self.url = url
+        self.location = redact(url)
+        self.settings = settings
+        self._lock = threading.RLock()
+        self._conn: psycopg.Connection[Any] | None = None
+        self._writable: bool | None = None
+        self._connection()  # fail now, with a clear message, when the server is unreachable
+
+    # -- connection ---------------------------------------------------------------------
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            conn = connect(self.url, self.settings)
+            try:
+                known = conn.execute("SELECT to_regclass('desktop_rag.manifest') IS NOT NULL").fetchone()
+                if not (known and known[0]):
+                    raise LibraryUnavailable(f"{self.location} is no desktop_rag team library yet: "
+                                             "run `main.py team init URL` once")
+                _vector_adapters(conn)
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    def _unavailable(self, exc: BaseException) -> LibraryUnavailable:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:
+                pass
+            self._conn = None  # reconnect on the next call (the retry)
+        if isinstance(exc, pg_errors.QueryCanceled):
+            return LibraryUnavailable(f"The team library at {self.location} did not answer within "
+                                      f"{self.settings.library.statement_timeout_s} s; nothing was changed. "
+                                      "Try again.")
+        return LibraryUnavailable(f"Lost the connection to the team library at {self.location}: "
+                                  f"{_first_line(exc)}. Nothing was changed; try again when it is back.")
+
+    @contextmanager
+    def _cursor(self, write: bool = False, binary: bool = False) -> Iterator[psycopg.Cursor[Any]]:
+        """One transaction (a savepoint when nested). ``write``: ordered after the other
+        writers (advisory lock) and allowed the write timeout instead of the query one."""
+        with self._lock:
+            try:
+                conn = self._connection()
+                with conn.transaction(), conn.cursor(binary=binary) as cur:
+                    if write:
+                        cur.execute(f"SET LOCAL statement_timeout = {int(self.settings.library.write_timeout_s) * 1000}")
+                        cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+                    yield cur
+            except pg_errors.InsufficientPrivilege as exc:
+                self._writable = False
+                raise ReadOnlyLibrary(_first_line(exc)) from exc
+            except psycopg.OperationalError as exc:
+                raise self._unavailable(exc) from exc
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads that see one committed state (REPEATABLE READ)."""
+        with self._lock:
+            conn = self._connection()
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                yield
+                return
+            with self._cursor() as cur:
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                yield
+
+    def can_write(self) -> bool:
+        if self._writable is None:
+            with self._cursor() as cur:
+                row = cur.execute("SELECT has_table_privilege('desktop_rag.documents', 'INSERT')").fetchone()
+            self._writable = bool(row and row[0])
+        return self._writable
+
+    # -- manifest -----------------------------------------------------------------------
+    def manifest(self) -> dict[str, Any]:
+        with self._cursor() as cur:
+            return {k: v for k, v in cur.execute("SELECT key, value FROM manifest").fetchall()}
+
+    def set_manifest_values(self, **values: Any) -> None:
+        with self._cursor(write=True) as cur:
+            self._set_manifest(cur, **values)
+
+    @staticmethod
+    def _set_manifest(cur: psycopg.Cursor[Any], **values: Any) -> None:
+        for k, v in values.items():
+            cur.execute("INSERT INTO manifest VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        (k, Jsonb(v)))
+
+    def delete_manifest_key(self, key: str) -> None:
+        with self._cursor(write=True) as cur:
+            cur.execute("DELETE FROM manifest WHERE key = %s", (key,))
+
+    @property
+    def generation(self) -> int:
+        with self._cursor() as cur:
+            row = cur.execute("SELECT value FROM manifest WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def _bump_generation(cur: psycopg.Cursor[Any]) -> int:
+        row = cur.execute(
+            "INSERT INTO manifest VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE"
+            " SET value = to_jsonb(manifest.value::text::bigint + 1) RETURNING value").fetchone()
+        cur.execute("SELECT pg_notify('desktop_rag_library', %s)", (str(row[0]),))  # type: ignore[index]
+        return int(row[0])  # type: ignore[index]
+
+    # -- writing documents --------------------------------------------------------------
+    def add_document(
+        self, doc: Document, page_texts: list[str], chunks: list[Chunk], tokens: list[list[str]],
+        vectors: np.ndarray | None, statements: StatementRows | None = None,
+    ) -> list[int] | None:
+        with self._cursor(write=True) as cur:
+            cur.execute(
+                "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (doc_id) DO NOTHING",
+                (doc.doc_id, doc.file_name, doc.path, doc.pages, Jsonb(asdict(doc.meta)), doc.meta_edited,
+                 doc.added_at or datetime.now(timezone.utc).isoformat(timespec="seconds")))
+            if cur.rowcount == 0:
+                return None  # the same file, committed first by another desktop
+            with cur.copy("COPY pages (doc_id, page, text) FROM STDIN") as cp:
+                for i, t in enumerate(page_texts):
+                    cp.write_row((doc.doc_id, i + 1, t))
+            ids = self._insert_chunks(cur, doc.doc_id, chunks, tokens, vectors)
+            self._refresh_idf_sum(cur)
+            if statements is not None:
+                cur.execute("INSERT INTO statements VALUES (%s, %s, %s)",
+                            (doc.doc_id, statements[0], json.dumps(statements[1])))
+                self._set_manifest(cur, extractor_version=statements[0])
+            self._bump_generation(cur)
+        return ids
+
+    def _insert_chunks(
+        self, cur: psycopg.Cursor[Any], doc_id: str, chunks: list[Chunk], tokens: list[list[str]],
+        vectors: np.ndarray | None,
+    ) -> list[int]:
+        if not chunks:
+            return []
+        vecs: list[np.ndarray | None] = [None] * len(chunks) if vectors is None else [
+            np.asarray(v, dtype=np.float32) for v in vectors]
+        cur.executemany(
+            "INSERT INTO chunks (doc_id, ordinal, page, char_start, char_end, kind, section, tokens, length, embedding)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %b)",
+            [(doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section, " ".join(t),
+              len(t) or 1, v) for c, t, v in zip(chunks, tokens, vecs, strict=True)])
+        ids = [int(r[0]) for r in cur.execute(
+            "SELECT chunk_id FROM chunks WHERE doc_id = %s ORDER BY ordinal, chunk_id", (doc_id,)).fetchall()]
+        self._add_postings(cur, ids, tokens)
+        return ids
+
+    @staticmethod
+    def _add_postings(cur: psycopg.Cursor[Any], ids: list[int], tokens: list[list[str]]) -> None:
+        """Postings, document frequencies and corpus statistics of new chunks (same counts
+        as ``LexicalIndex``: an empty chunk is one dummy token)."""
+        df: Counter[str] = Counter()
+        total = 0
+        with cur.copy("COPY postings (term, chunk_id, tf) FROM STDIN") as cp:
+            for cid, toks in zip(ids, tokens, strict=True):
+                toks = toks or [EMPTY_TERM]
+                total += len(toks)
+                counts = Counter(toks)
+                df.update(counts.keys())
+                for term, tf in counts.items():
+                    cp.write_row((term, cid, tf))
+        terms = sorted(df)
+        cur.execute("INSERT INTO terms SELECT * FROM unnest(%s::text[], %s::int[]) ON CONFLICT (term)"
+                    " DO UPDATE SET df = terms.df + excluded.df", (terms, [df[t] for t in terms]))
+        cur.execute("UPDATE bm25_stats SET n = n + %s, total_len = total_len + %s WHERE id = 1", (len(ids), total))
+
+    @staticmethod
+    def _delete_chunks(cur: psycopg.Cursor[Any], where: str, params: tuple[Any, ...]) -> list[int]:
+        """Remove chunks (``where`` over ``chunks c``) with their postings, and take them out
+        of the term and corpus statistics."""
+        cur.execute(
+            "UPDATE terms t SET df = t.df - d.cnt FROM (SELECT p.term, count(*) AS cnt FROM postings p"
+            f" JOIN chunks c ON c.chunk_id = p.chunk_id WHERE {where} GROUP BY p.term) d WHERE t.term = d.term", params)
+        cur.execute("DELETE FROM terms WHERE df <= 0")
+        rows = cur.execute(f"DELETE FROM chunks c WHERE {where} RETURNING c.chunk_id, c.length", params).fetchall()
+        cur.execute("UPDATE bm25_stats SET n = n - %s, total_len = total_len - %s WHERE id = 1",
+                    (len(rows), sum(r[1] for r in rows)))
+        return [int(r[0]) for r in rows]
+
+    @staticmethod
+    def _refresh_idf_sum(cur: psycopg.Cursor[Any]) -> None:
+        """The mean idf (rank-bm25's epsilon floor) depends on every term and on N: kept
+        in ``bm25_stats``, recomputed by each write (one pass over ``terms``)."""
+        cur.execute(
+            "UPDATE bm25_stats s SET idf_sum = x.idf_sum, vocab = x.vocab FROM (SELECT"
+            " coalesce(sum(ln(st.n::float8 - t.df + 0.5::float8) - ln(t.df + 0.5::float8)), 0) AS idf_sum,"
+            " count(t.term) AS vocab FROM bm25_stats st LEFT JOIN terms t ON true WHERE st.id = 1) x WHERE s.id = 1")
+
+    def set_embeddings(self, ids: list[int], vectors: np.ndarray) -> int:
+        with self._cursor(write=True) as cur:
+            cur.executemany("UPDATE chunks SET embedding = %b WHERE chunk_id = %s",
+                            [(np.asarray(v, dtype=np.float32), int(c)) for c, v in zip(ids, vectors, strict=True)])
+            return self._bump_generation(cur)
+
+    def pending_embeddings(self) -> dict[str, list[int]]:
+        with self._cursor() as cur:
+            rows = cur.execute("SELECT doc_id, chunk_id FROM chunks WHERE embedding IS NULL"
+                               " ORDER BY doc_id, ordinal").fetchall()
+        out: dict[str, list[int]] = {}
+        for doc_id, cid in rows:
+            out.setdefault(doc_id, []).append(int(cid))
+        return out
+
+    def replace_chunks(
+        self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray,
+        page_texts: list[str] | None = None,
+    ) -> list[int]:
+        with self._cursor(write=True) as cur:
+            if page_texts is not None:
+                cur.executemany("UPDATE pages SET text = %s WHERE doc_id = %s AND page = %s",
+                                [(t, doc_id, i + 1) for i, t in enumerate(page_texts)])
+            self._delete_chunks(cur, "c.doc_id = %s", (doc_id,))
+            ids = self._insert_chunks(cur, doc_id, chunks, tokens, vectors)
+            self._refresh_idf_sum(cur)
+            self._bump_generation(cur)
+        return ids
+
+    def set_tokens(self, ids: list[int], token_lists: list[list[str]], tokenizer: int) -> None:
+        """New BM25 tokens for every chunk (the tokenizer changed): postings rebuilt."""
+        with self._cursor(write=True) as cur:
+            cur.execute("DELETE FROM postings")
+            cur.execute("DELETE FROM terms")
+            cur.execute("UPDATE bm25_stats SET n = 0, total_len = 0 WHERE id = 1")
+            cur.executemany("UPDATE chunks SET tokens = %s, length = %s WHERE chunk_id = %s",
+                            [(" ".join(t), len(t) or 1, c) for c, t in zip(ids, token_lists, strict=True)])
+            self._add_postings(cur, ids, token_lists)
+            self._refresh_idf_sum(cur)
+            self._set_manifest(cur, tokenizer=tokenizer)
+            self._bump_generation(cur)
+
+    def remove_document(self, doc_id: str) -> list[int]:
+        with self._cursor(write=True) as cur:
+            ids = self._delete_chunks(cur, "c.doc_id = %s", (doc_id,))
+            cur.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,))
+            self._refresh_idf_sum(cur)
+            self._bump_generation(cur)
+        return ids
+
+    def update_meta(self, doc_id: str, meta: DocumentMeta, edited: bool = True) -> None:
+        with self._cursor(write=True) as cur:
+            cur.execute("UPDATE documents SET meta = %s, meta_edited = %s WHERE doc_id = %s",
+                        (Jsonb(asdict(meta)), edited, doc_id))
+            self._bump_generation(cur)
+
+    # -- reading ------------------------------------------------------------------------
+    def documents(self) -> list[Document]:
+        with self._cursor() as cur:
+            rows = cur.execute(
+                "SELECT d.doc_id, d.file_name, d.path, d.pages, d.meta, d.meta_edited, d.added_at,"
+                " (SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id)"
+                " FROM documents d ORDER BY d.added_at, d.file_name").fetchall()
+        return [Document(r[0], r[1], r[2], r[3], DocumentMeta(**r[4]), int(r[7]), r[6], bool(r[5])) for r in rows]
+
+    def has_document(self, doc_id: str) -> bool:
+        with self._cursor() as cur:
+            return cur.execute("SELECT 1 FROM documents WHERE doc_id = %s", (doc_id,)).fetchone() is not None
+
+    def page_text(self, doc_id: str, page: int) -> str | None:
+        with self._cursor() as cur:
+            row = cur.execute("SELECT text FROM pages WHERE doc_id = %s AND page = %s", (doc_id, page)).fetchone()
+        return row[0] if row else None
+
+    def page_texts(self, doc_id: str) -> list[str]:
+        with self._cursor() as cur:
+            return [r[0] for r in cur.execute("SELECT text FROM pages WHERE doc_id = %s ORDER BY page", (doc_id,))]
+
+    def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
+        """As ``IndexStore.chunk_rows``: the embedding as little-endian float32 bytes (b"" when none)."""
+        sql = ("SELECT chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding"
+               " FROM chunks")
+        with self._cursor(binary=True) as cur:
+            if doc_ids is None:
+                rows = cur.execute(sql + " ORDER BY chunk_id").fetchall()
+            else:
+                rows = cur.execute(sql + " WHERE doc_id = ANY(%s) ORDER BY chunk_id", (list(doc_ids),)).fetchall()
+        for r in rows:
+            yield (int(r[0]), *r[1:9], r[9] if r[9] is not None else b"")
+
+    def save_statements(self, doc_id: str, extractor: int, statements: list[dict[str, Any]]) -> None:
+        with self._cursor(write=True) as cur:
+            cur.execute("INSERT INTO statements VALUES (%s, %s, %s) ON CONFLICT (doc_id) DO UPDATE"
+                        " SET extractor = excluded.extractor, data = excluded.data",
+                        (doc_id, extractor, json.dumps(statements)))
+            self._set_manifest(cur, extractor_version=extractor)
+
+    def load_statements(self, doc_id: str) -> tuple[int, list[dict[str, Any]]] | None:
+        with self._cursor() as cur:
+            row = cur.execute("SELECT extractor, data FROM statements WHERE doc_id = %s", (doc_id,)).fetchone()
+        return (int(row[0]), json.loads(row[1])) if row else None
+
+    # -- search in the server -----------------------------------------------------------
+    def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
+        """Top-k (chunk_id, cosine) by pgvector's HNSW index (ef_search from the settings);
+        the document filter in the same query, with an iterative scan so a narrow filter
+        still gets its k results."""
+        if k <= 0 or (doc_ids is not None and not doc_ids):
+            return []
+        ef = min(PGVECTOR_MAX_EF_SEARCH, max(self.settings.retrieval.hnsw_ef_search, k))
+        where = "" if doc_ids is None else " AND doc_id = ANY(%(docs)s)"
+        with self._cursor() as cur:
+            cur.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
+            if doc_ids is not None:
+                cur.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+            rows = cur.execute(
+                "SELECT chunk_id, embedding <=> %(q)b AS d FROM chunks WHERE embedding IS NOT NULL" + where
+                + " ORDER BY d LIMIT %(k)s",
+                {"q": np.asarray(vector, dtype=np.float32), "docs": doc_ids, "k": int(k)}).fetchall()
+        return [(int(c), 1.0 - float(d)) for c, d in rows]
+
+    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
+        """Top-k (chunk_id, BM25) with rank-bm25's Okapi expression operand for operand in
+        float8 (``LexicalIndex``): idf log(N - df + 0.5) - log(df + 0.5), negative idf floored
+        to epsilon * mean idf, length norm k1 * (1 - b + b * len / avgdl). Ties: lower id first."""
+        distinct = list(dict.fromkeys(terms))
+        if k <= 0 or not distinct or (doc_ids is not None and not doc_ids):
+            return []
+        where = "" if doc_ids is None else " WHERE c.doc_id = ANY(%(docs)s)"
+        sql = (
+            "WITH st AS (SELECT n::float8 AS n, total_len::float8 / n AS avgdl, idf_sum / vocab AS mean_idf"
+            "  FROM bm25_stats WHERE id = 1 AND n > 0),"
+            " q AS (SELECT t.term, ln(st.n - t.df + 0.5::float8) - ln(t.df + 0.5::float8) AS idf"
+            "  FROM terms t, st WHERE t.term = ANY(%(terms)s)),"
+            " qf AS (SELECT q.term, CASE WHEN q.idf < 0 THEN %(eps)s::float8 * st.mean_idf ELSE q.idf END AS idf"
+            "  FROM q, st)"
+            " SELECT chunk_id, score FROM ("
+            "  SELECT p.chunk_id, sum(qf.idf * (p.tf::float8 * (%(k1)s::float8 + 1::float8)"
+            "   / (p.tf::float8 + %(k1)s::float8 * (1::float8 - %(b)s::float8 + %(b)s::float8 * c.length / st.avgdl))))"
+            "   AS score"
+            "  FROM qf JOIN postings p ON p.term = qf.term JOIN chunks c ON c.chunk_id = p.chunk_id CROSS JOIN st"
+            + where + "  GROUP BY p.chunk_id) s WHERE score > 0 ORDER BY score DESC, chunk_id LIMIT %(k)s"
+        )
+        with self._cursor() as cur:
+            rows = cur.execute(sql, {"terms": distinct, "docs": doc_ids, "k": int(k), "k1": LexicalIndex.K1,
+                                     "b": LexicalIndex.B, "eps": LexicalIndex.EPSILON}).fetchall()
+        return [(int(c), float(s)) for c, s in rows]

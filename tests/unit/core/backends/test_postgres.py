@@ -1,0 +1,184 @@
+"""The team library's PostgreSQL backend on a real server (tests/pg_server.py): BM25 in SQL
+equal to rank-bm25 on a real filing, the same search results as the embedded library, the
+manifest check, roles, duplicates, removal and an unreachable server. No database mock."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+from desktop_rag.core.backends import LibraryUnavailable, ReadOnlyLibrary
+from desktop_rag.core.backends.postgres import EDITOR_ROLE, READER_ROLE, PostgresStore
+from desktop_rag.core.lexical import tokenize
+from desktop_rag.core.library import IngestReport, Library
+from desktop_rag.core.retrieve import HybridRetriever
+from desktop_rag.settings import Settings
+from tests.conftest import APPLE_PAGES, NVIDIA_PAGES, FakeEmbedder, init_team, write_pdf
+
+QUESTIONS = [
+    "What were total net sales in the third quarter?",
+    "research and development expense",
+    "How much cash did Apple return to shareholders through share repurchases?",
+    "iPhone net sales by category",
+    "unrecognized tax benefits",
+]
+
+
+def _ingest(lib: Library, paths: list[Path]) -> IngestReport:
+    report = IngestReport()
+    for _ in lib.ingest(paths, report=report):
+        pass
+    return report
+
+
+@pytest.fixture
+def team_url(pg_database: str, fake_embedder: FakeEmbedder) -> str:
+    return init_team(pg_database, fake_embedder)
+
+
+@pytest.fixture
+def real_pair(tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder, sample_pdf: Path):
+    """The bundled real 10-Q in an embedded library and in a team library."""
+    local = Library(tmp_path / "local", Settings(), fake_embedder)
+    team = Library(tmp_path / "desk", Settings(), fake_embedder, location=team_url)
+    for lib in (local, team):
+        report = _ingest(lib, [sample_pdf])
+        assert not report.failed and len(report.added) == 1, report.failed
+    yield local, team
+    local.close()
+    team.close()
+
+
+def test_bm25_in_sql_equals_rank_bm25_on_a_real_filing(real_pair) -> None:
+    from rank_bm25 import BM25Okapi
+
+    _, team = real_pair
+    team.refresh()
+    rows = list(team.store.chunk_rows())
+    ids = [r[0] for r in rows]
+    corpus = [r[8].split() or ["\x00"] for r in rows]  # rank-bm25 divides by zero on []
+    reference = BM25Okapi(corpus)
+    assert len(ids) > 50
+    for q in QUESTIONS:
+        terms = list(dict.fromkeys(tokenize(q)))
+        expected = reference.get_scores(terms)
+        got = team.lexical_search(terms, k=len(ids))
+        assert got, q
+        want = sorted(((ids[i], s) for i, s in enumerate(expected) if s > 0), key=lambda x: (-x[1], x[0]))
+        assert [c for c, _ in got] == [c for c, _ in want], q
+        np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-12, atol=0)
+
+
+def test_same_search_results_as_the_embedded_library(real_pair) -> None:
+    local, team = real_pair
+    r_local, r_team = HybridRetriever(local, Settings().retrieval), HybridRetriever(team, Settings().retrieval)
+    for q in QUESTIONS:
+        for mode in ("hybrid", "bm25", "dense"):
+            a = [(h.doc.file_name, h.chunk.page, h.chunk.text) for h in r_local.search(q, k=10, mode=mode)]
+            b = [(h.doc.file_name, h.chunk.page, h.chunk.text) for h in r_team.search(q, k=10, mode=mode)]
+            assert a == b, (q, mode)
+    # statements come back as extracted
+    doc_id = next(iter(team.docs))
+    assert [s.to_json() for s in team.statements(doc_id)] == [s.to_json() for s in local.statements(doc_id)]
+    assert team.statements(doc_id)
+
+
+def test_filters_pushed_into_sql_and_removal_keeps_bm25_exact(tmp_path: Path, team_url: str,
+                                                              fake_embedder: FakeEmbedder) -> None:
+    from desktop_rag.core.lexical import LexicalIndex
+
+    paths = [write_pdf(tmp_path / "a" / "2023 Q3 AAPL.pdf", APPLE_PAGES),
+             write_pdf(tmp_path / "a" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)]
+    lib = Library(tmp_path / "desk", Settings(), fake_embedder, location=team_url)
+    assert len(_ingest(lib, paths).added) == 2
+    nvda = next(d.doc_id for d in lib.documents() if d.file_name.startswith("2023 Q2"))
+    terms = tokenize("revenue operating income")
+    only = lib.lexical_search(terms, 10, [nvda])
+    assert only and all(lib.chunks[c].doc_id == nvda for c, _ in only)
+    qv = fake_embedder.encode_query("data center revenue")
+    dense = lib.dense_search(qv, 5, [nvda])
+    assert dense and all(lib.chunks[c].doc_id == nvda for c, _ in dense)
+    assert lib.remove(next(d for d in lib.docs if d != nvda))
+    lib.refresh()
+    rows = list(lib.store.chunk_rows())  # what is left, indexed afresh in memory
+    expected = LexicalIndex([r[0] for r in rows], [r[8].split() for r in rows]).search(terms, 10)
+    got = lib.lexical_search(terms, 10)
+    assert [c for c, _ in got] == [c for c, _ in expected]
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in expected], rtol=1e-12)
+    lib.close()
+
+
+def test_other_embedder_refuses_to_write_and_says_why(tmp_path: Path, team_url: str) -> None:
+    other = FakeEmbedder(dim=128, name="other")
+    lib = Library(tmp_path / "desk", Settings(), other, location=team_url)
+    problems = lib.mismatch()
+    assert any("embedder" in p and "other@128" in p for p in problems), problems
+    with pytest.raises(RuntimeError, match="does not match"):
+        _ingest(lib, [write_pdf(tmp_path / "x.pdf", APPLE_PAGES)])
+    assert lib.documents() == []
+    lib.close()
+
+
+def test_reader_may_search_but_not_add(tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder) -> None:
+    editor = Library(tmp_path / "e", Settings(), fake_embedder, location=team_url)
+    _ingest(editor, [write_pdf(tmp_path / "a" / "2023 Q3 AAPL.pdf", APPLE_PAGES)])
+    with psycopg.connect(team_url, autocommit=True) as conn:
+        conn.execute(f"DO $$ BEGIN CREATE ROLE alice LOGIN IN ROLE {READER_ROLE};"
+                     " EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+        conn.execute(f"DO $$ BEGIN CREATE ROLE bob LOGIN IN ROLE {EDITOR_ROLE};"
+                     " EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    reader = Library(tmp_path / "r", Settings(), fake_embedder, location=team_url.replace("postgres@", "alice@"))
+    assert not reader.store.can_write()
+    assert reader.lexical_search(tokenize("net sales"), 5)
+    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not add to it"):
+        _ingest(reader, [write_pdf(tmp_path / "b" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)])
+    with pytest.raises(ReadOnlyLibrary):
+        reader.remove(reader.documents()[0].doc_id)
+    bob = Library(tmp_path / "b2", Settings(), fake_embedder, location=team_url.replace("postgres@", "bob@"))
+    assert bob.store.can_write()
+    assert len(_ingest(bob, [write_pdf(tmp_path / "c" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)]).added) == 1
+    assert len(reader.documents()) == 2  # the reader sees the new filing without reopening
+    for lib in (editor, reader, bob):
+        lib.close()
+
+
+def test_same_file_twice_is_one_document(tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder) -> None:
+    src = write_pdf(tmp_path / "a" / "2023 Q3 AAPL.pdf", APPLE_PAGES)
+    copy = tmp_path / "b" / "apple copy.pdf"
+    copy.parent.mkdir()
+    shutil.copy(src, copy)
+    one = Library(tmp_path / "d1", Settings(), fake_embedder, location=team_url)
+    two = Library(tmp_path / "d2", Settings(), fake_embedder, location=team_url)
+    two.refresh()  # opened before the first commit: its own check cannot see it
+    assert len(_ingest(one, [src]).added) == 1
+    doc = two.store.documents()
+    # the store refuses the second commit of the same content hash
+    assert two.store.add_document(doc[0], ["x"], [], [], None) is None
+    report = _ingest(two, [copy])
+    assert report.skipped and not report.added
+    assert len(one.documents()) == 1
+    one.close()
+    two.close()
+
+
+def test_unreachable_server_and_password_in_url(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings()
+    settings.library.connect_timeout_s = 2
+    with pytest.raises(LibraryUnavailable, match=r"Cannot reach the team library at postgresql://u@127\.0\.0\.1"):
+        PostgresStore(f"postgresql://u@127.0.0.1:{port}/db", settings)
+    with pytest.raises(ValueError, match="pgpass"):
+        PostgresStore(f"postgresql://u:secret@127.0.0.1:{port}/db", settings)
+
+
+def test_uninitialised_database_says_team_init(pg_database: str, tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
+    with pytest.raises(LibraryUnavailable, match="team init"):
+        Library(tmp_path / "d", Settings(), fake_embedder, location=pg_database)
