@@ -51,8 +51,9 @@ def make_settings(words: int = 0) -> Settings:
     return settings
 
 
-def open_library(data_dir: Path, words: int = 0, delay: float = 0.0) -> Library:
-    return Library(data_dir, make_settings(words), SlowEmbedder(delay))
+def open_library(data_dir: Path, words: int = 0, delay: float = 0.0, location: str = "") -> Library:
+    """``location``: a team library's URL (test_team_library.py), else the data dir's."""
+    return Library(data_dir, make_settings(words), SlowEmbedder(delay), location=location)
 
 
 def _say(*parts: object) -> None:
@@ -64,10 +65,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("data_dir", type=Path)
     p.add_argument("--words", type=int, default=0)
     p.add_argument("--delay", type=float, default=0.0)
+    p.add_argument("--library", default="")
     p.add_argument("command", choices=["ingest", "remove", "reindex"])
     p.add_argument("args", nargs="*")
     ns = p.parse_args(argv)
-    lib = open_library(ns.data_dir, ns.words, ns.delay)
+    lib = open_library(ns.data_dir, ns.words, ns.delay, ns.library)
     _say("READY")
     if ns.command == "ingest":
         report = IngestReport()
