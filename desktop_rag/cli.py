@@ -306,6 +306,36 @@ def cmd_team_init(ns: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_library(ns: argparse.Namespace) -> int:
+    """Copy this computer's library to a team server (push) or the server's to this
+    computer (pull), vectors included: nothing is re-embedded."""
+    from desktop_rag.core.backends.copy import copy_library
+    from desktop_rag.core.backends.postgres import PostgresStore
+    from desktop_rag.core.store import IndexStore
+    from desktop_rag.paths import data_dir
+    from desktop_rag.settings import Settings
+
+    folder = data_dir(ns.data_dir)
+    settings = Settings.load(folder)
+    server = PostgresStore(ns.url, settings)
+    local = IndexStore(folder / "index")
+    source, target = (local, server) if ns.library_command == "push" else (server, local)
+    try:
+        report = copy_library(source, target, log=_err)
+    except ValueError as exc:
+        _err(f"library {ns.library_command}: {exc}")
+        return 2
+    finally:
+        server.close()
+        local.close()
+    for name, why in report.skipped:
+        _err(f"  skipped {name}: {why}")
+    where = server.location
+    _err(f"{len(report.added)} document(s), {report.chunks} chunks copied "
+         f"{'to' if ns.library_command == 'push' else 'from'} {where}; {len(report.skipped)} skipped")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="desktop_rag", description="Offline research assistant for financial filings.")
     p.add_argument("--version", action="version", version=__version__)
@@ -357,6 +387,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = team.add_parser("init", help="create the schema, the vector extension and the reader/editor roles")
     s.add_argument("url", help="postgresql://admin@host:5432/db (a role that may create extensions and roles)")
     s.set_defaults(func=cmd_team_init)
+
+    lib = sub.add_parser("library", help="copy between this computer's library and a team library").add_subparsers(
+        dest="library_command", required=True)
+    for name, what in (("push", "copy this computer's library to the team library (no re-embedding)"),
+                       ("pull", "copy the team library to this computer, for work away from the network")):
+        s = lib.add_parser(name, help=what)
+        s.add_argument("url", help="postgresql://user@host:5432/db")
+        s.set_defaults(func=cmd_library)
 
     _add_eval_arguments(sub.add_parser("eval", help="retrieval and answer quality on a labelled dev set"))
     _add_bench_arguments(sub.add_parser("bench", help="speed and memory benchmark"))
