@@ -203,12 +203,29 @@ class SyntheticLibrary:
         t3 = time.perf_counter()
         self.build_s = {"synthesise": t1 - t0, "bm25": t2 - t1, "hnsw": t3 - t2}
 
+    on_server = False  # in memory, as this computer's library
+
     def refresh(self) -> None:
         pass
 
     @property
     def dense(self) -> Any:
         return self._dense
+
+    def allowed_rows(self, doc_ids: list[str] | None) -> np.ndarray | None:
+        from desktop_rag.core.library import Library
+
+        return Library.allowed_rows(self, doc_ids)  # type: ignore[arg-type]
+
+    def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
+        from desktop_rag.core.library import Library
+
+        return Library.dense_search(self, vector, k, doc_ids)  # type: ignore[arg-type]
+
+    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
+        from desktop_rag.core.library import Library
+
+        return Library.lexical_search(self, terms, k, doc_ids)  # type: ignore[arg-type]
 
     def page_text(self, doc_id: str, page: int) -> str:
         return ""  # synthetic chunks have no page: every page is an ordinary text page
