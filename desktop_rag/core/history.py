@@ -62,7 +62,9 @@ class StoredMessage:
 
 
 # Columns added after the first release: (name, declaration). Old databases gain them on open.
-_ADDED_COLUMNS = [("cancelled", "INTEGER NOT NULL DEFAULT 0"), ("scope", "TEXT NOT NULL DEFAULT '[]'")]
+_ADDED_COLUMNS = [("cancelled", "INTEGER NOT NULL DEFAULT 0"), ("scope", "TEXT NOT NULL DEFAULT '[]'"),
+                  # the answer's details (route and its reason, how the question was read, attempts)
+                  ("notes", "TEXT NOT NULL DEFAULT '[]'")]
 
 
 def _status(answer: Answer) -> str:
@@ -130,12 +132,12 @@ class HistoryStore:
         with self._lock, self._db:
             cur = self._db.execute(
                 "INSERT INTO messages (conv_id, question, standalone, answer, not_in_corpus, extractive, model,"
-                " citations, retrieved, timings, created_at, cancelled, scope)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " citations, retrieved, timings, created_at, cancelled, scope, notes)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (conv_id, answer.query, answer.standalone_query or answer.query, answer.answer,
                  int(answer.not_in_corpus), int(answer.extractive), answer.model, json.dumps(cites),
                  json.dumps(retrieved), json.dumps(answer.timings_ms), _now(), int(answer.cancelled),
-                 json.dumps(list(scope or []))))
+                 json.dumps(list(scope or [])), json.dumps(list(answer.notes))))
             n = self._db.execute("SELECT COUNT(*) FROM messages WHERE conv_id=?", (conv_id,)).fetchone()[0]
             if n == 1:  # the first question names the conversation
                 title = answer.query.strip().replace("\n", " ")
@@ -149,7 +151,7 @@ class HistoryStore:
             rows = self._db.execute(
                 "SELECT m.msg_id, m.conv_id, m.question, m.standalone, m.answer, m.not_in_corpus, m.extractive,"
                 " m.model, m.citations, m.retrieved, m.timings, f.rating, f.comment, m.created_at, m.cancelled,"
-                " m.scope FROM messages m"
+                " m.scope, m.notes FROM messages m"
                 " LEFT JOIN feedback f ON f.msg_id = m.msg_id WHERE m.conv_id=? ORDER BY m.msg_id", (conv_id,)
             ).fetchall()
         out = []
@@ -158,7 +160,7 @@ class HistoryStore:
                               c.get("chunk_id", -1)) for c in json.loads(r[8])]
             ans = Answer(query=r[2], answer=r[4], citations=cites, not_in_corpus=bool(r[5]),
                          extractive=bool(r[6]), model=r[7], standalone_query=r[3], timings_ms=json.loads(r[10]),
-                         cancelled=bool(r[14]))
+                         cancelled=bool(r[14]), notes=json.loads(r[16] or "[]"))
             out.append(StoredMessage(r[0], r[1], r[2], r[3], ans, json.loads(r[9]), r[11] or 0, r[12] or "",
                                      r[13], json.loads(r[15] or "[]")))
         return out

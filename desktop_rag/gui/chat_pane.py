@@ -7,6 +7,7 @@ question in a background job and feeds events back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -29,11 +30,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.core.conversation.styles import STYLES
 from desktop_rag.core.types import Answer, Citation
 from desktop_rag.gui import style
 from desktop_rag.gui.text import esc, set_plain, set_rich
 
 PageLabeler = Callable[[Citation], str]  # "p. 7 (PDF 10)" for a citation
+# The style selector's words for core.conversation.styles.STYLES
+STYLE_LABELS = {"standard": "As generated", "concise": "Concise", "detailed": "Detailed",
+                "bullets": "Bullet points", "table": "Table"}
 
 # What each badge means, in words (the Help page repeats these). Never internal numbers.
 BADGE_HELP = {
@@ -274,6 +279,45 @@ class CalculationCard(QFrame):
             lay.addWidget(chip)
 
 
+_ROUTE_NOTE = re.compile(r"^route: (\w+)(?: \((\w+)\))? — (.*)$")
+
+
+def route_of(notes: list[str]) -> tuple[str, str, str] | None:
+    """The router's decision in an answer's notes: (kind, task, reason), the latest one."""
+    for n in reversed(notes):
+        m = _ROUTE_NOTE.match(n)
+        if m:
+            return m.group(1), m.group(2) or "", m.group(3)
+    return None
+
+
+def details_lines(answer: Answer) -> list[str]:
+    """The answer's details as shown: the router's decision and reason, how the question was
+    read, each attempt, the style, then the timings and which attempt was verified."""
+    lines = []
+    route = route_of(answer.notes)
+    if route:
+        kind, task, reason = route
+        where = {"conversation": "from the conversation", "retrieve": "searched the filings",
+                 "both": "from the conversation and the filings"}.get(kind, kind)
+        lines.append(f"Route: {where}{f' ({task})' if task else ''} — {reason}")
+    for n in answer.notes:
+        if _ROUTE_NOTE.match(n):
+            continue
+        lines.append(n[0].upper() + n[1:] if n else n)
+    t = answer.timings_ms
+    if t:
+        bits = [f"retrieval {t.get('retrieve', 0) / 1000:.1f} s"]
+        if t.get("first_token"):
+            bits.append(f"first token {t['first_token'] / 1000:.1f} s")
+        bits.append(f"total {t.get('total', 0) / 1000:.1f} s")
+        attempt = int(t.get("attempt", 0) or 0)
+        if attempt:
+            bits.append(f"attempt {attempt} verified")
+        lines.append("Timing: " + " · ".join(bits))
+    return lines
+
+
 class ExchangeWidget(QWidget):
     """One question and its answer: draft while streaming, then the verified answer."""
 
@@ -281,6 +325,7 @@ class ExchangeWidget(QWidget):
     feedback_changed = Signal(int, int, str)  # msg_id, rating, comment
     copy_requested = Signal(object)  # Answer
     input_clicked = Signal(object)  # an input of the answer's calculation
+    rerun_requested = Signal(str, str)  # the question, the searched (standalone) question as edited
 
     def __init__(self, question: str, page_labeler: PageLabeler | None = None,
                  parent: QWidget | None = None) -> None:
@@ -306,6 +351,26 @@ class ExchangeWidget(QWidget):
         qrow = QHBoxLayout()
         qrow.addStretch(1)
         qrow.addWidget(bubble)
+
+        # How the message was read, under the analyst's words: the question searched (a
+        # follow-up made to stand alone) or "answered from the conversation"; one click on the
+        # pencil edits it, Enter searches the edited question.
+        self.standalone = ""
+        self.searched = WrapLabel("")
+        self.searched.setObjectName("Hint")
+        self.searched.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.edit_btn = self._tool("pencil", "Edit the searched question and ask again")
+        self.searched_edit = QLineEdit()
+        self.searched_edit.setPlaceholderText("The question to search (Enter asks, Esc cancels)")
+        self.searched_edit.hide()
+        self.searched_row = QWidget()
+        sr = QHBoxLayout(self.searched_row)
+        sr.setContentsMargins(40, 0, 0, 0)
+        sr.setSpacing(4)
+        sr.addWidget(self.searched, 1)
+        sr.addWidget(self.searched_edit, 1)
+        sr.addWidget(self.edit_btn)
+        self.searched_row.hide()
 
         self.card = QFrame()
         self.card.setObjectName("AnswerCard")
@@ -334,14 +399,24 @@ class ExchangeWidget(QWidget):
         self.down = self._tool("thumbs-down", "Bad answer", checkable=True, checked_color=style.DANGER)
         self.comment_btn = self._tool("comment", "Add a comment to your rating")
         self.copy_btn = self._tool("copy", "Copy answer with citations")
+        self.details_btn = QToolButton()
+        self.details_btn.setText("Details")
+        self.details_btn.setCheckable(True)
+        self.details_btn.setAutoRaise(True)
+        self.details_btn.setToolTip("How the question was read and routed, the attempts and the timings")
         self.footer = QWidget()
         fl = QHBoxLayout(self.footer)
         fl.setContentsMargins(0, 0, 0, 0)
         fl.setSpacing(2)
         fl.addWidget(self.meta, 1)
-        for b in (self.up, self.down, self.comment_btn, self.copy_btn):
+        for b in (self.details_btn, self.up, self.down, self.comment_btn, self.copy_btn):
             fl.addWidget(b)
         self.footer.hide()
+        # the answer's details: route and its reason, how the question was read, attempts, timings
+        self.details = WrapLabel("")
+        self.details.setObjectName("Hint")
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.hide()
 
         self.comment_edit = QLineEdit()
         self.comment_edit.setPlaceholderText("What was right or wrong? (optional, Enter to save)")
@@ -356,12 +431,14 @@ class ExchangeWidget(QWidget):
         cl.addWidget(self.text)
         cl.addLayout(self.cites)
         cl.addWidget(self.footer)
+        cl.addWidget(self.details)
         cl.addWidget(self.comment_edit)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(8)
         lay.addLayout(qrow)
+        lay.addWidget(self.searched_row)
         lay.addWidget(self.card)
 
         self.up.clicked.connect(lambda: self._rate(1 if self.up.isChecked() else 0))
@@ -369,6 +446,9 @@ class ExchangeWidget(QWidget):
         self.comment_btn.clicked.connect(lambda: self._toggle_comment(None))
         self.comment_edit.returnPressed.connect(self._save_comment)
         self.copy_btn.clicked.connect(lambda: self.answer and self.copy_requested.emit(self.answer))
+        self.details_btn.toggled.connect(self.details.setVisible)
+        self.edit_btn.clicked.connect(self.start_edit)
+        self.searched_edit.returnPressed.connect(self._rerun)
 
     def _tool(self, icon: str, tip: str, checkable: bool = False, checked_color: str | None = None) -> QToolButton:
         b = QToolButton()
@@ -378,6 +458,47 @@ class ExchangeWidget(QWidget):
         b.setCheckable(checkable)
         b.setAutoRaise(True)
         return b
+
+    # -- how the message was read ------------------------------------------------------------------
+    def set_reading(self, standalone: str, from_conversation: str = "") -> None:
+        """Show how the message is answered: ``standalone`` (the question searched) when it
+        differs from the analyst's words, or ``from_conversation`` (e.g. "summary") when
+        the answer comes from the thread without a new search."""
+        self.standalone = standalone or self.question
+        if from_conversation:
+            set_plain(self.searched, f"answered from the conversation ({from_conversation}): no new search")
+        elif self.standalone.strip() != self.question.strip():
+            set_plain(self.searched, f"searched: {self.standalone}")
+        else:
+            self.searched_row.hide()
+            return
+        self.searched.show()
+        self.searched_edit.hide()
+        self.searched_row.show()
+
+    def start_edit(self) -> None:
+        """The searched question in an editor (one click on the pencil)."""
+        self.searched_edit.setText(self.standalone or self.question)
+        self.searched.hide()
+        self.searched_edit.show()
+        self.searched_row.show()
+        self.searched_edit.setFocus()
+        self.searched_edit.selectAll()
+
+    def _rerun(self) -> None:
+        text = " ".join(self.searched_edit.text().split())
+        self.searched_edit.hide()
+        self.searched.show()
+        if text:
+            self.rerun_requested.emit(self.question, text)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and self.searched_edit.isVisible():
+            self.searched_edit.hide()
+            self.searched.show()
+            self.searched_row.setVisible(bool(self.searched.text()))
+            return
+        super().keyPressEvent(event)
 
     # -- streaming -----------------------------------------------------------------------------
     def set_waiting(self, text: str) -> None:
@@ -451,10 +572,18 @@ class ExchangeWidget(QWidget):
             parts.append(f"{total / 1000:.1f} s")
         if scope:
             parts.append(f"only: {', '.join(scope)}")
-        if answer.standalone_query and answer.standalone_query != answer.query:
-            parts.append(f"read as: {answer.standalone_query}")
+        attempt = int(answer.timings_ms.get("attempt", 0) or 0)
+        if attempt > 1:
+            parts.append(f"attempt {attempt} verified")
         set_plain(self.meta, " · ".join(parts))
         self.meta.setToolTip("\n".join(f"{k}: {v:.0f} ms" for k, v in answer.timings_ms.items()))
+        if not self.searched_row.isVisible():
+            route = route_of(answer.notes)
+            self.set_reading(answer.standalone_query or answer.query,
+                             route[1] if route and route[0] == "conversation" else "")
+        lines = details_lines(answer)
+        set_plain(self.details, "\n".join(lines))
+        self.details_btn.setVisible(bool(lines))
         self.up.setChecked(rating > 0)
         self.down.setChecked(rating < 0)
         self.footer.setVisible(True)
@@ -528,6 +657,9 @@ class ChatPane(QFrame):
     export_requested = Signal(int)
     find_requested = Signal()
     clear_scope_requested = Signal()
+    rerun_requested = Signal(str, str)  # question, edited searched question
+    style_changed = Signal(str)  # the conversation's answer style (core.conversation.styles)
+    memory_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -602,13 +734,35 @@ class ChatPane(QFrame):
         inrow.addLayout(buttons)
         self.hint = QLabel("")
         self.hint.setObjectName("Hint")
+        # shares its row with the style selector: clipped rather than widening a narrow pane
+        self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # the conversation's answer style (remembered with the thread) and its memory
+        self.style_box = QComboBox()
+        for name in STYLES:
+            self.style_box.addItem(STYLE_LABELS[name], name)
+        self.style_box.setToolTip("How this conversation's answers are laid out (kept with the conversation);"
+                                  " the verified figures and quotes stay the same")
+        self.style_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.memory_btn = QToolButton()
+        self.memory_btn.setText("Memory")
+        self.memory_btn.setAutoRaise(True)
+        self.memory_btn.setToolTip("What this conversation has established, with citations; clearable")
+        style_label = QLabel("Style")
+        style_label.setObjectName("Hint")
+        opts = QHBoxLayout()
+        opts.setSpacing(6)
+        opts.addWidget(style_label)
+        opts.addWidget(self.style_box)
+        opts.addWidget(self.memory_btn)
+        opts.addWidget(self.hint, 1)
 
         bottom = QVBoxLayout()
         bottom.setContentsMargins(12, 6, 12, 10)
         bottom.setSpacing(6)
         bottom.addWidget(self.scope_bar)
         bottom.addLayout(inrow)
-        bottom.addWidget(self.hint)
+        bottom.addLayout(opts)
 
         sep = QFrame()
         sep.setFrameShape(QFrame.Shape.HLine)
@@ -630,7 +784,19 @@ class ChatPane(QFrame):
         self.delete_btn.clicked.connect(self._delete)
         self.export_btn.clicked.connect(self._export)
         self.conversations.activated.connect(self._picked)
+        self.style_box.activated.connect(lambda i: self.style_changed.emit(str(self.style_box.itemData(i))))
+        self.memory_btn.clicked.connect(self.memory_requested)
         self._update_hint()
+
+    def set_style(self, name: str) -> None:
+        """Show the conversation's style (without emitting ``style_changed``)."""
+        idx = self.style_box.findData(name)
+        self.style_box.blockSignals(True)
+        self.style_box.setCurrentIndex(max(idx, 0))
+        self.style_box.blockSignals(False)
+
+    def current_style(self) -> str:
+        return str(self.style_box.currentData() or STYLES[0])
 
     def _tool(self, icon: str, tip: str) -> QToolButton:
         b = QToolButton()
@@ -720,6 +886,7 @@ class ChatPane(QFrame):
         ex.input_clicked.connect(self.input_clicked)
         ex.feedback_changed.connect(self.feedback_changed)
         ex.copy_requested.connect(self.copy_requested)
+        ex.rerun_requested.connect(self.rerun_requested)
         self.body_layout.insertWidget(self.body_layout.count() - 1, ex)
         self.exchanges.append(ex)
         self._stick_to_bottom = True

@@ -35,17 +35,18 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag import APP_NAME, __version__
+from desktop_rag.core.conversation.router import BOTH, CONVERSATION
+from desktop_rag.core.conversation.session import ConversationSession, Turn
+from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
 from desktop_rag.core.domain.page_labels import PageLabels
 from desktop_rag.core.embed import Embedder
-from desktop_rag.core.history import rewrite_followup
 from desktop_rag.core.library import IngestEvent, IngestReport, collect_pdfs
-from desktop_rag.core.metadata import company_aliases
 from desktop_rag.core.pdf import PdfError, open_pdf
 from desktop_rag.core.types import Answer, Citation, Document
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
 from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, friendly_date, local_files
-from desktop_rag.gui.conversations import ConversationFinder
+from desktop_rag.gui.conversations import ConversationFinder, MemoryDialog
 from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
@@ -79,6 +80,9 @@ class MainWindow(QMainWindow):
         self.state = self._load_state()
         self.docs: list[Document] = []
         self.conv_id: int | None = None
+        # the open conversation as the core reads it: follow-ups, router, memory, style
+        self.session: ConversationSession | None = None
+        self.pending_style = STANDARD  # chosen before the conversation's first question
         self.scope_ids: list[str] = []  # documents questions are limited to ([] = whole library)
         self.ask_job: Job | None = None
         self.ingest_jobs: list[Job] = []
@@ -212,6 +216,9 @@ class MainWindow(QMainWindow):
         ch.export_requested.connect(self.export_conversation_dialog)
         ch.find_requested.connect(self.find_conversation)
         ch.clear_scope_requested.connect(self.clear_scope)
+        ch.rerun_requested.connect(lambda q, standalone: self.ask(q, standalone))
+        ch.style_changed.connect(self.set_conversation_style)
+        ch.memory_requested.connect(self.show_memory)
         ch.input.files_dropped.connect(self.add_paths)
         self.viewer.status.connect(lambda m: self.show_error("Cannot open document", m))
         self.model_combo.activated.connect(self._model_picked)
@@ -425,6 +432,8 @@ class MainWindow(QMainWindow):
         """Swap in a new snapshot of the library (after each committed document)."""
         self.docs = sorted(docs, key=lambda d: (d.meta.company or d.file_name, d.file_name))
         self.library.set_documents(self.docs)
+        if self.session is not None:
+            self.session.set_documents(self.docs)
         chunks = sum(d.chunk_count for d in self.docs)
         n = len(self.docs)
         self.count_status.setText(f"{n} document{'s' if n != 1 else ''} · {chunks:,} chunks")
@@ -633,20 +642,40 @@ class MainWindow(QMainWindow):
         return False
 
     # -- asking -----------------------------------------------------------------------------------
-    def ask(self, question: str) -> ExchangeWidget | None:
+    def conversation_session(self) -> ConversationSession:
+        """The open conversation's session (created with the conversation's first question)."""
+        if self.conv_id is None:
+            self.conv_id = self.ws.history.new_conversation()
+            self.ws.memory.set_style(self.conv_id, self.pending_style)
+        if self.session is None or self.session.conv_id != self.conv_id:
+            self.session = ConversationSession(self.ws.history, self.ws.memory, self.docs, self.conv_id)
+        else:
+            self.session.set_documents(self.docs)
+        return self.session
+
+    def ask(self, question: str, standalone: str | None = None) -> ExchangeWidget | None:
+        """Ask ``question`` in the open conversation: made to stand alone with the thread and the
+        chat's document scope, routed (answered from the conversation, searched, or both),
+        laid out in the conversation's style and remembered. ``standalone``: the searched
+        question as the analyst edited it (searched as written)."""
         question = question.strip()
         if not question or self.ask_job is not None or self._closing:
             return None
-        if self.conv_id is None:
-            self.conv_id = self.ws.history.new_conversation()
-        previous = [a.standalone_query or a.query for a in self.chat.answers()]
-        names = {n for d in self.docs for n in company_aliases(d.meta)}
-        standalone = rewrite_followup(question, previous, names)
+        session = self.conversation_session()
         scope = list(self.scope_ids) or None
         scope_names = [self._doc_title(d) for d in self.docs if d.doc_id in (scope or [])]
-        conv_id = self.conv_id
+        conv_id = session.conv_id
+        turn = session.prepare(question, scope, standalone)
+        self.chat.set_style(turn.style)
         self.chat.input.clear()
         ex = self.chat.add_exchange(question)
+        earlier = session.conversation_part(turn)
+        if turn.route.kind == CONVERSATION and earlier is not None:
+            # from the stored answers and their citations: no retrieval, no model
+            ex.set_reading(turn.standalone, turn.route.task or "recall")
+            self._answered(ex, earlier, conv_id, scope_names, turn)
+            return ex
+        ex.set_reading(turn.standalone)
         if self.runner.lane_busy(MODEL):
             ex.set_waiting("Waiting for the model to be ready…")
         pending = self.library.pending_files()
@@ -655,12 +684,14 @@ class MainWindow(QMainWindow):
             ex.set_note(f"Answered from the filings already in the library; still being added: {shown}.")
         engine = self.ws.engine
         lib = self.ws.library
+        searched = turn.standalone
+        beside = earlier if turn.route.kind == BOTH else None
 
         def work(cancel: threading.Event) -> Iterator[Any]:
             # Runs beside an ingest (its own lane). Retrieval reads the library's views under
             # their lock, so a document committed meanwhile is seen whole or not at all;
             # generation needs only the passages already retrieved.
-            stream = engine.ask_stream(question, standalone=standalone, doc_scope=scope, cancel=cancel)
+            stream = engine.ask_stream(question, standalone=searched, doc_scope=scope, cancel=cancel)
             with lib.views_lock:
                 first = next(stream, None)
             if first is None:
@@ -674,7 +705,7 @@ class MainWindow(QMainWindow):
             elif ev.kind == "token":
                 ex.append_draft(ev.text)
             elif ev.kind == "answer":
-                self._answered(ex, ev.answer, conv_id, scope_names)
+                self._answered(ex, ev.answer, conv_id, scope_names, turn, beside)
 
         def error(msg: str, tb: str) -> None:
             ex.set_error(msg)
@@ -689,10 +720,17 @@ class MainWindow(QMainWindow):
                                           on_progress=progress, on_error=error, on_finished=finished)
         return ex
 
-    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None) -> None:
+    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None,
+                  turn: Turn | None = None, earlier: Answer | None = None) -> None:
+        """Show an answer and store it: through the conversation's session when the turn is
+        known (style, details, memory), else as it is."""
         msg_id = 0
         try:
-            msg_id = self.ws.history.add_message(conv_id, answer, scope)
+            session = self.session if turn is not None and self.session is not None and self.session.conv_id == conv_id else None
+            if session is not None and turn is not None:
+                answer, msg_id = session.finish(turn, answer, scope, earlier)
+            else:
+                msg_id = self.ws.history.add_message(conv_id, answer, scope)
         except Exception as exc:  # history is a convenience: never lose the answer over it
             log.exception("could not store the answer")
             self.show_error("Could not save to history", str(exc))
@@ -703,8 +741,28 @@ class MainWindow(QMainWindow):
         if t.get("first_token"):
             bits.append(f"first token {t['first_token'] / 1000:.1f} s")
         bits.append(f"total {t.get('total', 0) / 1000:.1f} s")
+        if t.get("attempt"):
+            bits.append(f"attempt {int(t['attempt'])}")
         self.timing_status.setText("Last answer: " + " · ".join(bits))
         self.refresh_conversations()
+
+    def set_conversation_style(self, name: str) -> None:
+        """The style selector: this conversation's answers from now on (kept with it)."""
+        if self.conv_id is None:
+            self.pending_style = name
+        else:
+            self.ws.memory.set_style(self.conv_id, name)
+        self.chat.set_style(name)
+        self.statusBar().showMessage(f"Answers in this conversation: {STYLE_NAMES.get(name, name)}", 5000)
+
+    def show_memory(self) -> MemoryDialog:
+        """What the conversation has established, with its citations; clearable."""
+        session = self.conversation_session() if self.conv_id is not None else None
+        dlg = MemoryDialog(session, self)
+        dlg.cleared.connect(lambda: self.statusBar().showMessage("Conversation memory cleared", 5000))
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.open()
+        return dlg
 
     def stop_answer(self) -> None:
         if self.ask_job is not None:
@@ -798,6 +856,8 @@ class MainWindow(QMainWindow):
         if self.ask_job is not None:
             return
         self.conv_id = conv_id
+        self.session = None  # made for this conversation with its next question
+        self.chat.set_style(self.ws.memory.style(conv_id))
         self.chat.clear()
         messages = self.ws.history.messages(conv_id)
         for m in messages:
@@ -811,6 +871,9 @@ class MainWindow(QMainWindow):
         if self.ask_job is not None:
             return
         self.conv_id = None
+        self.session = None
+        # a new conversation starts in the style last shown (the analyst's habit); it is then its own
+        self.pending_style = self.chat.current_style()
         self.chat.clear()
         self.refresh_conversations()
         self.focus_input()

@@ -65,7 +65,9 @@ def test_chat_reflows_at_900px_and_after_reopening(qtbot, fake_window) -> None: 
     last = win.chat.exchanges[-1]
     assert last.copy_btn.isVisible() and last.up.isVisible()
     assert displayed_text(last.question_label) == questions[-1]
-    assert "read as:" in displayed_text(last.meta)
+    # the long rewritten question wraps under the question, with its edit button on screen
+    assert last.searched_row.isVisible() and last.edit_btn.isVisible()
+    assert displayed_text(last.searched) == f"searched: {LONG_REWRITE}"
 
     # Narrower still (a dragged splitter), then the conversation reopened from history.
     win.splitter.setSizes([0, 200, 700])

@@ -75,12 +75,14 @@ class Rewrite:
     standalone: str
     company: str = ""
     period: str = ""
-    kind: str = "standalone"  # standalone | swap | concept | appended
+    kind: str = "standalone"  # standalone | swap | concept | appended | edited (by the analyst)
     carried: list[str] = field(default_factory=list)  # "company", "period", "concept", "form"
 
     def note(self) -> str:
         if self.kind == "standalone":
             return "read as asked"
+        if self.kind == "edited":
+            return "edited by the analyst"
         return f"follow-up ({self.kind}): carried {', '.join(self.carried) or 'nothing'} from the thread"
 
 

@@ -2,8 +2,8 @@
 from what the thread already established, retrieve, or both), answered, laid out in the
 conversation's style, stored, and older turns summarised into the memory.
 
-Used by the CLI's interactive ``ask``; the GUI can use ``prepare`` / ``from_conversation`` /
-``finish`` around its own streaming call of ``AnswerEngine.ask_stream``.
+Used by the CLI's interactive ``ask`` (``ask``) and the GUI, which calls ``prepare``,
+``conversation_part`` and ``finish`` around its own streaming call of ``AnswerEngine.ask_stream``.
 """
 
 from __future__ import annotations
@@ -51,15 +51,38 @@ class ConversationSession:
                  conv_id: int | None = None) -> None:
         self.history = history
         self.memory = memory
-        self.documents = documents
-        self.names = {n for d in documents for n in company_aliases(d.meta)}
+        self.documents: list[Document] = []
+        self.names: set[str] = set()
+        self.set_documents(documents)
         self.conv_id = conv_id if conv_id is not None else history.new_conversation()
+
+    def set_documents(self, documents: list[Document]) -> None:
+        """The library's documents changed (added, removed, metadata edited)."""
+        self.documents = list(documents)
+        self.names = {n for d in documents for n in company_aliases(d.meta)}
+
+    @property
+    def style(self) -> str:
+        return self.memory.style(self.conv_id)
+
+    def set_style(self, style: str) -> None:
+        """Choose the conversation's answer style (remembered with the thread)."""
+        self.memory.set_style(self.conv_id, style)
 
     # -- reading the message -----------------------------------------------------------------
     def messages(self) -> list[StoredMessage]:
         return self.history.messages(self.conv_id)
 
-    def prepare(self, question: str, doc_scope: list[str] | None = None) -> Turn:
+    def prepare(self, question: str, doc_scope: list[str] | None = None, standalone: str | None = None) -> Turn:
+        """Read ``question`` in the thread: its standalone form, route and style.
+        ``standalone``: the searched question as the analyst edited it; it is searched as
+        written (no rewrite, no routing to the conversation)."""
+        if standalone is not None and standalone.strip():
+            edited = " ".join(standalone.split())
+            rw = Rewrite(question=question, standalone=edited, kind="edited", carried=[])
+            rt = Route(RETRIEVE, "the analyst edited the searched question")
+            return Turn(question, edited, rw, rt, self.memory.style(self.conv_id),
+                        [rt.note(), f"read as: {edited} (edited by the analyst)"])
         msgs = self.messages()
         previous = [m.standalone or m.question for m in msgs if not m.answer.cancelled]
         style = self.memory.style(self.conv_id)
@@ -76,6 +99,10 @@ class ConversationSession:
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names)
         notes.append(rt.note())
+        if rt.kind == CONVERSATION:
+            # nothing is searched: the message is read as written ("Summarise what we found"
+            # is no question about the thread's company and period)
+            return Turn(question, " ".join(question.split()), rw, rt, style, notes)
         if rw.standalone != rw.question.strip():
             notes.append(f"read as: {rw.standalone} ({rw.note()})")
         return Turn(question, rw.standalone, rw, rt, style, notes)
@@ -167,18 +194,28 @@ class ConversationSession:
         """Read, route, answer, style and store one message (``engine``: ``AnswerEngine``)."""
         return self.run(engine, self.prepare(question, doc_scope), doc_scope)
 
-    def run(self, engine: Any, turn: Turn, doc_scope: list[str] | None = None) -> Answer:
+    def conversation_part(self, turn: Turn) -> Answer | None:
+        """For a turn routed to the conversation (or both): the answer made from the thread.
+        A conversation route the thread cannot answer becomes a retrieval (noted)."""
+        if turn.route.kind not in (CONVERSATION, BOTH):
+            return None
+        earlier = self.from_conversation(turn)
+        if turn.route.kind == CONVERSATION and earlier is None:
+            turn.notes.append("nothing stored answers it: retrieving instead")
+            turn.route = Route(RETRIEVE, "the conversation holds no answer to it")
+            turn.standalone = turn.rewrite.standalone
+            if turn.standalone != turn.rewrite.question.strip():
+                turn.notes.append(f"read as: {turn.standalone} ({turn.rewrite.note()})")
+        return earlier
+
+    def run(self, engine: Any, turn: Turn, doc_scope: list[str] | None = None,
+            scope_names: list[str] | None = None) -> Answer:
         """Answer a prepared turn: from the conversation, by retrieval, or both; then store it."""
-        earlier = None
-        if turn.route.kind in (CONVERSATION, BOTH):
-            earlier = self.from_conversation(turn)
-            if turn.route.kind == CONVERSATION:
-                if earlier is not None:
-                    return self.finish(turn, earlier)[0]
-                turn.notes.append("nothing stored answers it: retrieving instead")
-                turn.route = Route(RETRIEVE, "the conversation holds no answer to it")
+        earlier = self.conversation_part(turn)
+        if turn.route.kind == CONVERSATION and earlier is not None:
+            return self.finish(turn, earlier, scope_names)[0]
         answer = engine.ask(turn.question, standalone=turn.standalone, doc_scope=doc_scope)
-        return self.finish(turn, answer, earlier=earlier if turn.route.kind == BOTH else None)[0]
+        return self.finish(turn, answer, scope_names, earlier=earlier if turn.route.kind == BOTH else None)[0]
 
     def clear_memory(self) -> None:
         msgs = self.messages()

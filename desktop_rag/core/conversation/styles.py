@@ -70,10 +70,27 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
+_QUOTE_LINE = re.compile(r"^- “.*” \([^()]*, p\. \d+\)$")
+
+
+def unstyled(text: str) -> str:
+    """An answer's own statements without a style's layout (bullet marks, quoted-evidence
+    lines, table rows), so a restyled answer is laid out again from what it said, not
+    bulleted twice."""
+    out = []
+    for line in text.strip().splitlines():
+        s = line.strip()
+        if not s or s.startswith("|") or s == "Evidence quoted from the filings:" or _QUOTE_LINE.match(s):
+            continue
+        s = s[2:].strip() if s.startswith("- ") else s
+        out.append(s if s[-1:] in ".!?" else s + ".")
+    return " ".join(out) if out else text.strip()
+
+
 def apply_style(answer: Answer, style: str) -> str:
     """The answer's text laid out in ``style``. Refusals, and answers without citations, are
     left as they are (nothing verified to arrange)."""
-    text = answer.answer.strip()
+    text = unstyled(answer.answer)
     if style == STANDARD or answer.not_in_corpus or not answer.citations or not text:
         return text
     parts = sentences(text)
@@ -122,5 +139,5 @@ def _table(answer: Answer) -> str:
     for label, cells in rows:
         cells = cells + [""] * (width - len(cells))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lead = sentences(answer.answer)
+    lead = sentences(unstyled(answer.answer))
     return (lead[0] + "\n\n" if lead and numbers_in(lead[0]) else "") + "\n".join(lines)
