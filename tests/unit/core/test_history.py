@@ -165,3 +165,15 @@ def test_rewrite_followup_delegates_to_the_conversation_module() -> None:
     prev = ["What were Apple's total net sales in Q3 2023?"]
     assert rewrite_followup("And in Q2 2023?", prev, NAMES) == "What were Apple's total net sales in Q2 2023?"
     assert rewrite_followup("   ", prev, NAMES) == ""
+
+
+def test_the_answers_details_survive_a_reopen(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = HistoryStore(tmp_path / "h.sqlite")
+    conv = store.new_conversation()
+    ans = _answer("Summarise what we found")
+    ans.notes = ["route: conversation (summary) — asks about what was already said", "attempt 1: q — gate: far"]
+    store.add_message(conv, ans)
+    store.close()
+    again = HistoryStore(tmp_path / "h.sqlite")
+    assert again.messages(conv)[0].answer.notes == ans.notes
+    again.close()

@@ -72,3 +72,23 @@ def test_scope_to_one_filing(tmp_path: Path) -> None:
     assert turn.standalone == "What was total revenue for the quarter (Intel Corporation, Q3 FY2023)?"
     hist.close()
     mem.close()
+
+
+def test_routed_message_is_read_as_written_and_an_edit_is_searched_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    engine = FakeEngine()
+    s.ask(engine, "What was Apple's research and development expense in Q3 2023?")
+    summary = s.prepare("Summarise what we found so far")
+    assert summary.route.kind == "conversation" and summary.standalone == "Summarise what we found so far"
+    # the analyst's edit of a follow-up is searched as written, never routed to the thread
+    edited = s.prepare("And the quarter before?", standalone="What was Intel's R&D in Q2 2023?")
+    assert edited.standalone == "What was Intel's R&D in Q2 2023?" and edited.route.kind == "retrieve"
+    answer = s.run(engine, edited)
+    assert engine.asked[-1] == "What was Intel's R&D in Q2 2023?"
+    assert "route: retrieve — the analyst edited the searched question" in answer.notes
+    stored = hist.messages(s.conv_id)[-1]
+    assert stored.question == "And the quarter before?" and stored.standalone == "What was Intel's R&D in Q2 2023?"
+    hist.close()
+    mem.close()

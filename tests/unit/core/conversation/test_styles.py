@@ -58,3 +58,13 @@ def test_layouts() -> None:
 def test_refusal_is_left_alone() -> None:
     a = Answer("q", "The library has no filing of AMD.", [], not_in_corpus=True)
     assert apply_style(a, "table") == a.answer
+
+
+@pytest.mark.parametrize("first", ["bullets", "detailed", "table"])
+@pytest.mark.parametrize("then", ["bullets", "concise", "table"])
+def test_a_restyled_answer_is_laid_out_from_its_statements(first: str, then: str) -> None:
+    a = _answer()
+    styled = Answer(a.query, apply_style(a, first), a.citations)
+    again = apply_style(styled, then)
+    assert "- - " not in again and again.count("| Line item |") <= 1
+    assert again == apply_style(a, then) or then == "bullets" and again.startswith("- Apple spent")
