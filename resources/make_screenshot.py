@@ -1,13 +1,16 @@
 """Regenerate the README screenshots: the real window, a real filing library, a real answer.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python resources/make_screenshot.py DATA_DIR OUT.png \\
-        [--size 1600x1000] [--question "..."] [--reuse]
+        [--size 1600x1000] [--question "..."]... [--reuse] [--details] [--style bullets]
     QT_SCALE_FACTOR=1.5 ... --size 1066x666 --reuse      # 1600x1000 pixels at 150 % scaling
 
 DATA_DIR must already hold an ingested library (``python main.py --data-dir D ingest corpus/``).
 Without ``--reuse`` the window asks QUESTION with the bundled model in a new conversation;
-with it, the last conversation is reopened. Then the first citation is clicked and the
-window grabbed (at the device pixel ratio, so a 1.5x run gives a 1.5x image).
+with it, the last conversation is reopened. ``--question`` given several times asks a thread
+(follow-ups go through the conversation session: the searched question shows under each);
+``--details`` opens the last answer's details (route, attempts, timings). Then the first
+citation is clicked and the window grabbed (at the device pixel ratio, so a 1.5x run gives a
+1.5x image).
 """
 
 from __future__ import annotations
@@ -41,11 +44,15 @@ def main() -> int:
     ap.add_argument("data")
     ap.add_argument("out")
     ap.add_argument("--size", default="1600x1000")
-    ap.add_argument("--question", default="What was Apple's total net sales in Q3 2023?")
+    ap.add_argument("--question", action="append", default=None,
+                    help="a question to ask (repeat for a thread); default: Apple's total net sales in Q3 2023")
     ap.add_argument("--reuse", action="store_true", help="reopen the last conversation instead of asking")
     ap.add_argument("--citation", type=int, default=1, help="which citation to click (1-based)")
     ap.add_argument("--no-model", action="store_true", help="answer without loading the language model")
+    ap.add_argument("--details", action="store_true", help="open the last answer's details")
+    ap.add_argument("--style", default="", help="the conversation's answer style before the first question")
     ns = ap.parse_args()
+    questions = ns.question or ["What was Apple's total net sales in Q3 2023?"]
     w, h = (int(x) for x in ns.size.lower().split("x"))
     app = QApplication([sys.argv[0]])
     from desktop_rag.gui import style
@@ -70,9 +77,15 @@ def main() -> int:
         ex = win.chat.exchanges[-1]
     else:
         win.new_conversation()
-        ex = win.ask(ns.question)
-        assert ex is not None
-        assert wait(app, lambda: ex.answer is not None, 900), "no answer"
+        if ns.style:
+            win.set_conversation_style(ns.style)
+        for q in questions:
+            ex = win.ask(q)
+            assert ex is not None
+            assert wait(app, lambda: ex.answer is not None and win.ask_job is None, 900), "no answer"
+            print(f"{q!r} -> searched {ex.answer.standalone_query!r}: {ex.answer.answer!r}")
+    if ns.details:
+        ex.details_btn.setChecked(True)
     wait(app, lambda: False, 0.5)
     if len(ex.chips) >= ns.citation:
         chip = ex.chips[ns.citation - 1]
