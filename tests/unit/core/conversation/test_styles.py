@@ -67,4 +67,4 @@ def test_a_restyled_answer_is_laid_out_from_its_statements(first: str, then: str
     styled = Answer(a.query, apply_style(a, first), a.citations)
     again = apply_style(styled, then)
     assert "- - " not in again and again.count("| Line item |") <= 1
-    assert again == apply_style(a, then) or then == "bullets" and again.startswith("- Apple spent")
+    assert again == apply_style(a, then) or (then == "bullets" and again.startswith("- Apple spent"))
