@@ -97,6 +97,10 @@ class RetrievalSettings:
         0.5, "Context gate: share of the question's key terms that one passage must contain.",
         min=0.0, max=1.0,
     )
+    gate_concept: bool = knob(
+        True, "Context gate: refuse when a word of the asked concept occurs in no filing in scope, "
+        "or its words never meet in one passage.",
+    )
     gate_min_cosine: float = knob(
         0.30, "Context gate: best cosine similarity needed (unless BM25 passes).", min=0.0, max=1.0
     )

@@ -188,6 +188,18 @@ def statement_intent(terms: list[str]) -> set[str]:
     return {STATEMENT_OF[t] for t in terms if t in STATEMENT_OF}
 
 
+_ROOT_SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ments", "ment", "ers", "er", "ed", "es", "e", "ly")
+
+
+def word_root(token: str) -> str:
+    """A token without its commonest derivational ending, for asking whether a filing uses a
+    word in any form: "authorization"/"authorized" -> "authoriz", "downloaded" -> "download"."""
+    for suffix in _ROOT_SUFFIXES:
+        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
+            return token[: -len(suffix)]
+    return token
+
+
 def tokenize(text: str) -> list[str]:
     """Tokens for BM25: normalised, stop words removed, plurals folded."""
     return [_stem(t) for t in _TOKEN_RE.findall(normalise(text)) if t not in STOPWORDS]
@@ -232,6 +244,7 @@ class LexicalIndex:
         self._tf = np.zeros(0, dtype=np.float64)
         self._norm = np.zeros(0, dtype=np.float64)
         self._idf_dict: dict[str, float] | None = None
+        self._root_terms: dict[str, list[int]] | None = None  # word_root -> term ids, built on first use
         if not n:
             return
         vocab = self._vocab
@@ -269,6 +282,17 @@ class LexicalIndex:
 
     def has_term(self, term: str) -> bool:
         return term in self._vocab
+
+    def rows_with_root(self, root: str) -> np.ndarray:
+        """Rows of the chunks holding any token of ``word_root`` ``root`` (ascending)."""
+        if self._root_terms is None:
+            self._root_terms = {}
+            for term, t in self._vocab.items():
+                self._root_terms.setdefault(word_root(term), []).append(t)
+        terms = self._root_terms.get(root, [])
+        if not terms:
+            return np.zeros(0, dtype=np.int32)
+        return np.unique(np.concatenate([self._rows[self._indptr[t]:self._indptr[t + 1]] for t in terms]))
 
     @property
     def idf(self) -> dict[str, float]:

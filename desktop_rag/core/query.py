@@ -222,3 +222,70 @@ def format_figure(value: float, scale: str = "", decimals: int | None = None, cu
         return f"{sign}{body}%"
     unit = {"thousands": " thousand", "millions": " million", "billions": " billion"}.get(scale, "")
     return f"{sign}{'$' if currency == 'USD' else ''}{body}{unit}"
+
+
+# -- the concept asked ---------------------------------------------------------------------------
+_AUX = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|could|can|should)"
+# Words that end the asked thing: its period, its source, a comparison ("in 2022", "as of June 30",
+# "according to the 10-K", "compared with").
+_CONCEPT_STOP = re.compile(
+    r"\s+(?:in|for|at|as|during|over|ended|ending|through|on|from|per|according|reported|under|to|by|within|since|"
+    r"across|compared|versus|vs\.?|and\s+how|and\s+what|and\s+why)\b|[?,;:]|(?<![A-Z])\.(?:\s|$)", re.I)
+_CONCEPT_END = rf"(?=(?:{_CONCEPT_STOP.pattern})|$)"
+_CONCEPT_PATTERNS = (
+    # "How many paid memberships did Netflix have ...", "How much revenue did Adobe report ..."
+    re.compile(rf"^how\s+(?:many|much)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+{_AUX}\b", re.I),
+    # "What was Tesla's total automotive revenue in 2022?"
+    re.compile(rf"^(?:what|which)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+(?:the\s+)?(?P<np>[^?]+?){_CONCEPT_END}",
+               re.I),
+    # "What comparable sales growth did Target report for fiscal 2022?"
+    re.compile(rf"^(?:what|which)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+(?:did|does|do|has|have)\b", re.I),
+)
+_POSSESSOR = re.compile(r"^[^?]*?(?:'s|’s|s'|s’)\s+", re.I)
+
+
+def asked_concept(question: str) -> str:
+    """The thing a factual question asks for, as written: "total automotive revenue" of
+    "What was Tesla's total automotive revenue in 2022?", "paid memberships" of "How many paid
+    memberships did Netflix have ...". Empty when the question has none of these plain shapes
+    (the caller then checks nothing). The possessor and parenthetical glosses are left out."""
+    q = _PAREN.sub(" ", re.sub(r"\s+", " ", question)).strip()
+    for rx in _CONCEPT_PATTERNS:
+        m = rx.search(q)
+        if m:
+            concept = m.group("np").strip()
+            cut = _CONCEPT_STOP.search(concept)
+            if cut and rx is _CONCEPT_PATTERNS[0]:
+                return ""  # "How much revenue came from the Americas ... did": a verb inside, no plain shape
+            concept = concept[:cut.start()] if cut else concept  # "purchase price for iRobot did ..."
+            if re.search(r"(?:'s|’s|s'|s’)\s", concept):
+                concept = _POSSESSOR.sub("", concept)
+            return re.sub(r"^(?:the|a|an|its|their)\s+", "", concept, flags=re.I).strip(" ,")
+    return ""
+
+
+# Words that name a computation over printed figures ("inventory turnover ratio", "3-year
+# revenue CAGR", "net profit margin"), not words a filing must print: the concept check
+# looks only for the figures' own words.
+COMPUTED_WORDS = frozenset(
+    """ratio ratios margin margins turnover cagr growth rate rates coverage average averages change changes
+    percentage percent proportion days day multiple multiples yield return returns payout per adjusted
+    unadjusted compound annual annualized annualised trailing""".split()
+)
+# A question that defines what it asks ("... defined as", "measured as", "i.e.", "using A over B")
+# names a computation: its words are the analyst's, not the filing's.
+_DEFINED_HERE = re.compile(
+    r"\b(?:defined\s+as|define\s+(?:it|\w+)\s+as|measured\s+as|calculated\s+as|computed\s+as|i\.e\.|"
+    r"(?:divided\s+by|over\s+(?:the\s+)?average|as\s+a\s+percentage\s+of))", re.I)
+
+
+def defines_its_concept(question: str) -> bool:
+    """The question spells out how its figure is computed."""
+    return bool(_DEFINED_HERE.search(question))
+
+
+def concept_gloss(question: str) -> str:
+    """A parenthetical that spells the asked thing out: "capex (purchases related to property
+    and equipment)" -> "purchases related to property and equipment"."""
+    m = _PAREN.search(question)
+    return m.group(1).strip() if m and not re.search(r"\d{4}|quarter|ended|ending|fiscal", m.group(1), re.I) else ""

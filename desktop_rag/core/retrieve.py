@@ -21,10 +21,12 @@ from desktop_rag.core.lexical import (
     expand_shorthand,
     statement_intent,
     tokenize,
+    word_root,
 )
 from desktop_rag.core.library import Library, embedding_text
 from desktop_rag.core.metadata import company_aliases, document_covers, period_match
-from desktop_rag.core.query import parse_question
+from desktop_rag.core.query import COMPUTED_WORDS, asked_concept, concept_gloss, defines_its_concept, parse_question
+from desktop_rag.core.statements.metrics import metric_in
 from desktop_rag.core.types import Document, Hit, QueryPlan
 from desktop_rag.settings import RetrievalSettings
 
@@ -405,6 +407,9 @@ class HybridRetriever:
                 who = " and ".join(plan.filters.company or companies)
                 asked_periods = ", ".join(_period_words(p) for p in plan.filters.period_relaxed)
                 return GateResult(False, f"No filing of {who} covers {asked_periods} (the library has {', '.join(have)}).")
+        concept_refusal = self.concept_refusal(plan)
+        if concept_refusal:
+            return GateResult(False, concept_refusal)
         if not hits:
             return GateResult(False, "No passage of the library matches the question.")
         unknown = [w for w in self.unknown_entities(asked) if not _defined_in(w, plan)]
@@ -430,6 +435,53 @@ class HybridRetriever:
         if best_cos < cfg.gate_min_cosine and best_bm25 < cfg.gate_min_bm25:
             return GateResult(False, f"The passages found are too far from the question (cosine {best_cos:.2f}, bm25 {best_bm25:.1f}).")
         return GateResult(True)
+
+    def concept_terms(self, concept: str, plan: QueryPlan) -> list[str]:
+        """Evidence terms of an asked concept: not question noise, periods, or the names of
+        the companies in scope (those the filters used)."""
+        lib = self.library
+        scope = plan.doc_ids if plan.doc_ids is not None else []
+        names = {t for d in scope if d in lib.docs for t in tokenize(" ".join(company_aliases(lib.docs[d].meta)))}
+        return [t for t in dict.fromkeys(tokenize(concept))
+                if len(t) > 1 and t not in QUESTION_NOISE and t not in COMPUTED_WORDS and t not in names
+                and not _PERIOD_TOKEN.match(t)]
+
+    def concept_refusal(self, plan: QueryPlan) -> str:
+        """Why the filings in scope cannot answer: the asked concept ("Apple Vision Pro
+        headsets", "active AWS customers") has a word that none of them uses in any form, or
+        its words never meet on one page. Empty when the concept is found (or the question
+        has no plain concept: then the passage checks decide)."""
+        asked = plan.asked or plan.original
+        if not self.settings.gate_concept or metric_in(asked) or defines_its_concept(plan.original) or (
+                plan.instructions is not None and plan.instructions.definitions):
+            return ""  # a metric is computed from printed figures: its name need not be printed
+        concept = asked_concept(asked)
+        terms = self.concept_terms(concept, plan) if concept else []
+        if not terms:
+            return ""
+        lib = self.library
+        mask = self._allowed_rows(plan)
+
+        def pages(term: str) -> set[tuple[str, int]]:
+            found = lib.lexical.rows_with_root(word_root(term))
+            rows = found[mask[found]] if mask is not None else found
+            return {(lib.chunks[c].doc_id, lib.chunks[c].page) for c in lib.chunk_ids[rows].tolist()}
+
+        # pages, not passages: a table's row label and its column heading may sit in two chunks
+        found = {t: pages(t) for t in terms}
+        absent = [t for t in terms if not found[t]]
+        together = not absent and (len(terms) < 2 or bool(set.intersection(*found.values())))
+        if together:
+            return ""
+        gloss = concept_gloss(asked)
+        gloss_terms = self.concept_terms(gloss, plan) if gloss else []
+        if gloss_terms and all(pages(t) for t in gloss_terms):
+            return ""  # "capex (purchases related to property and equipment)": the filing's own words
+        where = f"filings of {' and '.join(plan.filters.company)}" if plan.filters.company else "library's filings"
+        if absent:
+            words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'-]*", concept) if set(tokenize(w)) & set(absent)]
+            return f"The {where} do not mention {' '.join(dict.fromkeys(words)) or ', '.join(absent)}."
+        return f"No page of the {where} mentions {concept}."
 
     def _absent_reason(self, plan: QueryPlan, absent: list[str]) -> str:
         """"The filings of Costco do not mention app downloads." when the terms occur in none

@@ -233,6 +233,9 @@ def proper_names(question: str) -> list[str]:
     return out
 
 
+_LEGAL_TAIL = r"(?:,?\s+(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|Holdings))?"
+
+
 def subject_names(question: str) -> list[str]:
     """Proper names the question is plainly *about*: possessives ("Boeing's revenue") and the
     subject of "did/does X <verb>" ("What dividend did Home Depot pay?"). A library may
@@ -240,7 +243,8 @@ def subject_names(question: str) -> list[str]:
     need a library company's name, not just a word somewhere in the text."""
     out: list[str] = []
     for name in proper_names(question):
-        esc = re.escape(name)
+        # the registrant's legal form may follow: "The Coca-Cola Company's", "did Target Corporation report"
+        esc = re.escape(name) + _LEGAL_TAIL
         if re.search(rf"{esc}(?:'s|’s|'|’)(?=\s|$)", question) or re.search(
                 rf"\b(?:did|does|do)\s+(?:the\s+)?{esc}\s+[a-z]+", question):
             out.append(name)

@@ -316,3 +316,29 @@ def test_statement_boost_reaches_the_pages_of_an_extracted_statement(long_filing
     scores = {c: 0.0 for c in long_filing.chunks}
     off._boost_statements(plan, scores)
     assert not any(scores.values())
+
+
+def test_gate_refuses_a_concept_no_filing_in_scope_mentions(retriever: HybridRetriever) -> None:
+    # "Vision" and "Pro" could be anywhere; "headsets" is in no form in Apple's filing
+    plan = retriever.plan("How many Vision Pro headsets did Apple sell in Q3 2023?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed
+    assert gate.reason == "The filings of Apple Inc. do not mention Vision Pro headsets."
+
+
+def test_gate_refuses_a_concept_whose_words_never_meet(retriever: HybridRetriever) -> None:
+    # each word is in the filing (R&D on the income statement, cash requirements in the MD&A),
+    # but no passage speaks of them together
+    plan = retriever.plan("What was Apple's research and development cash requirement in Q3 2023?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed
+    assert gate.reason == ("No page of the filings of Apple Inc. mentions research and development "
+                           "cash requirement.")
+
+
+def test_gate_concept_check_reads_word_forms_and_can_be_switched_off(library) -> None:
+    ret = HybridRetriever(library, RetrievalSettings())
+    # the question's "requirements" is the filing's "requirements" (plural folding, word roots)
+    assert ret.concept_refusal(ret.plan("What were Apple's cash requirements in Q3 2023?")) == ""
+    off = HybridRetriever(library, RetrievalSettings(gate_concept=False))
+    assert off.concept_refusal(off.plan("How many Vision Pro headsets did Apple sell in Q3 2023?")) == ""

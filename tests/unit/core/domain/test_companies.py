@@ -80,3 +80,9 @@ def test_subject_names_are_possessives_and_did_subjects() -> None:
     assert subject_names("What was Microsoft's revenue in FY2016?") == ["Microsoft"]
     assert subject_names("What dividend did Home Depot pay in 2021?") == ["Home Depot"]
     assert subject_names("What was the revenue of Greater China in FY2019?") == []
+
+
+def test_subject_names_through_legal_forms_and_possessives() -> None:
+    # the legal form between the name and its verb or possessive does not hide the subject
+    assert subject_names("What comparable sales growth did Target Corporation report for 2022?") == ["Target"]
+    assert subject_names("What were The Coca-Cola Company's net operating revenues in 2021?") == ["Coca-Cola"]

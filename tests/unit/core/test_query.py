@@ -1,0 +1,37 @@
+"""The concept a question asks for (core/query.asked_concept): the words the filings in scope
+must use for the question to be answerable."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.query import asked_concept, concept_gloss
+
+
+@pytest.mark.parametrize(
+    ("question", "concept"),
+    [
+        ("What was Tesla's total automotive revenue in 2022?", "total automotive revenue"),
+        ("How many paid memberships did Netflix report at the end of Q2 2023?", "paid memberships"),
+        ("How much net revenue did PepsiCo report for fiscal 2017?", "net revenue"),
+        ("What comparable sales growth did Target Corporation report for fiscal 2022?", "comparable sales growth"),
+        ("What was Walmart's share of the U.S. grocery market in fiscal 2018?", "share of the U.S. grocery market"),
+        ("What purchase price for iRobot did Amazon disclose in its Q2 2023 10-Q?", "purchase price"),
+        ("What was NVIDIA's operating cash flow as revealed in the Q3 2022 10-Q?", "operating cash flow"),
+        ("What was Intel's YTD effective tax rate (first nine months of 2023) in the Q3 2023 10-Q?",
+         "YTD effective tax rate"),
+        ("What were the total net sales, and how did they compare with last year?", "total net sales"),
+        # no plain shape: nothing is checked
+        ("How much did Exxon Mobil spend on capital expenditures in 2020?", ""),
+        ("Why did Microsoft's general and administrative expenses jump in Q1 2023?", ""),
+        ("Did Amazon repurchase any shares in Q1 2023?", ""),
+    ],
+)
+def test_asked_concept(question: str, concept: str) -> None:
+    assert asked_concept(question) == concept
+
+
+def test_concept_gloss_is_a_parenthetical_definition_not_a_period() -> None:
+    assert concept_gloss("What capex (purchases related to property and equipment) did NVIDIA report?") == (
+        "purchases related to property and equipment")
+    assert concept_gloss("What was revenue in Q1 2021 (quarter ended December 26, 2020)?") == ""
