@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_rag.core.lexical import LexicalIndex, content_terms, expand_shorthand, normalise, tokenize
+from desktop_rag.core.lexical import LexicalIndex, content_terms, expand_shorthand, normalise, tokenize, word_root
 
 ALIAS_PAIRS = [
     ("R&D", "research and development"),
@@ -242,3 +242,17 @@ def test_alias_matching_equals_the_plain_longest_first_alternation(filing_texts:
 
     for text in texts:
         assert lexical._ALIAS_RE.sub(replace, text) == plain.sub(replace, text)
+
+
+def test_word_root_joins_the_forms_of_a_word() -> None:
+    assert word_root("authorization") == word_root("authorized") == "authoriz"
+    assert word_root("downloaded") == word_root("download") == "download"
+    assert word_root("headset") == "headset"
+    assert word_root("discrete") != word_root("discretionary")
+
+
+def test_rows_with_root_finds_every_form() -> None:
+    idx = LexicalIndex([10, 11, 12], [["authorized", "share"], ["authorization"], ["headset"]])
+    assert idx.rows_with_root("authoriz").tolist() == [0, 1]
+    assert idx.rows_with_root("headset").tolist() == [2]
+    assert idx.rows_with_root("churn").tolist() == []
