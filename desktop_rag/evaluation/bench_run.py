@@ -717,6 +717,16 @@ def run(ns: argparse.Namespace) -> int:
             seed = seed_from_library(ws.library)
             result["search"] = bench_search(seed, ws.embedder, ws.settings.retrieval, sizes,
                                             _questions(devset, n_queries), ns.ef_construction, _log)
+        team_url = getattr(ns, "library_location", None)
+        if team_url and "team" not in skip and len(ws.library.chunk_ids):
+            from desktop_rag.evaluation.bench_team import bench_team
+
+            _log(f"bench: team library at {size_label(max(sizes))} chunks")
+            try:
+                result["team"] = bench_team(team_url, ws.library, seed_from_library(ws.library), ws.embedder,
+                                            ws.settings, max(sizes), _questions(devset, n_queries), _log)
+            except ValueError as exc:  # not an empty team library: measured nothing, wrote nothing
+                result["team"] = {"error": str(exc)}
         if "generation" not in skip and len(ws.library.chunk_ids):
             _log("bench: generation")
             max_tok = ns.gen_max_tokens or (24 if quick else None)
@@ -879,6 +889,10 @@ def render(res: dict[str, Any]) -> str:
                         f"ef_search={s.get('ef_search')}); resident memory with the library loaded",
                     table(["size", "recall", "filtered (1/3 of docs)", "allowed rows", "passage-level",
                            "RSS MB", "+ text MB"], rec, floatfmt="{:.3f}")]
+    if res.get("team"):
+        from desktop_rag.evaluation.bench_team import render_team
+
+        out += render_team(res["team"])
     g = res.get("generation")
     if g and "error" not in g:
         alt = g["alt_mode"]

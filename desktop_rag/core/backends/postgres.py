@@ -84,6 +84,8 @@ def connect(url: str, settings: Settings) -> psycopg.Connection[Any]:
         )
     except psycopg.OperationalError as exc:
         raise LibraryUnavailable(f"Cannot reach the team library at {redact(url)}: {_first_line(exc)}") from exc
+    except psycopg.ProgrammingError as exc:  # a malformed connection string
+        raise LibraryUnavailable(f"Not a usable library URL ({redact(url)}): {_first_line(exc)}") from exc
 
 
 def _vector_adapters(conn: psycopg.Connection[Any]) -> None:
@@ -134,9 +136,11 @@ def _schema_sql(dim: int, m: int, ef_construction: int) -> list[str]:
         "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, ordinal)",
         f"CREATE INDEX IF NOT EXISTS chunks_embedding ON chunks USING hnsw (embedding public.vector_cosine_ops)"
         f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})",
+        # a chunk's length beside each of its postings: a query reads only the postings of its
+        # terms (an index-only scan of the primary key), never the chunks table
         """CREATE TABLE IF NOT EXISTS postings (
             term text NOT NULL, chunk_id bigint NOT NULL REFERENCES chunks ON DELETE CASCADE, tf int NOT NULL,
-            PRIMARY KEY (term, chunk_id))""",
+            length int NOT NULL, PRIMARY KEY (term, chunk_id) INCLUDE (tf, length))""",
         "CREATE INDEX IF NOT EXISTS postings_chunk ON postings (chunk_id)",
         "CREATE TABLE IF NOT EXISTS terms (term text PRIMARY KEY, df int NOT NULL)",
         """CREATE TABLE IF NOT EXISTS bm25_stats (
@@ -369,14 +373,14 @@ class PostgresStore:
         as ``LexicalIndex``: an empty chunk is one dummy token)."""
         df: Counter[str] = Counter()
         total = 0
-        with cur.copy("COPY postings (term, chunk_id, tf) FROM STDIN") as cp:
+        with cur.copy("COPY postings (term, chunk_id, tf, length) FROM STDIN") as cp:
             for cid, toks in zip(ids, tokens, strict=True):
                 toks = toks or [EMPTY_TERM]
                 total += len(toks)
                 counts = Counter(toks)
                 df.update(counts.keys())
                 for term, tf in counts.items():
-                    cp.write_row((term, cid, tf))
+                    cp.write_row((term, cid, tf, len(toks)))
         terms = sorted(df)
         cur.execute("INSERT INTO terms SELECT * FROM unnest(%s::text[], %s::int[]) ON CONFLICT (term)"
                     " DO UPDATE SET df = terms.df + excluded.df", (terms, [df[t] for t in terms]))
@@ -532,7 +536,8 @@ class PostgresStore:
         distinct = list(dict.fromkeys(terms))
         if k <= 0 or not distinct or (doc_ids is not None and not doc_ids):
             return []
-        where = "" if doc_ids is None else " WHERE c.doc_id = ANY(%(docs)s)"
+        where = ("" if doc_ids is None else
+                 " WHERE p.chunk_id IN (SELECT chunk_id FROM chunks WHERE doc_id = ANY(%(docs)s))")
         sql = (
             "WITH st AS (SELECT n::float8 AS n, total_len::float8 / n AS avgdl, idf_sum / vocab AS mean_idf"
             "  FROM bm25_stats WHERE id = 1 AND n > 0),"
@@ -542,9 +547,9 @@ class PostgresStore:
             "  FROM q, st)"
             " SELECT chunk_id, score FROM ("
             "  SELECT p.chunk_id, sum(qf.idf * (p.tf::float8 * (%(k1)s::float8 + 1::float8)"
-            "   / (p.tf::float8 + %(k1)s::float8 * (1::float8 - %(b)s::float8 + %(b)s::float8 * c.length / st.avgdl))))"
+            "   / (p.tf::float8 + %(k1)s::float8 * (1::float8 - %(b)s::float8 + %(b)s::float8 * p.length / st.avgdl))))"
             "   AS score"
-            "  FROM qf JOIN postings p ON p.term = qf.term JOIN chunks c ON c.chunk_id = p.chunk_id CROSS JOIN st"
+            "  FROM qf JOIN postings p ON p.term = qf.term CROSS JOIN st"
             + where + "  GROUP BY p.chunk_id) s WHERE score > 0 ORDER BY score DESC, chunk_id LIMIT %(k)s"
         )
         with self._cursor() as cur:

@@ -1,0 +1,181 @@
+"""``main.py bench --library URL``: the team library's search on PostgreSQL + pgvector at a
+synthetic size, beside the embedded figures of the same run.
+
+The synthetic corpus is the embedded bench's (``SyntheticLibrary``): the real seed chunks,
+then replicas with word variation and embedding noise as documents of the same company in
+earlier years. It is written into the team library given by URL once (documents, pages,
+chunks with vectors, postings) and cached there: the manifest records what was built, and
+a later run with the same size and seed reuses it. The URL must point at an empty team
+library (or one an earlier bench filled): the bench never writes into a real one.
+Measured: hybrid / dense / BM25 latency through ``HybridRetriever`` on the team library
+(p50/p95, query embedding included as in the embedded rows), and pgvector's HNSW
+recall@10 against exact search over the same vectors, unfiltered and filtered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from desktop_rag.evaluation.bench_run import (
+    CachedQueryEmbedder,
+    Seed,
+    _search_stats,
+    perturb_vectors,
+    size_label,
+    time_searches,
+    vary_tokens,
+)
+
+
+def _corpus_key(seed: Seed, size: int, sigma: float) -> dict[str, Any]:
+    ids = hashlib.sha256("".join(sorted(seed.docs)).encode()).hexdigest()[:16]
+    return {"size": size, "seed_chunks": len(seed.chunks), "seed_docs": ids, "sigma": sigma}
+
+
+def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], size: int, sigma: float,
+                      log: Callable[[str], None], seed_statements: dict[str, Any] | None = None) -> dict[str, float]:
+    """Write the synthetic corpus (as ``SyntheticLibrary`` builds it) into an empty team
+    library: the HNSW index is dropped during the load and built once after it."""
+    from desktop_rag.core.backends.postgres import _schema_sql
+    from desktop_rag.core.types import Chunk, Document
+
+    rng = np.random.default_rng(0)
+    r_settings = store.settings.retrieval
+    index_sql = next(s for s in _schema_sql(seed.vectors.shape[1], min(r_settings.hnsw_m, 100),
+                                            max(r_settings.hnsw_ef_construction, 2 * min(r_settings.hnsw_m, 100)))
+                     if "USING hnsw" in s)
+    with store._cursor(write=True) as cur:
+        cur.execute("TRUNCATE documents, pages, chunks, postings, terms, statements")
+        cur.execute("UPDATE bm25_stats SET n = 0, total_len = 0, idf_sum = 0, vocab = 0")
+        cur.execute("DROP INDEX IF EXISTS chunks_embedding")
+    t0 = time.perf_counter()
+    n_seed = len(seed.chunks)
+    by_doc: dict[str, list[int]] = {}
+    for j, ch in enumerate(seed.chunks):
+        by_doc.setdefault(ch.doc_id, []).append(j)
+    written = 0
+    for r in range(math.ceil(size / n_seed)):
+        vecs = seed.vectors if r == 0 else perturb_vectors(seed.vectors, sigma, rng)
+        for doc_id, rows in by_doc.items():
+            rows = rows[: max(0, size - written)]
+            if not rows:
+                break
+            d = seed.docs[doc_id]
+            meta = d.meta if r == 0 else dataclasses.replace(
+                d.meta, fiscal_year=(d.meta.fiscal_year - r) if d.meta.fiscal_year else None, period_end="")
+            new_id = doc_id if r == 0 else f"{doc_id}~{r}"
+            doc = Document(new_id, d.file_name if r == 0 else f"{d.file_name}~{r}", d.path, d.pages, meta)
+            chunks = [dataclasses.replace(seed.chunks[j], chunk_id=-1, doc_id=new_id) for j in rows]
+            tokens = [seed.tokens[j] if r == 0 else vary_tokens(seed.tokens[j], rng) for j in rows]
+            assert all(isinstance(c, Chunk) for c in chunks)
+            store.add_document(doc, seed_pages[doc_id], chunks, tokens, vecs[rows],
+                               (seed_statements or {}).get(doc_id))
+            written += len(rows)
+        log(f"  team: {written} / {size} chunks written ({time.perf_counter() - t0:.0f} s)")
+        if written >= size:
+            break
+    t1 = time.perf_counter()
+    with store._cursor(write=True) as cur:
+        cur.execute("SET LOCAL maintenance_work_mem = '1GB'")
+        cur.execute(index_sql)
+    t2 = time.perf_counter()
+    with store._lock:
+        conn = store._connection()
+        conn.execute("VACUUM ANALYZE")  # the visibility map lets BM25 read postings index-only
+    return {"load_s": round(t1 - t0, 1), "hnsw_build_s": round(t2 - t1, 1), "vacuum_s": round(time.perf_counter() - t2, 1)}
+
+
+def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any, size: int,
+               questions: list[str], log: Callable[[str], None], sigma: float = 0.015) -> dict[str, Any]:
+    from desktop_rag.core.backends.postgres import PostgresStore, init_team_library
+    from desktop_rag.core.lexical import expand_shorthand
+    from desktop_rag.core.library import Library
+    from desktop_rag.core.retrieve import HybridRetriever
+
+    manifest = seed_lib.expected_manifest()
+    init_team_library(url, settings, manifest)  # idempotent; refuses another embedder's library
+    store = PostgresStore(url, settings)
+    key = _corpus_key(seed, size, sigma)
+    out: dict[str, Any] = {"size": size, "location": store.location, "cached": False}
+    try:
+        have = store.manifest().get("bench_corpus")
+        if have == key:
+            out["cached"] = True
+            log(f"  team: the synthetic {size_label(size)} corpus is already in {store.location}")
+        else:
+            if store.documents() and not have:
+                raise ValueError(f"{store.location} holds a team library: give bench an empty one (it fills it with "
+                                 f"{size} synthetic chunks)")
+            log(f"  team: writing the synthetic {size_label(size)} corpus into {store.location} (once; cached)")
+            pages = {d: seed_lib.store.page_texts(d) for d in seed.docs}
+            statements = {d: seed_lib.store.load_statements(d) for d in seed.docs}  # as the embedded bench: no
+            out["build"] = fill_team_library(store, seed, pages, size, sigma, log, statements)  # re-extraction
+            store.set_manifest_values(bench_corpus=key)
+    finally:
+        store.close()
+
+    cached = embedder if isinstance(embedder, CachedQueryEmbedder) else CachedQueryEmbedder(embedder)
+    cached.warm([expand_shorthand(q.strip()) for q in questions])
+    lib = Library(Path(tempfile.mkdtemp(prefix="desktop_rag_bench_team_")), settings, cached, location=url)
+    t0 = time.perf_counter()
+    lib.refresh()
+    out["load_views_s"] = round(time.perf_counter() - t0, 1)
+    out["chunks"] = len(lib.chunk_ids)
+    unfiltered = HybridRetriever(lib, dataclasses.replace(settings.retrieval, use_filters=False))
+    filtered = HybridRetriever(lib, settings.retrieval)
+    for mode in ("dense", "bm25", "hybrid"):
+        out[mode] = _search_stats(time_searches(unfiltered, questions, mode))
+    out["hybrid_filtered"] = _search_stats(time_searches(filtered, questions, "hybrid"))
+
+    # pgvector's HNSW recall@10 against exact search over the same vectors
+    docs = sorted(lib.doc_chunks)
+    allowed = docs[::3]
+    mask = lib.allowed_rows(allowed)
+    assert mask is not None
+    rows = np.flatnonzero(mask)
+    strict, filt = [], []
+    for q in questions[:20]:
+        qv = cached.encode_query(expand_shorthand(q.strip()))
+        sims = lib.vectors @ qv
+        exact = set(lib.chunk_ids[np.argsort(-sims)[:10]].tolist())
+        strict.append(len({c for c, _ in lib.dense_search(qv, 10)} & exact) / 10)
+        exact_f = set(lib.chunk_ids[rows[np.argsort(-sims[rows])[:10]]].tolist())
+        got_f = {c for c, _ in lib.store.dense_search(qv, 10, allowed)}
+        filt.append(len(got_f & exact_f) / 10)
+    out["recall@10"] = round(sum(strict) / len(strict), 3) if strict else None
+    out["recall@10_filtered"] = round(sum(filt) / len(filt), 3) if filt else None
+    out["filtered_rows"] = len(rows)
+    r = settings.retrieval
+    out["hnsw"] = {"m": min(r.hnsw_m, 100), "ef_construction": r.hnsw_ef_construction,
+                   "ef_search": min(r.hnsw_ef_search, 1000)}
+    lib.close()
+    log(f"  team {size_label(size)}: p95 dense {out['dense']['p95']:.1f} / bm25 {out['bm25']['p95']:.1f} / "
+        f"hybrid {out['hybrid']['p95']:.1f} ms; pgvector recall@10 {out['recall@10']}")
+    return out
+
+
+def render_team(t: dict[str, Any]) -> list[str]:
+    from desktop_rag.evaluation.bench_run import table
+
+    if "error" in t:
+        return ["", f"Team library: {t['error']}"]
+    rows = [[f"{size_label(t['size'])} {mode}", t[mode]["p50"], t[mode]["p95"], t[mode].get("index_p50"),
+             t[mode].get("index_p95")] for mode in ("dense", "bm25", "hybrid", "hybrid_filtered")]
+    build = t.get("build") or {}
+    made = ("corpus cached from an earlier run" if t["cached"] else
+            f"corpus written in {build.get('load_s')} s, HNSW index built in {build.get('hnsw_build_s')} s")
+    return ["", f"Team library (PostgreSQL + pgvector at {t['location']}), search latency ms, {t['chunks']} chunks"
+                f" ({made}; views loaded in {t['load_views_s']} s)",
+            table(["size / mode", "p50", "p95", "index p50", "index p95"], rows, floatfmt="{:.1f}"),
+            f"  pgvector HNSW (m={t['hnsw']['m']}, ef_construction={t['hnsw']['ef_construction']}, "
+            f"ef_search={t['hnsw']['ef_search']}) recall@10 vs exact: {t['recall@10']} unfiltered, "
+            f"{t['recall@10_filtered']} filtered to a third of the documents ({t['filtered_rows']} rows)"]
