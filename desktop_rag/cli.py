@@ -2,7 +2,7 @@
 
     python main.py [--data-dir DIR] ingest PATH...
     python main.py [--data-dir DIR] search [--k K] [--json] QUESTION... | -
-    python main.py [--data-dir DIR] ask [--json] [QUESTION... | -]
+    python main.py [--data-dir DIR] ask [--json] [--thread] [--style S] [QUESTION... | -]
     python main.py [--data-dir DIR] docs | remove DOC | statements DOC [--json] | reindex | models | finetune
     python main.py [--data-dir DIR] eval [...] | bench [...]
     python main.py team init URL | library push URL | library pull URL
@@ -16,8 +16,12 @@ import json
 import logging
 import sys
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from desktop_rag import __version__
+
+if TYPE_CHECKING:  # the session imports the core (torch): kept lazy at run time
+    from desktop_rag.core.conversation.session import ConversationSession
 
 
 def _questions(args: list[str]) -> Iterator[str]:
@@ -142,21 +146,28 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     interactive = not questions
     if interactive:
         questions = _prompt_loop()
-    # An interactive session is one conversation: follow-ups stand alone, are routed, styled
-    # and remembered (core/conversation); questions given on the command line are each asked alone.
-    from desktop_rag.core.conversation.session import ConversationSession
+    # An interactive session (or --thread) is one conversation, kept exactly as the window
+    # keeps it (core/conversation's session): follow-ups stand alone, are routed, styled and
+    # remembered. Without --thread, questions given as arguments or on stdin are each asked alone.
+    from desktop_rag.core.conversation.session import ConversationSession, conversation_json
 
-    session = ConversationSession(ws.history, ws.memory, ws.library.documents()) if interactive else None
+    threaded = interactive or ns.thread
+    session = ConversationSession(ws.history, ws.memory, ws.library.documents()) if threaded else None
+    if session is not None and ns.style:
+        session.set_style(ns.style)
     for q in questions:
+        if session is not None and interactive and q.startswith(":"):
+            _session_command(session, q)
+            continue
         ans = session.ask(ws.engine, q) if session is not None else ws.engine.ask(q)
         standalone = ans.standalone_query or q
         if ns.json:
-            print(json.dumps(ans.to_json(), ensure_ascii=False), flush=True)
+            print(json.dumps({**ans.to_json(), **conversation_json(ans)}, ensure_ascii=False), flush=True)
         else:
             if standalone != q:
-                print(f"(read as: {standalone})")
+                print(f"(searched: {standalone})")
             print(format_answer(ans), flush=True)
-            if interactive:
+            if session is not None:
                 # how the message was routed and which attempt was verified (issue #12)
                 for note in ans.notes:
                     if note.startswith(("route:", "attempt", "style:")):
@@ -166,8 +177,28 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _session_command(session: ConversationSession, command: str) -> None:
+    """Interactive commands: `:memory` shows what the thread established, `:clear` forgets
+    it, `:style NAME` lays out the next answers in that style."""
+    from desktop_rag.core.conversation.memory import memory_text
+    from desktop_rag.core.conversation.styles import STYLE_NAMES
+
+    word, _, arg = command[1:].strip().partition(" ")
+    if word == "memory":
+        facts = session.known_facts()
+        print(memory_text(facts) if facts else "(nothing established yet)")
+    elif word == "clear":
+        session.clear_memory()
+        print("(memory cleared)")
+    elif word == "style" and arg.strip() in STYLE_NAMES:
+        session.set_style(arg.strip())
+        print(f"(style: {STYLE_NAMES[arg.strip()]})")
+    else:
+        print("commands: :memory, :clear, :style " + "|".join(STYLE_NAMES))
+
+
 def _prompt_loop() -> Iterator[str]:
-    _err("Ask about your filings (type `exit` to quit).")
+    _err("Ask about your filings (type `exit` to quit; :memory, :clear, :style NAME).")
     while True:
         try:
             q = input("? ").strip()
@@ -362,6 +393,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ask", help="answer a question with exact quotes")
     s.add_argument("--json", action="store_true")
     s.add_argument("--model", help="GGUF file name in the models folder")
+    s.add_argument("--thread", action="store_true",
+                   help="ask the questions (one per stdin line) as one conversation, as the interactive ask does")
+    s.add_argument("--style", choices=["standard", "concise", "detailed", "bullets", "table"], default="",
+                   help="the conversation's answer style (interactive or --thread)")
     s.add_argument("question", nargs="*")
     s.set_defaults(func=cmd_ask)
 

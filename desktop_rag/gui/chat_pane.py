@@ -7,7 +7,6 @@ question in a background job and feeds events back.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
 from desktop_rag.core.types import Answer, Citation
 from desktop_rag.gui import style
@@ -279,30 +279,17 @@ class CalculationCard(QFrame):
             lay.addWidget(chip)
 
 
-_ROUTE_NOTE = re.compile(r"^route: (\w+)(?: \((\w+)\))? — (.*)$")
-
-
-def route_of(notes: list[str]) -> tuple[str, str, str] | None:
-    """The router's decision in an answer's notes: (kind, task, reason), the latest one."""
-    for n in reversed(notes):
-        m = _ROUTE_NOTE.match(n)
-        if m:
-            return m.group(1), m.group(2) or "", m.group(3)
-    return None
-
-
 def details_lines(answer: Answer) -> list[str]:
     """The answer's details as shown: the router's decision and reason, how the question was
     read, each attempt, the style, then the timings and which attempt was verified."""
     lines = []
-    route = route_of(answer.notes)
+    route = route_in(answer.notes)
     if route:
-        kind, task, reason = route
         where = {"conversation": "from the conversation", "retrieve": "searched the filings",
-                 "both": "from the conversation and the filings"}.get(kind, kind)
-        lines.append(f"Route: {where}{f' ({task})' if task else ''} — {reason}")
+                 "both": "from the conversation and the filings"}.get(route.kind, route.kind)
+        lines.append(f"Route: {where}{f' ({route.task})' if route.task else ''} — {route.reason}")
     for n in answer.notes:
-        if _ROUTE_NOTE.match(n):
+        if is_route_note(n):
             continue
         lines.append(n[0].upper() + n[1:] if n else n)
     t = answer.timings_ms
@@ -578,9 +565,9 @@ class ExchangeWidget(QWidget):
         set_plain(self.meta, " · ".join(parts))
         self.meta.setToolTip("\n".join(f"{k}: {v:.0f} ms" for k, v in answer.timings_ms.items()))
         if not self.searched_row.isVisible():
-            route = route_of(answer.notes)
+            route = route_in(answer.notes)
             self.set_reading(answer.standalone_query or answer.query,
-                             route[1] if route and route[0] == "conversation" else "")
+                             (route.task or "recall") if route and route.kind == "conversation" else "")
         lines = details_lines(answer)
         set_plain(self.details, "\n".join(lines))
         self.details_btn.setVisible(bool(lines))

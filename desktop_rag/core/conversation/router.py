@@ -39,6 +39,24 @@ class Route:
         return f"route: {self.kind}" + (f" ({self.task})" if self.task else "") + f" — {self.reason}"
 
 
+_ROUTE_NOTE = re.compile(r"^route: (\w+)(?: \((\w+)\))? — (.*)$")
+
+
+def route_in(notes: Iterable[str]) -> Route | None:
+    """The router's decision as an answer's notes record it (``Route.note``), the latest one:
+    a stored message keeps its notes, not its ``Turn``."""
+    found = None
+    for n in notes:
+        m = _ROUTE_NOTE.match(n)
+        if m:
+            found = Route(m.group(1), m.group(3), m.group(2) or "")
+    return found
+
+
+def is_route_note(note: str) -> bool:
+    return bool(_ROUTE_NOTE.match(note))
+
+
 def _entities(text: str, names: Iterable[str]) -> tuple[set[str], set[str]]:
     comp = {n.lower() for n in names_in(text, names)}
     per = set(find_periods(text).labels())

@@ -8,14 +8,13 @@ Used by the CLI's interactive ``ask`` (``ask``) and the GUI, which calls ``prepa
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
-from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RETRIEVE, Route, route
+from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RETRIEVE, Route, route, route_in
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.history import HistoryStore, StoredMessage
@@ -178,8 +177,10 @@ class ConversationSession:
             answer.citations = _unique(list(answer.citations) + list(earlier.citations))
         if turn.style != STANDARD and not answer.not_in_corpus:
             styled = apply_style(answer, turn.style)
-            extra = set(numbers_in(styled)) - set(numbers_in(answer.answer + " " + " ".join(c.quote for c in answer.citations)))
-            extra = {n for n in extra if not re.search(rf"p\. {int(n)}\b", styled)} if extra else extra
+            # what the style may show: the answer, its quotes, and the sources it names them by
+            # ("2023 Q3 INTC.pdf, p. 4")
+            allowed = " ".join([answer.answer, *(f"{c.quote} {c.doc} p. {c.page}" for c in answer.citations)])
+            extra = set(numbers_in(styled)) - set(numbers_in(allowed))
             if extra:  # a style must not add a figure; keep the verified text as it was
                 turn.notes.append(f"style {turn.style} not applied: it would add {sorted(extra)}")
             else:
@@ -220,6 +221,21 @@ class ConversationSession:
     def clear_memory(self) -> None:
         msgs = self.messages()
         self.memory.clear(self.conv_id, msgs[-1].msg_id if msgs else 0)
+
+
+def conversation_json(answer: Answer) -> dict[str, Any]:
+    """How a message was read and answered, for ``ask --json``: the searched (standalone)
+    question, the router's decision and reason, the retry attempts, which attempt was
+    verified, and every note."""
+    rt = route_in(answer.notes)
+    attempt = int(answer.timings_ms.get("attempt", 0) or 0)
+    return {
+        "standalone": answer.standalone_query or answer.query,
+        "route": {"kind": rt.kind, "task": rt.task, "reason": rt.reason} if rt else None,
+        "attempts": [n for n in answer.notes if n.startswith("attempt ")],
+        "verified_attempt": attempt or None,
+        "notes": list(answer.notes),
+    }
 
 
 def _unique(cites: list[Citation]) -> list[Citation]:

@@ -34,3 +34,12 @@ def test_route(question: str, kind: str, task: str) -> None:
 def test_nothing_answered_means_retrieve() -> None:
     assert route("What did you say about revenue?", [], 0, NAMES).kind == RETRIEVE
     assert route("Summarize our conversation.", PREV, 0, NAMES).kind == RETRIEVE
+
+
+def test_route_is_read_back_from_an_answers_notes() -> None:
+    from desktop_rag.core.conversation.router import Route, route_in
+
+    r = Route("conversation", "asks about what was already said", "summary")
+    assert route_in(["style: table (kept)", r.note(), "answered from the conversation"]) == r
+    assert route_in([Route("retrieve", "asks for something new").note()]) == Route("retrieve", "asks for something new")
+    assert route_in(["attempt 1: q — gate: far"]) is None

@@ -1,0 +1,94 @@
+"""cli.py's ask keeps a thread as the window does (the core conversation session) and its JSON
+carries how each message was read and answered. A fake workspace: the point is the thread,
+not retrieval or the model."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from desktop_rag import cli
+from desktop_rag.core.conversation.memory import MemoryStore
+from desktop_rag.core.history import HistoryStore
+from tests.unit.core.conversation.test_session import APPLE, INTEL, FakeEngine
+
+
+class FakeLibrary:
+    on_server = False
+
+    def mismatch(self) -> list[str]:
+        return []
+
+    def documents(self) -> list:
+        return [APPLE, INTEL]
+
+
+class FakeWorkspace:
+    def __init__(self, folder: Path) -> None:
+        self.library = FakeLibrary()
+        self.history = HistoryStore(folder / "history.sqlite")
+        self.memory = MemoryStore(folder / "history.sqlite")
+        self.engine = FakeEngine()
+
+    def load_model(self, name: str | None = None) -> None:
+        return None
+
+    def close(self) -> None:
+        self.history.close()
+        self.memory.close()
+
+
+def _ask(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stdin: str, *args: str) -> tuple[FakeWorkspace, str]:
+    ws = FakeWorkspace(tmp_path)
+    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    ns = argparse.Namespace(json="--json" in args, thread="--thread" in args, style="", model=None,
+                            question=["-"] if "-" in args else [])
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    assert cli.cmd_ask(ns) == 0
+    return ws, out.getvalue()
+
+
+THREAD = ("What was Apple's research and development expense in Q3 2023?\nAnd the quarter before?\n"
+          "Summarise what we found so far\n")
+
+
+def test_ask_json_thread_carries_the_standalone_route_and_notes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ws, out = _ask(monkeypatch, tmp_path, THREAD, "--json", "--thread", "-")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["standalone"] for r in rows[:2]] == ["What was Apple's research and development expense in Q3 2023?",
+                                                   "What was Apple's research and development expense in Q2 2023?"]
+    assert rows[1]["route"] == {"kind": "retrieve", "task": "", "reason": "asks for something new from the filings"}
+    assert rows[2]["route"]["kind"] == "conversation" and rows[2]["route"]["task"] == "summary"
+    assert all(isinstance(r["attempts"], list) and r["notes"] for r in rows)
+    assert len(ws.engine.asked) == 2  # the summary came from the thread: no third search
+    # the thread is stored as the window stores it: one conversation, the searched questions kept
+    history = HistoryStore(tmp_path / "history.sqlite")
+    [conv] = history.conversations()
+    assert [m.standalone for m in history.messages(conv.conv_id)][1] == rows[1]["standalone"]
+    history.close()
+
+
+def test_ask_without_thread_asks_each_question_alone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ws, out = _ask(monkeypatch, tmp_path, THREAD, "--json", "-")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows[1]["standalone"] == "And the quarter before?" and rows[1]["route"] is None
+    assert len(ws.engine.asked) == 3
+
+
+def test_interactive_ask_keeps_the_thread_and_its_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    stdin = THREAD + ":style bullets\nWhat was Intel's research and development expense in Q2 2023?\n:memory\n:clear\n:memory\n"
+    _ws, out = _ask(monkeypatch, tmp_path, stdin)
+    assert "(searched: What was Apple's research and development expense in Q2 2023?)" in out
+    assert "(route: conversation (summary) — asks about what was already said)" in out
+    assert "A: - R&D was $4,080 million." in out  # the style chosen with :style
+    memory, cleared = out.split("(memory cleared)")
+    assert "- What was Intel's research and development expense in Q2 2023? — " in memory
+    assert "(nothing established yet)" in cleared
+
+
