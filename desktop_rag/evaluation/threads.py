@@ -1,7 +1,8 @@
 """Multi-turn threads (``main.py eval --threads``): follow-up resolution, routing, answers
 from memory and retries, on ``eval/threads.jsonl``.
 
-Each thread: ``{"id", "set", "scope": [file names the chat is limited to], "turns": [{"q",
+Each thread: ``{"id", "set", "group" ("tuned": written with the rules, the default;
+"held-out": written afterwards and never tuned on), "scope": [file names the chat is limited to], "turns": [{"q",
 "company" (expected company, as its filing's cover names it, or a name the library lacks),
 "period" (expected period as a question writes it: "Q2 FY2024", "fiscal 2015", "2021",
 "2023-06-30"; null when none), "route" ("retrieve" | "conversation" | "both"), "doc" (the
@@ -27,10 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +102,12 @@ def _same_period(a: PeriodMention, b: PeriodMention) -> bool:
 def period_resolved(standalone: str, expected: str | None) -> bool:
     if not expected:
         return True
-    want = find_periods(expected).mentions
+    iso = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)", expected.strip())
+    if iso:  # a label written as an ISO date ("2023-06-30"): questions write dates in words
+        day = date(int(iso.group(1)), int(iso.group(2)), int(iso.group(3)))
+        want = [PeriodMention("", 0, 0, year=day.year, date=day)]
+    else:
+        want = find_periods(expected).mentions
     if not want:
         return False
     return any(_same_period(m, want[0]) for m in find_periods(standalone).mentions)
@@ -165,7 +173,7 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                     engine.doc_for = t.get("doc")
                 ans = session.run(engine, turn, scope)
                 cites = {(c.doc, c.page, c.quote) for c in ans.citations}
-                row = {"thread": th["id"], "set": th["set"], "turn": i, "q": t["q"], "standalone": turn.standalone,
+                row = {"thread": th["id"], "set": th["set"], "group": th.get("group", "tuned"), "turn": i, "q": t["q"], "standalone": turn.standalone,
                        "route": turn.route.kind, "route_task": turn.route.task, "expected_route": t["route"],
                        "route_ok": turn.route.kind == t["route"], "ms": round((time.perf_counter() - t0) * 1000, 1)}
                 if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
@@ -207,8 +215,15 @@ def summarise(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
     follow = [r for r in rows if r["turn"] > 0]
     resolved = [dict(r, resolved=r["company_ok"] and r["period_ok"]) for r in follow if "company_ok" in r]
     out: dict[str, Any] = {}
-    for name in ("all", "sec10q", "financebench-dev"):
-        pick = (lambda r, n=name: n == "all" or r["set"] == n)
+    groups = sorted({r.get("group", "tuned") for r in rows}, key=lambda g: g != "tuned")
+    names = ["all", "sec10q", "financebench-dev"]
+    if len(groups) > 1:  # the threads the rules were tuned on apart from the held-out ones
+        names += [f"{s}/{g}" for g in groups for s in ("all", "sec10q", "financebench-dev")]
+    for name in names:
+        def pick(r: dict[str, Any], n: str = name) -> bool:
+            s, _, g = n.partition("/")
+            return (s == "all" or r["set"] == s) and (not g or r.get("group", "tuned") == g)
+
         res = [r for r in resolved if pick(r)]
         out[name] = {"followups_resolved": _share(res, "resolved"), "company": _share(res, "company_ok"),
                      "period": _share(res, "period_ok"), "router": _share([r for r in follow if pick(r)], "route_ok"),
@@ -303,6 +318,8 @@ def _run_with_answers(ns: argparse.Namespace, threads: list[dict[str, Any]], set
 def report(result: dict[str, Any]) -> str:
     lines = [f"threads: {result['threads']} threads, {result['turns']} turns, {result['mode']}, {result['seconds']} s"]
     for name, s in result["summary"].items():
+        if s["router"]["n"] == 0:
+            continue
         def fmt(x: dict[str, Any]) -> str:
             return f"{x['ok']}/{x['n']} = {100 * x['share']:.1f}%" if x["share"] is not None else "n/a"
         lines.append(f"[{name}] follow-ups resolved {fmt(s['followups_resolved'])} (company {fmt(s['company'])}, "
@@ -317,6 +334,6 @@ def report(result: dict[str, Any]) -> str:
     wrong = [r for r in result["rows"] if (not r.get("route_ok", True) and r["turn"] > 0)
              or r.get("company_ok") is False or r.get("period_ok") is False]
     for r in wrong:
-        lines.append(f"  miss {r['thread']}#{r['turn']}: {r['q']!r} -> {r['standalone']!r} "
+        lines.append(f"  miss {r['thread']}#{r['turn']} ({r.get('group', 'tuned')}): {r['q']!r} -> {r['standalone']!r} "
                      f"(route {r['route']}, expected {r['expected_route']})")
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from desktop_rag.core.domain.companies import names_in, proper_names, subject_na
 from desktop_rag.core.domain.periods import (
     DATE_RE,
     PeriodMention,
+    PeriodShift,
     find_periods,
     mention_text,
     relative_period,
@@ -33,14 +34,15 @@ from desktop_rag.core.lexical import content_terms
 # Words that mark a message as continuing the thread.
 FOLLOWUP_RE = re.compile(
     r"^(?:and|what about|how about|and what about|and how about|same for|same thing for|the same for|also|"
+    r"same question for|now do|do the same for|"
     r"now|ok(?:ay)?|then|compared? (?:that|it|this)|why|how come)\b"
     r"|\b(?:it|its|they|their|them|that|those|this|these|the same)\b",
     re.I,
 )
 # A leading follow-up phrase, stripped to find what is left of the question.
 _LEAD_RE = re.compile(
-    r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:what about|how about|same (?:thing )?for|the same for|"
-    r"do the same for|repeat (?:that|it|this) for|and for|for)?\s*",
+    r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:what about|how about|same (?:thing |question )?for|the same for|"
+    r"(?:now\s+)?do the same for|repeat (?:that|it|this) for|(?:now\s+)?do|and for|for)?\s*",
     re.I,
 )
 _COMPARE_RE = re.compile(
@@ -49,7 +51,15 @@ _COMPARE_RE = re.compile(
 _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how", "then", "period", "please",
            "also", "now", "it", "its", "that", "this", "those", "them", "they", "their", "one", "ok", "okay",
            "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
-           "after", "later", "following", "next", "subsequent", "a", "two", "three", "four", "last"}
+           "after", "later", "following", "next", "subsequent", "a", "two", "three", "four", "last",
+           # "at the end of fiscal 2018", "as of": words around a period, not a concept
+           "as", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve"}
+# "Same for X", "same question for X", "now do X": the same question about another subject
+_SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?:the\s+)?same\s+(?:thing\s+|question\s+)?for|"
+                        r"(?:now\s+)?do(?:\s+the\s+same\s+for)?|repeat\s+(?:that|it|this)\s+for)\b", re.I)
+# "the same quarter in 2022": the thread's quarter in the year named
+_SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:in|of|for)\s+(?:fiscal\s+)?(?:year\s+)?"
+                              r"(?P<year>(?:19|20)\d\d)\b", re.I)
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
 _THAT_PERIOD = re.compile(r"\s*\b(?:for|in|during|over)\s+(?:that|the\s+same|this)\s+(?:quarter|year|period)\b", re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
@@ -131,13 +141,17 @@ def _aliases_of(company: str, names: set[str]) -> set[str]:
     return set(names_in(company, names)) or {company.lower()}
 
 
-def _new_company(q: str, names: set[str], remainder: str) -> str:
+def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False) -> str:
     """The company a follow-up names: a library name, or, when the whole rest of a bare
     follow-up is one proper name ("Same for AMD"), that name (the gate then says whether the
-    library has its filings)."""
+    library has its filings). In a chat limited to one company's filings a bare name the
+    library does not know ("And Mac?") is read as a product or segment of that company,
+    unless the message asks the same question for it ("Same for AMD")."""
     written = _company_as_written(q, names)[0]
     if written:
         return written
+    if scoped and not _SWAP_LEAD.match(q):
+        return ""
     bare = remainder.strip(" ?.!,")
     cands = proper_names(bare)
     if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
@@ -176,6 +190,12 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     if not q:
         return out
     facts = thread_facts(previous, names, scope_company, scope_period)
+    same_quarter = _SAME_QUARTER_OF.search(q)
+    if same_quarter and facts.period is not None and (facts.period.quarter or facts.period.date) and facts.period.year:
+        # the thread's quarter in the year named, written as the period module writes it
+        moved = shift_mention(facts.period, PeriodShift(years=int(same_quarter.group("year")) - facts.period.year))
+        if moved is not None:
+            q = q[:same_quarter.start()] + mention_text(moved) + q[same_quarter.end():]
     periods = find_periods(q)
     shift = relative_period(q)
     company_here = _company_as_written(q, names)[0]
@@ -185,7 +205,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     rest = _COMPARE_RE.sub(" ", rest)
     if company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(company_here)}(?:'s|’s)?(?![A-Za-z0-9&])")
-    new_company = company_here or _new_company(q, names, rest)
+    new_company = company_here or _new_company(q, names, rest, bool(scope_company))
     if new_company and not company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
     for m in periods.mentions:

@@ -18,13 +18,16 @@ BOTH = "both"
 RECALL_RE = re.compile(
     r"\b(?:what\s+did\s+you\s+(?:say|tell\s+me|find|answer)|you\s+(?:said|mentioned|told\s+me|found)|"
     r"(?:earlier|before|previously)\s+you|remind\s+me|recap|repeat\s+(?:that|the\s+(?:last\s+)?answer|your\s+answer)|"
+    r"what\s+(?:you(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:said|told\s+me|found|established|learned|covered)|"
     r"summari[sz]e\s+(?:our|the|this)\s+(?:conversation|discussion|thread|chat|answers|findings)|"
+    r"summari[sz]e\s+(?:everything|all\s+(?:of\s+)?(?:this|that|the\s+above)|the\s+above)|"
     r"what\s+(?:have\s+we|do\s+we\s+know)|so\s+far)\b", re.I)
 SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
 COMPARE_RE = re.compile(
-    r"\b(?:compare|comparison|versus|vs\.?|difference\s+between|which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
-    r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
-    r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
+    r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth)\s+between|"
+    r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+|[a-z]+\s+)?"
+    r"(?:was|is|were|had|did|grew|performed|came\s+in)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
+    r"highest|largest|biggest|lowest|smallest|greatest|most|least|better|worse|best|worst|faster|slower)|"
     r"(?:higher|larger|bigger|lower|smaller)\s+than)\b", re.I)
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
 

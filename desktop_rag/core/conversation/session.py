@@ -84,6 +84,10 @@ class ConversationSession:
                         [rt.note(), f"read as: {edited} (edited by the analyst)"])
         msgs = self.messages()
         previous = [m.standalone or m.question for m in msgs if not m.answer.cancelled]
+        # what the thread searched: a message answered from the conversation ("What was the
+        # change between them?") is no question to carry into the next follow-up
+        searched = [m.standalone or m.question for m in msgs
+                    if not m.answer.cancelled and getattr(route_in(m.answer.notes), "kind", RETRIEVE) != CONVERSATION]
         style = self.memory.style(self.conv_id)
         asked_style = style_request(question)
         notes = []
@@ -94,7 +98,7 @@ class ConversationSession:
         scoped = [d for d in self.documents if doc_scope and d.doc_id in doc_scope]
         company, period = scope_identity(scoped)
         text = strip_style(question) if asked_style and not is_style_only(question) else question
-        rw = rewrite_followup(text, previous, self.names, company, period)
+        rw = rewrite_followup(text, searched, self.names, company, period)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names)
         notes.append(rt.note())

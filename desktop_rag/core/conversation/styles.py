@@ -20,7 +20,7 @@ STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence wit
 
 _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this)|turn\s+(?:it|that|this)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b", re.I)),
-    ("bullets", re.compile(r"\bbullet(?:ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
+    ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+answer|in\s+one\s+sentence|"
                            r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
     ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"

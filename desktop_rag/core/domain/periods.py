@@ -456,13 +456,15 @@ def file_name_period(stem: str) -> tuple[int | None, int | None, date | None]:
 
 
 # -- follow-ups: a period named relative to the one a thread is about ----------------------------
-_STEP_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+_STEP_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "nine": 9, "twelve": 12,
+               "2": 2, "3": 3, "4": 4, "6": 6, "9": 9, "12": 12}
 _BEFORE = r"(?:before|earlier|prior|previous|preceding|ago)"
 _AFTER = r"(?:after|later|following|next|subsequent)"
 # "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
-# "the following quarter", "same quarter last year"
+# "the following quarter", "same quarter last year", "three months earlier"
 RELATIVE_PERIOD_RE = re.compile(
-    rf"\b(?:(?P<n>a|one|two|three|four|[2-4])\s+)?(?P<unit1>quarters?|years?)\s+(?P<dir1>{_BEFORE}|{_AFTER})\b"
+    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)\s+)?(?P<unit1>quarters?|years?|months)\s+"
+    rf"(?P<dir1>{_BEFORE}|{_AFTER})\b"
     rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|year)(?:\s+(?P<ly>last\s+year|a\s+year\s+(?:earlier|before|ago)))?\b",
     re.I,
 )
@@ -487,6 +489,10 @@ def relative_period(text: str) -> PeriodShift | None:
             n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)
             sign = -1 if re.fullmatch(_BEFORE, m.group("dir1"), re.I) else 1
             unit = m.group("unit1").lower().rstrip("s")
+            if unit == "month":  # "three months earlier" is a quarter, "twelve months later" a year
+                if n % 3:
+                    continue
+                n, unit = (n // 12, "year") if n % 12 == 0 else (n // 3, "quarter")
         else:
             word = m.group("dir2").lower()
             unit = m.group("unit2").lower()

