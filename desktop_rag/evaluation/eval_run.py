@@ -203,7 +203,7 @@ def evaluate_ann(ws: Any, questions: list[str], k: int = 10) -> dict[str, Any]:
         t0 = time.perf_counter()
         exact = lib.chunk_ids[np.argsort(-(lib.vectors @ qv))[:k]].tolist()
         t1 = time.perf_counter()
-        ann = [c for c, _ in lib.dense.search(qv, k)]
+        ann = [c for c, _ in lib.dense_search(qv, k)]  # hnswlib, or pgvector on a team library
         t2 = time.perf_counter()
         recalls.append(ann_recall(ann, exact, k))
         t_exact.append((t1 - t0) * 1000)
@@ -654,7 +654,8 @@ def run(ns: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {}
     for es in sets:
         lib_dir = library_dir(ns.data_dir, es.name, ns.library)
-        ws = Workspace(lib_dir, ns.models_dir)
+        # with --library URL (before the command) the set's library is that team library
+        ws = Workspace(lib_dir, ns.models_dir, library=getattr(ns, "library_location", None))
         try:
             try:
                 overrides = apply_overrides(ws.settings, setting_overrides)
@@ -667,7 +668,7 @@ def run(ns: argparse.Namespace) -> int:
                 except ValueError as exc:
                     _log(f"eval: {exc}")
                     return 2
-            _log(f"eval[{es.name}]: library {lib_dir}")
+            _log(f"eval[{es.name}]: library {ws.library.store.location or lib_dir}")
             notes = prepare_library(ws, es, _log, ns.allow_mismatch, ingest=(ns.corpus or "").lower() != "none")
             if not ws.library.documents():
                 _log(f"eval[{es.name}]: the library is empty: skipped")

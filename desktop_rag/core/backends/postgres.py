@@ -77,9 +77,10 @@ def connect(url: str, settings: Settings) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(
             url, autocommit=True, connect_timeout=max(1, cfg.connect_timeout_s),
-            # a dead server must not hang a question: the kernel gives up on unanswered
-            # packets after this (ms), and keepalives find a silent peer
-            tcp_user_timeout=cfg.connect_timeout_s * 1000, keepalives=1, keepalives_idle=30,
+            # a server that vanished (no reset, e.g. a network cut) must not hang a question:
+            # keepalive probes find the silent peer in ~25 s. (No tcp_user_timeout: a busy
+            # server legitimately leaves a large COPY unacknowledged for longer.)
+            keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
             options=f"-c statement_timeout={cfg.statement_timeout_s * 1000} -c search_path={SCHEMA},public",
         )
     except psycopg.OperationalError as exc:
