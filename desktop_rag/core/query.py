@@ -239,8 +239,10 @@ _CONCEPT_PATTERNS = (
     re.compile(rf"^(?:what|which)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+(?:the\s+)?(?P<np>[^?]+?){_CONCEPT_END}",
                re.I),
     # "What comparable sales growth did Target report for fiscal 2022?"
-    re.compile(rf"^(?:what|which)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+(?:did|does|do|has|have)\b", re.I),
+    re.compile(rf"^(?:what|which)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+(?:did|does|do|has|have|might|may|must|could|would|"
+               rf"should|will|can)\b", re.I),
 )
+_LEAD_IN = re.compile(r"^[^?]{3,120}?[,:]\s+(?=(?:how\s+(?:many|much)|what|which)\b)", re.I)
 _POSSESSOR = re.compile(r"^[^?]*?(?:'s|’s|s'|s’)\s+", re.I)
 
 
@@ -250,6 +252,8 @@ def asked_concept(question: str) -> str:
     memberships did Netflix have ...". Empty when the question has none of these plain shapes
     (the caller then checks nothing). The possessor and parenthetical glosses are left out."""
     q = _PAREN.sub(" ", re.sub(r"\s+", " ", question)).strip()
+    # a lead-in the instruction parser kept: "As a retail analyst covering COST, how many ..."
+    q = _LEAD_IN.sub("", q)
     for rx in _CONCEPT_PATTERNS:
         m = rx.search(q)
         if m:
@@ -265,12 +269,16 @@ def asked_concept(question: str) -> str:
 
 
 # Words that name a computation over printed figures ("inventory turnover ratio", "3-year
-# revenue CAGR", "net profit margin"), not words a filing must print: the concept check
-# looks only for the figures' own words.
+# revenue CAGR", "net profit margin") or the analyst's bound on it ("minimum base salary" is
+# printed "not less than"), not words a filing must print: the concept check looks only for
+# the figures' own words.
 COMPUTED_WORDS = frozenset(
     """ratio ratios margin margins turnover cagr growth rate rates coverage average averages change changes
     percentage percent proportion days day multiple multiples yield return returns payout per adjusted
-    unadjusted compound annual annualized annualised trailing""".split()
+    unadjusted compound annual annualized annualised trailing minimum maximum approximate approximately
+    estimated overall combined aggregate""".split()
+    # link words of compounds: "opioid-related exposure" is about opioids
+    + "related relating based linked driven associated".split()
 )
 # A question that defines what it asks ("... defined as", "measured as", "i.e.", "using A over B")
 # names a computation: its words are the analyst's, not the filing's.
@@ -282,6 +290,20 @@ _DEFINED_HERE = re.compile(
 def defines_its_concept(question: str) -> bool:
     """The question spells out how its figure is computed."""
     return bool(_DEFINED_HERE.search(question))
+
+
+_MONEY_WORDS = frozenset({"dollars", "dollar", "usd", "money", "cash"})
+
+
+def counted_noun(question: str) -> str:
+    """The noun a "How many X ..." question counts ("consoles" of "How many Xbox consoles did
+    Microsoft sell"); empty for other questions and for money ("how many dollars")."""
+    q = _LEAD_IN.sub("", re.sub(r"\s+", " ", question).strip())
+    if not re.match(r"how\s+many\b", q, re.I):
+        return ""
+    words = asked_concept(q).split()
+    head = words[-1].strip(".,").lower() if words else ""
+    return "" if head in _MONEY_WORDS or len(head) < 3 else head
 
 
 def concept_gloss(question: str) -> str:

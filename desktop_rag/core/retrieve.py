@@ -25,7 +25,14 @@ from desktop_rag.core.lexical import (
 )
 from desktop_rag.core.library import Library, embedding_text
 from desktop_rag.core.metadata import company_aliases, document_covers, period_match
-from desktop_rag.core.query import COMPUTED_WORDS, asked_concept, concept_gloss, defines_its_concept, parse_question
+from desktop_rag.core.query import (
+    COMPUTED_WORDS,
+    asked_concept,
+    concept_gloss,
+    counted_noun,
+    defines_its_concept,
+    parse_question,
+)
 from desktop_rag.core.statements.metrics import metric_in
 from desktop_rag.core.types import Document, Hit, QueryPlan
 from desktop_rag.settings import RetrievalSettings
@@ -442,7 +449,10 @@ class HybridRetriever:
         lib = self.library
         scope = plan.doc_ids if plan.doc_ids is not None else []
         names = {t for d in scope if d in lib.docs for t in tokenize(" ".join(company_aliases(lib.docs[d].meta)))}
-        return [t for t in dict.fromkeys(tokenize(concept))
+        tokens = tokenize(concept)
+        # "terms of the LinkedIn deal Microsoft announced": the company starts a relative clause
+        cut = next((i for i, t in enumerate(tokens) if i and t in names), len(tokens))
+        return [t for t in dict.fromkeys(tokens[:cut])
                 if len(t) > 1 and t not in QUESTION_NOISE and t not in COMPUTED_WORDS and t not in names
                 and not _PERIOD_TOKEN.match(t)]
 
@@ -472,6 +482,10 @@ class HybridRetriever:
         absent = [t for t in terms if not found[t]]
         together = not absent and (len(terms) < 2 or bool(set.intersection(*found.values())))
         if together:
+            noun = counted_noun(asked)
+            if noun and not self._count_printed(plan, noun):
+                where = f"filings of {' and '.join(plan.filters.company)}" if plan.filters.company else "library's filings"
+                return f"The {where} give no number of {concept}."
             return ""
         gloss = concept_gloss(asked)
         gloss_terms = self.concept_terms(gloss, plan) if gloss else []
@@ -482,6 +496,24 @@ class HybridRetriever:
             words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'-]*", concept) if set(tokenize(w)) & set(absent)]
             return f"The {where} do not mention {' '.join(dict.fromkeys(words)) or ', '.join(absent)}."
         return f"No page of the {where} mentions {concept}."
+
+    def _count_printed(self, plan: QueryPlan, noun: str) -> bool:
+        """Does a page in scope print a count of ``noun``: "815 warehouses", "Paid memberships
+        at end of period 27,438", or a table heading "Votes For" above rows of figures? Only
+        checked for a scope of a few filings (a company's); otherwise assumed."""
+        lib = self.library
+        if plan.doc_ids is None or len(plan.doc_ids) > 6:
+            return True
+        stem = re.escape(noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun)
+        number = r"\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:\s+(?:million|billion|thousand))?"
+        printed = re.compile(
+            rf"(?<![\w.,]){number}\s+(?:[A-Za-z&'-]+\s+){{0,3}}{stem}"  # "815 warehouses", "3,400 employees"
+            rf"|\b{stem}\w*\b[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
+            rf"|\b{stem}\w*\b[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
+            re.I)
+        return any(printed.search(lib.page_text(doc_id, page))
+                   for doc_id in plan.doc_ids if doc_id in lib.docs
+                   for page in range(1, lib.docs[doc_id].pages + 1))
 
     def _absent_reason(self, plan: QueryPlan, absent: list[str]) -> str:
         """"The filings of Costco do not mention app downloads." when the terms occur in none

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.query import asked_concept, concept_gloss
+from desktop_rag.core.query import asked_concept, concept_gloss, counted_noun
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,8 @@ from desktop_rag.core.query import asked_concept, concept_gloss
         ("What was Intel's YTD effective tax rate (first nine months of 2023) in the Q3 2023 10-Q?",
          "YTD effective tax rate"),
         ("What were the total net sales, and how did they compare with last year?", "total net sales"),
+        ("As a retail analyst covering COST, how many warehouses did Costco operate in 2021?", "warehouses"),
+        ("Per Intel's Q2 2023 10-Q, what termination fee might Intel have to pay Tower?", "termination fee"),
         # no plain shape: nothing is checked
         ("How much did Exxon Mobil spend on capital expenditures in 2020?", ""),
         ("Why did Microsoft's general and administrative expenses jump in Q1 2023?", ""),
@@ -35,3 +37,10 @@ def test_concept_gloss_is_a_parenthetical_definition_not_a_period() -> None:
     assert concept_gloss("What capex (purchases related to property and equipment) did NVIDIA report?") == (
         "purchases related to property and equipment")
     assert concept_gloss("What was revenue in Q1 2021 (quarter ended December 26, 2020)?") == ""
+
+
+def test_counted_noun_is_the_head_of_a_how_many_question() -> None:
+    assert counted_noun("How many Xbox consoles did Microsoft sell in fiscal 2023?") == "consoles"
+    assert counted_noun("Give the exact figure: how many common shares were outstanding?") == "shares"
+    assert counted_noun("How many dollars did Microsoft commit to OpenAI?") == ""  # money, printed "$"
+    assert counted_noun("What was Apple's revenue?") == ""

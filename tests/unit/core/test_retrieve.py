@@ -342,3 +342,11 @@ def test_gate_concept_check_reads_word_forms_and_can_be_switched_off(library) ->
     assert ret.concept_refusal(ret.plan("What were Apple's cash requirements in Q3 2023?")) == ""
     off = HybridRetriever(library, RetrievalSettings(gate_concept=False))
     assert off.concept_refusal(off.plan("How many Vision Pro headsets did Apple sell in Q3 2023?")) == ""
+
+
+def test_gate_refuses_a_count_no_filing_prints(retriever: HybridRetriever) -> None:
+    # the words meet on a page, but no figure counts them there
+    plan = retriever.plan("How many capital return programs did Apple have in Q3 2023?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed
+    assert gate.reason == "The filings of Apple Inc. give no number of capital return programs."
