@@ -53,7 +53,7 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
            "after", "later", "following", "next", "subsequent", "a", "two", "three", "four", "last",
            # "at the end of fiscal 2018", "as of": words around a period, not a concept
-           "as", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve"}
+           "as", "back", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve"}
 # "Same for X", "same question for X", "now do X": the same question about another subject
 _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?:the\s+)?same\s+(?:thing\s+|question\s+)?for|"
                         r"(?:now\s+)?do(?:\s+the\s+same\s+for)?|repeat\s+(?:that|it|this)\s+for)\b", re.I)
@@ -61,7 +61,8 @@ _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?
 _SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:in|of|for)\s+(?:fiscal\s+)?(?:year\s+)?"
                               r"(?P<year>(?:19|20)\d\d)\b", re.I)
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
-_THAT_PERIOD = re.compile(r"\s*\b(?:for|in|during|over)\s+(?:that|the\s+same|this)\s+(?:quarter|year|period)\b", re.I)
+_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over)\s+(?:that|the\s+same|this)|that|the\s+same)\s+(?:quarter|year|period)\b",
+                          re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
 

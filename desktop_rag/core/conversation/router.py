@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from desktop_rag.core.conversation.styles import is_style_only
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.periods import find_periods, relative_period
+from desktop_rag.core.lexical import content_terms
 
 CONVERSATION = "conversation"
 RETRIEVE = "retrieve"
@@ -19,16 +20,25 @@ RECALL_RE = re.compile(
     r"\b(?:what\s+did\s+you\s+(?:say|tell\s+me|find|answer)|you\s+(?:said|mentioned|told\s+me|found)|"
     r"(?:earlier|before|previously)\s+you|remind\s+me|recap|repeat\s+(?:that|the\s+(?:last\s+)?answer|your\s+answer)|"
     r"what\s+(?:you(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:said|told\s+me|found|established|learned|covered)|"
-    r"summari[sz]e\s+(?:our|the|this)\s+(?:conversation|discussion|thread|chat|answers|findings)|"
+    r"(?:summari[sz]e|sum\s+up|go\s+over)\s+(?:our|the|this)\s+(?:conversation|discussion|thread|chat|answers|findings)|"
     r"summari[sz]e\s+(?:everything|all\s+(?:of\s+)?(?:this|that|the\s+above)|the\s+above)|"
     r"what\s+(?:have\s+we|do\s+we\s+know)|so\s+far)\b", re.I)
-SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
+SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|sum\s+up|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
 COMPARE_RE = re.compile(
     r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth)\s+between|"
-    r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+|[a-z]+\s+)?"
-    r"(?:was|is|were|had|did|grew|performed|came\s+in)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
-    r"highest|largest|biggest|lowest|smallest|greatest|most|least|better|worse|best|worst|faster|slower)|"
+    r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
+    r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
+    r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
     r"(?:higher|larger|bigger|lower|smaller)\s+than)\b", re.I)
+# "Which company had the larger figure?", "Which product did better?", "Who paid more?": a
+# comparison of answers already given when nothing but generic words is left beside it
+# ("Which segment had the highest revenue?" asks the filings something new)
+WHICH_RE = re.compile(
+    r"\b(?:which|who)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
+    r"highest|largest|biggest|lowest|smallest|greatest|most|least|better|worse|best|worst|faster|slower)\b", re.I)
+_GENERIC = {"company", "companies", "product", "products", "one", "ones", "figure", "figures", "number", "numbers",
+            "amount", "amounts", "result", "results", "answer", "answers", "period", "periods", "year", "years",
+            "quarter", "quarters", "value", "values"}
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
 
 
@@ -60,6 +70,16 @@ def is_route_note(note: str) -> bool:
     return bool(_ROUTE_NOTE.match(note))
 
 
+def _compares_answers(q: str) -> bool:
+    m = WHICH_RE.search(q)
+    if not m:
+        return False
+    rest = q[:m.start()] + " " + q[m.end():]
+    if _THOSE.search(q) or re.search(r"\b[A-Za-z][\w&.'-]*\s+or\s+[A-Za-z]", rest):
+        return True  # "them", "the two", "North America or International"
+    return not [t for t in content_terms(rest) if t not in _GENERIC]
+
+
 def _entities(text: str, names: Iterable[str]) -> tuple[set[str], set[str]]:
     comp = {n.lower() for n in names_in(text, names)}
     per = set(find_periods(text).labels())
@@ -80,7 +100,7 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
         return Route(CONVERSATION, "asks about what was already said", task)
-    if COMPARE_RE.search(q):
+    if COMPARE_RE.search(q) or _compares_answers(q):
         comp, per = _entities(q, names)
         known_c: set[str] = set()
         known_p: set[str] = set()

@@ -21,7 +21,8 @@ STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence wit
 _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this)|turn\s+(?:it|that|this)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b", re.I)),
     ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
-    ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+answer|in\s+one\s+sentence|"
+    ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
+                           r"keep\s+it\s+short|in\s+one\s+sentence|"
                            r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
     ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"
                             r"explain\s+more|full\s+answer)\b", re.I)),
@@ -31,7 +32,8 @@ _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 _STYLE_ONLY_WORDS = re.compile(
     r"\b(?:please|make|it|that|this|the|answer|answers|give|show|me|put|format|formatted|write|rewrite|"
     r"again|now|can|could|you|as|a|in|into|style|use|from|on|be|and|list|them|those|points?|form|more|sentence|one|"
-    r"just|number|figure|ok(?:ay)?|thanks?)\b", re.I)
+    r"just|number|figure|ok(?:ay)?|thanks?|these|those|all|figures|numbers|results|everything|above|version|"
+    r"short|keep)\b", re.I)
 
 
 def style_request(text: str) -> str | None:

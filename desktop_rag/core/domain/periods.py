@@ -480,10 +480,18 @@ class PeriodShift:
     text: str = ""  # the words as written
 
 
+# analysts' shorthand for the same quarter a year earlier: "the prior-year quarter", "year-ago quarter"
+_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:prior|previous|last)[-\s]year(?:'s)?|year[-\s]ago)\s+(?:fiscal\s+)?(?:quarter|period)\b",
+                               re.I)
+
+
 def relative_period(text: str) -> PeriodShift | None:
     """A period named relative to the previous one ("And the quarter before?", "a year
-    earlier", "same quarter last year"); None when the text names none. "last quarter" alone
-    is the latest quarter, not a shift, and is left to ``LATEST_RE``."""
+    earlier", "same quarter last year", "the prior-year quarter"); None when the text names
+    none. "last quarter" alone is the latest quarter, not a shift, and is left to ``LATEST_RE``."""
+    ago = _YEAR_AGO_QUARTER.search(text)
+    if ago:
+        return PeriodShift(years=-1, text=ago.group(0))
     for m in RELATIVE_PERIOD_RE.finditer(text):
         if m.group("unit1"):
             n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)

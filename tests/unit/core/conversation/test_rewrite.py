@@ -98,6 +98,12 @@ def test_a_company_the_library_lacks_is_swapped_out_again() -> None:
         ("What were Apple's net sales for the quarter ended April 1, 2023?",
          "same question for Intel's quarter ended April 1, 2023", "What were Intel's net sales for the quarter ended April 1, 2023?"),
         ("What was Apple's gross margin in Q3 2023?", "Now do Intel", "What was Intel's gross margin in Q3 2023?"),
+        ("What was Apple's services revenue in Q2 2023?", "how did that compare to the prior-year quarter?",
+         "What was Apple's services revenue in Q2 2022?"),
+        ("What were Apple's total revenues for fiscal 2022?", "and back in FY2015?",
+         "What were Apple's total revenues for FY2015?"),
+        ("What were Apple's total revenues for fiscal 2022?", "What about its net income that year?",
+         "What was Apple's net income in fiscal 2022?"),
     ],
 )
 def test_held_out_followups(previous: str, question: str, expected: str) -> None:

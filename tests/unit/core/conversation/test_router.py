@@ -31,6 +31,13 @@ PREV = ["What was Apple's revenue in Q3 2023?", "What was Apple's revenue in Q2 
         ("Summarise everything so far in bullets", CONVERSATION, "summary"),
         ("Put it as bullets", CONVERSATION, "restyle"),
         ("Summarize the risk factors in Apple's 10-Q", RETRIEVE, ""),
+        ("who paid more?", CONVERSATION, "compare"),
+        ("which was bigger, North America or International?", CONVERSATION, "compare"),
+        ("sum up our chat", CONVERSATION, "summary"),
+        ("Tabulate these", CONVERSATION, "restyle"),
+        ("give me the short version", CONVERSATION, "restyle"),
+        # a superlative about something not answered yet asks the filings
+        ("Which segment had the highest operating income?", RETRIEVE, ""),
     ],
 )
 def test_route(question: str, kind: str, task: str) -> None:
