@@ -1,6 +1,6 @@
 # The two commands of the README. Both set everything up on a fresh machine first.
 #   make run    install (once), then open the desktop app on the bundled corpus
-#   make test   install (once, with test tools), then run the whole test suite
+#   make test   install (once, with test tools), lint (ruff, import contracts, mypy), then the whole test suite
 # Also: make test-slow (only the end-to-end/slow tests), make bundle (one-folder app in dist/ with
 # PyInstaller; not part of make test or CI), make bundle-test (runs that bundle headless and offscreen).
 PY := .venv/bin/python
@@ -16,12 +16,15 @@ setup-dev:
 run: setup
 	$(PY) main.py
 
-test: setup-dev
-	$(PY) -m ruff check desktop_rag tests main.py
+test: lint
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
+# Style (ruff), the layering contracts (import-linter, [tool.importlinter] in pyproject.toml)
+# and types (mypy, [tool.mypy]). A few seconds each once their caches are warm.
 lint: setup-dev
 	$(PY) -m ruff check desktop_rag tests main.py
+	PYTHONPATH=. .venv/bin/lint-imports
+	$(PY) -m mypy
 
 eval: setup
 	$(PY) main.py eval

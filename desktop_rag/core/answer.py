@@ -284,8 +284,7 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
     if not m or m.start() == 0:
         return ""
     label = row[:m.start()].strip(" .:$")
-    cells = [parse_cell(t) for t in _CELL_TOKEN.findall(row[m.start():])]
-    cells = [c for c in cells if c is not None]
+    cells = [c for t in _CELL_TOKEN.findall(row[m.start():]) if (c := parse_cell(t)) is not None]
     years = [int(y) for y in _YEAR.findall(header)]
     if not cells or not label:
         return ""
@@ -574,7 +573,8 @@ class AnswerEngine:
         asked = plan.asked or query  # without the analyst's instructions (units, persona, rounding)
         concept = set(plan.content_terms) - self.retriever.filter_terms(plan, hits)
         first_token = 0.0
-        model_answer, model_quotes = "", []
+        model_answer = ""
+        model_quotes: list[str] = []
         if self.generator is not None:
             labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
             prompt = self.generator.build_prompt(asked, labels)

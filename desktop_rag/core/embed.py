@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from desktop_rag.paths import model_dirs, models_dir, set_offline_env
+
+if TYPE_CHECKING:  # importing sentence_transformers (torch) is slow: only for annotations here
+    from sentence_transformers import SentenceTransformer
+    from tokenizers import Tokenizer
 
 
 def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
@@ -68,14 +73,14 @@ class Embedder:
         self.name = name_or_path
         self.path = resolve_embedder(name_or_path, models)
         self.batch_size = batch_size
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
         # One encode at a time: the GUI embeds a question while an ingest embeds a batch,
         # and a fast tokenizer used from two threads at once fails ("Already borrowed").
         self._encode_lock = threading.Lock()
         self._costs: dict[str, int] = {}
         self._shape = declared_shape(self.path)
-        self._tokenizer = None  # tokenizers.Tokenizer for word costs, loaded without torch
+        self._tokenizer: Tokenizer | None = None  # for word costs, loaded without torch
         self._pieces_lock = threading.Lock()  # its own lock: chunking need not wait for an encode
 
     @property
@@ -83,7 +88,7 @@ class Embedder:
         """Identity recorded in the index manifest: a different model forces a re-index."""
         return f"{Path(self.name).name}@{self.dim}"
 
-    def load(self):  # -> SentenceTransformer (kept untyped: importing it is slow)
+    def load(self) -> SentenceTransformer:
         with self._lock:
             if self._model is None:
                 set_offline_env()
@@ -105,13 +110,19 @@ class Embedder:
             return self._shape[0]
         model = self.load()
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(getter())
+        dim = getter()
+        if dim is None:  # a model without a fixed-size output cannot fill a vector index
+            raise ValueError(f"embedding model {self.path} declares no embedding dimension")
+        return int(dim)
 
     @property
     def max_seq_length(self) -> int:
         if self._shape is not None and self._model is None:
             return self._shape[1]
-        return int(self.load().max_seq_length)
+        length = self.load().max_seq_length
+        if length is None:  # chunk budgets are counted against this limit
+            raise ValueError(f"embedding model {self.path} declares no maximum sequence length")
+        return int(length)
 
     # Room kept for the "company form period | section" header and special tokens.
     HEADER_RESERVE = 40

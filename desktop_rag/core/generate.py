@@ -10,9 +10,13 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from desktop_rag.settings import GenerationSettings
+
+if TYPE_CHECKING:  # llama_cpp loads its native library on import: only for annotations here
+    from llama_cpp.llama_grammar import LlamaGrammar
+    from llama_cpp.llama_types import CreateChatCompletionStreamResponse, CreateCompletionStreamResponse
 
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -174,13 +178,13 @@ class LlamaGenerator:
         )
         self.has_chat_template = "tokenizer.chat_template" in self.llm.metadata
         self.name = self.llm.metadata.get("general.name") or path.stem
-        self._grammar = None
+        self._grammar: LlamaGrammar | None = None
 
     def close(self) -> None:
         self.llm.close()
 
     @property
-    def grammar(self):  # -> LlamaGrammar
+    def grammar(self) -> LlamaGrammar:
         if self._grammar is None:
             from llama_cpp import LlamaGrammar
 
@@ -231,27 +235,33 @@ class LlamaGenerator:
             max_tokens=max_tokens or s.max_tokens, temperature=0.0, top_k=1, top_p=1.0,
             repeat_penalty=1.0, stream=True, grammar=grammar,
         )
+        # stream=True (in kwargs): both calls return iterators of stream chunks.
+        it: Iterator[Any]
         if isinstance(prompt, list):
-            it = self.llm.create_chat_completion(messages=prompt, **kwargs)  # type: ignore[arg-type]
-            for part in it:
+            chat = cast("Iterator[CreateChatCompletionStreamResponse]",
+                        self.llm.create_chat_completion(messages=prompt, **kwargs))  # type: ignore[arg-type]
+            it = chat
+            for chat_part in chat:
                 if cancel is not None and cancel.is_set():
                     break
-                delta = part["choices"][0].get("delta", {}).get("content")  # type: ignore[index]
-                if delta:
-                    yield delta
+                content = chat_part["choices"][0].get("delta", {}).get("content")
+                if isinstance(content, str) and content:  # the role-only first chunk has none
+                    yield content
         else:
             prefix = "" if grammar is not None else ANSWER_PREFIX
             stop = ["\n\n", "QUESTION:"] if grammar is not None else ['"', "\n"]
             if prefix:
                 # Only the answer string is generated: ~2 tokens per word is plenty.
                 kwargs["max_tokens"] = min(kwargs["max_tokens"], 2 * s.max_answer_words + 16)
-            it = self.llm.create_completion(prompt=prompt + prefix, stop=stop, **kwargs)
+            completion = cast("Iterator[CreateCompletionStreamResponse]",
+                              self.llm.create_completion(prompt=prompt + prefix, stop=stop, **kwargs))
+            it = completion
             if prefix:
                 yield prefix
-            for part in it:
+            for part in completion:
                 if cancel is not None and cancel.is_set():
                     break
-                text = part["choices"][0]["text"]  # type: ignore[index]
+                text = part["choices"][0]["text"]
                 if text:
                     yield text
             if prefix and not (cancel is not None and cancel.is_set()):

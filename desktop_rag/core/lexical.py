@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from desktop_rag.core.domain.periods import FY_SHORT_RE, FY_TOKEN_RE, QY_TOKEN_RE, full_year
 
@@ -242,7 +244,7 @@ class LexicalIndex:
         self._indptr = np.zeros(1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int32)
         self._tf = np.zeros(0, dtype=np.float64)
-        self._norm = np.zeros(0, dtype=np.float64)
+        self._norm: npt.NDArray[np.floating[Any]] = np.zeros(0, dtype=np.float64)
         self._idf_dict: dict[str, float] | None = None
         self._root_terms: dict[str, list[int]] | None = None  # word_root -> term ids, built on first use
         if not n:

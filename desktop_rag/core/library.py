@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -45,13 +46,17 @@ from desktop_rag.settings import Settings
 REINDEX_MARK = "reindex_incomplete"  # manifest key set while a re-index runs
 
 
+IngestEventKind = Literal[
+    "start", "file", "step", "searchable", "done_file", "failed", "skipped", "finished", "cancelled"]
+
+
 @dataclass
 class IngestEvent:
     """One step of an ingest run. ``kind``: start, file, step, searchable (the file is
     committed and found by BM25; its embeddings follow), done_file (embedded too), failed,
     skipped, finished, cancelled."""
 
-    kind: str
+    kind: IngestEventKind
     file: str = ""
     index: int = 0  # 1-based position of the file in this batch
     total: int = 0
@@ -60,6 +65,13 @@ class IngestEvent:
     todo: int = 0
     message: str = ""
     doc_id: str = ""
+
+
+class IngestOutcome(Enum):
+    """What ingesting one readable PDF did (unreadable files raise ``PdfError``)."""
+
+    ADDED = "added"
+    DUPLICATE = "duplicate"  # the same bytes (SHA-256) are already in the library
 
 
 @dataclass
@@ -374,7 +386,7 @@ class Library:
             yield IngestEvent("file", file=path.name, index=i, total=len(files))
             try:
                 gen = self._ingest_one(path, i, len(files), cancel, report)
-                doc_id = yield from gen
+                outcome, doc = yield from gen
             except PdfError as exc:
                 report.failed.append((str(path), str(exc)))
                 yield IngestEvent("failed", file=path.name, index=i, total=len(files), message=str(exc))
@@ -389,14 +401,15 @@ class Library:
                 report.failed.append((str(path), f"unexpected error: {exc!r}"))
                 yield IngestEvent("failed", file=path.name, index=i, total=len(files), message=f"unexpected error: {exc!r}")
                 continue
-            if doc_id.startswith("dup:"):
-                msg = f"already in the library as {doc_id[4:]}"
+            if outcome is IngestOutcome.DUPLICATE:
+                msg = f"already in the library as {doc.file_name}"
                 report.skipped.append((str(path), msg))
                 yield IngestEvent("skipped", file=path.name, index=i, total=len(files), message=msg)
             else:
                 report.added.append(str(path))
-                yield IngestEvent("done_file", file=path.name, index=i, total=len(files), doc_id=doc_id,
-                                  message=f"{self.docs[doc_id].pages} pages, {self.docs[doc_id].chunk_count} chunks")
+                added = self.docs[doc.doc_id]  # as refreshed after the commit (chunk count filled in)
+                yield IngestEvent("done_file", file=path.name, index=i, total=len(files), doc_id=doc.doc_id,
+                                  message=f"{added.pages} pages, {added.chunk_count} chunks")
         self._save_dense()
         report.seconds = time.perf_counter() - t_start
         yield IngestEvent("finished", total=len(files),
@@ -415,7 +428,7 @@ class Library:
 
     def _ingest_one(
         self, path: Path, index: int, total: int, cancel: threading.Event | None, report: IngestReport
-    ) -> Iterator[IngestEvent]:
+    ) -> Generator[IngestEvent, None, tuple[IngestOutcome, Document]]:
         t0 = time.perf_counter()
         if not path.exists():
             raise PdfError("unreadable", "no such file")
@@ -427,7 +440,7 @@ class Library:
             raise PdfError("unreadable", exc.strerror or str(exc)) from exc
         self.refresh()
         if doc_id in self.docs:
-            return "dup:" + self.docs[doc_id].file_name
+            return IngestOutcome.DUPLICATE, self.docs[doc_id]
         pdf = open_pdf(path)
         try:
             yield IngestEvent("step", file=path.name, index=index, total=total, step="extract", todo=pdf.page_count)
@@ -497,7 +510,7 @@ class Library:
         report.chunks += len(chunks)
         for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t4 - t3), ("index", (t3 - t2) + (t5 - t4))):
             report.timings[k] += v
-        return doc_id
+        return IngestOutcome.ADDED, doc
 
     def _commit_embeddings(self, ids: list[int], vectors: np.ndarray) -> None:
         """Store the embeddings of committed chunks and put them in the live views and graph
@@ -533,7 +546,7 @@ class Library:
 
     def _embed(
         self, texts: list[str], name: str, index: int, total: int, cancel: threading.Event | None
-    ) -> Iterator[IngestEvent]:
+    ) -> Generator[IngestEvent, None, np.ndarray]:
         batch = max(1, self.settings.embedding.batch_size)
         # Batches of similar length: a batch is padded to its longest text, so the short
         # chunks (table tails, headings) are embedded together instead of padded to 256.

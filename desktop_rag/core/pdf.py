@@ -180,7 +180,7 @@ def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
                 continue
             chars = [(ch["c"], tuple(ch["bbox"])) for span in line["spans"] for ch in span["chars"]]
             if any(not c.isspace() for c, _ in chars):
-                lines.append((tuple(line["bbox"]), chars))  # type: ignore[arg-type]
+                lines.append((tuple(line["bbox"]), chars))
 
     text: list[str] = []
     boxes: list[Rect] = []
@@ -366,7 +366,7 @@ def _x_overlap(a: Rect, b: Rect) -> bool:
 
 def extract_document(doc: pymupdf.Document, with_boxes: bool = False) -> list[PageText]:
     pages: list[PageText] = []
-    for page in doc:
+    for page in doc.pages():
         try:
             pages.append(extract_page(page, with_boxes))
         except Exception as exc:  # a broken content stream

@@ -117,7 +117,7 @@ def company_resolved(standalone: str, expected: str | None, docs: list[Document]
     """The standalone question names the expected company and no other library company."""
     if not expected:
         return True
-    others = set()
+    others: set[str] = set()
     mine: set[str] = set()
     for d in docs:
         names = company_aliases(d.meta)

@@ -153,14 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     app.setApplicationName("Filings Research Assistant")
     app.setApplicationVersion(__version__)
 
     from desktop_rag.gui import style
 
     prefs = load_prefs(data)
-    style.apply_style(app, prefs.get("theme", "light"), prefs.get("font_pt", style.DEFAULT_FONT_PT))  # type: ignore[arg-type]
+    style.apply_style(app, prefs.get("theme", "light"), prefs.get("font_pt", style.DEFAULT_FONT_PT))
     app.setWindowIcon(style.app_icon())
 
     from desktop_rag.gui.main_window import MainWindow

@@ -592,7 +592,8 @@ class ExchangeWidget(QWidget):
     def badge_texts(self) -> list[str]:
         out = []
         for i in range(self.badges.count()):
-            w = self.badges.itemAt(i).widget()
+            item = self.badges.itemAt(i)
+            w = item.widget() if item is not None else None
             if isinstance(w, QLabel) and w.objectName().startswith("Badge"):
                 out.append(w.text())
         return out
@@ -685,12 +686,12 @@ class ChatPane(QFrame):
         self.welcome = self._welcome()
         self.body_layout.addWidget(self.welcome)
         self.body_layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("ChatScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self.body)
-        self.scroll.verticalScrollBar().rangeChanged.connect(self._range_changed)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("ChatScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self.body)
+        self.scroll_area.verticalScrollBar().rangeChanged.connect(self._range_changed)
         self._stick_to_bottom = True
 
         self.scope_bar = QFrame()
@@ -758,7 +759,7 @@ class ChatPane(QFrame):
         lay.setContentsMargins(1, 1, 1, 1)
         lay.setSpacing(0)
         lay.addLayout(head)
-        lay.addWidget(self.scroll, 1)
+        lay.addWidget(self.scroll_area, 1)
         lay.addWidget(sep)
         lay.addLayout(bottom)
 
@@ -813,8 +814,9 @@ class ChatPane(QFrame):
     def set_suggestions(self, questions: list[str]) -> None:
         while self.suggestions.count():
             item = self.suggestions.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            w = item.widget() if item is not None else None
+            if w is not None:
+                w.deleteLater()
         for q in questions:
             b = ClickableText(q)
             b.clicked.connect(lambda text=q: self._suggest(text))
@@ -894,11 +896,11 @@ class ChatPane(QFrame):
     def _range_changed(self, _lo: int, hi: int) -> None:
         # Follow the stream while the reader is at the bottom; leave them alone if they scrolled up.
         if self._stick_to_bottom:
-            self.scroll.verticalScrollBar().setValue(hi)
+            self.scroll_area.verticalScrollBar().setValue(hi)
 
     def scroll_to_bottom(self) -> None:
         self._stick_to_bottom = True
-        QTimer.singleShot(0, lambda: self.scroll.verticalScrollBar().setValue(self.scroll.verticalScrollBar().maximum()))
+        QTimer.singleShot(0, lambda: self.scroll_area.verticalScrollBar().setValue(self.scroll_area.verticalScrollBar().maximum()))
 
     # -- input state --------------------------------------------------------------------------------
     def _send(self) -> None:

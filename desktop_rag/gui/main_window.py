@@ -11,7 +11,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -234,13 +234,12 @@ class MainWindow(QMainWindow):
         f.addSeparator()
         self._action(f, "Quit", self.close, QKeySequence.StandardKey.Quit)
         e = mb.addMenu("&Edit")
-        self._action(e, "Copy last answer", lambda: self.last_answer and self.copy_answer(self.last_answer),
-                     "Ctrl+Shift+C")
+        self._action(e, "Copy last answer", self._copy_last_answer, "Ctrl+Shift+C")
         e.addSeparator()
         self._action(e, "Settings…", self.open_settings, "Ctrl+,")
         c = mb.addMenu("&Conversation")
         self._action(c, "New conversation", self.new_conversation, QKeySequence.StandardKey.New)
-        self._action(c, "Delete conversation", lambda: self.conv_id and self.delete_conversation(self.conv_id))
+        self._action(c, "Delete conversation", self._delete_current_conversation)
         c.addSeparator()
         self._action(c, "Find conversation…", self.find_conversation, "Ctrl+Shift+F")
         self.history_menu = c.addMenu("Open")
@@ -493,7 +492,7 @@ class MainWindow(QMainWindow):
         n = len(files)
         title = title or f"Adding {n} file{'s' if n != 1 else ''}"
 
-        def work(cancel: threading.Event) -> Iterator[tuple[IngestEvent, list[Document] | None]]:
+        def work(cancel: threading.Event) -> Generator[tuple[IngestEvent, list[Document] | None], None, IngestReport]:
             for ev in lib.ingest(files, cancel, report):
                 # Snapshot the documents on the worker thread right after each commit, so the
                 # main thread never has to rebuild the library's views itself.
@@ -798,6 +797,10 @@ class MainWindow(QMainWindow):
             return f"p. {citation.page}"
         return entry[1].describe(citation.page)
 
+    def _copy_last_answer(self) -> None:
+        if self.last_answer:
+            self.copy_answer(self.last_answer)
+
     def copy_answer(self, answer: Answer) -> None:
         lines = [answer.answer]
         for i, c in enumerate(answer.citations, 1):
@@ -877,6 +880,10 @@ class MainWindow(QMainWindow):
         self.chat.clear()
         self.refresh_conversations()
         self.focus_input()
+
+    def _delete_current_conversation(self) -> None:
+        if self.conv_id:
+            self.delete_conversation(self.conv_id)
 
     def delete_conversation(self, conv_id: int) -> None:
         ok = QMessageBox.question(self, "Delete conversation", "Delete this conversation and its feedback?")
@@ -995,6 +1002,10 @@ class MainWindow(QMainWindow):
         if data:
             self.load_model(str(data), remember=True)
 
+    def _pick_model_from_menu(self, index: int) -> None:
+        self.model_combo.setCurrentIndex(index)
+        self._model_picked(index)
+
     def _fill_models_menu(self) -> None:
         self.models_menu.clear()
         group = QActionGroup(self.models_menu)
@@ -1006,7 +1017,7 @@ class MainWindow(QMainWindow):
             a.setCheckable(True)
             a.setChecked(i == self.model_combo.currentIndex())
             group.addAction(a)
-            a.triggered.connect(lambda _=False, idx=i: (self.model_combo.setCurrentIndex(idx), self._model_picked(idx)))
+            a.triggered.connect(lambda _=False, idx=i: self._pick_model_from_menu(idx))
         self.models_menu.addSeparator()
         self.models_menu.addAction("Add model file…", lambda: self._model_picked(self.model_combo.findData(ADD_MODEL)))
         self.models_menu.addAction("Change embedder (re-index)…", self.choose_embedder)
@@ -1163,7 +1174,9 @@ class MainWindow(QMainWindow):
             if not self._closing:
                 self._closing = True
                 self.runner.begin_shutdown()
-                self.centralWidget().setEnabled(False)
+                central = self.centralWidget()
+                if central is not None:
+                    central.setEnabled(False)
                 self._set_activity("Finishing the current step before closing…")
             event.ignore()
             return

@@ -86,7 +86,7 @@ def quote_rects(page: pymupdf.Page, quote: str, char_start: int = -1) -> list[Re
     rects = pt.rects_for(start, end)
     if page.rotation:
         m = page.rotation_matrix
-        rects = [tuple(pymupdf.Rect(r) * m) for r in rects]  # type: ignore[misc]
+        rects = [tuple(pymupdf.Rect(r) * m) for r in rects]
     return rects
 
 
@@ -344,13 +344,13 @@ class PdfViewer(QFrame):
 
         self.pages = PagesView(self)
         self.canvas = self.pages  # former name, kept for callers
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("ViewerScroll")
-        self.scroll.setWidget(self.pages)
-        self.scroll.setWidgetResizable(False)
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
-        self.scroll.verticalScrollBar().valueChanged.connect(self._scrolled)
-        self.scroll.verticalScrollBar().setSingleStep(40)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("ViewerScroll")
+        self.scroll_area.setWidget(self.pages)
+        self.scroll_area.setWidgetResizable(False)
+        self.scroll_area.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.scroll_area.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self.scroll_area.verticalScrollBar().setSingleStep(40)
 
         self.thumbs = QListWidget()
         self.thumbs.setObjectName("Thumbnails")
@@ -382,7 +382,7 @@ class PdfViewer(QFrame):
         bl.setContentsMargins(0, 0, 0, 0)
         bl.setSpacing(0)
         bl.addWidget(self.thumbs)
-        bl.addWidget(self.scroll, 1)
+        bl.addWidget(self.scroll_area, 1)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.placeholder)
         self.stack.addWidget(body)
@@ -492,7 +492,7 @@ class PdfViewer(QFrame):
             self.status.emit(f"Cannot open {path.name}: {exc}")
             return False
         self.close_document()
-        sizes = [(p.rect.width, p.rect.height) for p in doc]
+        sizes = [(p.rect.width, p.rect.height) for p in doc.pages()]
         self._open = _Open(path, title or path.name, doc, PageLabels(doc), sizes)
         self.title.setText(title or path.name)
         self.title.setToolTip(str(path))
@@ -544,8 +544,8 @@ class PdfViewer(QFrame):
         if y_points is None:
             target = r.top() - PAGE_GAP // 2
         else:
-            target = int(r.top() + y_points * self.pages.scale - self.scroll.viewport().height() / 2.5)
-        vbar = self.scroll.verticalScrollBar()
+            target = int(r.top() + y_points * self.pages.scale - self.scroll_area.viewport().height() / 2.5)
+        vbar = self.scroll_area.verticalScrollBar()
         self._following = False
         vbar.setValue(max(0, min(target, vbar.maximum())))
         self._following = True
@@ -585,12 +585,12 @@ class PdfViewer(QFrame):
         box = self.pages.to_widget(page_no, self.highlight_rects[0])
         for r in self.highlight_rects[1:]:
             box = box.united(self.pages.to_widget(page_no, r))
-        vbar = self.scroll.verticalScrollBar()
-        target = int(box.center().y() - self.scroll.viewport().height() / 2.5)
+        vbar = self.scroll_area.verticalScrollBar()
+        target = int(box.center().y() - self.scroll_area.viewport().height() / 2.5)
         self._following = False
         vbar.setValue(max(0, min(target, vbar.maximum())))
-        hbar = self.scroll.horizontalScrollBar()
-        vw = self.scroll.viewport().width()
+        hbar = self.scroll_area.horizontalScrollBar()
+        vw = self.scroll_area.viewport().width()
         if box.right() > hbar.value() + vw or box.left() < hbar.value():
             hbar.setValue(max(0, int(box.left() - 20)))
         self._following = True
@@ -599,8 +599,8 @@ class PdfViewer(QFrame):
     def _scrolled(self, value: int) -> None:
         if not self._following or not self._open or not self.pages.tops:
             return
-        vbar = self.scroll.verticalScrollBar()
-        vh = self.scroll.viewport().height()
+        vbar = self.scroll_area.verticalScrollBar()
+        vh = self.scroll_area.viewport().height()
         # The page at a third of the view; at the very end, the last page.
         y = value + vh - 1 if value >= vbar.maximum() > 0 else value + vh / 3
         self._set_current(self.pages.page_at(y))
@@ -637,7 +637,7 @@ class PdfViewer(QFrame):
     def effective_scale(self) -> float:
         if self.fit_width and self._open and self._open.sizes:
             widest = max(w for w, _ in self._open.sizes)
-            avail = self.scroll.viewport().width() - 2 * PAGE_MARGIN
+            avail = self.scroll_area.viewport().width() - 2 * PAGE_MARGIN
             fit = avail / max(1.0, widest)
             return max(fit, READABLE_ZOOM * self._base_scale())
         return self._base_scale() * self.zoom
@@ -648,7 +648,7 @@ class PdfViewer(QFrame):
         scale = self.effective_scale()
         if self.fit_width:
             self.zoom = scale / self._base_scale()
-        self.pages.relayout(scale, self.scroll.viewport().width())
+        self.pages.relayout(scale, self.scroll_area.viewport().width())
         self.zoom_label.setText(f"{round(self.zoom * 100)}%")
 
     def _relayout_keep_position(self) -> None:
@@ -656,7 +656,7 @@ class PdfViewer(QFrame):
         if not self._open:
             return
         page = self.current_page or 1
-        vbar = self.scroll.verticalScrollBar()
+        vbar = self.scroll_area.verticalScrollBar()
         r = self.pages.page_rect(page)
         offset = (vbar.value() - r.top()) / max(1.0, self.pages.scale) if r.isValid() else 0.0
         self._relayout()
@@ -827,7 +827,7 @@ class PdfViewer(QFrame):
         self.search_count.setText(f"{self._search_index + 1}/{len(self._search_results)}")
         box = self.pages.to_widget(page, rect)
         self._following = False
-        self.scroll.ensureVisible(int(box.center().x()), int(box.center().y()), 40, 120)
+        self.scroll_area.ensureVisible(int(box.center().x()), int(box.center().y()), 40, 120)
         self._following = True
         self._set_current(page)
         self._update_controls()

@@ -209,8 +209,9 @@ class SettingsDialog(QDialog):
     def _editor(self, f: dataclasses.Field, value: Any) -> QWidget:
         lo, hi = f.metadata.get("min"), f.metadata.get("max")
         if isinstance(value, bool):
-            w: QWidget = QCheckBox()
-            w.setChecked(value)
+            box = QCheckBox()
+            box.setChecked(value)
+            w: QWidget = box
         elif isinstance(value, int):
             w = QSpinBox()
             w.setRange(int(lo if lo is not None else -(2**31)), int(hi if hi is not None else 2**31 - 1))

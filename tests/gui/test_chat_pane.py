@@ -26,7 +26,7 @@ LONG_REWRITE = ("And what about the services revenue and the products revenue an
 
 def overflowing(pane: ChatPane) -> list[str]:
     """Visible widgets of the conversation that reach past the visible width of the pane."""
-    viewport = pane.scroll.viewport()
+    viewport = pane.scroll_area.viewport()
     limit = viewport.width() + 1
     out = []
     if pane.body.width() > limit:
@@ -77,7 +77,7 @@ def test_chat_reflows_at_900px_and_after_reopening(qtbot, fake_window) -> None: 
     qtbot.wait(50)
     assert len(win.chat.exchanges) == 3
     assert overflowing(win.chat) == []
-    assert win.chat.scroll.horizontalScrollBar().maximum() == 0
+    assert win.chat.scroll_area.horizontalScrollBar().maximum() == 0
 
 
 def test_plain_text_is_escaped_once(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]

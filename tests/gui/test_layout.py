@@ -48,7 +48,7 @@ def test_small_and_scaled_windows_keep_every_pane_usable(qtbot, fake_window, siz
     qtbot.wait(100)
     assert win.viewer.highlight_rects
     # The message area keeps most of the height; nothing overlaps or is cut off.
-    assert win.chat.scroll.height() >= 0.5 * size[1] - 20, win.chat.scroll.height()
+    assert win.chat.scroll_area.height() >= 0.5 * size[1] - 20, win.chat.scroll_area.height()
     assert toolbar_overlaps(win.viewer) == []
     for pane in (win.chat, win.viewer, win.library):
         if pane.isVisible():

@@ -119,9 +119,9 @@ def test_drop_ingest_ask_stream_and_cite(qtbot, make_window, shared, tmp_path: P
     for hit in hits:
         assert covered(hit, rects) > 0.9, (hit, rects)
     # The highlight is scrolled into view.
-    vbar = win.viewer.scroll.verticalScrollBar()
+    vbar = win.viewer.scroll_area.verticalScrollBar()
     top = win.viewer.pages.to_widget(cit.page, rects[0]).top()
-    assert vbar.value() <= top <= vbar.value() + win.viewer.scroll.viewport().height()
+    assert vbar.value() <= top <= vbar.value() + win.viewer.scroll_area.viewport().height()
     # ...and survives a zoom change.
     win.viewer.step_zoom(+1)
     assert win.viewer.canvas.highlights == rects

@@ -151,12 +151,12 @@ def test_continuous_lazy_scrolling_and_a_header_that_follows(qtbot, tmp_path: Pa
 
     # Page Down moves on and the header follows; the highlight stays with its page.
     viewer.setFocus()
-    qtbot.keyClick(viewer.scroll, Qt.Key.Key_PageDown)
+    qtbot.keyClick(viewer.scroll_area, Qt.Key.Key_PageDown)
     assert viewer.current_page == 6
     assert viewer.subtitle.text() == "Page 3 (PDF 6 of 12)"
 
     # The wheel/scroll bar runs through all pages to the last one.
-    vbar = viewer.scroll.verticalScrollBar()
+    vbar = viewer.scroll_area.verticalScrollBar()
     vbar.setValue(vbar.maximum())
     qtbot.wait(20)
     assert viewer.current_page == 12 and viewer.subtitle.text().startswith("Page 9 (PDF 12 of 12)")

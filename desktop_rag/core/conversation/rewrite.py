@@ -245,9 +245,9 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         if not prev_company:
             # a company the library lacks, carried by an earlier follow-up ("Same for AMD")
             for name in subject_names(text):
-                m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(name)}(?![A-Za-z0-9&])", text)
-                if m:
-                    prev_company, pa, pb = m.group(0), m.start(), m.end()
+                found = re.search(rf"(?<![A-Za-z0-9&]){re.escape(name)}(?![A-Za-z0-9&])", text)
+                if found:
+                    prev_company, pa, pb = found.group(0), found.start(), found.end()
                     break
         company = new_company or facts.company
         if new_company and prev_company and new_company.lower() != prev_company.lower():

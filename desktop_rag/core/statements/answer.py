@@ -225,12 +225,12 @@ class Calculator:
         concept = CONCEPTS[concept_name]
         balance = "balance" in concept.kinds
         cur = self._balance_for(period) if balance else period
-        if when in ("prev", "avg") and not (when == "avg" and year_end):
-            prior = _prior(self.statements, cur)
-            if prior is None:
-                raise CannotCompute(f"no prior-year column for {concept.title.lower()} in {self.doc.file_name}")
+        needs_prior = when in ("prev", "avg") and not (when == "avg" and year_end)
+        prior = _prior(self.statements, cur) if needs_prior else None
+        if needs_prior and prior is None:
+            raise CannotCompute(f"no prior-year column for {concept.title.lower()} in {self.doc.file_name}")
         p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", self.q)
-        if when == "cur" or (when == "avg" and year_end):
+        if prior is None:  # "cur", or a year-end average: the current column alone
             picks.append(p_cur)
             v = float(p_cur.cell.value or 0.0)
             return abs(v) if absolute else v
@@ -305,7 +305,8 @@ class Calculator:
     # -- outcomes ----------------------------------------------------------------------------
     def _outcome(self, title: str, formula: str, value: float, unit: str, picks: list[_Picked], decimals: int,
                  scale: str = "") -> Outcome:
-        inputs, cites = [], []
+        inputs: list[CalculationInput] = []
+        cites: list[Citation] = []
         for p in picks:
             ci, c = _input(p, self.doc, self.page_text(self.doc.doc_id, p.row.page))
             if all(x.quote != c.quote or x.page != c.page for x in cites):

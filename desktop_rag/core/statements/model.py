@@ -85,8 +85,8 @@ class Statement:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Statement:
         rows = [
-            Row(r["label"], r["parent"], r["page"], tuple(r["span"]), tuple(r["label_span"]),  # type: ignore[arg-type]
-                [Cell(c["period_end"], c["months"], c["text"], c["value"], c["page"], tuple(c["span"]),  # type: ignore[arg-type]
+            Row(r["label"], r["parent"], r["page"], tuple(r["span"]), tuple(r["label_span"]),
+                [Cell(c["period_end"], c["months"], c["text"], c["value"], c["page"], tuple(c["span"]),
                       tuple(c["bbox"]) if c.get("bbox") else None) for c in r["cells"]],
                 r.get("unit", "currency"))
             for r in d["rows"]

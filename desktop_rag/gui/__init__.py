@@ -1,0 +1,1 @@
+"""Qt (PySide6) desktop window; background work goes through ``workers``."""
