@@ -154,7 +154,8 @@ class Library:
     def __init__(self, data_dir: Path, settings: Settings, embedder: Embedder, location: str = "") -> None:
         self.settings = settings
         self.embedder = embedder
-        self.store = open_store(location, data_dir / "index", settings)
+        self.index_dir = data_dir / "index"  # a library on this computer: its store and dense graph
+        self.store = open_store(location, self.index_dir, settings)
         self._lock = threading.RLock()
         self._views_generation = -1
         self.docs: dict[str, Document] = {}
@@ -281,7 +282,7 @@ class Library:
         dense = self._dense
         if dense is None or dense.params != {"M": r.hnsw_m, "ef_construction": r.hnsw_ef_construction}:
             # New, or the graph settings changed: load a graph built with them, else rebuild.
-            dense = DenseIndex(self.embedder.dim, self.store.dir / "dense.hnsw", r.hnsw_ef_search,
+            dense = DenseIndex(self.embedder.dim, self.index_dir / "dense.hnsw", r.hnsw_ef_search,
                                r.hnsw_m, r.hnsw_ef_construction)
         dense.ef_search = r.hnsw_ef_search
         self._dense = dense
@@ -475,14 +476,14 @@ class Library:
                 self._views_generation = -1
                 self.refresh()
             if committed is None:  # the same file, committed meanwhile by another desktop
-                return "dup:" + (self.docs[doc_id].file_name if doc_id in self.docs else path.name)
+                return IngestOutcome.DUPLICATE, self.docs.get(doc_id, doc)
             t5 = time.perf_counter()
             report.searchable_s.append((len(pages), t5 - t0))
             report.pages += len(pages)
             report.chunks += len(chunks)
             for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t3 - t2), ("index", t5 - t3)):
                 report.timings[k] += v
-            return doc_id
+            return IngestOutcome.ADDED, doc
         # Phase 1: text, chunks, BM25 tokens and statements committed without embeddings, so
         # the filing is searchable (lexically) now rather than after the embedder's minutes.
         with self._lock:  # commit and swap the views as one step for concurrent readers
@@ -490,7 +491,7 @@ class Library:
             if added is None:  # the same file, committed meanwhile by another process
                 self._views_generation = -1
                 self.refresh()
-                return "dup:" + (self.docs[doc_id].file_name if doc_id in self.docs else path.name)
+                return IngestOutcome.DUPLICATE, self.docs.get(doc_id, doc)
             ids = added
             self._views_generation = -1
             if self._dense is not None:

@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from desktop_rag.evaluation.bench_run import (
     time_searches,
     vary_tokens,
 )
+
+if TYPE_CHECKING:
+    from desktop_rag.core.embed import Embedder
 
 
 def _corpus_key(seed: Seed, size: int, sigma: float) -> dict[str, Any]:
@@ -125,7 +128,9 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
 
     cached = embedder if isinstance(embedder, CachedQueryEmbedder) else CachedQueryEmbedder(embedder)
     cached.warm([expand_shorthand(q.strip()) for q in questions])
-    lib = Library(Path(tempfile.mkdtemp(prefix="desktop_rag_bench_team_")), settings, cached, location=url)
+    # CachedQueryEmbedder is duck-typed: it delegates everything but query embedding to the embedder
+    lib = Library(Path(tempfile.mkdtemp(prefix="desktop_rag_bench_team_")), settings, cast("Embedder", cached),
+                  location=url)
     t0 = time.perf_counter()
     lib.refresh()
     out["load_views_s"] = round(time.perf_counter() - t0, 1)

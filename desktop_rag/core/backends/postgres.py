@@ -95,10 +95,11 @@ def _vector_adapters(conn: psycopg.Connection[Any]) -> None:
     info = TypeInfo.fetch(conn, "vector")
     if info is None:
         raise LibraryUnavailable("the server has no 'vector' extension: run `main.py team init URL` first")
+    vector_oid = info.oid
 
     class VectorDumper(Dumper):
         format = Format.BINARY
-        oid = info.oid
+        oid = vector_oid
 
         def dump(self, obj: Any) -> bytes:
             a = np.asarray(obj, dtype=">f4").ravel()
