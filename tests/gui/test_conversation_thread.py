@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from .conftest import wait_idle
-
 pytestmark = pytest.mark.gui
 
 APPLE_RD = "What were Apple's total net sales in Q3 2023?"
@@ -24,9 +22,14 @@ APPLE_RD = "What were Apple's total net sales in Q3 2023?"
 def _ask(qtbot, win, question: str, standalone: str | None = None):  # type: ignore[no-untyped-def]
     ex = win.ask(question, standalone)
     assert ex is not None
-    wait_idle(qtbot, win)
-    qtbot.waitUntil(lambda: ex.answer is not None, timeout=20_000)
+    _answered(qtbot, win, ex)
     return ex
+
+
+def _answered(qtbot, win, ex) -> None:  # type: ignore[no-untyped-def]
+    # the answer's own job, not every background job (the model list is read meanwhile); a
+    # generous timeout because the machine's CPU and disk are shared
+    qtbot.waitUntil(lambda: ex.answer is not None and win.ask_job is None, timeout=120_000)
 
 
 def _stored_citations(win) -> set[tuple[str, int, str]]:  # type: ignore[no-untyped-def]
@@ -54,8 +57,7 @@ def test_follow_up_shows_the_searched_question_and_an_edit_reruns_it(qtbot, fake
     qtbot.keyClick(follow.searched_edit, Qt.Key.Key_Return)
     assert len(win.chat.exchanges) == 3
     edited = win.chat.exchanges[-1]
-    wait_idle(qtbot, win)
-    qtbot.waitUntil(lambda: edited.answer is not None, timeout=20_000)
+    _answered(qtbot, win, edited)
     assert edited.question == "And its net income?"
     assert edited.answer.standalone_query == "What was NVIDIA's operating income in Q2 2023?"
     assert {c.doc for c in edited.answer.citations} == {"2023 Q2 NVDA.pdf"}
