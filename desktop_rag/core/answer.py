@@ -543,7 +543,9 @@ class AnswerEngine:
         query = (standalone or question).strip()
         s = self.settings
         plan = self.retriever.plan(query, doc_scope)
-        computed = self._computed_answer(question, query, plan, t0)
+        # a company or period the library lacks is refused by the gate below: a statement of
+        # another period (the latest quarter for "Q4 2022") is no answer
+        computed = self._computed_answer(question, query, plan, t0) if self._retriable(plan) else None
         if computed is not None:  # a statement figure or metric: numbers from cells, arithmetic from code
             yield AnswerEvent("retrieved", hits=[])
             yield AnswerEvent("answer", answer=computed)

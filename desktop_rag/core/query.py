@@ -301,7 +301,7 @@ def counted_noun(question: str) -> str:
     q = _LEAD_IN.sub("", re.sub(r"\s+", " ", question).strip())
     if not re.match(r"how\s+many\b", q, re.I):
         return ""
-    words = asked_concept(q).split()
+    words = re.split(r"\s+of\s+", asked_concept(q), maxsplit=1)[0].split()  # "cans of Coca-Cola" counts cans
     head = words[-1].strip(".,").lower() if words else ""
     return "" if head in _MONEY_WORDS or len(head) < 3 else head
 

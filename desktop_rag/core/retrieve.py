@@ -504,12 +504,14 @@ class HybridRetriever:
         lib = self.library
         if plan.doc_ids is None or len(plan.doc_ids) > 6:
             return True
-        stem = re.escape(noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun)
-        number = r"\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:\s+(?:million|billion|thousand))?"
+        singular = noun[:-1] if noun.endswith("s") else noun
+        # the noun as a whole word ("cans" is no "can"), singular or plural
+        word = rf"\b(?:{re.escape(singular)}|{re.escape(noun)})\b" if len(singular) > 3 else rf"\b{re.escape(noun)}\b"
+        number = r"\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
         printed = re.compile(
-            rf"(?<![\w.,]){number}\s+(?:[A-Za-z&'-]+\s+){{0,3}}{stem}"  # "815 warehouses", "3,400 employees"
-            rf"|\b{stem}\w*\b[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
-            rf"|\b{stem}\w*\b[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
+            rf"(?<![\w.,]){number}[ \t]+(?:[A-Za-z&'-]+[ \t]+){{0,3}}{word}"  # "815 warehouses", "3,400 employees"
+            rf"|{word}[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
+            rf"|{word}[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
             re.I)
         return any(printed.search(lib.page_text(doc_id, page))
                    for doc_id in plan.doc_ids if doc_id in lib.docs

@@ -217,18 +217,25 @@ def evaluate_ann(ws: Any, questions: list[str], k: int = 10) -> dict[str, Any]:
 
 def evaluate_gate(ws: Any, answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> dict[str, Any]:
     """The context gate alone (retrieval-only refusals), on every question."""
-    r = ws.engine.retriever
-    def refused(q: str) -> tuple[bool, str]:
+    engine = ws.engine
+    r = engine.retriever
+    def refused(q: str) -> tuple[bool, str, bool]:
+        """(gate refuses, its reason, the pipeline refuses before any generation: a statement
+        calculation that cannot fit the company decides first, as in ask, then the gate)."""
         plan = r.plan(q)
         g = r.gate(plan, r.search(plan))
-        return (not g.passed), g.reason
+        computed = engine._computed_answer(q, q, plan, time.perf_counter()) if engine._retriable(plan) else None
+        before = computed.not_in_corpus if computed is not None else not g.passed
+        return (not g.passed), g.reason, before
     ooc = [(it, *refused(it["question"])) for it in unanswerable]
     ans = [(it, *refused(it["question"])) for it in answerable]
     return {
         "refusal_rate_ooc": sum(x[1] for x in ooc) / max(1, len(ooc)), "n_ooc": len(ooc),
         "false_refusal_rate": sum(x[1] for x in ans) / max(1, len(ans)), "n_answerable": len(ans),
-        "missed_ooc": [{"id": it["id"], "question": it["question"]} for it, ref, _ in ooc if not ref],
-        "false_refusals": [{"id": it["id"], "question": it["question"], "reason": why} for it, ref, why in ans if ref],
+        "refusal_rate_ooc_before_generation": sum(x[3] for x in ooc) / max(1, len(ooc)),
+        "false_refusal_rate_before_generation": sum(x[3] for x in ans) / max(1, len(ans)),
+        "missed_ooc": [{"id": it["id"], "question": it["question"]} for it, ref, _, _ in ooc if not ref],
+        "false_refusals": [{"id": it["id"], "question": it["question"], "reason": why} for it, ref, why, _ in ans if ref],
     }
 
 
@@ -769,6 +776,10 @@ def render(res: dict[str, Any], show_failures: bool = False) -> str:
                                            for n in names],
                 ["falsely refuses answerable"] + [_pct_of(ok[n]["gate"]["false_refusal_rate"],
                                                           ok[n]["gate"]["n_answerable"]) for n in names],
+                ["before generation (calculator, then gate): refuses must-refuse"]
+                + [_pct(ok[n]["gate"].get("refusal_rate_ooc_before_generation")) for n in names],
+                ["before generation: falsely refuses answerable"]
+                + [_pct(ok[n]["gate"].get("false_refusal_rate_before_generation")) for n in names],
                 ["hnswlib recall@10 vs exact"] + [_num((ok[n]["ann"] or {}).get("recall@10")) for n in names],
             ])]
     if any(ok[n].get("answers") for n in names):

@@ -524,3 +524,16 @@ def test_a_ratio_is_not_answered_with_an_amount() -> None:
     v = verify_answer("The operating cash flow ratio is $81,797 million.", ["Total net sales 81,797 82,959"],
                       "What is Apple's operating cash flow ratio?", _passages(), 2, concept={"revenue", "ratio"})
     assert not v.ok and "ratio" in v.reason
+
+
+def test_engine_refuses_a_missing_period_before_any_statement_calculation(
+        build_library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the calculator would take the library's only quarter for "Q1 2019"; the gate decides first
+    from desktop_rag.core.statements import answer as statement_answer
+
+    calls: list[str] = []
+    monkeypatch.setattr(statement_answer, "calculate", lambda q, *a, **k: calls.append(q))
+    engine, gen = _engine(build_library(), json.dumps({"answer": "$81,797 million", "citations": []}))
+    ans = engine.ask("What were Apple's total net sales in Q1 2019?")
+    assert calls == [] and gen.prompts == []
+    assert ans.not_in_corpus and ans.answer.startswith("No filing of Apple Inc. covers Q1 2019")

@@ -42,5 +42,6 @@ def test_concept_gloss_is_a_parenthetical_definition_not_a_period() -> None:
 def test_counted_noun_is_the_head_of_a_how_many_question() -> None:
     assert counted_noun("How many Xbox consoles did Microsoft sell in fiscal 2023?") == "consoles"
     assert counted_noun("Give the exact figure: how many common shares were outstanding?") == "shares"
+    assert counted_noun("How many cans of Coca-Cola Zero Sugar did Coca-Cola sell?") == "cans"
     assert counted_noun("How many dollars did Microsoft commit to OpenAI?") == ""  # money, printed "$"
     assert counted_noun("What was Apple's revenue?") == ""

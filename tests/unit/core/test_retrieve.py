@@ -350,3 +350,14 @@ def test_gate_refuses_a_count_no_filing_prints(retriever: HybridRetriever) -> No
     gate = retriever.gate(plan, retriever.search(plan))
     assert not gate.passed
     assert gate.reason == "The filings of Apple Inc. give no number of capital return programs."
+
+
+def test_count_is_a_number_on_the_nouns_line(build_library) -> None:
+    pages = ["FORM 10-K\nFor the fiscal year ended August 29, 2021\nCostco Wholesale Corporation\n"
+             "(Exact name of registrant as specified in its charter)\nCommon Stock COST The Nasdaq Global Select Market",
+             "We operated 815 warehouses worldwide at August 29, 2021.\nShares outstanding were 400\n"
+             "first- and third-party console games are sold online."]
+    ret = HybridRetriever(build_library({"COSTCO_2021_10K.pdf": pages}), RetrievalSettings())
+    assert ret._count_printed(ret.plan("How many warehouses did Costco operate in 2021?"), "warehouses")
+    # "400" ends the line above: it counts shares, not consoles
+    assert not ret._count_printed(ret.plan("How many consoles did Costco sell in 2021?"), "consoles")
