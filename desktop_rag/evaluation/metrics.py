@@ -407,7 +407,8 @@ def flatten_statements(doc: str, payload: dict[str, Any]) -> list[dict[str, Any]
                             "period_end": c.get("period_end"), "months": c.get("months"),
                             "raw": c.get("value"), "value": _cell_value(c.get("value"), row_scale),
                             "scale": scale, "unit": row.get("unit") or "",
-                            "text": c.get("text"), "statement": st.get("kind")})
+                            "text": c.get("text"), "statement": st.get("kind"),
+                            "column": normalise_label(c.get("column") or "")})
     return out
 
 
@@ -425,7 +426,8 @@ def score_statement_cells(labels: list[dict[str, Any]], extracted: dict[str, lis
     (``flatten_statements`` records per doc; label folded, else a leading-words match) and
     compare values (as printed, or scaled on both sides).
     A label printed twice on one page (e.g. "Other" under two headings) is told apart by its
-    parent heading. Returns rates over all labelled cells and the misses."""
+    parent heading; the cells of an equity statement laid out by component columns by the
+    label's ``column`` ("Retained Earnings"). Returns rates over all labelled cells and the misses."""
     rows = []
     for lab in labels:
         label = normalise_label(lab["label"])
@@ -436,6 +438,9 @@ def score_statement_cells(labels: list[dict[str, Any]], extracted: dict[str, lis
         if not cands:  # a label cut or continued differently ("Total current assets" / "Total current")
             cands = [c for c in same_cell if c["label"] and label and (c["label"].startswith(label)
                                                                        or label.startswith(c["label"]))]
+        if any(c.get("column") for c in cands):  # an equity statement by component columns
+            column = normalise_label(lab.get("column") or "")
+            cands = [c for c in cands if c.get("column") == column]
         if len(cands) > 1 and lab.get("parent"):
             parent = normalise_label(lab["parent"])
             cands = [c for c in cands if c["parent"] == parent] or cands

@@ -18,6 +18,7 @@ their baseline, one visual line per row) and, when available, the character boxe
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 import statistics
@@ -258,6 +259,11 @@ def _parse_header(lines: list[_Line], kind: StatementKind, year_line: _ParsedLin
     if kind == "balance":
         months_per_col = [0] * n
         phrases = ["As of"] * n
+    elif kind == "segment" and durations and all(d[0] == 0 for d in durations):
+        months_per_col = [0] * n  # "As of December 31, 2023 2022": segment assets
+        phrases = ["As of"] * n
+    elif kind == "segment" and not any(d[0] for d in durations):
+        return None  # no period words: a note table's columns are not known to be years
     else:
         durations = [d for d in durations if d[0] or kind == "balance"]
         spread = _spread(durations, n)
@@ -297,7 +303,8 @@ def title_kind(line: str) -> StatementKind | None:
             if kind == "income" and re.match(r"\s*and\s+comprehensive", rest):
                 return "income"
             if rest and not re.fullmatch(r"[\s,(]*(?:and\s+(?:comprehensive\s+income|retained\s+earnings|"
-                                         r"comprehensive\s+\(?loss\)?(?:\s+income)?)|of\s+[\w.,&' ]+|\(?unaudited\)?)?[\s,)]*", rest):
+                                         r"comprehensive\s+\(?loss\)?(?:\s+income)?)|of\s+[\w.,&' ]+|\(?unaudited\)?|"
+                                         r"\(?deficit\)?)?[\s,)]*", rest):
                 continue
             return kind
     return None
@@ -486,6 +493,7 @@ def _consume(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, o
             label, label_span = _label_before(p.line, first_cell)
         else:
             label, label_span = _clean_label(text), (p.line.start, p.line.start + len(p.line.text.rstrip()))
+        own_words = len(label.split())  # this line's words (a wrapped label may run long)
         if not re.search(r"[A-Za-z]", label):
             if not (assigned and pending is not None and not label and not pending[0].endswith(":")):
                 continue
@@ -500,8 +508,7 @@ def _consume(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, o
             commit_heading()
             row_start = p.line.start
         if not assigned:
-            words = len(label.split())
-            if words > 25 or (re.match(r"^\(?[a-z0-9]\)\s+\w", label) and words > 8):
+            if own_words > 25 or (re.match(r"^\(?[a-z0-9]\)\s+\w", label) and own_words > 8):
                 return i - 1  # prose / footnotes below the table
             pending = (label, label_span, row_start)
             continue
@@ -535,15 +542,274 @@ def _titles(lines: list[_Line]) -> list[tuple[int, StatementKind, str]]:
     return out
 
 
+# -- equity statements laid out by component columns --------------------------------------
+# "Balances at November 28, 2014 ... 600,834 $ 61 $ 3,778,495 ..." under column headings such as
+# "Common Stock / Shares Amount", "Retained Earnings", "Total": each row is a balance at a date
+# or a change over the period up to the next balance row; each column is a component of equity.
+_FULL_DATE = re.compile(
+    r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?\s+(\d{1,2}),?\s+((?:19|20)\d\d)\b", re.I)
+_BALANCE_WORDS = re.compile(r"^(?:(?:ending|beginning|opening|closing)\s+)?(?:balances?)?[,\s]*(?:at|as\s+of)?[,\s]*$", re.I)
+
+
+def _balance_date(label: str) -> str | None:
+    """ISO date of a balance row ("Balances at November 27, 2015", "December 26, 2015")."""
+    m = _FULL_DATE.search(label)
+    if m is None or not _BALANCE_WORDS.match(label[: m.start()]) or label[m.end():].strip(" ,.:"):
+        return None
+    name = m.group(1).lower()
+    month = _MONTHS.get(name) or _MON_ABBR[name[:4] if name.startswith("sept") else name[:3]]
+    return f"{int(m.group(3)):04d}-{month:02d}-{min(int(m.group(2)), 31):02d}"
+
+
+def _date_label_whole(p: _ParsedLine) -> _ParsedLine:
+    """"December 29, 2012 713 $ 7 ...": the year read as a first cell belongs to the date label."""
+    if len(p.cells) < 2 or not _is_year(p.cells[0][0]) or not re.search(r"[A-Za-z]\.?\s+\d{1,2},?$", p.label):
+        return p
+    year = p.cells[0]
+    return _ParsedLine(p.line, f"{p.label} {year[0]}", (p.label_span[0], year[4]), p.cells[1:])
+
+
+def _snap_months(days: int) -> int | None:
+    months = days / 30.44
+    best = min((3, 6, 9, 12), key=lambda m: abs(m - months))
+    return best if abs(best - months) * 30.44 <= 12 else None
+
+
+def _column_names(page: PageText, header: list[_Line], extents: list[tuple[float, float]]) -> list[str]:
+    """Each column's heading, from the header words above it: a phrase over several columns
+    ("Treasury Stock" over "Shares" and "Amount") belongs to each of them, and so do the
+    phrases printed under it within its width ("Common Stock and Capital in" / "Excess of Par
+    Value"). Words left of the columns (the scale, "Three Months Ended") are no heading."""
+    centres = [(a + b) / 2 for a, b in extents]
+    left_limit = extents[0][0] - 0.6 * min((b[0] - a[1] for a, b in itertools.pairwise(extents)), default=40.0) - 20
+    parts: list[list[str]] = [[] for _ in extents]
+    spans: list[tuple[float, float, list[int]]] = []  # spanning phrases of the lines above
+
+    def phrases_of(line: _Line) -> list[tuple[str, float, float]]:
+        phrases: list[tuple[str, float, float]] = []
+        for tok in line.tokens:
+            b = _box(page, tok.start, tok.end)
+            if b is None:
+                continue
+            if phrases and b[0] - phrases[-1][2] <= max(2.5, 0.45 * (b[3] - b[1])):
+                text, x0, _ = phrases[-1]
+                phrases[-1] = (f"{text} {tok.text}", x0, b[2])
+            else:
+                phrases.append((tok.text, b[0], b[2]))
+        return [(t, x0, x1) for t, x0, x1 in phrases
+                if (x0 + x1) / 2 >= left_limit and not scale_of(t) and not _CONTINUED.fullmatch(t)
+                and not re.search(r"unaudited", t, re.I)]
+
+    rows = [phrases_of(line) for line in header]
+    bottom = next((r for r in reversed(rows) if r), [])
+    if len(bottom) == len(extents):
+        # One heading per column on the last line ("Shares Amount Capital ... Total"): the
+        # headings' centres place the columns better than right-aligned figures do.
+        nearest = [min(range(len(centres)), key=lambda j, ph=ph: abs(centres[j] - (ph[1] + ph[2]) / 2)) for ph in bottom]
+        if nearest == list(range(len(extents))):
+            centres = [(ph[1] + ph[2]) / 2 for ph in bottom]
+    for phrases in rows:
+        line_spans = []
+        for text, x0, x1 in phrases:
+            covered = [j for j, c in enumerate(centres) if x0 - 2 <= c <= x1 + 2]
+            if len(covered) < 2:
+                centre = (x0 + x1) / 2
+                under = [sp for sp in spans
+                         if abs(centre - (sp[0] + sp[1]) / 2) <= max(6.0, 0.08 * (sp[1] - sp[0]))]
+                covered = under[-1][2] if under else \
+                    [min(range(len(centres)), key=lambda j: abs(centres[j] - (x0 + x1) / 2))]
+            if len(covered) >= 2:
+                line_spans.append((x0, x1, covered))
+            for j in covered:
+                parts[j].append(text)
+        spans.extend(line_spans)
+    return [" ".join(p) for p in parts]
+
+
+def _component_equity(page: PageText, parsed: list[_ParsedLine], title_idx: int, stop: int, title: str,
+                      scale_hint: str | None) -> Statement | None:
+    """An equity statement whose columns are components and whose rows are dated balances and
+    the changes between them; None when the page does not read that way."""
+    if page.boxes is None:
+        return None
+    parsed = [_date_label_whole(p) for p in parsed]
+    first = next((i for i in range(title_idx + 1, min(stop, title_idx + 16))
+                  if len(parsed[i].cells) >= 3 and re.search(r"[A-Za-z]", parsed[i].label)), None)
+    if first is None or _balance_date(_clean_label(parsed[first].label)) is None:
+        return None
+    end = stop
+    for i in range(first, stop):
+        if _END.search(parsed[i].line.text):
+            end = i
+            break
+    body = [p for p in parsed[first:end] if len(p.cells) >= 3]
+    n = max(len(p.cells) for p in body)
+    full = [p for p in body if len(p.cells) == n]
+    anchors = _anchors(page, full, n)
+    if anchors is None or len(full) < 2:
+        return None
+    extents = []
+    for j in range(n):
+        boxes = [b for p in full if (b := _box(page, p.cells[j][3], p.cells[j][4])) is not None]
+        extents.append((min(b[0] for b in boxes), max(b[2] for b in boxes)))
+    header = [parsed[i].line for i in range(title_idx + 1, first)
+              if not (_DURATION.search(parsed[i].line.text) and _YEAR.search(parsed[i].line.text))]
+    names = _column_names(page, header, extents)
+    if any(not name for name in names):
+        return None
+    scale = scale_of(" ".join(parsed[i].line.text for i in range(title_idx, first))) or scale_hint or "units"
+    # rows: (label, label span, row start, parsed line)
+    rows: list[tuple[str, tuple[int, int], int, _ParsedLine]] = []
+    pending: tuple[str, tuple[int, int], int] | None = None
+    for p in parsed[first:end]:
+        text = p.line.text.strip()
+        if not text or _FURNITURE.search(text):
+            continue
+        assigned = _assign(page, p, n, anchors) if p.cells else None
+        if not assigned:
+            label, span = _clean_label(text), (p.line.start, p.line.start + len(p.line.text.rstrip()))
+            # a heading ("Common stock:") or a period ("Nine Months Ended") is not half a label
+            heading = label.endswith(":") or (_DURATION.search(label) is not None and len(label.split()) <= 6)
+            pending = None if heading else (
+                (f"{pending[0]} {label}", (pending[1][0], span[1]), pending[2]) if pending else (label, span, p.line.start))
+            continue
+        label, span = _label_before(p.line, min(c[3] for _, c in assigned))
+        row_start = p.line.start
+        if pending is not None:
+            label, span, row_start = f"{pending[0]} {label}".strip(), (pending[1][0], span[1]), pending[2]
+            pending = None
+        rows.append((label, span, row_start, p))
+    dates = [_balance_date(r[0]) for r in rows]
+    periods: list[Period] = []
+    st = Statement("equity", title, page.number, scale, periods, [], [page.number])
+    previous: tuple[str, str] | None = None  # (date, label) of the last balance row
+    for k, (label, span, row_start, p) in enumerate(rows):
+        date = dates[k]
+        if date is not None:
+            period_end, months, parent = date, 0, ""
+            previous = (date, label)
+        else:
+            following = next((d for d in dates[k + 1:] if d is not None), None)
+            if previous is None or following is None:
+                continue  # a change with no dated balance before and after it: period unknown
+            months_or_none = _snap_months(_days_between(previous[0], following))
+            if months_or_none is None:
+                continue
+            period_end, months, parent = following, months_or_none, previous[1]
+        period = next((q for q in periods if q.end == period_end and q.months == months), None)
+        if period is None:
+            y, mo, d = period_end.split("-")
+            name = next(k2 for k2, v in _MONTHS.items() if v == int(mo)).capitalize()
+            phrase = "Balance at" if months == 0 else ("Year Ended" if months == 12 else f"{months} Months Ended")
+            periods.append(Period(f"{phrase} {name} {int(d)}, {y}", period_end, months))
+        cells = [Cell(period_end, months, c[0], c[1], page.number, (c[3], c[4]), _box(page, c[3], c[4]), names[j])
+                 for j, c in sorted(_assign(page, p, n, anchors) or [], key=lambda x: x[0])]
+        st.rows.append(Row(label, parent, page.number, (row_start, p.line.end), span, cells,
+                           _row_unit(label, parent, [])))
+    return st if len(st.rows) >= 3 and any(r.cells for r in st.rows) else None
+
+
+# -- segment tables ------------------------------------------------------------------------
+# Segment figures sit in a note ("Note 2 : Operating Segments", "SEGMENT INFORMATION") or are
+# introduced by a sentence ("Information on reportable segments ... is as follows (in millions):").
+# The note's tables run until the next note heading, at most onto the next page.
+_SEGMENT_HEADING = re.compile(
+    r"^(?:note\s+\d{1,2}\s*[:.\-\u2013\u2014]*\s*)?(?:[A-Za-z&,\-]+\s+){0,4}segments?(?:\s+[A-Za-z&,()\-]+){0,4}$", re.I)
+_SEGMENT_INTRO = re.compile(r"\bsegments?\b[^.]*(?:as\s+follows|following\s+tables?|below)\b[^.]*[:.]?$", re.I)
+_NOTE_HEADING = re.compile(r"^note\s+\d{1,2}\b|^\d{1,2}\.\s+[A-Z][A-Za-z ,&]{3,60}$", re.I)
+
+
+def _segment_context(text: str) -> bool:
+    t = text.strip()
+    if not t or len(t) > 220:
+        return False
+    if len(t) <= 80 and _SEGMENT_HEADING.match(t) and not t.endswith("."):
+        return True
+    return bool(_SEGMENT_INTRO.search(t))
+
+
+def _table_start(p: _ParsedLine) -> bool:
+    """A short line that opens a column header ("Three Months Ended Six Months Ended", years)."""
+    text = p.line.text.strip()
+    if not text or len(text.split()) > 14 or text.endswith("."):
+        return False
+    return _is_header_line(p) or bool(_DURATION.search(text) and not p.cells)
+
+
+def _segment_tables(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, title: str,
+                    scale_hint: str | None) -> list[Statement]:
+    """The tables of a segment note between lines ``start`` and ``stop`` of a page."""
+    out: list[Statement] = []
+    i = start
+    while i < stop:
+        if not _table_start(parsed[i]):
+            i += 1
+            continue
+        found = _find_header(parsed, i)
+        if found is None or found[1] >= stop:
+            i += 1
+            continue
+        h0, data0, year_line = found
+        header = _parse_header([parsed[k].line for k in range(h0, data0)], "segment", year_line)
+        if header is None:
+            i = data0
+            continue
+        around = " ".join(parsed[k].line.text for k in range(max(start, h0 - 2), data0))
+        scale = header.scale or scale_of(around) or scale_hint or "units"
+        op = _Open(Statement("segment", title, page.number, scale, header.periods, [], [page.number]), header.years)
+        end = _consume(page, parsed, _after_header(parsed, h0, data0), stop, op)
+        if _columns_are_periods(op.statement):
+            _segment_instants(op.statement)
+            out.append(op.statement)
+        i = max(end, data0)
+    return out
+
+
+_TRAILING_FIGURE = re.compile(r"(?<![\w.,])\(?\$?\d[\d,]*(?:\.\d+)?\)?%?$")
+_POSITION = re.compile(r"\bassets\b|\bliabilit|property,?\s+(?:plant\s+)?and\s+equipment,?\s+net|\bgoodwill\b|"
+                       r"\bbalances?\b|\binvestments?\s+in\b", re.I)
+_FLOW = re.compile(r"depreciation|amortization|additions?|expenditures?|purchases?|impairment|acquisitions?|"
+                   r"income|expense|revenue|sales|return\s+on|\bchange|\bturnover|\bgrowth|\baverage", re.I)
+
+
+def _columns_are_periods(st: Statement) -> bool:
+    """A note table read against period columns for real: at least three rows, no row whose
+    label ends in a figure (figures beyond the columns, e.g. segments printed as columns)
+    and no prose as a label."""
+    if len(st.rows) < 3:
+        return False
+    for row in st.rows:
+        if len(row.label.split()) > 15:
+            return False
+        last = row.label.split()[-1] if row.label.split() else ""
+        if _TRAILING_FIGURE.fullmatch(last) and not _is_year(last.strip("()")):
+            return False
+    return True
+
+
+def _segment_instants(st: Statement) -> None:
+    """Rows of positions (segment assets, "Property, plant and equipment, net", balances) in a
+    table with period columns are amounts at the column's end, not over its period."""
+    for row in st.rows:
+        if _POSITION.search(row.label) and not _FLOW.search(row.label) and not _OPENING_BALANCE.match(row.label):
+            for c in row.cells:
+                c.months = 0
+    _balances_are_instants(st)
+
+
 def extract_statements(pages: Iterable[PageText]) -> list[Statement]:
     """Every primary statement found in ``pages`` (in page order)."""
     out: list[Statement] = []
     last: _Open | None = None  # the statement that may continue on the next page
+    segment_note: tuple[str, int] | None = None  # (title, page) of the segment note being read
     for page in pages:
         lines = _lines(page)
         parsed = _data_lines(lines)
         titles = _titles(lines)
         scale_hint = scale_of(" ".join(ln.text for ln in lines[:15]))
+        _segments_of_page(page, lines, parsed, titles, scale_hint, segment_note, out)
+        segment_note = _segment_note_after(page, lines, titles, segment_note)
         continued = False
         if last is not None and (not titles or titles[0][0] > 3):
             # A continuation page: the same column header near the top, then rows.
@@ -565,6 +831,10 @@ def extract_statements(pages: Iterable[PageText]) -> list[Statement]:
                 continue
             begun = _begin(page, parsed, idx, kind, title, scale_hint)
             if begun is None:
+                by_component = _component_equity(page, parsed, idx, stop, title, scale_hint) if kind == "equity" else None
+                if by_component is not None:
+                    out.append(by_component)
+                last = None
                 continue
             op, data0 = begun
             _consume(page, parsed, data0, stop, op)
@@ -573,7 +843,79 @@ def extract_statements(pages: Iterable[PageText]) -> list[Statement]:
                 last = op
             else:
                 last = None
+    for st in out:
+        if st.kind == "equity" and any(not c.column for r in st.rows for c in r.cells):
+            _balances_are_instants(st)
     return _merge_split([s for s in out if s.rows])
+
+
+_CLOSING_BALANCE = re.compile(
+    r"^(?:balances?,?\s+(?:at\s+|as\s+of\s+)?end\s+of\s+(?:the\s+)?(?:period|year|quarter)|ending\s+balances?|"
+    r"balances?,?\s+(?:at\s+)?end\s+of\s+(?:the\s+)?(?:period|year|quarter)|"
+    r"total\s+(?:(?:stockholders|shareholders|shareowners)['\u2019]?\s+)?(?:equity|deficit)(?:\s+\(deficit\))?)$", re.I)
+_OPENING_BALANCE = re.compile(
+    r"^(?:balances?,?\s+(?:at\s+|as\s+of\s+)?beginning\s+of\s+(?:the\s+)?(?:period|year|quarter)|beginning\s+balances?)$", re.I)
+
+
+def _days_between(a: str, b: str) -> int:
+    return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
+
+
+def _balances_are_instants(st: Statement) -> None:
+    """In an equity statement (or a note table) laid out by period columns, a balance row is an amount at a date,
+    not over the column's period: a closing balance (and the total equity line) is at the
+    column's end, an opening balance at the end of the column before it (the same length);
+    an opening balance with no such column is dropped rather than dated wrongly."""
+    ends = {(p.end, p.months) for p in st.periods}
+    for row in st.rows:
+        if _CLOSING_BALANCE.match(row.label):
+            for c in row.cells:
+                c.months = 0
+        elif _OPENING_BALANCE.match(row.label):
+            kept = []
+            for c in row.cells:
+                earlier = sorted(e for e, m in ends if m == c.months and e < c.period_end
+                                 and abs(_days_between(e, c.period_end) - 30.44 * m) <= 12)
+                if earlier and c.months:
+                    c.period_end, c.months = earlier[-1], 0
+                    kept.append(c)
+            row.cells = kept
+
+
+def _segment_spans(lines: list[_Line], titles: list[tuple[int, StatementKind, str]], page_number: int,
+                   note: tuple[str, int] | None) -> list[tuple[int, int, str]]:
+    """(first line, stop line, title) of the parts of a page inside a segment note."""
+    spans: list[tuple[int, int, str]] = []
+    title_lines = {t[0] for t in titles}
+    current = (0, note[0]) if note is not None and note[1] == page_number - 1 else None
+    for i, ln in enumerate(lines):
+        text = ln.text.strip()
+        if i in title_lines or (_NOTE_HEADING.match(text) and not _segment_context(text)):
+            if current is not None:
+                spans.append((current[0], i, current[1]))
+            current = None
+            continue
+        if _segment_context(text) and current is None:
+            current = (i + 1, text.rstrip(":"))
+    if current is not None:
+        spans.append((current[0], len(lines), current[1]))
+    return spans
+
+
+def _segments_of_page(page: PageText, lines: list[_Line], parsed: list[_ParsedLine],
+                      titles: list[tuple[int, StatementKind, str]], scale_hint: str | None,
+                      note: tuple[str, int] | None, out: list[Statement]) -> None:
+    for start, stop, title in _segment_spans(lines, titles, page.number, note):
+        out.extend(_segment_tables(page, parsed, start, stop, title, scale_hint))
+
+
+def _segment_note_after(page: PageText, lines: list[_Line], titles: list[tuple[int, StatementKind, str]],
+                        note: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The segment note still open at the bottom of the page (it may go on to the next)."""
+    spans = _segment_spans(lines, titles, page.number, note)
+    if spans and spans[-1][1] == len(lines):
+        return (spans[-1][2], page.number)
+    return None
 
 
 def _merge_split(statements: list[Statement]) -> list[Statement]:
@@ -595,6 +937,7 @@ def candidate_pages(texts: list[str]) -> list[int]:
     after each (a statement may continue there). Cheap: text only."""
     hits: set[int] = set()
     for i, t in enumerate(texts):
-        if _titles(_lines(PageText(i + 1, t))):
+        lines = _lines(PageText(i + 1, t))
+        if _titles(lines) or any(_segment_context(ln.text) for ln in lines):
             hits.update((i, i + 1))
     return sorted(h for h in hits if h < len(texts))

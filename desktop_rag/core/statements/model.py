@@ -14,7 +14,7 @@ Box = tuple[float, float, float, float]
 
 # Bump when extraction changes: stored statements of an older version are re-extracted
 # from the PDF (or the stored page texts) without re-embedding anything.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 
 @dataclass
@@ -37,6 +37,9 @@ class Cell:
     page: int
     span: tuple[int, int]  # character offsets of the cell in the page text
     bbox: Box | None = None
+    # The component column of an equity statement laid out by components ("Retained Earnings",
+    # "Treasury Stock Shares"); "" when the columns are periods (every other statement).
+    column: str = ""
 
 
 @dataclass
@@ -77,6 +80,7 @@ class Statement:
                  "cells": [{"period_end": c.period_end, "months": c.months, "text": c.text, "value": c.value,
                             "page": c.page, "span": list(c.span),
                             "bbox": [round(v, 2) for v in c.bbox] if c.bbox else None}
+                           | ({"column": c.column} if c.column else {})
                            for c in r.cells]}
                 for r in self.rows
             ],
@@ -87,7 +91,7 @@ class Statement:
         rows = [
             Row(r["label"], r["parent"], r["page"], tuple(r["span"]), tuple(r["label_span"]),
                 [Cell(c["period_end"], c["months"], c["text"], c["value"], c["page"], tuple(c["span"]),
-                      tuple(c["bbox"]) if c.get("bbox") else None) for c in r["cells"]],
+                      tuple(c["bbox"]) if c.get("bbox") else None, c.get("column", "")) for c in r["cells"]],
                 r.get("unit", "currency"))
             for r in d["rows"]
         ]

@@ -267,6 +267,26 @@ def test_score_statement_cells():
     assert res["by_statement"]["income"]["n"] == 8 and res["by_statement"]["balance"]["exact_right"] == 0.0
 
 
+def test_score_statement_cells_by_component_column():
+    """An equity statement laid out by components: one label and date, one cell per column."""
+    payload = {"doc": "E.pdf", "statements": [{
+        "kind": "equity", "title": "Statements of Stockholders' Equity", "page": 9, "scale": "thousands",
+        "periods": [{"label": "Year Ended November 27, 2015", "end": "2015-11-27", "months": 12}],
+        "rows": [{"label": "Purchase of treasury stock", "parent": "", "page": 9, "cells": [
+            {"period_end": "2015-11-27", "months": 12, "text": "(8,104)", "value": -8104.0, "page": 9,
+             "column": "Treasury Stock Shares"},
+            {"period_end": "2015-11-27", "months": 12, "text": "(625,000)", "value": -625000.0, "page": 9,
+             "column": "Treasury Stock Amount"}]}]}]}
+    label = {"doc": "E.pdf", "page": 9, "statement": "equity", "label": "Purchase of treasury stock", "parent": "",
+             "period_end": "2015-11-27", "months": 12, "scale": "thousands"}
+    labels = [label | {"column": "Treasury Stock Amount", "text": "(625,000)", "value": -625000.0},
+              label | {"column": "Treasury Stock Shares", "text": "(8,104)", "value": -8104.0},
+              label | {"column": "Total", "text": "(625,000)", "value": -625000.0}]  # no such column extracted
+    res = ev.score_statement_cells(labels, {"E.pdf": ev.flatten_statements("E.pdf", payload)})
+    assert res["exact_right_rate"] == pytest.approx(2 / 3)
+    assert [m["found"] for m in res["misses"]] == [False]
+
+
 def test_answer_rates_trust_measures_and_categories():
     def row(cat, answerable=True, refused=False, correct=True, cits=(), other=None, **kw):
         r = {"answerable": answerable, "category": cat, "not_in_corpus": refused, "extractive": False,

@@ -43,7 +43,8 @@ def apple(request: pytest.FixtureRequest) -> dict[str, Statement]:
 
 
 def test_apple_10q_finds_the_five_primary_statements(apple: dict[str, Statement]) -> None:
-    assert set(apple) == {"income", "comprehensive", "balance", "equity", "cash_flow"}
+    # plus the segment note's tables (net sales and operating income by geography)
+    assert set(apple) == {"income", "comprehensive", "balance", "equity", "cash_flow", "segment"}
     assert apple["income"].page == 4 and apple["cash_flow"].page == 8
     assert all(s.scale == "millions" for s in apple.values())
 
@@ -166,3 +167,77 @@ def test_statement_split_over_two_pages_is_one() -> None:
     assert bs.pages == [84, 85]
     assert _values(_row(bs, "Total current liabilities")) == [2141, 2881]
     assert _values(_row(bs, "Total assets")) == [26075, 24766]
+
+
+SEC10Q = next((p / "shared" / "data" / "sec10q" / "pdfs" for p in REPO.parents
+               if (p / "shared" / "data" / "sec10q" / "pdfs").is_dir()), REPO.parent / "shared")
+
+
+def _pages(path: Path, numbers: list[int]) -> list[Statement]:
+    """Statements of a few pages only (1-based), read with character boxes as at ingest."""
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    from desktop_rag.core.pdf import extract_page
+
+    pdf = open_pdf(path)
+    try:
+        return extract_statements([extract_page(pdf[n - 1], with_boxes=True) for n in numbers])
+    finally:
+        pdf.close()
+
+
+def test_segment_table_introduced_by_a_sentence() -> None:
+    segs = [s for s in _pages(SEC10Q / "2023 Q2 AMZN.pdf", [19]) if s.kind == "segment"]
+    assert segs, "no segment table on the page"
+    st = segs[0]
+    assert st.scale == "millions"
+    assert [(p.end, p.months) for p in st.periods] == [
+        ("2022-06-30", 3), ("2023-06-30", 3), ("2022-06-30", 6), ("2023-06-30", 6)]
+    assert _values(_row(st, "Net sales", "North America")) == [74430, 82546, 143674, 159427]
+    assert _values(_row(st, "Operating loss", "International")) == [-1771, -895, -3052, -2142]
+    # nothing reads a segment table as the company's statement
+    assert not any(s.kind == "income" for s in _pages(SEC10Q / "2023 Q2 AMZN.pdf", [19]))
+
+
+def test_segment_note_heading_carries_to_the_next_page() -> None:
+    segs = [s for s in _pages(SEC10Q / "2023 Q3 INTC.pdf", [11, 12]) if s.kind == "segment"]
+    assert segs and segs[0].page == 12
+    st = segs[0]
+    assert [(p.end, p.months) for p in st.periods] == [
+        ("2023-09-30", 3), ("2022-10-01", 3), ("2023-09-30", 9), ("2022-10-01", 9)]
+    assert _values(_row(st, "Desktop", "Client Computing")) == [2753, 3222, 7002, 8152]
+    assert _values(_row(st, "All other", "Operating income (loss)")) == [-2253, -1732, -5099, -3893]
+
+
+def test_equity_statement_by_component_columns() -> None:
+    st = next(s for s in _pages(FINANCEBENCH / "ADOBE_2015_10K.pdf", [62]) if s.kind == "equity")
+    closing = _row(st, "Balances at November 27, 2015")
+    assert {(c.column, c.period_end, c.months, c.value) for c in closing.cells} >= {
+        ("Common Stock Shares", "2015-11-27", 0, 600834), ("Retained Earnings", "2015-11-27", 0, 7253431),
+        ("Treasury Stock Shares", "2015-11-27", 0, -103025), ("Treasury Stock Amount", "2015-11-27", 0, -4267715),
+        ("Accumulated Other Comprehensive Income (Loss)", "2015-11-27", 0, -169080), ("Total", "2015-11-27", 0, 7001580)}
+    # a change belongs to the year up to the next balance row; its parent is the opening balance
+    buyback = next(r for r in st.rows if r.label == "Purchase of treasury stock" and r.cells[0].period_end == "2015-11-27")
+    assert buyback.parent == "Balances at November 28, 2014"
+    assert {(c.column, c.months, c.value) for c in buyback.cells if c.value} == {
+        ("Treasury Stock Shares", 12, -8104), ("Treasury Stock Amount", 12, -625000), ("Total", 12, -625000)}
+    # wrapped labels are joined
+    assert any(r.label == "Re-issuance of treasury stock under stock compensation plans" for r in st.rows)
+    assert all(c.bbox is not None for r in st.rows for c in r.cells)
+
+
+def test_equity_statement_by_period_columns_dates_its_balances() -> None:
+    st = next(s for s in _pages(FINANCEBENCH / "MICROSOFT_2016_10K.pdf", [56]) if s.kind == "equity")
+    closing = _row(st, "Balance, end of period", "Retained earnings")
+    assert [(c.period_end, c.months, c.value) for c in closing.cells] == [
+        ("2016-06-30", 0, 2282), ("2015-06-30", 0, 9096), ("2014-06-30", 0, 17710)]
+    opening = _row(st, "Balance, beginning of period", "Retained earnings")
+    # the opening balance of fiscal 2016 is the balance at the end of fiscal 2015; 2014's
+    # opening date is not a column, so that cell is left out rather than dated wrongly
+    assert [(c.period_end, c.months, c.value) for c in opening.cells] == [("2015-06-30", 0, 9096), ("2014-06-30", 0, 17710)]
+    assert [c.months for c in _row(st, "Net income").cells] == [12, 12, 12]
+
+
+def test_long_wrapped_label_does_not_end_the_balance_sheet() -> None:
+    bs = next(s for s in _pages(FINANCEBENCH / "NETFLIX_2015_10K.pdf", [43]) if s.kind == "balance")
+    assert _values(_row(bs, "Total stockholders’ equity")) == [2223426, 1857708]
