@@ -606,7 +606,10 @@ def _column_names(page: PageText, header: list[_Line], extents: list[tuple[float
     if len(bottom) == len(extents):
         # One heading per column on the last line ("Shares Amount Capital ... Total"): the
         # headings' centres place the columns better than right-aligned figures do.
-        nearest = [min(range(len(centres)), key=lambda j, ph=ph: abs(centres[j] - (ph[1] + ph[2]) / 2)) for ph in bottom]
+        def nearest_column(x: float) -> int:
+            return min(range(len(centres)), key=lambda j: abs(centres[j] - x))
+
+        nearest = [nearest_column((ph[1] + ph[2]) / 2) for ph in bottom]
         if nearest == list(range(len(extents))):
             centres = [(ph[1] + ph[2]) / 2 for ph in bottom]
     for phrases in rows:
