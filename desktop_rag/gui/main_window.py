@@ -35,6 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag import APP_NAME, __version__
+from desktop_rag.core.backends import LibraryUnavailable
+from desktop_rag.core.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession, Turn
 from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
@@ -75,7 +77,18 @@ class MainWindow(QMainWindow):
         load_model: bool = True,
     ) -> None:
         super().__init__()
-        self.ws = workspace or Workspace(data_dir, models_dir)
+        # A team server that cannot be reached at start: this computer's library opens instead,
+        # and the window says so (a banner; nothing is lost, the next start tries again).
+        self.library_notice = ""
+        if workspace is None:
+            try:
+                workspace = Workspace(data_dir, models_dir)
+            except LibraryUnavailable as exc:
+                log.warning("team library unavailable at start: %s", exc)
+                self.library_notice = (f"{exc}\nThis window uses this computer's library instead; "
+                                       "restart to try the team library again.")
+                workspace = Workspace(data_dir, models_dir, library="")
+        self.ws = workspace
         self.runner = JobRunner(self)
         self.state = self._load_state()
         self.docs: list[Document] = []
@@ -189,7 +202,11 @@ class MainWindow(QMainWindow):
         self.timing_status = QLabel("")
         sb.addWidget(self.busy_bar)
         sb.addWidget(self.busy_label, 1)
-        for w in (self.timing_status, self.count_status, self.embedder_status, self.model_status):
+        # which library this window is on: this computer's, or a team server's (and as whom)
+        self.library_status = QLabel(self.library_location_text())
+        self.library_status.setObjectName("Muted")
+        for w in (self.timing_status, self.library_status, self.count_status, self.embedder_status,
+                  self.model_status):
             sb.addPermanentWidget(w)
         self._update_embedder_label()
 
@@ -415,12 +432,20 @@ class MainWindow(QMainWindow):
             docs, mismatch = result
             self._library_ready = True
             self._set_docs(docs)
+            if self.library_notice:
+                self.show_error("Team library unavailable", self.library_notice)
+            if mismatch and self.ws.library.on_server:  # never re-index a team library from one desktop
+                self.show_error("This desktop cannot use the team library",
+                                "The team library was built with other settings:\n" + "\n".join(mismatch)
+                                + "\nUse the team's embedder and chunking settings on this computer.")
+                return
             if mismatch:
                 self._offer_reindex("The index was built with different settings:\n" + "\n".join(mismatch))
                 return
             corpus = corpus_dir()
             first_run = not docs and not self.state.get("first_run_done")
-            if first_run and ingest_bundled_corpus and corpus.is_dir() and collect_pdfs([corpus]):
+            if (first_run and ingest_bundled_corpus and not self.ws.library.on_server and corpus.is_dir()
+                    and collect_pdfs([corpus])):
                 self.add_paths([corpus], title="First run: adding the bundled filings")
             self.state["first_run_done"] = True
 
@@ -480,8 +505,26 @@ class MainWindow(QMainWindow):
         if folder:
             self.add_paths([Path(folder)])
 
+    def library_location_text(self) -> str:
+        store = self.ws.library.store
+        if not self.ws.library.on_server:
+            return "Library: this computer"
+        try:
+            role = "" if store.can_write() else " (read only)"
+        except LibraryUnavailable:
+            role = " (unreachable)"
+        return f"Library: team server {store.location}{role}"
+
     def add_paths(self, paths: list[Path], title: str | None = None) -> Job | None:
         """Ingest files/folders in the background. Bad files are reported; good ones land."""
+        try:
+            writable = self.ws.library.store.can_write()
+        except LibraryUnavailable as exc:
+            self.show_error("Team library unavailable", str(exc))
+            return None
+        if not writable:  # a team reader: said plainly, before any work
+            self.show_error("Read-only library", READ_ONLY_MESSAGE)
+            return None
         files = collect_pdfs(paths)
         if not files:
             self.show_error("Nothing to add", "No PDF files were found in what you dropped.")
@@ -1146,6 +1189,24 @@ class MainWindow(QMainWindow):
         if "generation" in changed and (self.model_name or s.generation.model_file != model_before):
             # The generator caches its grammar and thread/context sizes: reload to apply.
             self.load_model(self.model_name_or_setting(), force=True)
+        if "library" in changed:
+            from desktop_rag.core.backends.base import check_url, is_server_location
+
+            location = s.library.location.strip()
+            try:
+                if location and not is_server_location(location):
+                    raise ValueError("a team server's connection string starts with postgresql://")
+                check_url(location)
+            except ValueError as exc:
+                s.library.location = self.ws.library_location
+                self.ws.save_settings()
+                self.show_error("Library location not changed", str(exc))
+                return
+            s.library.location = location
+            self.ws.save_settings()
+            where = f"the team server {location}" if location else "this computer's library"
+            self.statusBar().showMessage(f"From the next start this app uses {where}", 10000)
+            return
         if dlg.new_data_dir is None:
             self.statusBar().showMessage("Settings saved", 4000)
 

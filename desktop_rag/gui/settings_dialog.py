@@ -40,6 +40,9 @@ TABS = [
     ("generation", "Generation", "The local language model. Thread and context changes reload the model."),
     ("chunking", "Indexing", "How documents are cut into passages. Changing these re-indexes the library."),
     ("embedding", "Embedding", "Batch size used while embedding passages."),
+    ("library", "Library location",
+     "This computer (leave the connection string empty) or a team server: postgresql://you@host:5432/db. "
+     "The password comes from PGPASSWORD, ~/.pgpass or a service file, never from here. Used from the next start."),
 ]
 # Chosen on the General page (model, answer length) or elsewhere (embedder menu).
 HIDDEN = {("generation", "model_file"), ("embedding", "model"), ("generation", "max_answer_words")}
@@ -49,6 +52,8 @@ THEME_NAMES = {"system": "Same as the system", "light": "Light", "dark": "Dark"}
 ANSWER_STYLES = [("Brief — one or two sentences", 35), ("Detailed — a short paragraph", 80)]
 
 LABELS = {
+    "location": "Team server (connection string)", "connect_timeout_s": "Connect timeout (s)",
+    "statement_timeout_s": "Query timeout (s)", "write_timeout_s": "Commit timeout (s)",
     "top_k": "Passages returned (top k)", "alpha": "Hybrid weight (alpha)", "mmr_lambda": "MMR lambda",
     "gate_min_terms": "Gate: min. matching terms", "gate_min_cosine": "Gate: min. cosine",
     "gate_min_bm25": "Gate: min. BM25 score", "hnsw_ef_search": "HNSW ef (search)",

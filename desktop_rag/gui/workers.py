@@ -50,7 +50,8 @@ class JobSignals(QObject):
 def describe_error(exc: BaseException) -> str:
     """A sentence for a dialog. Core errors already carry readable messages."""
     text = str(exc).strip()
-    if isinstance(exc, FileNotFoundError | PermissionError | RuntimeError | ValueError) and text:
+    # (ConnectionError: a team library's server is unreachable; PermissionError: a reader)
+    if isinstance(exc, FileNotFoundError | PermissionError | ConnectionError | RuntimeError | ValueError) and text:
         return text
     name = type(exc).__name__
     return f"{name}: {text}" if text else name

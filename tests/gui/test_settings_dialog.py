@@ -62,7 +62,8 @@ def test_general_page_for_people_and_advanced_knobs(qtbot, fake_window, monkeypa
     qtbot.addWidget(dlg)
     assert [dlg.tabs.tabText(i) for i in range(dlg.tabs.count())] == ["General", "Advanced"]
     assert dlg.tabs.currentIndex() == 0
-    assert [dlg.advanced.tabText(i) for i in range(dlg.advanced.count())] == ["Retrieval", "Generation", "Indexing", "Embedding"]
+    assert [dlg.advanced.tabText(i) for i in range(dlg.advanced.count())] == ["Retrieval", "Generation", "Indexing", "Embedding",
+                                                                                 "Library location"]
     general = dlg.tabs.widget(0)
     assert ("retrieval", "alpha") in dlg.editors and not general.isAncestorOf(dlg.editors[("retrieval", "alpha")])
     assert dlg.data_path.text() == str(win.ws.data_dir)

@@ -41,6 +41,13 @@ def is_server_location(location: str | None) -> bool:
     return bool(location) and str(location).startswith(("postgresql://", "postgres://"))
 
 
+def check_url(url: str) -> None:
+    """A team library URL must not carry a password: settings files and shell histories
+    are no place for one (libpq reads PGPASSWORD, ~/.pgpass or a service file)."""
+    if urlsplit(url).password:
+        raise ValueError("put the password in ~/.pgpass, PGPASSWORD or a service file, not in the library URL")
+
+
 def redact(url: str) -> str:
     """A connection string fit for messages and logs: host, port, database; no password."""
     parts = urlsplit(url)

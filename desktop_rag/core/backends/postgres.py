@@ -32,7 +32,6 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
 import psycopg
@@ -42,7 +41,7 @@ from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
-from desktop_rag.core.backends.base import LibraryUnavailable, ReadOnlyLibrary, StatementRows, redact
+from desktop_rag.core.backends.base import LibraryUnavailable, ReadOnlyLibrary, StatementRows, check_url, redact
 from desktop_rag.core.lexical import LexicalIndex
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
@@ -61,13 +60,6 @@ PGVECTOR_MAX_M = 100
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-def check_url(url: str) -> None:
-    """A team library URL must not carry a password: settings files and shell histories
-    are no place for one (libpq reads PGPASSWORD, ~/.pgpass or a service file)."""
-    if urlsplit(url).password:
-        raise ValueError("put the password in ~/.pgpass, PGPASSWORD or a service file, not in the library URL")
 
 
 def connect(url: str, settings: Settings) -> psycopg.Connection[Any]:
@@ -245,9 +237,9 @@ class PostgresStore:
                 pass
             self._conn = None  # reconnect on the next call (the retry)
         if isinstance(exc, pg_errors.QueryCanceled):
-            return LibraryUnavailable(f"The team library at {self.location} did not answer within "
-                                      f"{self.settings.library.statement_timeout_s} s; nothing was changed. "
-                                      "Try again.")
+            return LibraryUnavailable(f"The team library at {self.location} did not answer in time (query "
+                                      f"timeout {self.settings.library.statement_timeout_s} s, commit timeout "
+                                      f"{self.settings.library.write_timeout_s} s); nothing was changed. Try again.")
         return LibraryUnavailable(f"Lost the connection to the team library at {self.location}: "
                                   f"{_first_line(exc)}. Nothing was changed; try again when it is back.")
 
