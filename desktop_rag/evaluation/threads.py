@@ -183,6 +183,10 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                     row["memory_cites_stored"] = cites <= stored
                 if answers and turn.route.kind != CONVERSATION:
                     row.update(_answer_row(ans, t, docs))
+                    # one line per answered turn: a long run on a slow machine shows its progress
+                    log(f"threads: {th['id']}#{i} {row['route']}: verified={row['verified']} "
+                        f"first_failed={row['first_failed']} attempt={row['attempt']} "
+                        f"wrong_company_cites={row['wrong_company_cites']} ({row['total_ms'] / 1000:.0f} s)")
                 stored |= cites
                 rows.append(row)
             log(f"threads: {th['id']} done ({len(th['turns'])} turns)")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QMimeData, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -117,6 +117,21 @@ class WrapLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         if text:
             set_plain(self, text)
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text that ends in "…" when its row is too narrow (never widens the pane)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def paintEvent(self, event: Any) -> None:
+        painter = QPainter(self)
+        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.contentsRect(), int(self.alignment()), shown)
 
 
 class ClickableText(WrapLabel):
@@ -720,10 +735,9 @@ class ChatPane(QFrame):
         inrow.setSpacing(8)
         inrow.addWidget(self.input, 1)
         inrow.addLayout(buttons)
-        self.hint = QLabel("")
+        # shares its row with the style selector: shortened with "…" rather than widening a narrow pane
+        self.hint = ElidedLabel("")
         self.hint.setObjectName("Hint")
-        # shares its row with the style selector: clipped rather than widening a narrow pane
-        self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # the conversation's answer style (remembered with the thread) and its memory
         self.style_box = QComboBox()

@@ -43,3 +43,21 @@ def test_run_threads_scores_each_turn(tmp_path: Path) -> None:
     # the last turn is labelled wrongly on purpose: the router's "conversation" must count as a miss
     assert s["router"] == {"n": 4, "ok": 3, "share": 0.75}
     assert s["memory_cites_stored"]["ok"] == s["memory_cites_stored"]["n"] == 2
+
+
+def test_iso_date_labels_and_groups_are_scored_apart(tmp_path: Path) -> None:
+    assert period_resolved("cash as of July 1, 2023?", "2023-07-01")
+    assert not period_resolved("cash as of April 1, 2023?", "2023-07-01")
+    tuned = {"id": "th-a", "set": "s", "scope": [], "turns": [
+        {"q": "What was Apple's revenue in Q3 2023?", "company": "Apple Inc.", "period": "Q3 2023", "route": "retrieve",
+         "doc": "2023 Q3 AAPL.pdf"},
+        {"q": "And the quarter before?", "company": "Apple Inc.", "period": "Q2 2023", "route": "retrieve", "doc": None}]}
+    held = {"id": "th-b", "set": "s", "group": "held-out", "scope": [], "turns": [
+        {"q": "What was Intel's revenue in Q3 2023?", "company": "Intel Corporation", "period": "Q3 2023",
+         "route": "retrieve", "doc": "2023 Q3 INTC.pdf"},
+        {"q": "And the quarter before?", "company": "Intel Corporation", "period": "Q1 2023", "route": "retrieve",
+         "doc": None}]}  # labelled wrongly on purpose: a held-out miss must not show in the tuned figure
+    stub = StubEngine({d.file_name: d for d in DOCS})
+    s = run_threads([tuned, held], {"s": DOCS}, lambda s: stub, tmp_path, log=lambda m: None)["summary"]
+    assert s["all/tuned"]["followups_resolved"]["share"] == 1.0
+    assert s["all/held-out"]["followups_resolved"] == {"n": 1, "ok": 0, "share": 0.0}
