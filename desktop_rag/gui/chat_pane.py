@@ -568,7 +568,9 @@ class ExchangeWidget(QWidget):
             chip.clicked.connect(self._chip_clicked)
             self.chips.append(chip)
             self.cites.addWidget(chip)
-        parts = [answer.model or "no model loaded"]
+        route = route_in(answer.notes)
+        from_thread = route is not None and route.kind == "conversation"
+        parts = [answer.model or ("from the conversation" if from_thread else "no model loaded")]
         total = answer.timings_ms.get("total")
         if total:
             parts.append(f"{total / 1000:.1f} s")
@@ -580,9 +582,8 @@ class ExchangeWidget(QWidget):
         set_plain(self.meta, " · ".join(parts))
         self.meta.setToolTip("\n".join(f"{k}: {v:.0f} ms" for k, v in answer.timings_ms.items()))
         if not self.searched_row.isVisible():
-            route = route_in(answer.notes)
             self.set_reading(answer.standalone_query or answer.query,
-                             (route.task or "recall") if route and route.kind == "conversation" else "")
+                             (route.task or "recall") if route is not None and from_thread else "")
         lines = details_lines(answer)
         set_plain(self.details, "\n".join(lines))
         self.details_btn.setVisible(bool(lines))
