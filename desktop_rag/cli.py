@@ -60,30 +60,29 @@ def _check_index(ws) -> bool:
 def cmd_ingest(ns: argparse.Namespace) -> int:
     from desktop_rag.core.library import IngestReport
 
-    ws = _workspace(ns)
-    if not _check_index(ws):
-        return 2
-    report = IngestReport()
-    tty = sys.stderr.isatty()
-    for ev in ws.library.ingest(ns.paths, report=report):
-        prefix = f"[{ev.index}/{ev.total}] {ev.file}"
-        if ev.kind == "step":
-            if tty:
-                detail = f" {ev.done}/{ev.todo}" if ev.todo and ev.step == "embed" else ""
-                print(f"\r{prefix}: {ev.step}{detail}\033[K", end="", file=sys.stderr, flush=True)
-        elif ev.kind == "done_file":
-            _err(f"{chr(13) if tty else ''}{prefix}: added ({ev.message})\033[K" if tty else f"{prefix}: added ({ev.message})")
-        elif ev.kind in ("failed", "skipped"):
-            _err(f"{chr(13) if tty else ''}{prefix}: {ev.kind.upper()}: {ev.message}" + ("\033[K" if tty else ""))
-        elif ev.kind == "finished":
-            rate = report.pages / report.seconds if report.seconds else 0.0
-            _err(f"{ev.message} — {report.pages} pages, {report.chunks} chunks in {report.seconds:.1f} s ({rate:.1f} pages/s)")
-    if report.failed:
-        _err(f"{len(report.failed)} file(s) failed:")
-        for path, why in report.failed:
-            _err(f"  {path}: {why}")
-    ws.close()
-    return 1 if report.failed else 0
+    with _workspace(ns) as ws:
+        if not _check_index(ws):
+            return 2
+        report = IngestReport()
+        tty = sys.stderr.isatty()
+        for ev in ws.library.ingest(ns.paths, report=report):
+            prefix = f"[{ev.index}/{ev.total}] {ev.file}"
+            if ev.kind == "step":
+                if tty:
+                    detail = f" {ev.done}/{ev.todo}" if ev.todo and ev.step == "embed" else ""
+                    print(f"\r{prefix}: {ev.step}{detail}\033[K", end="", file=sys.stderr, flush=True)
+            elif ev.kind == "done_file":
+                _err(f"{chr(13) if tty else ''}{prefix}: added ({ev.message})\033[K" if tty else f"{prefix}: added ({ev.message})")
+            elif ev.kind in ("failed", "skipped"):
+                _err(f"{chr(13) if tty else ''}{prefix}: {ev.kind.upper()}: {ev.message}" + ("\033[K" if tty else ""))
+            elif ev.kind == "finished":
+                rate = report.pages / report.seconds if report.seconds else 0.0
+                _err(f"{ev.message} — {report.pages} pages, {report.chunks} chunks in {report.seconds:.1f} s ({rate:.1f} pages/s)")
+        if report.failed:
+            _err(f"{len(report.failed)} file(s) failed:")
+            for path, why in report.failed:
+                _err(f"  {path}: {why}")
+        return 1 if report.failed else 0
 
 
 def _hit_json(h) -> dict:
@@ -92,29 +91,28 @@ def _hit_json(h) -> dict:
 
 
 def cmd_search(ns: argparse.Namespace) -> int:
-    ws = _workspace(ns)
-    if not _check_index(ws):
-        return 2
-    questions = list(_questions(ns.question))
-    if not questions:
-        _err("search: give a question, or - to read questions from stdin")
-        return 2
-    ws.library.refresh()
-    if ws.library.pending_embeddings:
-        _err(f"note: {ws.library.pending_embeddings} passages are not embedded yet (an interrupted ingest; "
-             "the next ingest completes them): they are found by keywords only")
-    for q in questions:
-        hits = ws.engine.retriever.search(q, k=ns.k, mode=ns.mode)
-        if ns.json:
-            print(json.dumps({"query": q, "hits": [_hit_json(h) for h in hits]}, ensure_ascii=False), flush=True)
-        else:
-            print(f"Q: {q}")
-            for i, h in enumerate(hits, 1):
-                snippet = " ".join(h.chunk.text.split())[:160]
-                print(f"  {i:2d}. {h.doc.file_name} p.{h.chunk.page} [{h.score:.3f}] {snippet}")
-            print(flush=True)
-    ws.close()
-    return 0
+    with _workspace(ns) as ws:
+        if not _check_index(ws):
+            return 2
+        questions = list(_questions(ns.question))
+        if not questions:
+            _err("search: give a question, or - to read questions from stdin")
+            return 2
+        ws.library.refresh()
+        if ws.library.pending_embeddings:
+            _err(f"note: {ws.library.pending_embeddings} passages are not embedded yet (an interrupted ingest; "
+                 "the next ingest completes them): they are found by keywords only")
+        for q in questions:
+            hits = ws.engine.retriever.search(q, k=ns.k, mode=ns.mode)
+            if ns.json:
+                print(json.dumps({"query": q, "hits": [_hit_json(h) for h in hits]}, ensure_ascii=False), flush=True)
+            else:
+                print(f"Q: {q}")
+                for i, h in enumerate(hits, 1):
+                    snippet = " ".join(h.chunk.text.split())[:160]
+                    print(f"  {i:2d}. {h.doc.file_name} p.{h.chunk.page} [{h.score:.3f}] {snippet}")
+                print(flush=True)
+        return 0
 
 
 def format_answer(ans) -> str:
@@ -212,32 +210,30 @@ def _prompt_loop() -> Iterator[str]:
 
 
 def cmd_docs(ns: argparse.Namespace) -> int:
-    ws = _workspace(ns)
-    docs = ws.library.documents()
-    if ns.json:
-        for d in docs:
-            print(json.dumps({"doc_id": d.doc_id, "file": d.file_name, "pages": d.pages, "chunks": d.chunk_count,
-                              **d.meta.to_dict()}))
-    else:
-        for d in docs:
-            m = d.meta
-            print(f"{d.doc_id[:12]}  {d.file_name:<28} {m.company[:28]:<28} {m.form_type:<6} {m.period_label():<10} "
-                  f"{d.pages:>4} p {d.chunk_count:>5} chunks")
-        print(f"{len(docs)} document(s)")
-    ws.close()
-    return 0
+    with _workspace(ns) as ws:
+        docs = ws.library.documents()
+        if ns.json:
+            for d in docs:
+                print(json.dumps({"doc_id": d.doc_id, "file": d.file_name, "pages": d.pages, "chunks": d.chunk_count,
+                                  **d.meta.to_dict()}))
+        else:
+            for d in docs:
+                m = d.meta
+                print(f"{d.doc_id[:12]}  {d.file_name:<28} {m.company[:28]:<28} {m.form_type:<6} {m.period_label():<10} "
+                      f"{d.pages:>4} p {d.chunk_count:>5} chunks")
+            print(f"{len(docs)} document(s)")
+        return 0
 
 
 def cmd_remove(ns: argparse.Namespace) -> int:
-    ws = _workspace(ns)
-    matches = [d for d in ws.library.documents() if d.doc_id.startswith(ns.doc) or d.file_name == ns.doc]
-    if len(matches) != 1:
-        _err(f"remove: {'no' if not matches else 'more than one'} document matches '{ns.doc}'")
-        return 2
-    ws.library.remove(matches[0].doc_id)
-    _err(f"removed {matches[0].file_name}")
-    ws.close()
-    return 0
+    with _workspace(ns) as ws:
+        matches = [d for d in ws.library.documents() if d.doc_id.startswith(ns.doc) or d.file_name == ns.doc]
+        if len(matches) != 1:
+            _err(f"remove: {'no' if not matches else 'more than one'} document matches '{ns.doc}'")
+            return 2
+        ws.remove(matches[0].doc_id)
+        _err(f"removed {matches[0].file_name}")
+        return 0
 
 
 def _one_doc(ws, key: str, command: str):
@@ -252,67 +248,61 @@ def _one_doc(ws, key: str, command: str):
 
 
 def cmd_statements(ns: argparse.Namespace) -> int:
-    ws = _workspace(ns)
-    doc = _one_doc(ws, ns.doc, "statements")
-    if doc is None:
-        ws.close()
-        return 2
-    statements = ws.library.statements(doc.doc_id)
-    if ns.json:
-        print(json.dumps({"doc": doc.file_name, "statements": [s.to_json() for s in statements]}, ensure_ascii=False))
-    else:
-        for s in statements:
-            pages = ", ".join(str(p) for p in s.pages)
-            print(f"{s.title} ({s.kind}; page {pages}; in {s.scale})")
-            print("  " + " | ".join(f"{p.label} [{p.end}, {p.months or 'instant'}{'m' if p.months else ''}]" for p in s.periods))
-            for r in s.rows:
-                label = f"{r.parent} > {r.label}" if r.parent else r.label
-                cells = " | ".join(c.text for c in r.cells)
-                print(f"  {label[:70]:<70} {cells}")
-            print()
-        if not statements:
-            _err(f"no primary statements found in {doc.file_name}")
-    ws.close()
-    return 0
+    with _workspace(ns) as ws:
+        doc = _one_doc(ws, ns.doc, "statements")
+        if doc is None:
+            return 2
+        statements = ws.library.statements(doc.doc_id)
+        if ns.json:
+            print(json.dumps({"doc": doc.file_name, "statements": [s.to_json() for s in statements]}, ensure_ascii=False))
+        else:
+            for s in statements:
+                pages = ", ".join(str(p) for p in s.pages)
+                print(f"{s.title} ({s.kind}; page {pages}; in {s.scale})")
+                print("  " + " | ".join(f"{p.label} [{p.end}, {p.months or 'instant'}{'m' if p.months else ''}]" for p in s.periods))
+                for r in s.rows:
+                    label = f"{r.parent} > {r.label}" if r.parent else r.label
+                    cells = " | ".join(c.text for c in r.cells)
+                    print(f"  {label[:70]:<70} {cells}")
+                print()
+            if not statements:
+                _err(f"no primary statements found in {doc.file_name}")
+        return 0
 
 
 def cmd_reindex(ns: argparse.Namespace) -> int:
-    ws = _workspace(ns)
-    for ev in ws.library.reindex():
-        if ev.kind in ("file", "finished"):
-            _err(f"[{ev.index}/{ev.total}] {ev.file} {ev.message}".strip())
-    ws.close()
-    return 0
+    with _workspace(ns) as ws:
+        for ev in ws.library.reindex():
+            if ev.kind in ("file", "finished"):
+                _err(f"[{ev.index}/{ev.total}] {ev.file} {ev.message}".strip())
+        return 0
 
 
 def cmd_models(ns: argparse.Namespace) -> int:
-    ws = _workspace(ns)
-    current = None
-    try:
-        current = ws.model_path()
-    except FileNotFoundError:
-        pass
-    for p in ws.available_models():
-        info = ws.model_info(p)
-        print(f"{'*' if p == current else ' '} {p.name:<40} {info.label}")
-    print(f"embedder: {ws.embedder.path}")
-    ws.close()
-    return 0
+    with _workspace(ns) as ws:
+        current = None
+        try:
+            current = ws.model_path()
+        except FileNotFoundError:
+            pass
+        for p in ws.available_models():
+            info = ws.model_info(p)
+            print(f"{'*' if p == current else ' '} {p.name:<40} {info.label}")
+        print(f"embedder: {ws.embedder.path}")
+        return 0
 
 
 def cmd_finetune(ns: argparse.Namespace) -> int:
     from desktop_rag.core.finetune import finetune_from_feedback
 
-    ws = _workspace(ns)
-    result = finetune_from_feedback(ws, epochs=ns.epochs, log=_err)
-    ws.close()
+    with _workspace(ns) as ws:
+        result = finetune_from_feedback(ws, epochs=ns.epochs, log=_err)
     if result.ok and not ns.no_reindex:
         _err(f"tuned embedder saved to {result.model_dir}; re-indexing the library with it")
-        ws = _workspace(ns)
-        for ev in ws.library.reindex():
-            if ev.kind == "finished":
-                _err(ev.message)
-        ws.close()
+        with _workspace(ns) as ws:  # opened again: the settings now name the tuned embedder
+            for ev in ws.library.reindex():
+                if ev.kind == "finished":
+                    _err(ev.message)
     else:
         _err(result.message)
     return 0 if result.ok else 1

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.numbers import number_supported, numbers_in, parse_cell, scale_factor, scale_of
@@ -508,7 +508,7 @@ class AnswerTextStream:
 class AnswerEvent:
     """``kind``: retrieved (hits), token (text), answer (final Answer)."""
 
-    kind: str
+    kind: Literal["retrieved", "token", "answer"]
     text: str = ""
     hits: list[Hit] = field(default_factory=list)
     answer: Answer | None = None

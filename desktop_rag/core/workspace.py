@@ -1,11 +1,14 @@
-"""One object that wires the core together for the CLI and the GUI: settings, library,
-retrieval, the loaded model and the conversation store, all under one data dir."""
+"""The application service the CLI and the GUI both call: it wires the core together
+(settings, library, retrieval, the loaded model, the conversation store, all under one data
+dir) and is the one place that swaps its parts (embedder, model) or changes the library
+(remove, metadata). Use it as a context manager, or call ``close()``."""
 
 from __future__ import annotations
 
 import logging
 import threading
 from pathlib import Path
+from types import TracebackType
 
 from desktop_rag.core.answer import AnswerEngine
 from desktop_rag.core.conversation.memory import MemoryStore
@@ -13,6 +16,7 @@ from desktop_rag.core.embed import Embedder
 from desktop_rag.core.generate import LlamaGenerator, ModelInfo, inspect_model, list_models
 from desktop_rag.core.history import HistoryStore
 from desktop_rag.core.library import Library
+from desktop_rag.core.types import DocumentMeta
 from desktop_rag.models_setup import DEFAULT_GGUF
 from desktop_rag.paths import data_dir as resolve_data_dir
 from desktop_rag.paths import model_dirs, set_offline_env
@@ -48,6 +52,38 @@ class Workspace:
         self.library.close()
         self.history.close()
         self.memory.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- library ----------------------------------------------------------------------
+    def remove(self, doc_id: str) -> bool:
+        """Remove a document (its pages, passages, vectors, statements). False if unknown."""
+        return self.library.remove(doc_id)
+
+    def update_meta(self, doc_id: str, meta: DocumentMeta) -> None:
+        """An analyst's correction of a document's metadata (its passages are re-embedded)."""
+        self.library.update_meta(doc_id, meta)
+
+    def redetect_meta(self, doc_id: str) -> DocumentMeta:
+        """Metadata detected again from the document's text, replacing an earlier edit."""
+        return self.library.redetect_meta(doc_id)
+
+    def set_embedder(self, name_or_path: str) -> Embedder:
+        """Switch the embedding model and remember it in the settings. The model is loaded
+        first, so a folder that is not a model fails before anything changes. The library's
+        vectors are then another model's: run ``library.reindex()`` next."""
+        new = Embedder(name_or_path, self.models_dir, self.settings.embedding.batch_size)
+        new.load()
+        self.embedder = new
+        self.library.embedder = new  # retrieval embeds queries through the library's embedder
+        self.settings.embedding.model = name_or_path
+        self.save_settings()
+        return new
 
     # -- models ---------------------------------------------------------------------
     def available_models(self) -> list[Path]:
@@ -92,6 +128,15 @@ class Workspace:
                 current.close()
             log.info("loaded model %s", path)
             return gen
+
+    def reload_model(self, name: str | None = None) -> LlamaGenerator:
+        """Load the model again (new thread count or context size). The current one is
+        closed first: two copies of a GGUF need not fit in memory."""
+        with self._model_lock:
+            current, self.engine.generator = self.engine.generator, None
+            if current is not None:
+                current.close()
+        return self.load_model(name)
 
     def save_settings(self) -> None:
         self.settings.save(self.data_dir)

@@ -41,7 +41,6 @@ from desktop_rag.core.conversation.router import BOTH, CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession, Turn
 from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
 from desktop_rag.core.domain.page_labels import PageLabels
-from desktop_rag.core.embed import Embedder
 from desktop_rag.core.library import IngestEvent, IngestReport, collect_pdfs
 from desktop_rag.core.pdf import PdfError, open_pdf
 from desktop_rag.core.types import Answer, Citation, Document
@@ -592,12 +591,12 @@ class MainWindow(QMainWindow):
                                   f"Remove {len(doc_ids)} document(s) from the library?\n\n" + "\n".join(names[:8]))
         if ok != QMessageBox.StandardButton.Yes:
             return
-        lib = self.ws.library
+        ws = self.ws
 
         def work(cancel: threading.Event) -> list[Document]:
             for d in doc_ids:
-                lib.remove(d)
-            return list(lib.docs.values())
+                ws.remove(d)
+            return list(ws.library.docs.values())
 
         self._set_activity("Removing documents…")
         self.runner.submit(work, "remove", lane=INDEX, on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
@@ -610,12 +609,12 @@ class MainWindow(QMainWindow):
         if dlg.exec() != MetadataDialog.DialogCode.Accepted:
             return
         meta = dlg.meta()
-        self._meta_job(f"Saving metadata for {doc.file_name}…", lambda: self.ws.library.update_meta(doc_id, meta))
+        self._meta_job(f"Saving metadata for {doc.file_name}…", lambda: self.ws.update_meta(doc_id, meta))
 
     def redetect_metadata(self, doc_ids: list[str]) -> None:
         def run() -> None:
             for d in doc_ids:
-                self.ws.library.redetect_meta(d)
+                self.ws.redetect_meta(d)
 
         self._meta_job("Re-detecting metadata…", run)
 
@@ -1070,10 +1069,7 @@ class MainWindow(QMainWindow):
         ws = self.ws
 
         def work(cancel: threading.Event) -> str:
-            if force and ws.engine.generator is not None:
-                old, ws.engine.generator = ws.engine.generator, None
-                old.close()
-            return ws.load_model(name).name
+            return (ws.reload_model(name) if force else ws.load_model(name)).name
 
         def done(model: str) -> None:
             self.model_name = model
@@ -1124,13 +1120,8 @@ class MainWindow(QMainWindow):
     def change_embedder(self, folder: str) -> Job:
         ws = self.ws
 
-        def swap() -> None:
-            new = Embedder(folder, ws.models_dir, ws.settings.embedding.batch_size)
-            new.load()  # fail here, before the index is touched, if the folder is not a model
-            ws.embedder = new
-            ws.library.embedder = new
-            ws.settings.embedding.model = folder
-            ws.save_settings()
+        def swap() -> None:  # fails before the index is touched if the folder is not a model
+            ws.set_embedder(folder)
 
         job = self.reindex(before=swap)
         job.signals.finished.connect(self._update_embedder_label)
