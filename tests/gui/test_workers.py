@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -38,6 +37,8 @@ def test_model_jobs_run_one_at_a_time_and_in_order(qtbot) -> None:  # type: igno
     peak = 0
     order: list[int] = []
     lock = threading.Lock()
+    running = [threading.Event() for _ in range(4)]
+    release = [threading.Event() for _ in range(4)]
 
     def make(n: int):  # type: ignore[no-untyped-def]
         def work(cancel: threading.Event) -> int:
@@ -45,15 +46,20 @@ def test_model_jobs_run_one_at_a_time_and_in_order(qtbot) -> None:  # type: igno
             with lock:
                 active += 1
                 peak = max(peak, active)
-            time.sleep(0.05)
+            running[n].set()
+            release[n].wait(5)  # held until the test has looked at the other jobs
             with lock:
                 active -= 1
             order.append(n)
             return n
         return work
 
+    jobs = [runner.submit(make(n), f"job{n}") for n in range(4)]
     for n in range(4):
-        runner.submit(make(n), f"job{n}")
+        qtbot.waitUntil(running[n].is_set, timeout=5000)
+        # The runner starts jobs on the main thread: while job n runs, no later one was started.
+        assert [j.started for j in jobs] == [i <= n for i in range(4)]
+        release[n].set()
     qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
     assert peak == 1
     assert order == [0, 1, 2, 3]
@@ -67,9 +73,8 @@ def test_cancel_running_and_queued_jobs(qtbot) -> None:  # type: ignore[no-untyp
     def slow(cancel: threading.Event) -> Iterator[int]:
         started.set()
         i = 0
-        while not cancel.is_set():
+        while not cancel.wait(0.01):  # a long job that checks its cancel event between steps
             i += 1
-            time.sleep(0.01)
             yield i
         return -1
 
@@ -103,9 +108,10 @@ def test_shutdown_refuses_new_jobs(qtbot) -> None:  # type: ignore[no-untyped-de
     runner = JobRunner()
     assert runner.shutdown(1000)
     ran = []
-    runner.submit(lambda c: ran.append(1), "late")
-    qtbot.wait(50)
-    assert ran == [] and not runner.busy
+    late = runner.submit(lambda c: ran.append(1), "late")
+    assert late.done and not late.started and not runner.busy
+    assert runner.pool.waitForDone(1000) and runner.pool.activeThreadCount() == 0
+    assert ran == []
 
 
 def test_lanes_run_side_by_side_and_multi_lane_jobs_wait_for_all(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -126,10 +132,12 @@ def test_lanes_run_side_by_side_and_multi_lane_jobs_wait_for_all(qtbot) -> None:
     runner.submit(lambda c: order.append("answer"), "answer", lane=MODEL)
     qtbot.waitUntil(lambda: "answer" in order, timeout=3000)  # did not wait for the ingest
     assert runner.lane_busy(INDEX) and not runner.lane_busy(MODEL)
-    runner.submit(lambda c: order.append("reindex"), "reindex", lane=ALL_LANES)
-    runner.submit(lambda c: order.append("answer2"), "answer2", lane=MODEL)
-    qtbot.wait(100)
-    assert order == ["answer"]  # the re-index waits for the ingest; the later answer waits for it
+    reindex = runner.submit(lambda c: order.append("reindex"), "reindex", lane=ALL_LANES)
+    answer2 = runner.submit(lambda c: order.append("answer2"), "answer2", lane=MODEL)
+    # Jobs are started on the main thread as lanes free up: the re-index waits for the
+    # ingest, the later answer waits for the re-index.
+    assert not reindex.started and not answer2.started
+    assert order == ["answer"]
     release.set()
     qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
     assert order == ["answer", "ingest", "reindex", "answer2"]
@@ -143,9 +151,9 @@ def test_cancelling_a_waiting_job_lets_the_jobs_behind_it_start(qtbot) -> None: 
     ran: list[str] = []
     runner.submit(lambda c: release.wait(5), "ingest", lane=INDEX)
     reindex = runner.submit(lambda c: ran.append("reindex"), "reindex", lane=ALL_LANES)
-    runner.submit(lambda c: ran.append("answer"), "answer", lane=MODEL)
-    qtbot.wait(50)
-    assert ran == []  # the answer queues behind the re-index, which waits for the ingest
+    answer = runner.submit(lambda c: ran.append("answer"), "answer", lane=MODEL)
+    # the answer queues behind the re-index, which waits for the ingest
+    assert not reindex.started and not answer.started and ran == []
     runner.cancel(reindex)
     qtbot.waitUntil(lambda: ran == ["answer"], timeout=3000)
     release.set()
