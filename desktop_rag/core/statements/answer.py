@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.pdf import match_form
+from desktop_rag.core.query import parse_question
 from desktop_rag.core.statements.concepts import CONCEPTS, Concept, find, named_in
-from desktop_rag.core.statements.metrics import Metric, metric_in
+from desktop_rag.core.statements.metrics import Metric, metric_from_definition, metric_in
 from desktop_rag.core.statements.model import Cell, Period, Row, Statement
 from desktop_rag.core.types import Calculation, CalculationInput, Citation, Document
 
@@ -22,6 +23,10 @@ _LINE_ITEM_ASK = re.compile(r"\b(what (is|was|were|are)|how much|how many dollar
 _NOT_A_LOOKUP = re.compile(
     r"\b(why|drove|drivers?|explain|describe|how did|trend|segment|guidance|outlook|risk|compare|ratio|margin|"
     r"percent(age)?|%|growth|grow|change|increase|decrease|per share|eps|average|cagr)\b", re.I)
+# A per-share line item ("diluted EPS") is itself named with "per share"/"EPS": only the rest counts.
+_NOT_A_LOOKUP_PER_SHARE = re.compile(
+    r"\b(why|drove|drivers?|explain|describe|how did|trend|segment|guidance|outlook|risk|compare|ratio|margin|"
+    r"percent(age)?|%|growth|grow|change|increase|decrease|average|cagr|adjusted|non-gaap|continuing|pro forma)\b", re.I)
 _EXPLAIN = re.compile(r"\b(why|drove|drivers?|driven|explain|describe|reasons?|factors?|caused?|attributable to what|"
                       r"how does|what (led|contributed))\b", re.I)
 _GROWTH = re.compile(r"\b(year[- ]over[- ]year|yoy|grow(th)?|change[ds]?|increase|decrease|decline)\b", re.I)
@@ -29,6 +34,7 @@ _CAGR = re.compile(r"\bcagr\b|compound annual growth", re.I)
 _AVERAGE_YEARS = re.compile(r"(\d)[- ]year average|average .* from (fy)?\s?(\d{4}) to (fy)?\s?(\d{4})", re.I)
 _YEAR_END = re.compile(r"year[- ]end (rather than|instead of|not) (the )?average|not the average|rather than average|"
                        r"using year[- ]end", re.I)
+_EACH_YEAR = re.compile(r"\b(each|every) (fiscal )?year\b|\bin each of\b|\bper year from\b|\byear by year\b", re.I)
 _DECIMALS = {"one": 1, "two": 2, "three": 3, "zero": 0, "no": 0}
 
 
@@ -194,7 +200,7 @@ class Calculator:
         self.scale_hint = scale_hint
         self.decimals_hint = decimals_hint
         periods = find_periods(question)
-        self.years = sorted(periods.years | {m.year for m in periods.mentions if m.year and m.date})
+        self.years = sorted(periods.years | {m.year for m in periods.mentions if m.year and (m.date or m.quarter)})
         self.dates = sorted(d.isoformat() for d in periods.dates)
         self.months = _months_asked(question, doc.meta.form_type)
 
@@ -282,7 +288,16 @@ class Calculator:
     def run(self) -> Outcome | None:
         if _EXPLAIN.search(self.q):
             return None
+        company_words = set(re.findall(r"[a-z0-9&]+", f"{self.doc.meta.company} {self.doc.meta.ticker}".lower()))
+        company_words |= {a.lower() for alias in self.doc.meta.aliases for a in re.findall(r"[A-Za-z0-9&]+", alias)}
+        if _names_a_part(self.q, company_words):
+            return None  # a part of the company: its figure is in a note or MD&A, found by retrieval
+        if _EACH_YEAR.search(self.q) and not (_AVERAGE_YEARS.search(self.q) or _CAGR.search(self.q)):
+            return None  # one figure per year asked: more years than one computed answer gives
         m = metric_in(self.q)
+        defined = self._defined_metric(m)
+        if defined is not None:
+            return defined
         concepts = named_in(self.q)
         avg = _AVERAGE_YEARS.search(self.q)
         if m is not None and avg and len(self.years) >= 2:
@@ -292,15 +307,55 @@ class Calculator:
         if not concepts:
             return None
         concept = concepts[0]
+        if _qualified(self.q, concept.words, company_words):
+            return None  # "data center revenue", "services net sales": a part, not the statement line
         if _CAGR.search(self.q):
             return self._cagr(concept)
         if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent|%|how much did|growth rate|change)\b", self.q, re.I):
             return self._growth(concept)
-        company_words = set(re.findall(r"[a-z0-9&]+", f"{self.doc.meta.company} {self.doc.meta.ticker}".lower()))
-        if _LINE_ITEM_ASK.search(self.q) and not _NOT_A_LOOKUP.search(self.q) \
-                and not _qualified(self.q, concept.words, company_words):
+        if _is_lookup(self.q, concept):
             return self._line_item(concept)
         return None
+
+    def _defined_metric(self, standard: Metric | None) -> Outcome | None:
+        """A formula written in the question ("ROA is defined as: ..."). When it reads clearly
+        and gives another figure than the standard formula, it wins (stated as the question's);
+        when it gives the same figure, the standard outcome stands; when it cannot be read, the
+        standard formula is used and the answer says so (no standard formula: None)."""
+        definitions = parse_question(self.q).instructions.definitions
+        if not definitions or _AVERAGE_YEARS.search(self.q):
+            return None
+        term, formula = next(iter(definitions.items()))
+        if standard is not None and metric_in(term) not in (None, standard):
+            return None  # it defines a part ("EBITDA" in an EBITDA margin question): the standard formula
+        dm = metric_from_definition(term, formula, standard)
+        if dm is None:
+            if standard is None:
+                return None
+            out = self._metric_outcome(standard)
+            out.text += f" (the question's definition \"{formula}\" was not read clearly: standard formula used)"
+            return out
+        try:
+            value, picks = self.metric(dm)
+        except CannotCompute:
+            if standard is None:
+                raise
+            return None  # the standard formula's own lookups (and refusal) follow
+        cells = [(p.row.page, p.row.span, p.cell.period_end, p.cell.months) for p in picks]
+        if len(set(cells)) < len(cells):  # two names of the definition read the same cell: unclear
+            if standard is None:
+                return None
+            out = self._metric_outcome(standard)
+            out.text += f" (in the question's definition \"{formula}\" two terms are one line: standard formula used)"
+            return out
+        if standard is not None:
+            try:
+                std_value: float | None = self.metric(standard)[0]
+            except CannotCompute:
+                std_value = None
+            if std_value is not None and math.isclose(value, std_value, rel_tol=1e-9, abs_tol=1e-12):
+                return None  # the same formula: the standard outcome (with its usual title) follows
+        return self._metric_outcome(dm)
 
     # -- outcomes ----------------------------------------------------------------------------
     def _outcome(self, title: str, formula: str, value: float, unit: str, picks: list[_Picked], decimals: int,
@@ -352,6 +407,15 @@ class Calculator:
             period = self._main_period()
         p = _pick(concept, self.statements, period, f" of {self.doc.file_name}")
         value = float(p.cell.value or 0.0)
+        if concept.unit == "per_share":  # as printed, in dollars per share, never rescaled
+            printed = re.sub(r"[^\d.]", "", p.cell.text)
+            decimals = self._decimals(len(printed.split(".")[1]) if "." in printed else 2)
+            out = self._outcome(p.row.label, "", value, "currency", [p], decimals, "units")
+            label = p.row.label if re.search(r"per (common |ordinary )?share|\beps\b", p.row.label, re.I) \
+                else f"{p.row.parent.rstrip(':')} \u203a {p.row.label}"
+            out.text = f"{label}: {_result_text(value, 'currency', decimals, 'units')[0]} per share" \
+                       f" ({period_name(period)}, page {p.row.page})"
+            return out
         if concept.outflow:  # "Purchases of property … (1,577)" is capex of $1,577 million
             value = abs(value)
         value, scale = self._scaled(value, [p])
@@ -421,9 +485,54 @@ def _qualified(question: str, words: tuple[str, ...], company_words: set[str]) -
             return False
         prev = before[-1].strip("'.")
         neutral = (prev.endswith(("'s", "s'")) or prev in _NEUTRAL_BEFORE or prev in company_words
-                   or re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", prev) is not None)
+                   or re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}|\d+-year", prev) is not None)
         return not neutral
     return False
+
+
+# Words a question uses to ask for a statement figure; a capitalised word outside them (and
+# outside the company's own names, months and sentence starts) names a part of the company
+# -- a segment, region, product or business ("Greater China", "Digital Marketing", "AWS",
+# "Regulated Businesses") -- whose figure is no line of the primary statements.
+_STATEMENT_WORDS = frozenset("""
+revenue revenues net sales sale income operating operations total cost costs goods sold gross profit margin margins ebit
+ebitda cash flow flows statement statements balance sheet sheets capital expenditure expenditures capex free working current
+ratio quick assets asset liabilities liability equity shareholders stockholders shareowners return returns on of interest
+expense expenses tax taxes depreciation amortization d&a dividend dividends per share shares earnings diluted basic eps
+inventory inventories receivable receivables payable payables days turnover fixed property plant equipment pp&e ppe
+activities provided used financial position comprehensive unadjusted adjusted gaap usd us u.s. dollars dollar millions
+billions thousands million billion thousand answer year fiscal quarter half fy roa roe dpo dso dio ccc yoy cagr capital
+cfo fcf cogs sg&a r&d p&l opex ebit nopat ttm ltm qoq sec research development selling general administrative long-term short-term debt investments marketable
+securities retained accumulated other the a an and or in for to from by with
+inc inc. corp corp. corporation company co co. ltd plc llc group holdings incorporated
+""".split())
+_MONTH_WORDS = frozenset("january february march april may june july august september october november december "
+                         "jan feb mar apr jun jul aug sep sept oct nov dec".split())
+
+
+def _names_a_part(question: str, company_words: set[str]) -> bool:
+    """Does the question name a segment, region, product or business by a capitalised name?"""
+    for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9&.'\u2019-]*", question):
+        word = m.group(0)
+        if not any(ch.isupper() for ch in word) or word == "I":  # "iPhone" counts too
+            continue
+        before = question[:m.start()].rstrip(" \"'(\u201c")
+        if (not before or before[-1] in ".?!:;\n") and word[0].isupper() and not any(ch.isupper() for ch in word[1:]):
+            continue  # a sentence start
+        w = re.sub(r"['\u2019]s?$", "", word).lower().rstrip(".")
+        if re.fullmatch(r"(fy|q[1-4]|h[12])?\d*|\d+-[kq]|8-k|10-k405", w):
+            continue  # a period or a form ("10-K")
+        known = _STATEMENT_WORDS | _MONTH_WORDS | company_words
+        if w in known or all(part in known or part.isdigit() for part in w.split("-") if part):
+            continue  # statement wording, a month, the company's own name ("Coca-Cola's")
+        return True
+    return False
+
+
+def _is_lookup(question: str, concept: Concept) -> bool:
+    """Does the question ask for the line item itself (not a trend, a ratio, a part of it)?"""
+    rx = _NOT_A_LOOKUP_PER_SHARE if concept.unit == "per_share" else _NOT_A_LOOKUP
+    return bool(_LINE_ITEM_ASK.search(question)) and not rx.search(question)
 
 
 def wants_calculation(question: str) -> bool:
@@ -435,8 +544,7 @@ def wants_calculation(question: str) -> bool:
     concepts = named_in(question)
     if not concepts:
         return False
-    return bool(_CAGR.search(question) or _GROWTH.search(question) or
-                (_LINE_ITEM_ASK.search(question) and not _NOT_A_LOOKUP.search(question)))
+    return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0]))
 
 
 def calculate(question: str, docs: list[Document], statements_of, page_text, scale_hint: str = "",
@@ -447,7 +555,15 @@ def calculate(question: str, docs: list[Document], statements_of, page_text, sca
     if not docs or not wants_calculation(question):
         return None
     is_metric = metric_in(question) is not None or bool(_CAGR.search(question))
-    years = find_periods(question).years
+    periods = find_periods(question)
+    quarters = {(m.year, m.quarter) for m in periods.mentions if m.year and m.quarter}
+    years = periods.years | {y for y, _ in quarters}
+    if quarters:
+        # "the first quarter of 2021": only the filing of that quarter has its three-month column
+        # for sure (another 10-Q of the same calendar year has other quarters ending that year)
+        docs = [d for d in docs if (d.meta.fiscal_year, d.meta.fiscal_quarter) in quarters]
+        if not docs:
+            return None
     docs = sorted(docs, key=lambda d: (-(d.meta.fiscal_year in years), -(d.meta.fiscal_year or 0), -(d.meta.fiscal_quarter or 0)))
     first_problem = ""
     for doc in docs:

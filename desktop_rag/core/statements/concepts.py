@@ -23,6 +23,7 @@ class Concept:
     exclude: str = r"$^"
     words: tuple[str, ...] = field(default=())  # how a question names it (regex)
     outflow: bool = False  # printed as a negative cash flow, asked about as an amount
+    unit: str = "currency"  # the row's unit: currency | per_share (read as printed, never rescaled)
 
 
 _C = Concept
@@ -100,6 +101,37 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"^(total )?equity attributable to (stockholders|shareholders|shareowners) of", r"^total equity$",
         r"^(stockholders|shareholders)' equity$"), exclude=r"liabilities and|non-?controlling",
        words=(r"(stockholders|shareholders|shareowners)'? equity", r"\bequity\b")),
+    # Per-share figures: "Diluted" under "Earnings per share:", "Net income per share - diluted",
+    # "Diluted earnings per common share". The label is read with its heading (see _text);
+    # parts of EPS (continuing / discontinued operations, pro forma, adjusted) are not EPS.
+    _C("eps_diluted", "Diluted earnings per share", ("income",), (
+        r"^(net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
+        r"( attributable to [\w ,.&'-]+)?( of common stock)?:? [-\u2013\u2014]? ?diluted$",
+        r"^diluted (net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
+        r"( attributable to [\w ,.&'-]+)?$",
+        r"per (common |ordinary )?share[^:]*: diluted( (net )?(income|earnings)( per (common )?share)?)?$"),
+       exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
+               r"weighted|shares|dividend",
+       words=(r"diluted (eps|earnings per (common )?share|net (income|earnings) per (common )?share)",
+              r"(eps|earnings per (common )?share|net (income|earnings) per (common )?share),? \(?diluted\)?",
+              r"diluted [\w ]{0,20}per share"), unit="per_share"),
+    _C("eps_basic", "Basic earnings per share", ("income",), (
+        r"^(net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
+        r"( attributable to [\w ,.&'-]+)?( of common stock)?:? [-\u2013\u2014]? ?basic$",
+        r"^basic (net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
+        r"( attributable to [\w ,.&'-]+)?$",
+        r"per (common |ordinary )?share[^:]*: basic( (net )?(income|earnings)( per (common )?share)?)?$"),
+       exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
+               r"weighted|shares|dividend",
+       words=(r"basic (eps|earnings per (common )?share|net (income|earnings) per (common )?share)",
+              r"(eps|earnings per (common )?share|net (income|earnings) per (common )?share),? \(?basic\)?",
+              r"basic [\w ]{0,20}per share"), unit="per_share"),
+    _C("dividends_per_share", "Dividends declared per share", ("income", "equity"), (
+        r"^(cash )?dividends? (declared |paid )?per (common |ordinary )?share$",
+        r"^(cash )?dividends? (declared |paid )?per (common |ordinary )?share",),
+       exclude=r"preferred|special", words=(r"dividends? (declared |paid )?per (common )?share", r"\bdps\b"), unit="per_share"),
+    _C("net_interest_income", "Net interest income", ("income",), (r"^net interest income$",),
+       exclude=r"after|per share|taxable", words=(r"net interest income",)),
     _C("ppe_net", "Property, plant and equipment, net", ("balance",), (
         r"^property(,)? (plant )?and equipment, net", r"^property and equipment, net", r"^net property", r"^property, plant and equipment",
         r"^property and equipment"), exclude=r"gross|accumulated", words=(r"pp&e", r"property(, plant)? and equipment", r"fixed assets")),
@@ -108,6 +140,15 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
 
 def _norm(label: str) -> str:
     return re.sub(r"\s+", " ", label.lower().replace("\u2019", "'")).strip(" :")
+
+
+def _text(concept: Concept, row: Row) -> str:
+    """What a concept's patterns read: the label, and for a per-share row named only by its
+    share class ("Diluted" under "Earnings per share:") the heading with it."""
+    label = _norm(row.label)
+    if concept.unit == "per_share" and row.parent and not re.search(r"per (common |ordinary )?share|\beps\b", label):
+        return f"{_norm(row.parent)}: {label}"
+    return label
 
 
 @dataclass
@@ -128,8 +169,8 @@ def find(concept: Concept, statements: list[Statement], question: str = "") -> F
                 if st.kind != kind:
                     continue
                 for row in st.rows:
-                    label = _norm(row.label)
-                    if (len(label) >= 8 and re.search(rf"(?<![a-z]){re.escape(label)}(?![a-z])", q) and row.unit == "currency"
+                    label = _text(concept, row)
+                    if (len(label) >= 8 and re.search(rf"(?<![a-z]){re.escape(label)}(?![a-z])", q) and row.unit == concept.unit
                             and any(re.search(p, label) for p in concept.patterns) and not re.search(concept.exclude, label)
                             and any(c.value is not None for c in row.cells)):
                         quoted.append((len(label), Found(concept, st, row)))
@@ -142,9 +183,9 @@ def find(concept: Concept, statements: list[Statement], question: str = "") -> F
             for pattern in concept.patterns:
                 rx = re.compile(pattern)
                 for row in st.rows:
-                    label = _norm(row.label)
-                    if row.unit == "currency" and rx.search(label) and not re.search(concept.exclude, label) \
-                            and any(c.value is not None for c in row.cells):
+                    label = _text(concept, row)
+                    if row.unit == concept.unit and rx.search(label) and not re.search(concept.exclude, label) \
+                            and any(c.value is not None for c in row.cells) and not any(c.column for c in row.cells):
                         return Found(concept, st, row)
     return None
 

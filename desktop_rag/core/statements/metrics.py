@@ -126,3 +126,112 @@ def metric_in(question: str) -> Metric | None:
         if any(re.search(t, q) for t in m.triggers):
             return m
     return None
+
+
+# -- a definition written in the question ---------------------------------------------------------
+# "ROA is defined as: FY2017 net income / (average total assets between FY2016 and FY2017)",
+# "unadjusted EBITDA = operating income plus depreciation and amortization from the cash flow
+# statement": operands are statement concepts (named as concepts.named_in reads them, covering
+# most of the operand's words) or plain numbers, joined by + − × / and parentheses. Anything
+# else makes the definition unclear: the caller then uses the standard formula and says so.
+_OPERATORS = [(r"\bdivided by\b|\bover\b|/|÷", "/"), (r"\bplus\b|\+", "+"), (r"\bminus\b|\bless\b|(?<=\s)[-\u2212\u2013](?=\s)", "-"),
+              (r"\btimes\b|\bmultiplied by\b|\*|×", "*")]
+_SYMBOL = {"divided by": "/", "over": "/", "/": "/", "÷": "/", "plus": "+", "+": "+", "minus": "-", "less": "-",
+           "times": "*", "multiplied by": "*", "*": "*", "×": "*"}  # anything else matched is a dash: "-"
+_DROP = re.compile(
+    r"\b(?:fy|fiscal\s+(?:year\s+)?)?(?:19|20)\d\d\b|\bbetween\s+and\b|\bfrom the (?:cash flows? statement|income statement|"
+    r"balance sheet|statement of cash flows|statement of income|statement of operations)\b|\bunadjusted\b|\breported\b|"
+    r"\bconsolidated\b|\bthe\b|\bfor the (?:year|period)\b|\(not the average\)|\bnot the average\b", re.I)
+_ROUNDING_TAIL = re.compile(r",?\s*(?:and\s+)?round(?:ed|ing)?\b.*$|,?\s*(?:expressed|shown|given)\s+(?:as|in)\b.*$", re.I)
+
+
+def _operand(text: str) -> tuple[str, str] | float | None:
+    """(concept, when) or a number for one operand; None when it is not clearly one concept."""
+    from desktop_rag.core.statements.concepts import CONCEPTS, named_in
+
+    t = " ".join(_DROP.sub(" ", text).split()).strip(" ,")
+    if re.fullmatch(r"\d+(?:\.\d+)?", t):
+        return float(t)
+    when = "cur"
+    if re.match(r"(?:the\s+)?average\b", t, re.I):
+        when, t = "avg", re.sub(r"^(?:the\s+)?average\s+(?:of\s+)?", "", t, flags=re.I)
+    elif re.match(r"(?:the\s+)?change in\b", t, re.I):
+        when, t = "chg", re.sub(r"^(?:the\s+)?change in\s+", "", t, flags=re.I)
+    elif re.search(r"\byear[- ]end\b", t, re.I):
+        t = re.sub(r"\byear[- ]end\b", "", t, flags=re.I).strip()
+    t = re.sub(r"\s+between\b.*$", "", t, flags=re.I).strip()
+    if not t:
+        return None
+    concepts = named_in(t)
+    if not concepts:
+        return None
+    concept = concepts[0]
+    low = t.lower().replace("\u2019", "'")
+    covered = max([len(m.group(0)) for w in concept.words for m in re.finditer(w, low)]
+                  + [len(m.group(0)) for p in concept.patterns if (m := re.search(p, low))], default=0)
+    letters = len(re.sub(r"[^a-z&]", "", low))
+    if letters == 0 or covered < 0.5 * len(low) or concept.name not in CONCEPTS:
+        return None
+    return concept.name, when
+
+
+def metric_from_definition(term: str, formula: str, standard: Metric | None) -> Metric | None:
+    """The question's own formula as a Metric, or None when it cannot be read clearly."""
+    text = _ROUNDING_TAIL.sub("", formula).strip(" .")
+    # an aside in parentheses without an operator ("(from the cash flow statement)") is no group
+    text = re.sub(r"\((?![^()]*(?:[+*/×÷]|\s[-\u2212]\s|\bplus\b|\bminus\b|\bdivided\b))[^()]*[A-Za-z][^()]*\)",
+                  lambda m: " " + m.group(0)[1:-1] + " ", text)
+    tokens: list[str] = []
+    pattern = "|".join(f"(?:{rx})" for rx, _ in _OPERATORS) + r"|\(|\)"
+    pos = 0
+    for m in re.finditer(pattern, text, re.I):
+        tokens.append(text[pos:m.start()])
+        op = m.group(0)
+        tokens.append(op if op in "()" else _SYMBOL.get(" ".join(op.lower().split()), "-"))
+        pos = m.end()
+    tokens.append(text[pos:])
+    expr: list[str] = []
+    needs: list[tuple[str, str, str]] = []
+    for tok in tokens:
+        if tok in ("(", ")", "+", "-", "*", "/"):
+            expr.append(tok)
+            continue
+        if not tok.strip():
+            continue
+        operand = _operand(tok)
+        if operand is None:
+            return None
+        if isinstance(operand, float):
+            expr.append(repr(operand))
+            continue
+        concept, when = operand
+        var = f"v{len(needs)}"
+        if when == "chg":
+            needs += [(var, concept, "cur"), (var + "p", concept, "prev")]
+            expr.append(f"({var} - {var}p)")
+        else:
+            needs.append((var, concept, when))
+            expr.append(var)
+    source = " ".join(expr)
+    if not needs or not any(op in expr for op in ("+", "-", "*", "/")):
+        return None
+    try:
+        tree = compile(source, "<definition>", "eval")
+    except SyntaxError:
+        return None
+    names = set(tree.co_names)
+    if not names <= {n for n, _, _ in needs}:
+        return None
+    unit = standard.unit if standard is not None else "ratio"
+    scaled = unit == "percent" and not re.search(r"[*×]\s*100\b|\b100\s*[*×]", text)
+
+    def compute(v: Inputs) -> float:
+        try:
+            # the source was built above from v-names, numbers, + - * / and parentheses only
+            value = float(eval(tree, {"__builtins__": {}}, dict(v)))
+        except ZeroDivisionError as exc:
+            raise ZeroDivisionError("division by zero") from exc
+        return value * 100 if scaled else value
+
+    title = standard.title if standard is not None else term.strip().capitalize()
+    return Metric("defined", title, (), unit, f"{text} (as defined in the question)", tuple(needs), compute)

@@ -120,3 +120,40 @@ def test_a_part_of_a_line_item_is_no_lookup(apple) -> None:
     assert _ask(apple, "What was Apple's services net sales in the three months ended July 1, 2023?") is None
     assert _ask(apple, "What was the data center revenue of Apple in Q3 2023?") is None
     assert _ask(apple, "What was Apple's total net sales in the three months ended July 1, 2023?").calculation.result == 81797
+
+
+def test_earnings_per_share_read_with_its_heading(apple) -> None:
+    """'Diluted' under 'Earnings per share:' is diluted EPS, in dollars as printed (not millions)."""
+    out = _ask(apple, "What was Apple's diluted EPS for the three months ended July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 1.26 and out.calculation.unit == "usd"
+    assert "$1.26 per share" in out.text and "Earnings per share" in out.text
+    assert out.calculation.inputs[0].quote.startswith("Diluted $ 1.26")
+    basic = _ask(apple, "What basic earnings per share did Apple report for the nine months ended July 1, 2023?")
+    assert basic.calculation.result == 4.69
+    # the share counts printed under the same words are no EPS
+    assert _ask(apple, "How many basic shares did Apple use in computing earnings per share?") is None
+
+
+def test_a_named_segment_region_or_product_is_left_to_retrieval(apple) -> None:
+    """A capitalised name that is neither the company nor statement wording names a part of
+    the company (its figure is in a note or MD&A): never answered with the total."""
+    assert _ask(apple, "What were Apple's net sales in Greater China in the three months ended July 1, 2023?") is None
+    assert _ask(apple, "What was Apple's iPhone revenue growth in the nine months ended July 1, 2023?") is None
+    assert _ask(apple, "What was Apple's operating income in each year from 2021 to 2023?") is None
+    # statement wording capitalised is no part
+    out = _ask(apple, "What was Apple's Total Net Sales in the three months ended July 1, 2023?")
+    assert out is not None and out.calculation.result == 81797
+
+
+def test_definition_in_the_question_overrides_the_standard_formula(apple) -> None:
+    q = ("What is Apple's current ratio as of July 1, 2023? Current ratio is defined as: "
+         "(total current assets - inventories) / total current liabilities. Round to two decimal places.")
+    out = _ask(apple, q)
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round((122659 - 7351) / 124963, 2)
+    assert "as defined in the question" in out.calculation.formula
+    # the same formula as the standard one: the standard answer, unchanged
+    same = _ask(apple, "What is Apple's current ratio as of July 1, 2023? Current ratio is defined as: "
+                       "total current assets / total current liabilities.")
+    assert same.calculation.result == round(122659 / 124963, 2) and "defined" not in same.calculation.formula
