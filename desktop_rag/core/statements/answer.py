@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.metadata import labelled_periods
 from desktop_rag.core.pdf import match_form
 from desktop_rag.core.query import parse_question
 from desktop_rag.core.statements.concepts import CONCEPTS, Concept, find, named_in
@@ -22,11 +23,13 @@ from desktop_rag.core.types import Calculation, CalculationInput, Citation, Docu
 _LINE_ITEM_ASK = re.compile(r"\b(what (is|was|were|are)|how much|how many dollars|report(ed)?|amount of)\b", re.I)
 _NOT_A_LOOKUP = re.compile(
     r"\b(why|drove|drivers?|explain|describe|how did|trend|segment|guidance|outlook|risk|compare|ratio|margin|"
-    r"percent(age)?|%|growth|grow|change|increase|decrease|per share|eps|average|cagr)\b", re.I)
+    r"percent(age)?|%|growth|grow|change|increase|decrease|per share|eps|average|cagr|performance obligations?|backlog|"
+    r"deferred|unearned|allocated)\b", re.I)
 # A per-share line item ("diluted EPS") is itself named with "per share"/"EPS": only the rest counts.
 _NOT_A_LOOKUP_PER_SHARE = re.compile(
     r"\b(why|drove|drivers?|explain|describe|how did|trend|segment|guidance|outlook|risk|compare|ratio|margin|"
-    r"percent(age)?|%|growth|grow|change|increase|decrease|average|cagr|adjusted|non-gaap|continuing|pro forma)\b", re.I)
+    r"percent(age)?|%|growth|grow|change|increase|decrease|average|cagr|adjusted|non-gaap|continuing|pro forma|"
+    r"performance obligations?|backlog|deferred|unearned|allocated)\b", re.I)
 _EXPLAIN = re.compile(r"\b(why|drove|drivers?|driven|explain|describe|reasons?|factors?|caused?|attributable to what|"
                       r"how does|what (led|contributed))\b", re.I)
 _GROWTH = re.compile(r"\b(year[- ]over[- ]year|yoy|grow(th)?|change[ds]?|increase|decrease|decline)\b", re.I)
@@ -35,6 +38,9 @@ _AVERAGE_YEARS = re.compile(r"(\d)[- ]year average|average .* from (fy)?\s?(\d{4
 _YEAR_END = re.compile(r"year[- ]end (rather than|instead of|not) (the )?average|not the average|rather than average|"
                        r"using year[- ]end", re.I)
 _EACH_YEAR = re.compile(r"\b(each|every) (fiscal )?year\b|\bin each of\b|\bper year from\b|\byear by year\b", re.I)
+# A trailing-twelve-month figure spans four quarters: no column of a 10-Q holds it.
+_TRAILING = re.compile(r"\btrailing\b|\bttm\b|\bltm\b|\blast twelve months\b|\btwelve months ended\b", re.I)
+_PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\bas a (share|proportion|fraction)\b|\bdecimal", re.I)
 _DECIMALS = {"one": 1, "two": 2, "three": 3, "zero": 0, "no": 0}
 
 
@@ -292,6 +298,8 @@ class Calculator:
         company_words |= {a.lower() for alias in self.doc.meta.aliases for a in re.findall(r"[A-Za-z0-9&]+", alias)}
         if _names_a_part(self.q, company_words):
             return None  # a part of the company: its figure is in a note or MD&A, found by retrieval
+        if _TRAILING.search(self.q) and self.doc.meta.form_type == "10-Q":
+            return None
         if _EACH_YEAR.search(self.q) and not (_AVERAGE_YEARS.search(self.q) or _CAGR.search(self.q)):
             return None  # one figure per year asked: more years than one computed answer gives
         m = metric_in(self.q)
@@ -382,6 +390,11 @@ class Calculator:
 
     def _metric_outcome(self, m: Metric) -> Outcome:
         value, picks = self.metric(m)
+        if m.unit == "percent" and not _PERCENT_ASKED.search(self.q) and any(
+                _norm_label(p.row.label) == m.title.lower() for p in picks):
+            # "the reported gross margin" of a filer that prints a "Gross margin" amount: the
+            # amount or the ratio? Neither is presented as computed.
+            raise CannotCompute(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
         if not math.isfinite(value):
             raise CannotCompute("the result is not a finite number")
         if m.unit == "currency":
@@ -529,6 +542,10 @@ def _names_a_part(question: str, company_words: set[str]) -> bool:
     return False
 
 
+def _norm_label(label: str) -> str:
+    return " ".join(label.lower().replace("\u2019", "'").split()).strip(" :")
+
+
 def _is_lookup(question: str, concept: Concept) -> bool:
     """Does the question ask for the line item itself (not a trend, a ratio, a part of it)?"""
     rx = _NOT_A_LOOKUP_PER_SHARE if concept.unit == "per_share" else _NOT_A_LOOKUP
@@ -560,9 +577,15 @@ def calculate(question: str, docs: list[Document], statements_of, page_text, sca
     years = periods.years | {y for y, _ in quarters}
     if quarters:
         # "the first quarter of 2021": only the filing of that quarter has its three-month column
-        # for sure (another 10-Q of the same calendar year has other quarters ending that year)
-        docs = [d for d in docs if (d.meta.fiscal_year, d.meta.fiscal_quarter) in quarters]
-        if not docs:
+        # for sure (another 10-Q of the same calendar year has other quarters ending that year).
+        # The quarter is the filer's or the file name's; the calendar quarter only when neither
+        # names it. Two filings that both answer to it (Microsoft's fiscal Q3 2023 and the file
+        # "2023 Q3 MSFT.pdf") leave the question to retrieval.
+        def named(kinds: tuple[str, ...]) -> list[Document]:
+            return [d for d in docs if any(labelled_periods(d.meta, d.file_name)[k] & quarters for k in kinds)]
+
+        docs = named(("fiscal", "file")) or named(("calendar",))
+        if len(docs) != 1:
             return None
     docs = sorted(docs, key=lambda d: (-(d.meta.fiscal_year in years), -(d.meta.fiscal_year or 0), -(d.meta.fiscal_quarter or 0)))
     first_problem = ""

@@ -63,7 +63,8 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     _C("capex", "Capital expenditures", ("cash_flow",), (
         r"^capital expenditures?", r"^(purchases?|additions?|payments?|acquisitions?|expenditures?) (of|to|for|for acquisition of) "
         r"(property|premises|plant|fixed assets)", r"^capital spending"),
-       exclude=r"proceeds|sales? of", words=(r"capex", r"capital expenditures?", r"(purchases?|additions?|payments?) (of|to|for) (property|pp&e)"),
+       exclude=r"proceeds|sales? of", words=(r"capex", r"capital expenditures?",
+              r"(purchases?|additions?|payments?) (of|to|for) (property|pp&e)(,? (plant )?and equipment)?"),
        outflow=True),
     _C("cfo", "Net cash provided by operating activities", ("cash_flow",), (
         r"^net cash (provided by|from|used in|provided by \(used (in|for)\)|\(used in\) provided by) operat",
