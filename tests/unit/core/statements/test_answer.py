@@ -157,3 +157,12 @@ def test_definition_in_the_question_overrides_the_standard_formula(apple) -> Non
     same = _ask(apple, "What is Apple's current ratio as of July 1, 2023? Current ratio is defined as: "
                        "total current assets / total current liabilities.")
     assert same.calculation.result == round(122659 / 124963, 2) and "defined" not in same.calculation.formula
+
+
+def test_a_named_quarter_is_answered_only_from_that_quarters_filing(apple) -> None:
+    third = _ask(apple, "What net income did Apple report for the third quarter of 2023?")
+    assert third is not None and third.calculation.result == 19881
+    # the library's only 10-Q is not the first quarter (fiscal, file or calendar): no figure from it
+    assert _ask(apple, "What net income did Apple report for the first quarter of 2023?") is None
+    # a trailing-twelve-month figure is in no column of a 10-Q
+    assert _ask(apple, "What was Apple's trailing twelve month net income in its Q3 2023 10-Q?") is None
