@@ -279,6 +279,12 @@ COMPUTED_WORDS = frozenset(
     estimated overall combined aggregate""".split()
     # link words of compounds: "opioid-related exposure" is about opioids
     + "related relating based linked driven associated".split()
+    # how a figure moved: filings print the figures (or "increased"), the analyst says "grow", "fall"
+    + """grow grew grown fall fell fallen move moved evolve evolved change changed perform performed rise rose
+    decline declined increase increased decrease decreased jump jumped drop dropped compare compared trend
+    dependent improving improve drove drive drives driver drivers fast yoy qoq""".split()
+    # rounding and unit words the instruction parser left in a short trailing sentence
+    + "decimal decimals place places rounded round percent".split()
 )
 # A question that defines what it asks ("... defined as", "measured as", "i.e.", "using A over B")
 # names a computation: its words are the analyst's, not the filing's.

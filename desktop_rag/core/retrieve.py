@@ -64,8 +64,8 @@ def _date_matches(doc: Document, periods: QuestionPeriods, prior_years: bool = F
 def _defined_in(word: str, plan: QueryPlan) -> bool:
     """An abbreviation the question itself spells out ("days payable outstanding (DPO)") or
     defines ("DPO is defined as ...") is no unknown name."""
-    if re.search(rf"\(\s*{re.escape(word)}\s*\)", plan.original):
-        return True
+    if re.search(rf"\(\s*{re.escape(word)}\s*\)|\b{re.escape(word)}\s*=", plan.original):
+        return True  # "(DPO)", "where DSO = 365 * ..."
     defined = getattr(plan.instructions, "definitions", {}) or {}
     return any(word.lower() in term.lower().split() for term in defined)
 
@@ -422,10 +422,16 @@ class HybridRetriever:
         unknown = [w for w in self.unknown_entities(asked) if not _defined_in(w, plan)]
         if unknown:
             return GateResult(False, f"{', '.join(unknown)} does not occur in any document of the library.")
-        # Terms that carry evidence: not periods (every filing has years) and not the
-        # company name (that is what the filter already used).
+        if metric_in(asked) or defines_its_concept(plan.original) or (
+                plan.instructions is not None and plan.instructions.definitions):
+            # a metric is computed from statement figures: its name and the words of its
+            # definition need not meet in one passage (the company and period are checked above)
+            return GateResult(True)
+        # Terms that carry evidence: not periods (every filing has years), not the company
+        # name (that is what the filter already used), not words of computation or trend
+        # ("ratio", "grow"): filings print the figures, not the analyst's words for them.
         ignore = self.filter_terms(plan, hits)
-        terms = [t for t in plan.content_terms if t not in ignore]
+        terms = [t for t in plan.content_terms if t not in ignore and t not in COMPUTED_WORDS]
         context_tokens: set[str] = set()
         for h in hits[: cfg.context_chunks + 2]:
             context_tokens.update(tokenize(embedding_text(h.chunk, h.doc)))

@@ -361,3 +361,12 @@ def test_count_is_a_number_on_the_nouns_line(build_library) -> None:
     assert ret._count_printed(ret.plan("How many warehouses did Costco operate in 2021?"), "warehouses")
     # "400" ends the line above: it counts shares, not consoles
     assert not ret._count_printed(ret.plan("How many consoles did Costco sell in 2021?"), "consoles")
+
+
+def test_gate_leaves_metrics_and_trend_words_to_the_figures(retriever: HybridRetriever) -> None:
+    # "operating margin" is computed from printed figures; "grow" is how they moved
+    for q in ("What was Apple's operating margin in Q3 2023? Percent, one decimal place.",
+              "How fast did Apple's total net sales grow in Q3 2023?"):
+        plan = retriever.plan(q)
+        gate = retriever.gate(plan, retriever.search(plan))
+        assert gate.passed, (q, gate.reason)
