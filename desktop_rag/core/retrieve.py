@@ -571,8 +571,8 @@ class HybridRetriever:
         first = question.lstrip()[:1] and question.lstrip().split()[0]
         for m in _CAPWORD.finditer(question):
             word = m.group(1).rstrip(".")
-            if m.start() == question.find(first):
-                continue  # a sentence-initial capital says nothing
+            if m.start() == question.find(first) or re.search(r"[.?!:]\s*$", question[:m.start()]):
+                continue  # a sentence-initial capital says nothing ("... 2023? Percent, one decimal place.")
             toks = [t for t in tokenize(word) if not _PERIOD_TOKEN.match(t)]
             if toks and not any(lex.has_term(t) for t in toks):
                 out.append(word)
