@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before PySide6 is imported anywhere
-os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
 
 import shutil
 from collections.abc import Iterator
