@@ -41,6 +41,10 @@ _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
 
 
+# The note that marks an answer whose model wording failed verification (the filing is quoted).
+EXTRACTIVE_NOTE = "extractive fallback:"
+
+
 # -- quotes ----------------------------------------------------------------------------
 @dataclass
 class Passage:
@@ -609,7 +613,7 @@ class AnswerEngine:
                                             page_text=self.library.page_text)
             if cites:
                 result.answer, result.citations, result.extractive = text, cites, True
-                result.notes.append(f"extractive fallback: {verdict.reason}")
+                result.notes.append(f"{EXTRACTIVE_NOTE} {verdict.reason}")
             else:
                 result.answer, result.not_in_corpus = "No passage of the filings searched answers the question.", True
                 result.notes.append("no passage sentence matches the question")

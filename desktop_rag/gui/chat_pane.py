@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.core.answer import EXTRACTIVE_NOTE
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
 from desktop_rag.core.types import Answer, Citation
@@ -305,6 +306,12 @@ def details_lines(answer: Answer) -> list[str]:
         lines.append(f"Route: {where}{f' ({route.task})' if route.task else ''} — {route.reason}")
     for n in answer.notes:
         if is_route_note(n):
+            continue
+        if n.startswith(EXTRACTIVE_NOTE):
+            # The verifier's reason is for the log and the eval ("figure(s) 1.0323e+07 ... not
+            # found"); the analyst gets what it means in plain words.
+            lines.append("The model's wording could not be checked against the quotes, so the filing's own "
+                         "sentences are shown instead.")
             continue
         lines.append(n[0].upper() + n[1:] if n else n)
     t = answer.timings_ms
