@@ -33,7 +33,9 @@ INCOME_STATEMENT_PAGE = 4
 OUT_OF_CORPUS = "How many vehicles did Tesla deliver in Q3 2023?"
 HIT_KEYS = {"doc", "page_start", "page_end", "chunk_id", "score", "text"}
 ANSWER_KEYS = {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms",
-               "calculation", "computed"}
+               "calculation", "computed",
+               # the conversation's reading of the question (issue #12)
+               "standalone", "route", "attempts", "verified_attempt", "notes"}
 
 # A minimal PDF whose page tree has no kids (pymupdf refuses to save zero pages).
 ZERO_PAGE_PDF = (
@@ -193,6 +195,9 @@ def test_ask_json_contract(ask_results: list[dict]) -> None:
     assert len(ask_results) == 2
     for r in ask_results:
         assert set(r) == ANSWER_KEYS
+        assert isinstance(r["standalone"], str) and r["standalone"]
+        assert isinstance(r["notes"], list) and all(isinstance(n, str) for n in r["notes"])
+        assert isinstance(r["attempts"], list)
         assert set(r["timings_ms"]) == {"retrieve", "first_token", "total"}
         assert all(isinstance(v, (int, float)) and v >= 0 for v in r["timings_ms"].values())
         assert isinstance(r["not_in_corpus"], bool) and isinstance(r["extractive"], bool)
