@@ -27,6 +27,21 @@ class Concept:
 
 
 _C = Concept
+
+
+def _eps_concept(kind: str) -> Concept:
+    """Basic or diluted EPS: one row shape, read in any filer's wording ("Net income per share —
+    diluted", "Diluted earnings per common share", "Earnings per share: Diluted")."""
+    subject = r"(net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))?"
+    per_share = r"per (common |ordinary )?share"
+    eps = r"(eps|earnings per (common )?share|net (income|earnings) per (common )?share)"
+    return _C(f"eps_{kind}", f"{kind.capitalize()} earnings per share", ("income",), (
+        rf"^{subject} {per_share}( attributable to [\w ,.&'-]+)?( of common stock)?:? [-\u2013\u2014]? ?{kind}$",
+        rf"^{kind} {subject} {per_share}( attributable to [\w ,.&'-]+)?$",
+        rf"{per_share}[^:]*: {kind}( (net )?(income|earnings)( per (common )?share)?)?$"),
+       exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
+               r"weighted|shares|dividend",
+       words=(rf"{kind} {eps}", rf"{eps},? \(?{kind}\)?", rf"{kind} [\w ]{{0,20}}per share"), unit="per_share")
 CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     _C("revenue", "Revenue", ("income",), (
         r"^total (net )?revenues?(, net)?$", r"^total net sales( and revenues?)?$", r"^(net )?revenues?(, net)?$",
@@ -105,28 +120,8 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     # Per-share figures: "Diluted" under "Earnings per share:", "Net income per share - diluted",
     # "Diluted earnings per common share". The label is read with its heading (see _text);
     # parts of EPS (continuing / discontinued operations, pro forma, adjusted) are not EPS.
-    _C("eps_diluted", "Diluted earnings per share", ("income",), (
-        r"^(net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
-        r"( attributable to [\w ,.&'-]+)?( of common stock)?:? [-\u2013\u2014]? ?diluted$",
-        r"^diluted (net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
-        r"( attributable to [\w ,.&'-]+)?$",
-        r"per (common |ordinary )?share[^:]*: diluted( (net )?(income|earnings)( per (common )?share)?)?$"),
-       exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
-               r"weighted|shares|dividend",
-       words=(r"diluted (eps|earnings per (common )?share|net (income|earnings) per (common )?share)",
-              r"(eps|earnings per (common )?share|net (income|earnings) per (common )?share),? \(?diluted\)?",
-              r"diluted [\w ]{0,20}per share"), unit="per_share"),
-    _C("eps_basic", "Basic earnings per share", ("income",), (
-        r"^(net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
-        r"( attributable to [\w ,.&'-]+)?( of common stock)?:? [-\u2013\u2014]? ?basic$",
-        r"^basic (net )?(income|earnings|\(loss\) income|income \(loss\)|earnings \(loss\)|loss)( \(loss\))? per (common |ordinary )?share"
-        r"( attributable to [\w ,.&'-]+)?$",
-        r"per (common |ordinary )?share[^:]*: basic( (net )?(income|earnings)( per (common )?share)?)?$"),
-       exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
-               r"weighted|shares|dividend",
-       words=(r"basic (eps|earnings per (common )?share|net (income|earnings) per (common )?share)",
-              r"(eps|earnings per (common )?share|net (income|earnings) per (common )?share),? \(?basic\)?",
-              r"basic [\w ]{0,20}per share"), unit="per_share"),
+    _eps_concept("diluted"),
+    _eps_concept("basic"),
     _C("dividends_per_share", "Dividends declared per share", ("income", "equity"), (
         r"^(cash )?dividends? (declared |paid )?per (common |ordinary )?share$",
         r"^(cash )?dividends? (declared |paid )?per (common |ordinary )?share",),
