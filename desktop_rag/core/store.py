@@ -29,6 +29,7 @@ from typing import Any
 import hnswlib
 import numpy as np
 
+from desktop_rag.core.backends.base import ids_by_document
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import write_text_atomic
 
@@ -219,10 +220,7 @@ class IndexStore:
         with self._lock:
             rows = self._db.execute(
                 "SELECT doc_id, chunk_id FROM chunks WHERE length(embedding)=0 ORDER BY doc_id, ordinal").fetchall()
-        out: dict[str, list[int]] = {}
-        for doc_id, cid in rows:
-            out.setdefault(doc_id, []).append(int(cid))
-        return out
+        return ids_by_document(rows)
 
     def replace_chunks(
         self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray,

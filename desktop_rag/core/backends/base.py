@@ -103,3 +103,12 @@ class LibraryStore(Protocol):
     # search in the store (only when ``searches_in_store``)
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]: ...
     def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]: ...
+
+
+def ids_by_document(rows: Iterable[tuple[str, int]]) -> dict[str, list[int]]:
+    """(doc_id, chunk_id) rows, in order -> doc_id -> its chunk ids in that order (both backends'
+    ``pending_embeddings``)."""
+    out: dict[str, list[int]] = {}
+    for doc_id, cid in rows:
+        out.setdefault(doc_id, []).append(int(cid))
+    return out

@@ -41,7 +41,14 @@ from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
-from desktop_rag.core.backends.base import LibraryUnavailable, ReadOnlyLibrary, StatementRows, check_url, redact
+from desktop_rag.core.backends.base import (
+    LibraryUnavailable,
+    ReadOnlyLibrary,
+    StatementRows,
+    check_url,
+    ids_by_document,
+    redact,
+)
 from desktop_rag.core.lexical import LexicalIndex
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
@@ -412,10 +419,7 @@ class PostgresStore:
         with self._cursor() as cur:
             rows = cur.execute("SELECT doc_id, chunk_id FROM chunks WHERE embedding IS NULL"
                                " ORDER BY doc_id, ordinal").fetchall()
-        out: dict[str, list[int]] = {}
-        for doc_id, cid in rows:
-            out.setdefault(doc_id, []).append(int(cid))
-        return out
+        return ids_by_document(rows)
 
     def replace_chunks(
         self, doc_id: str, chunks: list[Chunk], tokens: list[list[str]], vectors: np.ndarray,
