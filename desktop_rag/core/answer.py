@@ -29,7 +29,7 @@ from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.pdf import fold_text, match_form
-from desktop_rag.core.query import format_figure
+from desktop_rag.core.query import COMPUTED_WORDS, format_figure
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
 from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
@@ -115,6 +115,36 @@ def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
             c = p.hit.chunk
             return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[a:b], p.start + a, c.chunk_id)
     return None
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def complete_cut_sentence(answer: str, passages: list[Passage], limit: int = 300) -> str:
+    """The model's answer, finished from the page when it is a verbatim stretch of a prose
+    passage that stops mid-sentence. The small model often copies a sentence and closes the
+    string early ("... as well as lower charges for severance and"); the rest is the page's
+    own words up to the sentence's end (never across a table row), and verification then
+    checks the whole sentence like any answer."""
+    text = answer.strip()
+    if not text or text[-1] in ".!?":
+        return answer
+    q = fold_text(text)
+    if len(q) < 20:
+        return answer
+    for p in passages:
+        i = match_form(p.text).find(q)
+        if i < 0:
+            continue
+        end = i + len(q)
+        m = _SENTENCE_END.search(p.text, end, min(len(p.text), end + limit))
+        if m is None:
+            return answer
+        line_start = p.text.rfind("\n", 0, end) + 1
+        if any(is_table_row(line) for line in p.text[line_start:m.end()].splitlines()):
+            return answer
+        return f"{text} {' '.join(p.text[end:m.end()].split())}".rstrip()
+    return answer
 
 
 def trim_furniture(text: str, a: int, b: int) -> tuple[int, int]:
@@ -375,7 +405,8 @@ def verify_answer(
     if not text or _REFUSAL_RE.search(text) or text.lower().startswith(NOT_IN_CORPUS.lower()):
         return Verdict(False, reason="the model gave no answer although passages matched")
     cites: list[Citation] = []
-    for q in model_quotes:
+    # An answer that is the page's own sentence is cited by that sentence first.
+    for q in [text, *model_quotes]:
         c = locate_quote(q, passages)
         if c and all(c.quote != k.quote for k in cites):
             cites.append(c)
@@ -387,7 +418,9 @@ def verify_answer(
         if len(cites) >= max_citations:
             break
         c = _unit_citation(p, a, b)
-        if all(fold_text(c.quote) not in fold_text(k.quote) for k in cites):
+        new = fold_text(c.quote)
+        # the same sentence with or without its full stop is one citation
+        if all(new not in fold_text(k.quote) and fold_text(k.quote) not in new for k in cites):
             cites.append(c)
     cites = cites[:max_citations]
     if not cites:
@@ -396,7 +429,8 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
-    if concept and answer_numbers and _RATIO_ASKED.search(question) and _AMOUNT_GIVEN.search(text):
+    if (concept and answer_numbers and _RATIO_ASKED.search(question) and not _EXPLANATION_ASKED.search(question)
+            and _AMOUNT_GIVEN.search(text)):
         return Verdict(False, reason="the question asks for a ratio or rate, the answer gives an amount")
     if concept:
         for n in answer_numbers:
@@ -413,6 +447,10 @@ def verify_answer(
 
 
 _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)
+# "What drove the change in gross margin?" asks for the reasons, and the reasons are amounts
+# ("lower charges for severance of $89 million"): no ratio figure is expected of the answer.
+_EXPLANATION_ASKED = re.compile(
+    r"\b(why|drove|drivers?|caused?|causes|reasons?|factors?|explain\w*|attribut\w+|contribut\w+)\b", re.I)
 _AMOUNT_GIVEN = re.compile(r"\$|\b(thousand|million|billion|trillion)s?\b", re.I)
 
 
@@ -577,7 +615,7 @@ class AnswerEngine:
         context = self._context(hits)
         passages = passages_for(self.library, context)
         asked = plan.asked or query  # without the analyst's instructions (units, persona, rounding)
-        concept = set(plan.content_terms) - self.retriever.filter_terms(plan, hits)
+        concept = self._concept(plan, hits)
         first_token = 0.0
         model_answer = ""
         model_quotes: list[str] = []
@@ -594,6 +632,7 @@ class AnswerEngine:
             if cancel is not None and cancel.is_set():
                 result.cancelled = True
             model_answer, model_quotes = parse_model_json(stream.raw)
+            model_answer = complete_cut_sentence(model_answer, passages)
         verdict = (
             verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
                           concept=concept, idf=self.library.lexical.idf)
@@ -688,10 +727,11 @@ class AnswerEngine:
             passages = passages_for(self.library, context)
             asked = plan.asked or ref.query
             # what was asked is the analyst's question, not the reformulation's added words
-            concept = set(first_plan.content_terms) - self.retriever.filter_terms(first_plan, hits)
+            concept = self._concept(first_plan, hits)
             labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
             raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
             model_answer, model_quotes = parse_model_json(raw)
+            model_answer = complete_cut_sentence(model_answer, passages)
             verdict = verify_answer(model_answer, model_quotes, asked, passages,
                                     self.settings.generation.max_citations, concept=concept,
                                     idf=self.library.lexical.idf)
@@ -713,6 +753,12 @@ class AnswerEngine:
         result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
                              "total": (time.perf_counter() - t0) * 1000, "attempt": float(n)}
         return result
+
+    def _concept(self, plan: QueryPlan, hits: list[Hit]) -> set[str]:
+        """What the question asks about, as the gate reads it: not the company or period (the
+        filter used them) and not words of computation or trend ("ratio", "drove", "change"):
+        filings print the figures and their own verbs, not the analyst's words for them."""
+        return set(plan.content_terms) - self.retriever.filter_terms(plan, hits) - COMPUTED_WORDS
 
     def _context(self, hits: list[Hit]) -> list[Hit]:
         """Ranked hits with their same-page neighbours, cut to the prompt's word budget.

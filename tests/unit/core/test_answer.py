@@ -537,3 +537,65 @@ def test_engine_refuses_a_missing_period_before_any_statement_calculation(
     ans = engine.ask("What were Apple's total net sales in Q1 2019?")
     assert calls == [] and gen.prompts == []
     assert ans.not_in_corpus and ans.answer.startswith("No filing of Apple Inc. covers Q1 2019")
+
+
+# -- answers the small model cut short, explanations with amounts ------------------------------------
+MDNA_PAGE = (
+    "Gross Margin\n"
+    "The increase in gross margin was primarily driven by higher volumes in every segment and lower restructuring\n"
+    "charges of $41 million, partially offset by higher freight costs for the year ended December 31, 2024.\n"
+    "Segment net sales 1,204 1,118 2,406\n"
+    "Operating expenses were flat."
+)
+
+
+def _mdna_passages() -> list[Passage]:
+    return [Passage(_hit(0, len(MDNA_PAGE), 9, text=MDNA_PAGE), 0, len(MDNA_PAGE), MDNA_PAGE)]
+
+
+def test_a_verbatim_answer_cut_mid_sentence_is_finished_from_the_page() -> None:
+    from desktop_rag.core.answer import complete_cut_sentence
+
+    cut = "The increase in gross margin was primarily driven by higher volumes in every segment and"
+    done = complete_cut_sentence(cut, _mdna_passages())
+    assert done == ("The increase in gross margin was primarily driven by higher volumes in every segment and lower "
+                    "restructuring charges of $41 million, partially offset by higher freight costs for the year ended "
+                    "December 31, 2024.")
+    # what the page says, word for word (line breaks read as spaces)
+    assert fold_text(done) in match_form(MDNA_PAGE).replace("\n", " ")
+
+
+@pytest.mark.parametrize("answer", [
+    "Operating expenses were flat.",  # a whole sentence already
+    "Gross margin rose because customers paid more",  # the model's own words: nothing to finish
+    "Segment net sales 1,204",  # a table row is never run on into the next lines
+    "driven by",  # too short to anchor
+])
+def test_answers_that_are_not_cut_page_sentences_stay_as_they_are(answer: str) -> None:
+    from desktop_rag.core.answer import complete_cut_sentence
+
+    assert complete_cut_sentence(answer, _mdna_passages()) == answer
+
+
+def test_an_explanation_with_amounts_is_no_ratio_answer() -> None:
+    answer = ("The increase in gross margin was primarily driven by higher volumes in every segment and lower "
+              "restructuring charges of $41 million.")
+    why = verify_answer(answer, [], "What drove the change in gross margin in 2024?", _mdna_passages(), 2,
+                        concept={"grossmargin"})
+    assert why.ok, why.reason
+    # the answer is the page's sentence, so that sentence is its first citation (it names the concept)
+    assert "gross margin" in why.citations[0].quote and "$41 million" in why.citations[0].quote
+    assert len({fold_text(c.quote).rstrip(".") for c in why.citations}) == len(why.citations)
+    # asked for the margin itself, an amount is still no answer
+    what = verify_answer("Gross margin was $41 million.", [], "What was the gross margin in 2024?",
+                         _mdna_passages(), 2, concept={"grossmargin"})
+    assert not what.ok and "ratio or rate" in what.reason
+
+
+def test_the_concept_checked_beside_a_figure_leaves_out_the_analysts_trend_words(build_library) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, "")
+    plan = engine.retriever.plan("What drove the change in Apple's total net sales in Q3 2023?")
+    concept = engine._concept(plan, engine.retriever.search(plan))
+    assert not concept & {"drove", "change"}  # filings write "driven", "decreased"
+    assert concept == {"revenue"}  # "total net sales" is read as the revenue concept
