@@ -539,26 +539,26 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
     runs: dict[str, list[dict[str, Any]]] = {"pipeline": [], "pipeline_alt": [], "raw_grammar": [], "raw_unconstrained": []}
     raw_default = "raw_grammar" if default_grammar else "raw_unconstrained"
     # warm-up: weights into the page cache; captures the fixed prompt prefix (rules + examples)
-    timed.last = {}
+    timed.reset()
     ws.engine.ask(usable[0])
-    prefix = _fixed_prefix(timed.last.get("prompt"))
+    prefix = _fixed_prefix(timed.first.get("prompt"))
     for q in usable:
         prompt: Any = None
         for name, grammar in (("pipeline", default_grammar), ("pipeline_alt", not default_grammar))[:2 if both_modes else 1]:
             s.generation.use_grammar = grammar
             _prime(gen, prefix)
-            timed.last = {}
+            timed.reset()
             t0 = time.perf_counter()
             ans = ws.engine.ask(q)
             t1 = time.perf_counter()
-            rec = timed.last
+            rec = timed.first  # the first attempt: a retry's tokens come after whole earlier answers
             prompt = rec.get("prompt", prompt)  # exactly what the pipeline sent
             prompt_tokens = gen.count_tokens(prompt) if isinstance(prompt, str) else None
             n, rate = _decode_rate(gen, rec.get("text", ""), rec.get("times", []))
             runs[name].append({
                 "grammar": grammar, "first_token_ms": (rec["times"][0] - t0) * 1000 if rec.get("times") else None,
                 "answer_total_ms": (t1 - t0) * 1000, "retrieve_ms": ans.timings_ms.get("retrieve"),
-                "tokens": n, "tok_s": rate, "prompt_tokens": prompt_tokens,
+                "tokens": n, "tok_s": rate, "prompt_tokens": prompt_tokens, "model_calls": len(timed.calls),
                 "extractive": ans.extractive, "not_in_corpus": ans.not_in_corpus,
             })
         s.generation.use_grammar = default_grammar
@@ -591,7 +591,7 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
         "alt_mode": {"grammar": not default_grammar, "first_token_ms": mean("pipeline_alt", "first_token_ms"),
                      "answer_total_ms": mean("pipeline_alt", "answer_total_ms"), "tok_s": mean("pipeline_alt", "tok_s")},
         "retrieve_ms": mean("pipeline", "retrieve_ms"), "prompt_tokens": mean("pipeline", "prompt_tokens"),
-        "tokens_generated": mean("pipeline", "tokens"), "runs": runs,
+        "tokens_generated": mean("pipeline", "tokens"), "model_calls": mean("pipeline", "model_calls"), "runs": runs,
     }
     gt, rt = out["gen_tok_s"], out["raw_gen_tok_s"]
     out["gen_tok_s_ratio"] = gt / rt if gt and rt else None
@@ -981,7 +981,9 @@ def explain(res: dict[str, Any]) -> list[str]:
     if t.get("short answer total ms", {}).get("pass") is False and g.get("answer_total_ms"):
         dec = (g.get("tokens_generated") or 0) / g["gen_tok_s"] * 1000 if g.get("gen_tok_s") else None
         out.append(f"answer total: first token {_fmt(g.get('first_token_ms'), 0)} ms + decoding "
-                   f"~{_fmt(g.get('tokens_generated'), 0)} tokens ({_fmt(dec, 0)} ms at {_fmt(g.get('gen_tok_s'))} tok/s)")
+                   f"~{_fmt(g.get('tokens_generated'), 0)} tokens ({_fmt(dec, 0)} ms at {_fmt(g.get('gen_tok_s'))} tok/s)"
+                   + (f"; {_fmt(g.get('model_calls'))} model calls per answer on average (a retry after a failed "
+                      "verification is a whole new answer)" if (g.get("model_calls") or 1) > 1 else ""))
     if t.get("pipeline / raw llama.cpp tok/s", {}).get("pass") is False:
         out.append(f"generation: pipeline {_fmt(g.get('gen_tok_s'))} vs raw {_fmt(g.get('raw_gen_tok_s'))} tok/s "
                    f"(raw without grammar {_fmt(g.get('raw_unconstrained_tok_s'))})")

@@ -258,10 +258,10 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
     todo = [(it, True) for it in answerable] + [(it, False) for it in unanswerable]
     for n, (it, is_ans) in enumerate(todo, 1):
         if timed is not None:
-            timed.last = {}
+            timed.reset()
         t0 = time.perf_counter()
         ans = ws.engine.ask(it["question"])
-        times = timed.last.get("times") if timed is not None else None
+        times = timed.first.get("times") if timed is not None else None
         first_token_ms = (times[0] - t0) * 1000 if times else 0.0
         as_json = ans.to_json()
         computed = bool(getattr(ans, "computed", False) or as_json.get("computed"))

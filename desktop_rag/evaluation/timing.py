@@ -43,6 +43,16 @@ class TimedGenerator:
     def __init__(self, gen: Any) -> None:
         self._gen = gen
         self.last: dict[str, Any] = {}
+        # every model call since reset(): an answer whose first attempt fails verification is
+        # retried, and its first token is the first call's, not the last retry's
+        self.calls: list[dict[str, Any]] = []
+
+    def reset(self) -> None:
+        self.last, self.calls = {}, []
+
+    @property
+    def first(self) -> dict[str, Any]:
+        return self.calls[0] if self.calls else {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._gen, name)
@@ -66,3 +76,4 @@ class TimedGenerator:
                 text.append(piece)
             yield piece
         self.last = {"prompt": prompt, "t_call": t0, "times": times, "text": "".join(text)}
+        self.calls.append(self.last)
