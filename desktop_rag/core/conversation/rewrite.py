@@ -20,12 +20,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.companies import names_in, proper_names, subject_names
+from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import (
     DATE_RE,
     PeriodMention,
     PeriodShift,
     find_periods,
+    in_quarter,
     mention_text,
+    quarter_without_year,
     relative_period,
     shift_mention,
 )
@@ -41,7 +44,7 @@ FOLLOWUP_RE = re.compile(
 )
 # A leading follow-up phrase, stripped to find what is left of the question.
 _LEAD_RE = re.compile(
-    r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:what about|how about|same (?:thing |question )?for|the same for|"
+    r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so|well|right|alright|all\s+right|back\s+to)[\s,.]+)*(?:what about|how about|same (?:thing |question )?for|the same for|"
     r"(?:now\s+)?do the same for|repeat (?:that|it|this) for|(?:now\s+)?do|and for|for)?\s*",
     re.I,
 )
@@ -53,7 +56,17 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
            "after", "later", "following", "next", "subsequent", "a", "two", "three", "four", "last",
            # "at the end of fiscal 2018", "as of": words around a period, not a concept
-           "as", "back", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve"}
+           "as", "back", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve",
+           # casual words around a follow-up ("ok back to msft, what about ...", "pls")
+           "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "go", "let's", "lets", "qtr"}
+# Qualitative topics of a filing: a follow-up naming one asks something new, it is no subject
+# (segment, product, region) of the thread's measure ("what about risk factors?")
+_TOPIC_WORDS = {"risk", "risks", "factors", "litigation", "legal", "proceedings", "lawsuit", "lawsuits", "strategy",
+                "competition", "competitors", "customers", "suppliers", "management", "auditor", "regulation",
+                "regulatory", "outlook", "guidance", "why", "drove", "drivers", "driver", "reason", "reasons",
+                "explain", "describe", "policy", "policies", "segments", "products", "business", "acquisition",
+                "acquisitions", "mean", "means", "definition", "say", "said", "says", "discuss", "comment", "mention",
+                "numbers", "figures", "sum", "summary", "summarize", "summarise", "recap", "growth", "grow", "grew"}
 # "Same for X", "same question for X", "now do X": the same question about another subject
 _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?:the\s+)?same\s+(?:thing\s+|question\s+)?for|"
                         r"(?:now\s+)?do(?:\s+the\s+same\s+for)?|repeat\s+(?:that|it|this)\s+for)\b", re.I)
@@ -98,13 +111,22 @@ class Rewrite:
 
 
 def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]:
-    """The longest library company name in ``text`` with its span, as the text spells it."""
+    """The longest library company name in ``text`` with its span, as the text spells it.
+    A ticker of four or more letters typed in lower case ("back to msft") is the ticker,
+    written back in capitals (shorter ones are words too: "all", "key", "low")."""
+    names = set(names)
     found = names_in(text, names)
     best = ("", -1, -1)
     for n in sorted(found, key=len, reverse=True):
         m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I)
         if m and len(m.group(0)) > len(best[0]):
             best = (m.group(0), m.start(), m.end())
+    if not best[0]:
+        for n in names:
+            if len(n) >= 4 and n.isalpha() and n.isupper():
+                m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I)
+                if m:
+                    return n, m.start(), m.end()
     return best
 
 
@@ -169,12 +191,16 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
     for m in find_periods(text).mentions:
         if m == old or (m.text == old.text and m.year == old.year):
             span_text = text[m.start:m.end]
-            if old.date is not None:
+            if old.date is not None and find_periods(new_text).dates:
                 # keep "the quarter ended" / "as of" as written; replace only the date
                 new_date = re.sub(r"^(?:the\s+)?(?:fiscal\s+)?(?:quarter|year)\s+ended\s+|^as\s+of\s+", "", new_text)
                 replaced = DATE_RE.sub(new_date, span_text, count=1)
                 return text[:m.start] + replaced + text[m.end:]
-            return text[:m.start] + new_text + text[m.end:]
+            head = text[:m.start]
+            if not new_text.lower().startswith("the "):
+                # "for the second quarter of 2023" -> "for 2Q22", "in the quarter ended ..." -> "in Q4 FY2023"
+                head = re.sub(r"(?i)\bthe\s+$", "", head)
+            return head + new_text + text[m.end:]
     return text
 
 
@@ -199,6 +225,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
             q = q[:same_quarter.start()] + mention_text(moved) + q[same_quarter.end():]
     periods = find_periods(q)
     shift = relative_period(q)
+    # "and in Q1?": a quarter of the thread's year
+    alone = quarter_without_year(q) if not periods.mentions and not shift else None
     company_here = _company_as_written(q, names)[0]
 
     # what is left once the follow-up words, company and period are taken out
@@ -206,18 +234,21 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     rest = _COMPARE_RE.sub(" ", rest)
     if company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(company_here)}(?:'s|’s)?(?![A-Za-z0-9&])")
-    new_company = company_here or _new_company(q, names, rest, bool(scope_company))
-    if new_company and not company_here:
-        rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
+    # periods first: "and 2Q22?" names a period, not a company
     for m in periods.mentions:
         rest = rest.replace(m.text, " ")
     if shift:
         rest = rest.replace(shift.text, " ")
+    if alone:
+        rest = rest.replace(alone.text, " ")
+    new_company = company_here or _new_company(q, names, rest, bool(scope_company))
+    if new_company and not company_here:
+        rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
     rest = _FORM_RE.sub(" ", rest)
     rest_words = [w for w in re.findall(r"[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]
     concept_terms = [t for t in content_terms(" ".join(rest_words))]
 
-    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or len(q.split()) <= 8)
+    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or len(q.split()) <= 8)
     has_company = bool(new_company)
     has_period = bool(periods.mentions) or periods.latest
     if not previous and not scope_company and not scope_period:
@@ -236,8 +267,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     elif shift and facts.period is not None:
         new_period = shift_mention(facts.period, shift)
         period_text = mention_text(new_period) if new_period else ""
+    elif alone and facts.period is not None:
+        new_period = in_quarter(facts.period, alone.quarter)
+        period_text = mention_text(new_period) if new_period else ""
+    # the words naming the period relative to the thread's, replaced by the period they name
+    relative_words = shift.text if shift else alone.text if (alone and period_text) else ""
 
-    if not concept_terms and facts.question and (new_company or periods.mentions or shift):
+    if not concept_terms and facts.question and (new_company or periods.mentions or relative_words):
         # a swap: the previous question with the company and/or period replaced
         text = facts.question
         carried = ["concept"]
@@ -264,7 +300,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
                 text = _append(text, [period_text])
         elif period_text and facts.period is None:
             text = _append(text, [period_text])
-        elif not periods.mentions and not shift and facts.period is not None:
+        elif not periods.mentions and not relative_words and facts.period is not None:
             if not find_periods(text).mentions:
                 text = _append(text, [facts.period_text])
             carried.append("period")
@@ -276,13 +312,21 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         return out
 
     company = new_company or facts.company
+    measure = _carried_measure(q, rest_words, previous)
+    if measure:
+        # "how about North America?", "and services?": a new subject of the thread's measure,
+        # written right after the subject's last word
+        last = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))[-1]
+        q = f"{q[:last.end()]} {measure}{q[last.end():]}"
     period = period_text or ("" if has_period else facts.period_text)
     if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
         period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
-                              ("period", period if not (periods.mentions or shift) else "")) if v]
-    if shift and period_text:
-        q = re.sub(rf"(?:\b(?:in|for|during)\s+)?(?:\bthe\s+)?{re.escape(shift.text)}", f"in {period_text}", q, count=1)
+                              ("period", period if not (periods.mentions or relative_words) else "")) if v]
+    if measure:
+        carried.append("concept")
+    if relative_words and period_text:
+        q = re.sub(rf"(?:\b(?:in|for|during)\s+)?(?:\bthe\s+)?{re.escape(relative_words)}", f"in {period_text}", q, count=1)
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period
@@ -300,7 +344,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
             text = f"What was {phrase}" + (f" for {company}" if company and not has_company else "")
         if period and not has_period:
             text += f" in {period}"
-        elif shift and period_text and period_text not in text:
+        elif relative_words and period_text and period_text not in text:
             text += f" in {period_text}"
         out.standalone, out.kind = text + "?", "concept"
     else:
@@ -320,3 +364,18 @@ def _append(text: str, extra: list[str]) -> str:
     if not extra:
         return text
     return f"{text.rstrip('?. ')} ({', '.join(extra)})?"
+
+
+def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:
+    """The thread's measure, when ``q`` names only a new subject of it ("and services?", "how
+    much was gaming", "how about North America for that quarter"): a short phrase with no
+    measure and no qualitative topic of its own; "" otherwise."""
+    if not rest_words or len(rest_words) > 3 or measure_phrase(q):
+        return ""
+    if any(w.lower() in _TOPIC_WORDS for w in rest_words):
+        return ""
+    for earlier in reversed(previous):
+        found = measure_phrase(earlier)
+        if found:
+            return found
+    return ""

@@ -29,16 +29,19 @@ COMPARE_RE = re.compile(
     r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
     r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
     r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
-    r"(?:higher|larger|bigger|lower|smaller)\s+than)\b", re.I)
+    r"(?:higher|larger|bigger|lower|smaller)\s+than|side[-\s]+by[-\s]+side|next\s+to\s+each\s+other)\b", re.I)
 # "Which company had the larger figure?", "Which product did better?", "Who paid more?": a
 # comparison of answers already given when nothing but generic words is left beside it
 # ("Which segment had the highest revenue?" asks the filings something new)
 WHICH_RE = re.compile(
-    r"\b(?:which|who)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
+    r"\b(?:which|who)\s+(?:[\w&'-]+\s+){0,8}?(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
     r"highest|largest|biggest|lowest|smallest|greatest|most|least|better|worse|best|worst|faster|slower)\b", re.I)
 _GENERIC = {"company", "companies", "product", "products", "one", "ones", "figure", "figures", "number", "numbers",
             "amount", "amounts", "result", "results", "answer", "answers", "period", "periods", "year", "years",
             "quarter", "quarters", "value", "values"}
+# "Sum it up", "summarise that in 3 bullets", "wrap it up": a summary of the thread when the
+# message names nothing else (no company, period or measure of its own)
+_SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|summary|sum\s+(?:\w+\s+){0,2}?up|wrap\s+(?:\w+\s+)?up|recap|tl;?dr)\b", re.I)
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
 
 
@@ -95,6 +98,8 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     q = question.strip()
     if not previous_standalone or answered == 0:
         return Route(RETRIEVE, "nothing answered yet in this conversation")
+    if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_VERB.sub(" as a list ", q)):
+        return Route(CONVERSATION, "asks for a summary of what was said, naming nothing new", "summary")
     if is_style_only(q):
         return Route(CONVERSATION, "asks only for another layout of the last answer", "restyle")
     if RECALL_RE.search(q):

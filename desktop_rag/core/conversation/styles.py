@@ -19,7 +19,7 @@ STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence wit
                "table": "table (figures by period)"}
 
 _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this)|turn\s+(?:it|that|this)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b", re.I)),
+    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this|those|these|them)|turn\s+(?:it|that|this|those|these|them)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b", re.I)),
     ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
                            r"keep\s+it\s+short|in\s+one\s+sentence|"
@@ -33,7 +33,10 @@ _STYLE_ONLY_WORDS = re.compile(
     r"\b(?:please|make|it|that|this|the|answer|answers|give|show|me|put|format|formatted|write|rewrite|"
     r"again|now|can|could|you|as|a|in|into|style|use|from|on|be|and|list|them|those|points?|form|more|sentence|one|"
     r"just|number|figure|ok(?:ay)?|thanks?|these|those|all|figures|numbers|results|everything|above|version|"
-    r"short|keep)\b", re.I)
+    r"short|keep|"
+    # casual words and a count of the layout's parts ("in 3 bullets", "two sentences pls")
+    r"pls|plz|please|thx|ty|kindly|quick(?:ly)?|\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|sentences?|lines?|"
+    r"bullets?|rows?|columns?|up|out)\b", re.I)
 
 
 def style_request(text: str) -> str | None:

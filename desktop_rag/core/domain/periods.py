@@ -556,3 +556,42 @@ def mention_text(mention: PeriodMention) -> str:
     if mention.quarter:
         return f"Q{mention.quarter} {'FY' if mention.fiscal else ''}{mention.year}"
     return f"fiscal {mention.year}" if mention.fiscal else str(mention.year)
+
+
+# "Q1", "1Q", "the first quarter", "first fiscal quarter" with no year after it: a quarter
+# of the year the conversation is about ("and in Q1?")
+_QUARTER_ALONE = re.compile(
+    rf"(?<![a-z0-9])(?:q(?P<q>[1-4])|(?P<n>[1-4])q|(?:the\s+)?(?P<o>{_ORD_RE})\s+(?P<fq>fiscal\s+)?(?:quarter|qtr))"
+    rf"(?![a-z0-9])(?!\s*(?:of\s+|in\s+)?(?:the\s+)?(?:fy|fiscal|'?\d))", re.I)
+
+
+@dataclass(frozen=True)
+class QuarterAlone:
+    """A quarter named without its year ("Q1", "the third quarter"), with the words as written."""
+
+    quarter: int
+    text: str
+    start: int
+    end: int
+
+
+def quarter_without_year(text: str) -> QuarterAlone | None:
+    """The first quarter ``text`` names without a year; None when it names none, or when the
+    quarter it names carries its year ("Q1 2023", "the first quarter of fiscal 2024")."""
+    taken = [(m.start, m.end) for m in find_periods(text).mentions]
+    for m in _QUARTER_ALONE.finditer(text):
+        if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
+            continue
+        q = m.group("q") or m.group("n")
+        quarter = int(q) if q else ORDINALS[m.group("o").lower()]
+        return QuarterAlone(quarter, m.group(0), m.start(), m.end())
+    return None
+
+
+def in_quarter(mention: PeriodMention, quarter: int) -> PeriodMention | None:
+    """``quarter`` of the year ``mention`` is in, written the way it is (fiscal or calendar):
+    Q2 2023 -> Q1 2023 for "and in Q1?", fiscal 2024 -> Q3 FY2024. None for a period named by
+    its end date (which quarter of the filer's fiscal year that is is not known here)."""
+    if mention.year is None or mention.date is not None:
+        return None
+    return PeriodMention("", 0, 0, year=mention.year, quarter=quarter, fiscal=mention.fiscal)

@@ -38,6 +38,15 @@ PREV = ["What was Apple's revenue in Q3 2023?", "What was Apple's revenue in Q2 
         ("give me the short version", CONVERSATION, "restyle"),
         # a superlative about something not answered yet asks the filings
         ("Which segment had the highest operating income?", RETRIEVE, ""),
+        # casual phrasing, counts, "the two", "side by side" (issue #12, held-out-3 causes)
+        ("could u make those a table plz", CONVERSATION, "restyle"),
+        ("two bullets pls", CONVERSATION, "restyle"),
+        ("wrap it up in five bullets", CONVERSATION, "summary"),
+        ("quick summary pls", CONVERSATION, "summary"),
+        ("of the two revenue figures, which one came out lower?", CONVERSATION, "compare"),
+        ("which of these two quarterly revenue figures was the lower one?", CONVERSATION, "compare"),
+        ("show apple's two quarters side by side", CONVERSATION, "compare"),
+        ("sum up Apple's liquidity discussion", RETRIEVE, ""),
     ],
 )
 def test_route(question: str, kind: str, task: str) -> None:

@@ -194,3 +194,25 @@ def test_shift_and_write_back(asked: str, quarters: int, years: int, written: st
 
 def test_quarter_shift_of_a_year_is_unknown() -> None:
     assert shift_mention(find_periods("fiscal 2023").mentions[0], PeriodShift(quarters=-1)) is None
+
+
+def test_a_quarter_without_its_year() -> None:
+    from desktop_rag.core.domain.periods import PeriodMention, in_quarter, quarter_without_year
+
+    assert quarter_without_year("and for Q4?").quarter == 4
+    assert quarter_without_year("what about 3Q then").quarter == 3
+    assert quarter_without_year("the second quarter?").quarter == 2
+    for with_year in ("Q4 2022", "4Q22", "the second quarter of fiscal 2024", "Q1 FY24", "q3 '23"):
+        assert quarter_without_year(with_year) is None, with_year
+    assert in_quarter(PeriodMention("Q3 FY2024", 0, 9, year=2024, quarter=3, fiscal=True), 1) == PeriodMention(
+        "", 0, 0, year=2024, quarter=1, fiscal=True)
+    assert in_quarter(PeriodMention("2021", 0, 4, year=2021), 2).quarter == 2
+    dated = PeriodMention("June 30, 2023", 0, 13, year=2023, date=date(2023, 6, 30))
+    assert in_quarter(dated, 1) is None
+
+
+@pytest.mark.parametrize(("text", "year", "quarter"), [("and 3Q21?", 2021, 3), ("1Q 2020 net income", 2020, 1),
+                                                         ("2QFY24", 2024, 2)])
+def test_quarter_first_shorthand(text: str, year: int, quarter: int) -> None:
+    m = find_periods(text).mentions
+    assert [(x.year, x.quarter) for x in m] == [(year, quarter)]

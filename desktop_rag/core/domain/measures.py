@@ -1,0 +1,76 @@
+"""The measure a question asks for ("segment operating income", "net sales", "R&D", "capex"),
+as the question writes it.
+
+Used by follow-ups: "how about North America?" or "and services?" name a new subject (a
+segment, a product, a region) and keep the thread's measure, while "what about operating
+income?" names a new measure. The vocabulary is the generic one of financial statements and
+analysts' shorthand (no company's own line names): a phrase is a run of words ending in a
+measure word, with the qualifiers that precede it and "of"/"for" complements ("cost of
+sales", "provision for credit losses").
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that name what is measured (the head of a measure phrase).
+MEASURE_WORDS = frozenset({
+    "revenue", "revenues", "sales", "income", "loss", "losses", "earnings", "profit", "profits", "margin", "margins",
+    "expense", "expenses", "expenditure", "expenditures", "cost", "costs", "capex", "opex", "cash", "flow", "flows",
+    "assets", "asset", "liabilities", "liability", "debt", "borrowings", "equity", "dividend", "dividends", "eps",
+    "ebitda", "ebit", "backlog", "arr", "bookings", "depreciation", "amortization", "amortisation", "provision",
+    "provisions", "r&d", "sg&a", "inventory", "inventories", "receivable", "receivables", "payable", "payables",
+    "buybacks", "repurchases", "tax", "taxes", "rate", "ratio", "goodwill", "deposits", "loans", "charges", "charge",
+    "impairment", "impairments", "fees", "fee", "spending", "capital", "investments", "headcount", "employees",
+    "obligations", "compensation", "payout", "yield", "shares", "outstanding",
+    "liquidity", "working", "turnover", "development", "returns", "return", "roe", "roa", "roic", "fcf", "opinc", "gm",
+})
+# Words that qualify a measure before it ("free cash flow", "diluted EPS", "op income").
+QUALIFIER_WORDS = frozenset({
+    "net", "operating", "op", "gross", "total", "segment", "free", "diluted", "basic", "adjusted", "non-gaap", "gaap",
+    "comprehensive", "effective", "interest", "capital", "credit", "membership", "research", "development", "and",
+    "selling", "general", "administrative", "long-term", "short-term", "current", "deferred", "unearned", "cost",
+    "per", "share", "stock", "stock-based", "share-based", "restructuring", "marketing", "technology", "content",
+    "fulfillment", "income", "cash", "pre-tax", "pretax", "after-tax", "organic", "comparable", "same-store",
+    "average", "annual", "annualized", "recurring", "remaining", "performance", "noninterest", "non-interest",
+    "sales", "unallocated", "corporate",
+})
+_COMPLEMENT = frozenset({"of", "for", "on", "from", "to"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z&'-]*(?:\s*&\s*[A-Za-z]+)?")
+
+
+def _norm(word: str) -> str:
+    # "op income-wise": the measure is income
+    return re.sub(r"\s+", "", word.lower()).removesuffix("'s").removesuffix("’s").removesuffix("-wise")
+
+
+def measure_phrase(text: str) -> str:
+    """The first measure ``text`` names, as written ("segment operating income", "R&D",
+    "provision for credit losses"); "" when it names none."""
+    words = list(_WORD.finditer(text))
+    norms = [_norm(w.group(0)) for w in words]
+    for i, n in enumerate(norms):
+        if n not in MEASURE_WORDS:
+            continue
+        start = i
+        while start > 0 and norms[start - 1] in QUALIFIER_WORDS and (
+                norms[start - 1] != "and" or (start > 1 and norms[start - 2] in QUALIFIER_WORDS)):
+            start -= 1
+        end = i
+        # following measure words and complements: "cash flow", "cost of sales", "provision for credit losses"
+        j = i + 1
+        while j < len(norms):
+            if norms[j] in MEASURE_WORDS:
+                end = j
+                j += 1
+            elif norms[j] in _COMPLEMENT | QUALIFIER_WORDS and j + 1 < len(norms) and any(
+                    n2 in MEASURE_WORDS for n2 in norms[j + 1:j + 3]):
+                j += 1
+            else:
+                break
+        return text[words[start].start():words[end].end()]
+    return ""
+
+
+def names_measure(text: str) -> bool:
+    return bool(measure_phrase(text))

@@ -1,0 +1,25 @@
+"""core/domain/measures.py: the measure a question names, as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.domain.measures import measure_phrase
+
+
+@pytest.mark.parametrize(
+    ("text", "measure"),
+    [
+        ("What was Intel's client computing segment operating income in Q2 2023?", "segment operating income"),
+        ("how much did they spend on R&D last year", "R&D"),
+        ("research and development expenses in 2022", "research and development expenses"),
+        ("allowance: provision for credit losses that qtr?", "provision for credit losses"),
+        ("cost of sales for fiscal 2021", "cost of sales"),
+        ("free cash flow as of Q2", "free cash flow"),
+        ("how did the segment do, op income-wise", "op income-wise"),
+        ("and services?", ""),
+        ("how about north america", ""),
+    ],
+)
+def test_measure_phrase(text: str, measure: str) -> None:
+    assert measure_phrase(text) == measure
