@@ -150,7 +150,8 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     from desktop_rag.core.conversation.session import ConversationSession, conversation_json
 
     threaded = interactive or ns.thread
-    session = ConversationSession(ws.history, ws.memory, ws.library.documents()) if threaded else None
+    session = ConversationSession(ws.history, ws.memory, ws.library.documents(),
+                                  page_texts=ws.library.store.page_texts) if threaded else None
     if session is not None and ns.style:
         session.set_style(ns.style)
     for q in questions:

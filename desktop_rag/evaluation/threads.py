@@ -67,12 +67,19 @@ def cover_documents(folder: Path, cache: Path | None = None) -> list[Document]:
     """The set's filings as ingest would describe them (cover-page company, ticker, period),
     read from their first pages only: no index is built. ``cache``: a JSON file of the
     extracted first pages, keyed by file name and size (metadata is re-detected each run)."""
+    return cover_library(folder, cache)[0]
+
+
+def cover_library(folder: Path, cache: Path | None = None) -> tuple[list[Document], dict[str, list[str]]]:
+    """``cover_documents`` and the first pages' texts by doc id (what a conversation derives
+    the library's identifying terms from)."""
     from desktop_rag.core.pdf import extract_page, open_pdf
 
     stored: dict[str, Any] = {}
     if cache is not None and cache.is_file():
         stored = json.loads(cache.read_text("utf-8"))
     docs = []
+    texts: dict[str, list[str]] = {}
     for p in sorted(folder.glob("*.pdf")):
         key = f"{p.name}|{p.stat().st_size}"
         if key not in stored:
@@ -84,12 +91,13 @@ def cover_documents(folder: Path, cache: Path | None = None) -> list[Document]:
         pages = stored[key]
         meta = detect_metadata(p.name, "\n".join(pages[:3]), "\n".join(pages[3:40]))
         docs.append(Document(p.name, p.name, str(p), len(pages), meta))
+        texts[p.name] = pages
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(".tmp")
         tmp.write_text(json.dumps(stored), "utf-8")
         tmp.replace(cache)
-    return docs
+    return docs, texts
 
 
 # -- scoring (pure) ---------------------------------------------------------------------------------
@@ -153,8 +161,11 @@ class StubEngine:
 
 def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Document]],
                 engine_for: Callable[[str], Any], tmp: Path, answers: bool = False,
-                log: Callable[[str], None] = _log) -> dict[str, Any]:
-    """Play every thread in a fresh conversation and score it."""
+                log: Callable[[str], None] = _log,
+                page_texts_by_set: dict[str, Callable[[str], list[str]]] | None = None) -> dict[str, Any]:
+    """Play every thread in a fresh conversation and score it. ``page_texts_by_set``: per set,
+    a document's page texts by doc id (the conversation's identifying terms come from them)."""
+    sessions_terms: dict[str, dict[str, str]] = {}
     hist = HistoryStore(tmp / "threads-history.sqlite")
     mem = MemoryStore(tmp / "threads-history.sqlite")
     rows: list[dict[str, Any]] = []
@@ -163,7 +174,13 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
             docs = docs_by_set[th["set"]]
             by_name = {d.file_name: d for d in docs}
             engine = engine_for(th["set"])
-            session = ConversationSession(hist, mem, docs)
+            page_texts = (page_texts_by_set or {}).get(th["set"])
+            session = ConversationSession(hist, mem, docs, page_texts=page_texts)
+            if th["set"] in sessions_terms:  # derived once per set, as a long-lived window would
+                session._terms, session._terms_key = sessions_terms[th["set"]], frozenset(
+                    (d.doc_id, d.meta.company) for d in docs if d.meta.company)
+            else:
+                sessions_terms[th["set"]] = session.company_terms()
             scope = [by_name[f].doc_id for f in th.get("scope") or [] if f in by_name] or None
             stored: set[tuple[str, int, str]] = set()
             for i, t in enumerate(th["turns"]):
@@ -266,15 +283,17 @@ def run(ns: argparse.Namespace) -> int:
             result = _run_with_answers(ns, threads, sets, Path(tmp))
         else:
             docs_by_set = {}
+            texts_by_set: dict[str, dict[str, list[str]]] = {}
             for s in sets:
                 folder = set_folder(s)
                 if not folder.is_dir():
                     _log(f"eval --threads: filings of {s} not found at {folder}: skipped")
                     threads = [t for t in threads if t["set"] != s]
                     continue
-                docs_by_set[s] = cover_documents(folder, _cache_dir(ns) / f"threads-covers-{s}.json")
+                docs_by_set[s], texts_by_set[s] = cover_library(folder, _cache_dir(ns) / f"threads-covers-{s}.json")
             stubs = {s: StubEngine({d.file_name: d for d in docs}) for s, docs in docs_by_set.items()}
-            result = run_threads(threads, docs_by_set, stubs.__getitem__, Path(tmp))
+            readers = {s: (lambda doc_id, t=t: t.get(doc_id, [])) for s, t in texts_by_set.items()}
+            result = run_threads(threads, docs_by_set, stubs.__getitem__, Path(tmp), page_texts_by_set=readers)
     if not threads:
         _log("eval --threads: no thread could be run (set DESKTOP_RAG_SHARED to the shared data folder)")
         return 2
@@ -314,7 +333,8 @@ def _run_with_answers(ns: argparse.Namespace, threads: list[dict[str, Any]], set
                     _log(f"  [{ev.index}/{ev.total}] {ev.file}")
         ws.load_model()
         docs = ws.library.documents()
-        return run_threads(threads, {s: docs for s in sets}, lambda s: ws.engine, tmp, answers=True)
+        return run_threads(threads, {s: docs for s in sets}, lambda s: ws.engine, tmp, answers=True,
+                           page_texts_by_set={s: ws.library.store.page_texts for s in sets})
     finally:
         ws.close()
 

@@ -689,7 +689,8 @@ class MainWindow(QMainWindow):
             self.conv_id = self.ws.history.new_conversation()
             self.ws.memory.set_style(self.conv_id, self.pending_style)
         if self.session is None or self.session.conv_id != self.conv_id:
-            self.session = ConversationSession(self.ws.history, self.ws.memory, self.docs, self.conv_id)
+            self.session = ConversationSession(self.ws.history, self.ws.memory, self.docs, self.conv_id,
+                                               page_texts=self.ws.library.store.page_texts)
         else:
             self.session.set_documents(self.docs)
         return self.session

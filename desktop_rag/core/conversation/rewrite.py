@@ -16,10 +16,11 @@ Three shapes of follow-up:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.companies import names_in, proper_names, subject_names
+from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import (
     DATE_RE,
@@ -205,17 +206,26 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
 
 
 def rewrite_followup(question: str, previous: list[str], names: Iterable[str], scope_company: str = "",
-                     scope_period: str = "") -> Rewrite:
+                     scope_period: str = "", terms: Mapping[str, str] | None = None) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
     ``scope_company``/``scope_period``: the company and period label of the documents the
-    chat is limited to, when they are one company/period."""
+    chat is limited to, when they are one company/period; ``terms``: the library's
+    identifying terms (``domain.company_terms``), term -> registered company name."""
     q = " ".join(question.split())
     names = set(names)
     out = Rewrite(question=question, standalone=q)
     if not q:
         return out
+    if terms and not _company_as_written(q, names)[0]:
+        # "AWS segment operating income": a segment or product only one company's filings print
+        named = companies_named_by_terms(q, terms)
+        if len(named) == 1:
+            company = short_name(next(iter(named)))
+            q = _append(q, [company])
+            out = Rewrite(question=question, standalone=q, company=company, kind="appended",
+                          carried=["company (named by its own segment or product)"])
     facts = thread_facts(previous, names, scope_company, scope_period)
     same_quarter = _SAME_QUARTER_OF.search(q)
     if same_quarter and facts.period is not None and (facts.period.quarter or facts.period.date) and facts.period.year:

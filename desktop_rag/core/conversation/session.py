@@ -9,13 +9,15 @@ Used by the CLI's interactive ``ask`` (``ask``) and the GUI, which calls ``prepa
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
-from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RETRIEVE, Route, route, route_in
+from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, RETRIEVE, Route, route, route_in
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
+from desktop_rag.core.domain.company_terms import identifying_terms
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.history import HistoryStore, StoredMessage
 from desktop_rag.core.lexical import content_terms
@@ -45,13 +47,25 @@ def scope_identity(docs: list[Document]) -> tuple[str, str]:
     return next(iter(companies)), (next(iter(periods)) if len(periods) == 1 else "")
 
 
+# pages of each filing read for its identifying terms: a 10-Q's segment tables and a 10-K's
+# business section are in its first pages; bounds the time on a large library (and is what
+# ``eval --threads`` reads without an index)
+TERM_PAGES = 40
+
+
 class ConversationSession:
     def __init__(self, history: HistoryStore, memory: MemoryStore, documents: list[Document],
-                 conv_id: int | None = None) -> None:
+                 conv_id: int | None = None, page_texts: Callable[[str], list[str]] | None = None) -> None:
+        """``page_texts``: a document's page texts by doc id (the library's store), from which
+        the terms that identify a company (its segments, products) are derived; without it
+        a follow-up is read from company names only."""
         self.history = history
         self.memory = memory
         self.documents: list[Document] = []
         self.names: set[str] = set()
+        self.page_texts = page_texts
+        self._terms: dict[str, str] | None = None
+        self._terms_key: frozenset[tuple[str, str]] = frozenset()
         self.set_documents(documents)
         self.conv_id = conv_id if conv_id is not None else history.new_conversation()
 
@@ -59,6 +73,19 @@ class ConversationSession:
         """The library's documents changed (added, removed, metadata edited)."""
         self.documents = list(documents)
         self.names = {n for d in documents for n in company_aliases(d.meta)}
+
+    def company_terms(self) -> dict[str, str]:
+        """The library's identifying terms (term -> company), derived once per set of documents."""
+        if self.page_texts is None:
+            return {}
+        key = frozenset((d.doc_id, d.meta.company) for d in self.documents if d.meta.company)
+        if self._terms is None or key != self._terms_key:
+            pages: dict[str, list[str]] = {}
+            for d in self.documents:
+                if d.meta.company:
+                    pages.setdefault(d.meta.company, []).extend(self.page_texts(d.doc_id)[:TERM_PAGES])
+            self._terms, self._terms_key = identifying_terms(pages), key
+        return self._terms
 
     @property
     def style(self) -> str:
@@ -98,7 +125,7 @@ class ConversationSession:
         scoped = [d for d in self.documents if doc_scope and d.doc_id in doc_scope]
         company, period = scope_identity(scoped)
         text = strip_style(question) if asked_style and not is_style_only(question) else question
-        rw = rewrite_followup(text, searched, self.names, company, period)
+        rw = rewrite_followup(text, searched, self.names, company, period, self.company_terms())
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names)
         notes.append(rt.note())
@@ -144,9 +171,16 @@ class ConversationSession:
             text = self._comparison(chosen)
         else:
             chosen = self._matching(turn.question, facts, 2)
-            if not chosen:
+            if not chosen and not RECALL_RE.search(turn.question):
                 return None
-            text = "\n".join(f"Earlier ({f.question}): {f.statement}" for f in chosen)
+            if chosen:
+                text = "\n".join(f"Earlier ({f.question}): {f.statement}" for f in chosen)
+            else:
+                # asked what was said ("what did you tell me about Coke?"): the filings cannot
+                # answer that; say that nothing said matches its words, and what was said
+                chosen = facts
+                text = ("Nothing said earlier in this conversation uses those words. What it established:\n"
+                        + "\n".join(f"- {f.question}: {f.statement}" for f in facts))
         cites = _unique([c for f in chosen for c in f.citations])
         ans = Answer(query=turn.question, answer=text, citations=cites, standalone_query=turn.standalone,
                      notes=[*turn.notes, f"answered from the conversation: {len(chosen)} earlier answer(s), "

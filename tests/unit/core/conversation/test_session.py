@@ -92,3 +92,37 @@ def test_routed_message_is_read_as_written_and_an_edit_is_searched_as_written(tm
     assert stored.question == "And the quarter before?" and stored.standalone == "What was Intel's R&D in Q2 2023?"
     hist.close()
     mem.close()
+
+
+PAGES = {
+    "a" * 64: ["Products and Services\nWearables, Home and Accessories\nWearables, Home and Accessories 8,284 8,806\n"
+               "Research and development 7,442 6,797"],
+    "i" * 64: ["Operating segments\nClient Computing Group\nClient Computing Group 8,890 7,330\n"
+               "Research and development 4,080 4,302"],
+}
+
+
+def test_a_segment_only_one_company_prints_names_that_company(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL], page_texts=PAGES.__getitem__)
+    turn = s.prepare("What was Client Computing Group revenue in Q3 2023?")
+    assert turn.standalone == "What was Client Computing Group revenue in Q3 2023 (Intel)?"
+    # a lower-case word is read as the common word it may be, and shared words name nobody
+    assert s.prepare("research and development in Q3 2023?").standalone == "research and development in Q3 2023?"
+    without = ConversationSession(hist, mem, [APPLE, INTEL])
+    assert without.prepare("What was Client Computing Group revenue in Q3 2023?").standalone.endswith("2023?")
+
+
+def test_asking_what_was_said_is_answered_from_the_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    engine = FakeEngine()
+    s.ask(engine, "What was Apple's research and development expense in Q3 2023?")
+    s.ask(engine, "Same for Intel")
+    asked = len(engine.asked)
+    ans = s.ask(engine, "what did you tell me about the chipmaker?")  # no stored word matches
+    assert len(engine.asked) == asked  # no retrieval: the filings cannot say what was said
+    assert ans.answer.startswith("Nothing said earlier") and "7,442" in ans.answer and "4,080" in ans.answer
+    assert {c.doc for c in ans.citations} == {APPLE.file_name, INTEL.file_name}
