@@ -75,6 +75,10 @@ class RetrievalSettings:
         True, "The statement boost also finds the statement's pages from the extracted "
         "statements (core/statements), not only from chunk section headings.",
     )
+    statement_evidence: bool = knob(
+        True, "A line-item or metric question computable from the extracted statements puts the "
+        "pages of the statement rows it is computed from (for the asked period) first.",
+    )
     page_type_penalty: float = knob(
         0.3, "Score taken from chunks of pages that match many questions and answer none: "
         "table of contents, exhibit index, cover, signatures.", min=0.0, max=1.0,

@@ -33,7 +33,9 @@ from desktop_rag.core.query import (
     defines_its_concept,
     parse_question,
 )
+from desktop_rag.core.statements.answer import calculate
 from desktop_rag.core.statements.metrics import metric_in
+from desktop_rag.core.statements.model import Statement
 from desktop_rag.core.types import Document, Hit, QueryPlan
 from desktop_rag.settings import RetrievalSettings
 
@@ -42,6 +44,9 @@ SearchMode = Literal["hybrid", "dense", "bm25", "exact"]
 _FORM = re.compile(r"\b(10-?k|10-?q|8-?k)\b", re.I)
 _CAPWORD = re.compile(r"(?<![\w-])([A-Z][a-zA-Z&.]{2,})(?:'s|’s)?\b")
 _PERIOD_TOKEN = re.compile(r"^(?:q[1-4]|fy\d{4}|(?:19|20)\d\d|\d{1,2})$")
+# A computed figure is looked for in the filings of one company (or the analyst's scope): a
+# handful of documents, not a whole library.
+_MAX_CALCULATION_DOCS = 12
 
 
 def _date_matches(doc: Document, periods: QuestionPeriods, prior_years: bool = False) -> bool:
@@ -126,6 +131,7 @@ class HybridRetriever:
         self.settings = settings
         self._page_type_cache: dict[tuple[str, int], str] = {}
         self._statement_page_cache: dict[str, dict[int, set[str]]] = {}
+        self._statements_cache: dict[str, list[Statement]] = {}
 
     # -- understanding the question -------------------------------------------------
     def plan(self, question: str, doc_scope: list[str] | None = None) -> QueryPlan:
@@ -285,6 +291,7 @@ class HybridRetriever:
                 order = sorted(scores, key=lambda c: -scores[c])
                 vecs = {c: lib.vectors[lib.row_of[c]] for c in order}
                 ranked = mmr(order, scores, vecs, cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0 else order[:k]
+            ranked = self._pin_statement_evidence(plan, ranked, scores, k)
         # Fill in the cosine of BM25-only candidates so the gate and UI see real numbers.
         hits = []
         for c in ranked:
@@ -320,17 +327,85 @@ class HybridRetriever:
             if on_page or (section and any(rx.search(section) for rx in wanted)):
                 scores[cid] += self.settings.statement_boost
 
+    def statements(self, doc_id: str) -> list[Statement]:
+        """The document's extracted statements, cached (doc ids are content hashes); none
+        when the statement reader fails (that must never break search)."""
+        cached = self._statements_cache.get(doc_id)
+        if cached is None:
+            try:
+                cached = self.library.statements(doc_id)
+            except Exception:
+                cached = []
+            self._statements_cache[doc_id] = cached
+        return cached
+
+    def statement_evidence(self, plan: QueryPlan) -> list[int]:
+        """Chunks holding the statement rows a line-item or metric question is computed from,
+        one per page, in the order the computation reads them: "Walmart's FY2020 return on
+        assets" -> the income statement's net income row, then the balance sheet's total assets
+        row, for the asked period. The calculator (core/statements) decides, exactly as it does
+        for the computed answer, so retrieval and answer agree on the evidence. Empty when the
+        question is no statement figure, no company is named (or scoped), or an input is missing."""
+        cfg = self.settings
+        lib = self.library
+        if not cfg.statement_evidence or not plan.doc_ids or not (plan.filters.company or plan.filters.scope):
+            return []
+        if len(plan.doc_ids) > _MAX_CALCULATION_DOCS:
+            return []
+        docs = [lib.docs[d] for d in plan.doc_ids if d in lib.docs]
+        ins = plan.instructions
+        scale = ins.scale if ins is not None and ins.scale in ("thousands", "millions", "billions") else ""
+        try:
+            out = calculate(plan.original, docs, self.statements, lib.page_text, scale,
+                            ins.decimals if ins is not None else None)
+        except Exception:  # the calculator must never break search
+            return []
+        if out is None or out.calculation is None:
+            return []
+        chunks: list[int] = []
+        pages: set[tuple[str, int]] = set()
+        for ci in out.calculation.inputs:
+            if (ci.doc_id, ci.page) in pages:
+                continue
+            cid = self._chunk_at(ci.doc_id, ci.page, ci.char_start)
+            if cid is not None:
+                pages.add((ci.doc_id, ci.page))
+                chunks.append(cid)
+        return chunks
+
+    def _chunk_at(self, doc_id: str, page: int, offset: int) -> int | None:
+        """The chunk of a page holding character ``offset`` (else the page's first chunk)."""
+        lib = self.library
+        on_page = [c for c in lib.doc_chunks.get(doc_id, ()) if lib.chunks[c].page == page]
+        for c in on_page:
+            if lib.chunks[c].char_start <= offset < lib.chunks[c].char_end:
+                return c
+        return on_page[0] if on_page else None
+
+    def _pin_statement_evidence(self, plan: QueryPlan, ranked: list[int], scores: dict[int, float],
+                                k: int) -> list[int]:
+        """The statement rows a figure is computed from lead the hits (see
+        ``statement_evidence``); the rest keep their order, other chunks of a pinned page
+        dropped when pages are ranked."""
+        evidence = self.statement_evidence(plan)
+        if not evidence:
+            return ranked
+        lib = self.library
+        top = max((scores[c] for c in ranked), default=0.0)
+        for i, c in enumerate(evidence):
+            scores[c] = top + 0.01 * (len(evidence) - i)
+        pinned = {(lib.chunks[c].doc_id, lib.chunks[c].page) for c in evidence}
+        rest = [c for c in ranked if c not in evidence
+                and not (self.settings.page_ranking and (lib.chunks[c].doc_id, lib.chunks[c].page) in pinned)]
+        return (evidence + rest)[:k]
+
     def _statement_pages(self, doc_id: str) -> dict[int, set[str]]:
         """page -> statement kinds printed on it, from the document's extracted statements."""
         key = doc_id  # a content hash: its statements change only with the statement reader
         cached = self._statement_page_cache.get(key)
         if cached is None:
             cached = {}
-            try:
-                statements = self.library.statements(doc_id)
-            except Exception:  # a statement reader failure must never break search
-                statements = []
-            for st in statements:
+            for st in self.statements(doc_id):
                 for page in {st.page, *st.pages, *(r.page for r in st.rows)}:
                     cached.setdefault(page, set()).add(st.kind)
             self._statement_page_cache[key] = cached

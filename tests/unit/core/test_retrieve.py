@@ -4,6 +4,8 @@ The Library is built from small generated PDFs with the deterministic fake embed
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -370,3 +372,79 @@ def test_gate_leaves_metrics_and_trend_words_to_the_figures(retriever: HybridRet
         plan = retriever.plan(q)
         gate = retriever.gate(plan, retriever.search(plan))
         assert gate.passed, (q, gate.reason)
+
+
+# -- statement-aware ranking ------------------------------------------------------------------------
+def _rows(rows: list[tuple[str, str]]) -> list[str]:
+    """Statement rows as a filing prints them: labels run out with dot leaders so that the figure
+    columns line up (the statement reader finds columns by their right edges)."""
+    import pymupdf
+
+    def width(text: str) -> float:
+        return float(pymupdf.get_text_length(text, fontname="helv", fontsize=9))
+
+    out = []
+    for label, figures in rows:
+        label += " "
+        while width(label) < 180:
+            label += "."
+        out.append(f"{label} {figures}")
+    return out
+
+
+ACME_INCOME = "\n".join([
+    "ACME CORPORATION", "CONSOLIDATED STATEMENTS OF OPERATIONS", "(In millions)", "Year Ended December 31,",
+    "2021 2020 2019",
+    *_rows([("Net sales", "12,400 11,100 10,300"), ("Cost of sales", "7,900 7,200 6,800"),
+            ("Gross profit", "4,500 3,900 3,500"), ("Operating income", "2,100 1,700 1,500"),
+            ("Net income", "1,550 1,200 1,050")]),
+])
+ACME_BALANCE = "\n".join([
+    "CONSOLIDATED BALANCE SHEETS", "(In millions)", "December 31,", "2021 2020",
+    *_rows([("Cash and cash equivalents", "2,000 1,800"), ("Inventories", "1,300 1,200"),
+            ("Total current assets", "5,200 4,700"), ("Total assets", "19,000 18,000"),
+            ("Accounts payable", "1,100 1,000"), ("Total current liabilities", "3,100 2,900")]),
+])
+# MD&A prose that repeats the question's words: it wins on words, the statement rows hold the figures.
+ACME_MDNA = "\n".join(
+    f"Management discussion {i}: our net profit margin, return on assets and current ratio reflect pricing, "
+    f"mix and the assets we hold; margin and return on assets improved in fiscal 2021." for i in range(10)
+)
+
+
+@pytest.fixture
+def acme_10k(build_library):  # type: ignore[no-untyped-def]
+    return build_library({"ACME_2021_10K.pdf": [COVER_PAGE_10K, ACME_MDNA, ACME_INCOME, ACME_BALANCE]})
+
+
+@pytest.mark.parametrize("question,pages", [
+    ("What was Acme's return on assets in fiscal 2021, using net income over average total assets?", [3, 4]),
+    ("What was Acme's current ratio at December 31, 2021?", [4]),
+    ("What was Acme's net profit margin in fiscal 2021?", [3]),
+])
+def test_statement_rows_a_figure_is_computed_from_lead_the_hits(acme_10k, question: str, pages: list[int]) -> None:  # type: ignore[no-untyped-def]
+    off = HybridRetriever(acme_10k, RetrievalSettings(statement_evidence=False, statement_boost=0.0))
+    assert off.search(question, k=4)[0].chunk.page == 2  # on words alone the MD&A prose wins
+    on = HybridRetriever(acme_10k, RetrievalSettings(statement_boost=0.0))
+    hits = on.search(question, k=4)
+    assert [h.chunk.page for h in hits[:len(pages)]] == pages  # in the order the computation reads them
+    assert len({h.chunk.page for h in hits}) == len(hits)  # still one hit per page
+    assert hits[0].score >= max(h.score for h in hits)
+
+
+def test_statement_evidence_is_the_chunk_holding_the_row(acme_10k) -> None:  # type: ignore[no-untyped-def]
+    r = HybridRetriever(acme_10k, RetrievalSettings())
+    [cid] = r.statement_evidence(r.plan("What was Acme's net income in fiscal 2021?"))
+    chunk = acme_10k.chunks[cid]
+    assert chunk.page == 3 and re.search(r"Net income \.+ 1,550 1,200 1,050", chunk.text)
+
+
+@pytest.mark.parametrize("question", [
+    "Why did Acme's net profit margin improve in fiscal 2021?",  # an explanation: MD&A, not a figure
+    "What was the net profit margin in fiscal 2021?",  # no company named: not one filer's statements
+    "What was Acme's free cash flow in fiscal 2021?",  # an input (cash flow statement) is missing
+])
+def test_no_statement_evidence_when_the_calculator_does_not_compute(acme_10k, question: str) -> None:  # type: ignore[no-untyped-def]
+    r = HybridRetriever(acme_10k, RetrievalSettings())
+    assert r.statement_evidence(r.plan(question)) == []
+
