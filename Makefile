@@ -35,11 +35,12 @@ bench: setup
 test-slow: setup-dev
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m slow tests/e2e
 
-# One-folder bundle in dist/desktop_rag-<version>/ (gitignored). Uses the llama.cpp build in .venv:
-# for other CPUs run `DESKTOP_RAG_PORTABLE=1 bash tools/bootstrap.sh` first (see pyinstaller.spec).
+# One-folder bundle in dist/desktop_rag-<version>/ (gitignored). Uses the llama.cpp build in .venv
+# (AVX2 on this machine's CPU; bundle-test fails if it finds AVX-512: see pyinstaller.spec).
 bundle: setup
 	$(PY) -m pip install -q "pyinstaller==6.22.3"
 	$(PY) -m PyInstaller --noconfirm pyinstaller.spec
+	@du -sh dist/*/
 
 bundle-test:
 	$(PY) tools/bundle_test.py

@@ -11,13 +11,13 @@ manifest then no longer matches, which triggers a clear re-index.
 
 from __future__ import annotations
 
+import math
 import random
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop_rag.core.library import embedding_text
 
@@ -64,6 +64,41 @@ def build_triplets(ws: Workspace, seed: int = 0) -> list[tuple[str, str, str]]:
     return triplets
 
 
+def train_triplets(model: Any, triplets: list[tuple[str, str, str]], epochs: int = 1, batch_size: int = 16,
+                   learning_rate: float = 2e-5, seed: int = 0) -> None:
+    """MultipleNegativesRankingLoss over (question, positive, hard negative) batches: AdamW,
+    no warm-up, linear decay to zero, gradients clipped at 1.0 — what sentence-transformers'
+    trainer does with these arguments, written as a plain torch loop so that neither the
+    ``datasets`` package (and with it pandas and pyarrow, ~250 MB) nor the transformers
+    Trainer is needed at run time: the frozen bundle leaves them out."""
+    import torch
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    loss_fn = MultipleNegativesRankingLoss(model)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.0)
+    steps = max(1, epochs * math.ceil(len(triplets) / batch_size))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1.0 - step / steps))
+    model.train()
+    try:
+        for _ in range(epochs):
+            order = list(triplets)
+            rng.shuffle(order)
+            for i in range(0, len(order), batch_size):
+                columns = list(zip(*order[i:i + batch_size], strict=True))  # anchors, positives, negatives
+                features = [model.preprocess(list(col)) for col in columns]
+                loss = loss_fn(features, None)
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params, 1.0)
+                optimizer.step()
+                schedule.step()
+    finally:
+        model.eval()
+
+
 def finetune_from_feedback(
     ws: Workspace, epochs: int = 1, min_triplets: int = 2, batch_size: int = 16,
     output_dir: Path | None = None, log: Callable[[str], None] = print,
@@ -72,28 +107,11 @@ def finetune_from_feedback(
     if len(triplets) < min_triplets:
         return FinetuneResult(False, f"not enough feedback to train on: {len(triplets)} triplet(s), "
                                      f"need {min_triplets} (give thumbs up to answers with citations)", len(triplets))
-    from datasets import Dataset
-    from sentence_transformers import (
-        SentenceTransformer,
-        SentenceTransformerTrainer,
-        SentenceTransformerTrainingArguments,
-    )
-    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+    from sentence_transformers import SentenceTransformer
 
     log(f"fine-tuning {ws.embedder.path.name} on {len(triplets)} triplets, {epochs} epoch(s)")
     model = SentenceTransformer(str(ws.embedder.path), device="cpu", local_files_only=True)
-    data = Dataset.from_dict({
-        "anchor": [t[0] for t in triplets], "positive": [t[1] for t in triplets], "negative": [t[2] for t in triplets],
-    })
-    with tempfile.TemporaryDirectory() as tmp:
-        args = SentenceTransformerTrainingArguments(
-            output_dir=tmp, num_train_epochs=epochs, per_device_train_batch_size=batch_size,
-            learning_rate=2e-5, warmup_steps=0, use_cpu=True, save_strategy="no", report_to=[],
-            logging_strategy="no", seed=0, disable_tqdm=True,
-        )
-        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data,
-                                             loss=MultipleNegativesRankingLoss(model))
-        trainer.train()
+    train_triplets(model, triplets, epochs=epochs, batch_size=batch_size)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = output_dir or ws.data_dir / "models" / f"{ws.embedder.path.name}-ft-{stamp}"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -430,6 +430,8 @@ class MainWindow(QMainWindow):
         def done(result: tuple[list[Document], list[str]]) -> None:
             docs, mismatch = result
             self._library_ready = True
+            # the start-up signal `make bundle-test` and support read in the log
+            log.info("ready: window shown, library open (%d documents)", len(docs))
             self._set_docs(docs)
             if self.library_notice:
                 self.show_error("Team library unavailable", self.library_notice)
@@ -1073,6 +1075,7 @@ class MainWindow(QMainWindow):
             return (ws.reload_model(name) if force else ws.load_model(name)).name
 
         def done(model: str) -> None:
+            log.info("model loaded: %s", model)
             self.model_name = model
             self.model_status.setText(f"Model: {model}")
             if remember:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +17,11 @@ from desktop_rag.core.types import Answer, Citation
 from desktop_rag.core.workspace import Workspace
 
 pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+EMBEDDER = REPO / "models" / "all-MiniLM-L6-v2"
+# What the frozen bundle leaves out (pyinstaller.spec): fine-tuning must not need them.
+NOT_BUNDLED = ("datasets", "pandas", "pyarrow")
 
 PAGES = [
     "Contoso Ltd. FORM 10-Q\nFor the quarterly period ended March 31, 2024\n"
@@ -69,3 +78,47 @@ def test_feedback_finetunes_and_reindexes(tmp_path: Path) -> None:
     hits = ws2.engine.retriever.search("R&D expense", k=1)
     assert hits and hits[0].chunk.page == 1
     ws2.close()
+
+
+TRAIN_WITHOUT_DATASETS = textwrap.dedent(
+    """
+    import importlib.metadata as md
+    import json, sys
+    blocked = {blocked!r}
+    for name in blocked:
+        sys.modules[name] = None  # `import name` raises ImportError, as in the bundle
+    def hidden(real):  # and no installed metadata either (sentence-transformers checks that)
+        def lookup(name):
+            if name in blocked:
+                raise md.PackageNotFoundError(name)
+            return real(name)
+        return lookup
+    md.metadata, md.version, md.distribution = hidden(md.metadata), hidden(md.version), hidden(md.distribution)
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+    from desktop_rag.core.finetune import train_triplets
+
+    model = SentenceTransformer(sys.argv[1], device="cpu", local_files_only=True)
+    probe = "research and development spending"
+    before = model.encode(probe, normalize_embeddings=True)
+    train_triplets(model, [
+        ("How much did Contoso spend on R&D?", "Research and development expense increased 12%.",
+         "The Company paid dividends of $0.5 billion."),
+        ("Did Contoso buy back stock?", "The Company repurchased $2.0 billion of its common stock.",
+         "Operations may be disrupted by natural disasters."),
+    ], epochs=1, batch_size=2)
+    after = model.encode(probe, normalize_embeddings=True)
+    print(json.dumps({{"moved": float(np.abs(before - after).max()), "training": model.training}}))
+    """
+).format(blocked=NOT_BUNDLED)
+
+
+@pytest.mark.skipif(not (EMBEDDER / "modules.json").exists(), reason="MiniLM not in models/ (run make setup)")
+def test_training_needs_neither_datasets_nor_pandas() -> None:
+    """The bundle excludes datasets/pandas/pyarrow; the same training loop must run without them."""
+    proc = subprocess.run([sys.executable, "-c", TRAIN_WITHOUT_DATASETS, str(EMBEDDER)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["moved"] > 1e-6  # the weights moved
+    assert out["training"] is False  # left in eval mode for encoding

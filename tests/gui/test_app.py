@@ -1,4 +1,4 @@
-"""Entry point behaviour that needs no window: no display -> CLI hint; logging location."""
+"""Entry point behaviour: no display -> CLI hint; logging location; the start-up signal in the log."""
 
 from __future__ import annotations
 
@@ -48,3 +48,12 @@ def test_log_file_under_data_dir(tmp_path: Path) -> None:
             if getattr(h, "baseFilename", "") == str(path):
                 root.removeHandler(h)
                 h.close()
+
+
+def test_window_logs_ready_once_its_library_is_open(fake_window, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+    """`make bundle-test` starts the frozen app offscreen and waits for this line (not a sleep)."""
+    with caplog.at_level(logging.INFO, logger="desktop_rag.gui.main_window"):
+        win = fake_window()  # returns once the library is open
+    ready = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ready:")]
+    assert ready == [f"ready: window shown, library open ({len(win.docs)} documents)"]
+    assert len(win.docs) == 2
