@@ -496,7 +496,10 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ef-construction", type=int, default=None,
                    help="hnswlib ef_construction of the synthetic indexes (default: the setting)")
     p.add_argument("--devset", default=None, help="questions used as queries (default eval/devset.jsonl)")
-    p.add_argument("--skip", default="", help="sections to skip: ingest,search,generation,cold,team")
+    p.add_argument("--recall-library", default=None, metavar="DIR",
+                   help="data dir of a real ingested library whose own hnsw graph gets the recall check "
+                        "(default: the bench's library)")
+    p.add_argument("--skip", default="", help="sections to skip: ingest,search,recall,first,generation,cold,team")
     p.add_argument("--library", dest="library_location", default=argparse.SUPPRESS, metavar="URL",
                    help="also measure a team library: an EMPTY PostgreSQL team library (postgresql://...) that the "
                         "bench fills once with the largest synthetic size and reuses on later runs")
