@@ -12,6 +12,10 @@ Measures:
 - resolution: of the follow-up turns (not the first) that are retrieved, the share whose
   standalone question names the expected company (and no other library company) and the
   expected period;
+- concept kept: of those, the share whose standalone question keeps the measure asked
+  (``thread_concept``: the follow-up's own measure, else the latest earlier question's,
+  unless the follow-up asks a qualitative question); "all three" is company, period and
+  concept together;
 - router: the share of turns (not the first) routed as labelled;
 - memory: every citation of an answer from the conversation is one stored earlier in it;
 - retries (``--answers`` only, with the language model): of the turns whose first attempt
@@ -41,8 +45,10 @@ from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import names_in, subject_names
+from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import PeriodMention, find_periods
 from desktop_rag.core.history import HistoryStore
+from desktop_rag.core.lexical import content_terms
 from desktop_rag.core.metadata import company_aliases, detect_metadata
 from desktop_rag.core.types import Answer, Citation, Document
 from desktop_rag.evaluation.devsets import shared_dir
@@ -142,6 +148,33 @@ def company_resolved(standalone: str, expected: str | None, docs: list[Document]
     return named and not names_in(standalone, others) and not strays
 
 
+# A follow-up asking what the filing says, why, or about risks asks something new: the
+# thread's measure is not expected in it ("What did the filing say about currency risk?")
+_QUALITATIVE = re.compile(r"\b(?:say|said|says|risks?|mention(?:ed|s)?|cites?|describe|explain|discuss(?:es|ed)?|why|"
+                          r"drove|how\s+come)\b", re.I)
+
+
+def thread_concept(question: str, earlier: list[str]) -> str:
+    """The measure a follow-up's standalone question must keep, from the analyst's own words:
+    the measure it names, else the latest earlier question's (``earlier``: the thread's
+    questions answered from the filings, as typed); "" when none is expected."""
+    own = measure_phrase(question)
+    if own:
+        return own
+    if _QUALITATIVE.search(question):
+        return ""
+    for q in reversed(earlier):
+        found = measure_phrase(q)
+        if found:
+            return found
+    return ""
+
+
+def concept_kept(standalone: str, concept: str) -> bool:
+    """Every evidence term of ``concept`` ("net sales" -> revenue) is in the standalone question."""
+    return set(content_terms(concept)) <= set(content_terms(standalone))
+
+
 class StubEngine:
     """Answers a retrieved turn by citing its expected filing (fast mode: no index, no model)."""
 
@@ -183,6 +216,7 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 sessions_terms[th["set"]] = session.company_terms()
             scope = [by_name[f].doc_id for f in th.get("scope") or [] if f in by_name] or None
             stored: set[tuple[str, int, str]] = set()
+            asked: list[str] = []  # the thread's questions answered from the filings, as typed
             for i, t in enumerate(th["turns"]):
                 t0 = time.perf_counter()
                 turn = session.prepare(t["q"], scope)
@@ -196,6 +230,12 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
                     row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs)
                     row["period_ok"] = period_resolved(turn.standalone, t.get("period"))
+                    concept = thread_concept(t["q"], asked)
+                    if concept:
+                        row["concept"] = concept
+                        row["concept_ok"] = concept_kept(turn.standalone, concept)
+                if t["route"] != CONVERSATION:
+                    asked.append(t["q"])
                 if turn.route.kind == CONVERSATION:
                     row["memory_cites_stored"] = cites <= stored
                 if answers and turn.route.kind != CONVERSATION:
@@ -234,7 +274,9 @@ def _share(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
 
 def summarise(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
     follow = [r for r in rows if r["turn"] > 0]
-    resolved = [dict(r, resolved=r["company_ok"] and r["period_ok"]) for r in follow if "company_ok" in r]
+    resolved = [dict(r, resolved=r["company_ok"] and r["period_ok"],
+                     all_three=r["company_ok"] and r["period_ok"] and r.get("concept_ok", True))
+                for r in follow if "company_ok" in r]
     out: dict[str, Any] = {}
     groups = sorted({r.get("group", "tuned") for r in rows}, key=lambda g: g != "tuned")
     names = ["all", "sec10q", "financebench-dev"]
@@ -247,7 +289,9 @@ def summarise(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
 
         res = [r for r in resolved if pick(r)]
         out[name] = {"followups_resolved": _share(res, "resolved"), "company": _share(res, "company_ok"),
-                     "period": _share(res, "period_ok"), "router": _share([r for r in follow if pick(r)], "route_ok"),
+                     "period": _share(res, "period_ok"), "concept": _share(res, "concept_ok"),
+                     "company_period_concept": _share(res, "all_three"),
+                     "router": _share([r for r in follow if pick(r)], "route_ok"),
                      "memory_cites_stored": _share([r for r in rows if pick(r)], "memory_cites_stored")}
         if answers:
             ans_rows = [r for r in rows if pick(r) and "verified" in r]
@@ -347,7 +391,8 @@ def report(result: dict[str, Any]) -> str:
         def fmt(x: dict[str, Any]) -> str:
             return f"{x['ok']}/{x['n']} = {100 * x['share']:.1f}%" if x["share"] is not None else "n/a"
         lines.append(f"[{name}] follow-ups resolved {fmt(s['followups_resolved'])} (company {fmt(s['company'])}, "
-                     f"period {fmt(s['period'])}); router {fmt(s['router'])}; "
+                     f"period {fmt(s['period'])}); concept kept {fmt(s['concept'])}; company, period and concept "
+                     f"{fmt(s['company_period_concept'])}; router {fmt(s['router'])}; "
                      f"memory answers citing only stored citations {fmt(s['memory_cites_stored'])}")
         if "answers" in s:
             a = s["answers"]
@@ -356,8 +401,9 @@ def report(result: dict[str, Any]) -> str:
                          f"{a['first_attempt_failed']}, converted by a retry {a['converted_by_retry']} ({conv}); "
                          f"wrong-company citations {a['wrong_company_citations']}")
     wrong = [r for r in result["rows"] if (not r.get("route_ok", True) and r["turn"] > 0)
-             or r.get("company_ok") is False or r.get("period_ok") is False]
+             or r.get("company_ok") is False or r.get("period_ok") is False or r.get("concept_ok") is False]
     for r in wrong:
+        lost = f", concept {r['concept']!r} lost" if r.get("concept_ok") is False else ""
         lines.append(f"  miss {r['thread']}#{r['turn']} ({r.get('group', 'tuned')}): {r['q']!r} -> {r['standalone']!r} "
-                     f"(route {r['route']}, expected {r['expected_route']})")
+                     f"(route {r['route']}, expected {r['expected_route']}{lost})")
     return "\n".join(lines)

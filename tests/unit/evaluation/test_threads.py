@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_rag.core.types import Document, DocumentMeta
-from desktop_rag.evaluation.threads import StubEngine, company_resolved, period_resolved, run_threads
+from desktop_rag.evaluation.threads import (
+    StubEngine,
+    company_resolved,
+    concept_kept,
+    period_resolved,
+    run_threads,
+    thread_concept,
+)
 
 APPLE = Document("2023 Q3 AAPL.pdf", "2023 Q3 AAPL.pdf", "/x", 30,
                  DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
@@ -61,3 +68,14 @@ def test_iso_date_labels_and_groups_are_scored_apart(tmp_path: Path) -> None:
     s = run_threads([tuned, held], {"s": DOCS}, lambda s: stub, tmp_path, log=lambda m: None)["summary"]
     assert s["all/tuned"]["followups_resolved"]["share"] == 1.0
     assert s["all/held-out"]["followups_resolved"] == {"n": 1, "ok": 0, "share": 0.0}
+
+
+def test_the_concept_a_follow_up_must_keep() -> None:
+    earlier = ["What was Intel's client computing segment operating income in Q2 2023?", "and the year before?"]
+    assert thread_concept("what about the data center group?", earlier) == "segment operating income"
+    assert thread_concept("and its gross margin?", earlier) == "gross margin"  # its own measure
+    assert thread_concept("what did the filing say about export risks?", earlier) == ""  # asks something new
+    assert thread_concept("and a year later?", []) == ""
+    assert concept_kept("What was DCAI segment operating income in Q2 2023 (Intel)?", "segment operating income")
+    assert concept_kept("What were Apple's total net sales in Q1?", "net sales")  # same evidence terms
+    assert not concept_kept("What was back to intc, what about Q1 2023 for Intel?", "segment operating income")
