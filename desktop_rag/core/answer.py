@@ -117,7 +117,8 @@ def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
     return None
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+# where a sentence the model was copying ends (split_units has its own, lookahead-based rule)
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)")
 
 
 def complete_cut_sentence(answer: str, passages: list[Passage], limit: int = 300) -> str:
@@ -129,15 +130,18 @@ def complete_cut_sentence(answer: str, passages: list[Passage], limit: int = 300
     text = answer.strip()
     if not text or text[-1] in ".!?":
         return answer
-    q = fold_text(text)
-    if len(q) < 20:
-        return answer
-    for p in passages:
-        i = match_form(p.text).find(q)
-        if i < 0:
-            continue
-        end = i + len(q)
-        m = _SENTENCE_END.search(p.text, end, min(len(p.text), end + limit))
+    words = fold_text(text).split()
+    # the whole answer, else its longest verbatim ending (the model's own opening words, then
+    # the page's sentence it was copying) of at least half the answer and eight words: a
+    # short stock phrase ("in the year ended December 31") is in too many places to continue
+    keep = max(8, (len(words) + 1) // 2)
+    tails = [" ".join(words[k:]) for k in range(0, max(1, len(words) - keep + 1))]
+    hit = next(((p, i, len(q)) for q in tails if len(q) >= 20 for p in passages
+                if (i := match_form(p.text).find(q)) >= 0), None)
+    if hit is not None:
+        p, i, n = hit
+        end = i + n
+        m = _SENTENCE_STOP.search(p.text, end, min(len(p.text), end + limit))
         if m is None:
             return answer
         line_start = p.text.rfind("\n", 0, end) + 1
@@ -429,6 +433,10 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    figures = [n for n in answer_numbers if not (float(n).is_integer() and 1900 <= n <= 2100)]  # not years
+    if (concept and not figures and _FIGURE_ASKED.search(question)
+            and not _EXPLANATION_ASKED.search(question)):
+        return Verdict(False, reason="the question asks for a figure, the answer gives none")
     if (concept and answer_numbers and _RATIO_ASKED.search(question) and not _EXPLANATION_ASKED.search(question)
             and _AMOUNT_GIVEN.search(text)):
         return Verdict(False, reason="the question asks for a ratio or rate, the answer gives an amount")
@@ -447,6 +455,13 @@ def verify_answer(
 
 
 _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)
+# "How much ...", "what damages range ...": a sentence around the figure without the figure
+# (a small model's usual way to fall short) is no answer to it.
+_FIGURE_ASKED = re.compile(
+    r"\b(how\s+much|how\s+many|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:\w+\s+){0,4}(?:amount|range|total|"
+    r"revenues?|sales|income|expenses?|costs?|eps|earnings\s+per\s+share|cash\s+flows?|margin|rate|ratio|percentage)"
+    r"|what\s+(?:\w+\s+){0,2}(?:amount|range|figure|price|value)s?)\b",
+    re.I)
 # "What drove the change in gross margin?" asks for the reasons, and the reasons are amounts
 # ("lower charges for severance of $89 million"): no ratio figure is expected of the answer.
 _EXPLANATION_ASKED = re.compile(

@@ -599,3 +599,43 @@ def test_the_concept_checked_beside_a_figure_leaves_out_the_analysts_trend_words
     concept = engine._concept(plan, engine.retriever.search(plan))
     assert not concept & {"drove", "change"}  # filings write "driven", "decreased"
     assert concept == {"revenue"}  # "total net sales" is read as the revenue concept
+
+
+def test_a_cut_answer_whose_ending_is_the_pages_sentence_is_finished_too() -> None:
+    from desktop_rag.core.answer import complete_cut_sentence
+
+    # the model's own opening words, then the page's words, cut
+    cut = "Gross margin rose because the increase in gross margin was primarily driven by higher volumes in every"
+    done = complete_cut_sentence(cut, _mdna_passages())
+    assert done.startswith(cut + " segment and lower restructuring charges of $41 million")
+    assert done.endswith("for the year ended December 31, 2024.")
+    # a stock phrase alone is in too many places to continue from
+    short = "Margins were better in the year ended December 31,"
+    assert complete_cut_sentence(short, _mdna_passages()) == short
+
+
+@pytest.mark.parametrize("question", [
+    "How much did restructuring charges amount to in 2024?",
+    "What damages range did the plaintiff claim?",
+    "What was the total restructuring charge in 2024?",
+])
+def test_a_question_asking_a_figure_is_not_answered_by_words_around_it(question: str) -> None:
+    words_only = "The increase in gross margin was primarily driven by higher volumes in every segment."
+    v = verify_answer(words_only, [], question, _mdna_passages(), 2, concept={"restructuring"})
+    assert not v.ok and "asks for a figure" in v.reason
+    # a year is no figure either; the figure itself passes this check
+    assert not verify_answer(words_only.replace("segment.", "segment in 2024."), [], question,
+                             _mdna_passages(), 2, concept={"restructuring"}).ok
+    with_figure = "Lower restructuring charges of $41 million."
+    assert "asks for a figure" not in verify_answer(with_figure, [], question, _mdna_passages(), 2,
+                                                    concept={"restructuring"}).reason
+
+
+def test_sentences_are_not_cut_after_an_abbreviation_or_a_decimal() -> None:
+    from desktop_rag.core.answer import split_units
+
+    text = ("In December 2018, Northwind IO, Inc. filed a complaint against the Company alleging that it infringed "
+            "patents. The plaintiff seeks damages of $1.5 billion.")
+    units = [text[a:b] for a, b in split_units(text)]
+    assert units == ["In December 2018, Northwind IO, Inc. filed a complaint against the Company alleging that it "
+                     "infringed patents.", "The plaintiff seeks damages of $1.5 billion."]
