@@ -462,6 +462,8 @@ _FIGURE_ASKED = re.compile(
     r"revenues?|sales|income|expenses?|costs?|eps|earnings\s+per\s+share|cash\s+flows?|margin|rate|ratio|percentage)"
     r"|what\s+(?:\w+\s+){0,2}(?:amount|range|figure|price|value)s?)\b",
     re.I)
+# "per its Q2 2023 10-Q": the form names the filing, the filing's sentences do not name it
+_FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 # "What drove the change in gross margin?" asks for the reasons, and the reasons are amounts
 # ("lower charges for severance of $89 million"): no ratio figure is expected of the answer.
 _EXPLANATION_ASKED = re.compile(
@@ -773,7 +775,7 @@ class AnswerEngine:
         """What the question asks about, as the gate reads it: not the company or period (the
         filter used them) and not words of computation or trend ("ratio", "drove", "change"):
         filings print the figures and their own verbs, not the analyst's words for them."""
-        return set(plan.content_terms) - self.retriever.filter_terms(plan, hits) - COMPUTED_WORDS
+        return set(plan.content_terms) - self.retriever.filter_terms(plan, hits) - COMPUTED_WORDS - _FORM_TERMS
 
     def _context(self, hits: list[Hit]) -> list[Hit]:
         """Ranked hits with their same-page neighbours, cut to the prompt's word budget.
