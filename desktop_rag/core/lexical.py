@@ -237,9 +237,10 @@ class LexicalIndex:
     EMPTY_TOKEN = "\x00"
 
     def __init__(self, ids: Sequence[int], token_lists: Sequence[list[str]]) -> None:
-        self.ids = np.asarray(ids, dtype=np.int64)
-        n = len(token_lists)
+        self.ids = np.zeros(0, dtype=np.int64)
         self._vocab: dict[str, int] = {}
+        self._df = np.zeros(0, dtype=np.int64)  # per term id: chunks holding it (0: all removed)
+        self._lengths = np.zeros(0, dtype=np.int64)  # per row: tokens (an empty chunk: 1)
         self._idf_values = np.zeros(0, dtype=np.float64)
         self._indptr = np.zeros(1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int32)
@@ -247,43 +248,109 @@ class LexicalIndex:
         self._norm: npt.NDArray[np.floating[Any]] = np.zeros(0, dtype=np.float64)
         self._idf_dict: dict[str, float] | None = None
         self._root_terms: dict[str, list[int]] | None = None  # word_root -> term ids, built on first use
-        if not n:
+        self.append(ids, token_lists)
+
+    def append(self, ids: Sequence[int], token_lists: Sequence[list[str]]) -> None:
+        """Add chunks as rows after the present ones (a filing added to the library). The
+        postings are merged into the term-grouped arrays in one pass and the statistics
+        (N, avgdl, every idf) recomputed, so the scores are those of an index built over all
+        rows at once (term ids too: first occurrence order). O(postings), no re-tokenising."""
+        n_new = len(token_lists)
+        if not n_new:
             return
+        base = len(self.ids)
         vocab = self._vocab
-        lengths = np.empty(n, dtype=np.int64)
+        lengths = np.empty(n_new, dtype=np.int64)
         flat: list[int] = []
         setdefault = vocab.setdefault
         for row, tokens in enumerate(token_lists):
             tokens = tokens or [self.EMPTY_TOKEN]
             lengths[row] = len(tokens)
             flat.extend([setdefault(t, len(vocab)) for t in tokens])
-        # One sort of (term, row) keys gives the postings grouped by term, rows ascending,
+        # One sort of (term, row) keys gives the new postings grouped by term, rows ascending,
         # with run lengths = term frequencies.
-        keys = np.fromiter(flat, dtype=np.int64, count=len(flat)) * n
+        keys = np.fromiter(flat, dtype=np.int64, count=len(flat)) * n_new
         del flat
-        keys += np.repeat(np.arange(n, dtype=np.int64), lengths)
+        keys += np.repeat(np.arange(n_new, dtype=np.int64), lengths)
         keys.sort()
         starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
         tf = np.diff(np.append(starts, len(keys)))
         keys = keys[starts]
-        post_terms = keys // n
-        self._rows = (keys - post_terms * n).astype(np.int32)
-        self._tf = tf.astype(np.float64)
-        doc_freq = np.bincount(post_terms, minlength=len(vocab))
-        self._indptr = np.concatenate(([0], np.cumsum(doc_freq))).astype(np.int64)
-        # rank-bm25's idf: log(N - df + 0.5) - log(df + 0.5); negative values (terms in more
-        # than half of the chunks) floored to epsilon * mean idf, the mean taken before flooring.
-        idf = np.log(n - doc_freq + 0.5) - np.log(doc_freq + 0.5)
-        eps = self.EPSILON * (float(idf.sum()) / len(idf))
+        new_terms = keys // n_new
+        new_rows = (keys - new_terms * n_new + base).astype(np.int32)
+        # Merge: per term, its present postings then the new ones (rows stay ascending).
+        n_terms = len(vocab)
+        old_count = np.zeros(n_terms, dtype=np.int64)
+        old_count[: len(self._df)] = np.diff(self._indptr)
+        new_count = np.bincount(new_terms, minlength=n_terms)
+        indptr = np.concatenate(([0], np.cumsum(old_count + new_count))).astype(np.int64)
+        size = int(indptr[-1])
+        rows = np.empty(size, dtype=np.int32)
+        tfs = np.empty(size, dtype=np.float64)
+        old_pos = np.arange(len(self._rows), dtype=np.int64) + np.repeat(indptr[:-1] - np.append(
+            self._indptr[:-1], np.full(n_terms - len(self._df), self._indptr[-1])), old_count)
+        rows[old_pos], tfs[old_pos] = self._rows, self._tf
+        new_start = np.concatenate(([0], np.cumsum(new_count)))
+        new_pos = np.arange(len(new_rows), dtype=np.int64) + np.repeat(indptr[:-1] + old_count - new_start[:-1],
+                                                                       new_count)
+        rows[new_pos], tfs[new_pos] = new_rows, tf
+        self._indptr, self._rows, self._tf = indptr, rows, tfs
+        df = np.zeros(n_terms, dtype=np.int64)
+        df[: len(self._df)] = self._df
+        self._df = df + new_count
+        self._lengths = np.concatenate((self._lengths, lengths))
+        self.ids = np.concatenate((self.ids, np.asarray(ids, dtype=np.int64)))
+        self._update_statistics()
+
+    def remove_rows(self, rows: np.ndarray) -> None:
+        """Take rows out (a filing removed): later rows move up, postings and statistics
+        follow (O(postings)), the scores are those of an index built over the rows left."""
+        drop = np.zeros(len(self.ids), dtype=bool)
+        drop[np.asarray(rows, dtype=np.int64)] = True
+        if not drop.any():
+            return
+        keep_posting = ~drop[self._rows]
+        posting_terms = np.repeat(np.arange(len(self._df), dtype=np.int64), np.diff(self._indptr))
+        self._df = np.bincount(posting_terms[keep_posting], minlength=len(self._df)).astype(np.int64)
+        self._indptr = np.concatenate(([0], np.cumsum(self._df))).astype(np.int64)
+        new_row = np.cumsum(~drop) - 1
+        self._rows = new_row[self._rows[keep_posting]].astype(np.int32)
+        self._tf = self._tf[keep_posting]
+        self._lengths = self._lengths[~drop]
+        self.ids = self.ids[~drop]
+        self._update_statistics()
+
+    def _update_statistics(self) -> None:
+        """rank-bm25's idf: log(N - df + 0.5) - log(df + 0.5); negative values (terms in more
+        than half of the chunks) floored to epsilon * mean idf, the mean taken before flooring
+        over the terms of the corpus (a term whose chunks were all removed is not one)."""
+        self._idf_dict = None
+        self._root_terms = None
+        n = len(self.ids)
+        if not n:
+            self._idf_values = np.zeros(len(self._df), dtype=np.float64)
+            self._norm = np.zeros(0, dtype=np.float64)
+            return
+        idf = np.log(n - self._df + 0.5) - np.log(self._df + 0.5)
+        present = self._df > 0
+        live = idf if present.all() else idf[present]
+        eps = self.EPSILON * (float(live.sum()) / len(live))
         self._idf_values = np.where(idf < 0, eps, idf)
-        avgdl = int(lengths.sum()) / n
-        self._norm = self.K1 * (1 - self.B + self.B * lengths / avgdl)
+        avgdl = int(self._lengths.sum()) / n
+        self._norm = self.K1 * (1 - self.B + self.B * self._lengths / avgdl)
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of the arrays (postings, statistics), the vocabulary dict not counted."""
+        return sum(a.nbytes for a in (self.ids, self._df, self._lengths, self._idf_values, self._indptr,
+                                      self._rows, self._tf, self._norm))
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def has_term(self, term: str) -> bool:
-        return term in self._vocab
+        t = self._vocab.get(term)
+        return t is not None and bool(self._df[t] > 0)
 
     def rows_with_root(self, root: str) -> np.ndarray:
         """Rows of the chunks holding any token of ``word_root`` ``root`` (ascending)."""
@@ -300,7 +367,8 @@ class LexicalIndex:
     def idf(self) -> dict[str, float]:
         """term -> idf (rank-bm25's ``BM25Okapi.idf``), built on first use."""
         if self._idf_dict is None:
-            self._idf_dict = dict(zip(self._vocab, self._idf_values.tolist(), strict=True))
+            self._idf_dict = {t: v for (t, i), v in zip(self._vocab.items(), self._idf_values.tolist(), strict=True)
+                              if self._df[i] > 0}
         return self._idf_dict
 
     def _add_term(self, scores: np.ndarray, term: str, touched: np.ndarray | None) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import Enum
@@ -147,6 +147,18 @@ def library_manifest(settings: Settings, embedder: Embedder) -> dict[str, Any]:
     }
 
 
+@dataclass
+class _Rows:
+    """Chunk rows of the store as the in-memory views hold them (``Library._read_rows``)."""
+
+    ids: list[int] = field(default_factory=list)
+    chunks: dict[int, Chunk] = field(default_factory=dict)
+    tokens: list[list[str]] = field(default_factory=list)
+    doc_chunks: dict[str, list[int]] = field(default_factory=dict)  # doc_id -> chunk ids by ordinal
+    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    embedded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
 class Library:
     """One library, on this computer or on a team server (``location``: "" or a
     ``postgresql://`` URL, see core/backends); retrieval reads it only through this class."""
@@ -167,6 +179,9 @@ class Library:
         self.doc_chunks: dict[str, list[int]] = {}  # doc_id -> chunk ids by ordinal
         self.lexical = LexicalIndex([], [])
         self._dense: DenseIndex | None = None
+        self._follower: threading.Thread | None = None
+        self.load_seconds: dict[str, float] = {}  # the last full load of the views, by part
+        self._closed = threading.Event()
 
     # -- manifest ----------------------------------------------------------------
     def expected_manifest(self) -> dict[str, Any]:
@@ -205,6 +220,9 @@ class Library:
         return problems
 
     def close(self) -> None:
+        self._closed.set()
+        if self._follower is not None:
+            self._follower.join(timeout=5)
         self.store.close()
 
     # -- views -------------------------------------------------------------------
@@ -216,55 +234,139 @@ class Library:
         return self._lock
 
     def refresh(self) -> None:
-        """(Re)load in-memory views when the store changed since the last load."""
+        """(Re)load in-memory views when the store changed since the last load. On a team
+        library only the documents another desktop (or this one) changed are applied, as
+        the change notifications name them (``LibraryStore.changed_documents``); a full load
+        happens at connect and when the changes are not known (see ChangeFeed)."""
         with self._lock:
-            pages: dict[str, list[str]] = {}
-            chunks: dict[int, Chunk] = {}
-            ids: list[int] = []
-            vecs: list[bytes] = []
-            token_lists: list[list[str]] = []
-            doc_chunks: dict[str, list[int]] = {}
+            if self.on_server:
+                self.store.listen()  # before the snapshot: no change between the two is missed
             # One read snapshot: another process may commit a document between these reads,
             # and chunks must never be seen without their document (or the other way round).
             with self.store.snapshot():
                 gen = self.store.generation
                 if gen == self._views_generation:
                     return
+                if self._views_generation >= 0:
+                    changed = self.store.changed_documents(self._views_generation, gen)
+                    if changed is not None and self._apply_changes(changed):
+                        self._views_generation = gen
+                        return
+                t0 = time.perf_counter()
                 docs = {d.doc_id: d for d in self.store.documents()}
-                for (cid, doc_id, ordinal, page, a, b, kind, section, tokens, emb) in self.store.chunk_rows():
-                    if doc_id not in pages:
-                        pages[doc_id] = self.store.page_texts(doc_id)
-                    text = pages[doc_id][page - 1][a:b]
-                    chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, text, kind, section)
-                    ids.append(cid)
-                    vecs.append(emb)
-                    token_lists.append(tokens.split())
-                    doc_chunks.setdefault(doc_id, []).append(cid)
-                stale_tokens = bool(ids) and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION
+                rows = self._read_rows(self.store.chunk_rows())
+                stale_tokens = bool(rows.ids) and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION
+            t1 = time.perf_counter()
             self.docs = docs
-            dim = self.embedder.dim
-            self.chunks = chunks
-            self.chunk_ids = np.asarray(ids, dtype=np.int64)
-            # Chunks of a document still being embedded have an empty BLOB: a zero row here,
-            # False in ``embedded``, absent from the graph; lexical search finds them already.
-            self.embedded = np.fromiter((len(v) == 4 * dim for v in vecs), dtype=bool, count=len(vecs))
-            self.vectors = np.zeros((len(ids), dim), dtype=np.float32)
-            if self.embedded.all():
-                self.vectors[:] = np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(ids), dim)
-            else:
-                for row in np.flatnonzero(self.embedded):
-                    self.vectors[row] = np.frombuffer(vecs[row], dtype=np.float32)
-            del vecs
-            self.row_of = {cid: i for i, cid in enumerate(ids)}
-            for lst in doc_chunks.values():
-                lst.sort(key=lambda c: chunks[c].ordinal)
-            self.doc_chunks = doc_chunks
-            if stale_tokens:
-                token_lists = self._retokenize(ids)
-            self.lexical = LexicalIndex(ids, token_lists)
+            self.chunks = rows.chunks
+            self.chunk_ids = np.asarray(rows.ids, dtype=np.int64)
+            self.embedded, self.vectors = rows.embedded, rows.vectors
+            self.row_of = {cid: i for i, cid in enumerate(rows.ids)}
+            self.doc_chunks = rows.doc_chunks
+            token_lists = self._retokenize(rows.ids) if stale_tokens else rows.tokens
+            self.lexical = LexicalIndex(rows.ids, token_lists)
+            t2 = time.perf_counter()
             if not self.on_server:
                 self._ensure_dense(gen)
             self._views_generation = gen
+            self.load_seconds = {"read": t1 - t0, "bm25_index": t2 - t1, "dense": time.perf_counter() - t2}
+
+    def _read_rows(self, chunk_rows: Iterable[tuple[Any, ...]]) -> _Rows:
+        """Chunks (their text cut from the stored pages), vectors and BM25 tokens of store rows."""
+        out = _Rows()
+        pages: dict[str, list[str]] = {}
+        vecs: list[bytes] = []
+        for (cid, doc_id, ordinal, page, a, b, kind, section, tokens, emb) in chunk_rows:
+            if doc_id not in pages:
+                pages[doc_id] = self.store.page_texts(doc_id)
+            out.chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, pages[doc_id][page - 1][a:b], kind, section)
+            out.ids.append(cid)
+            vecs.append(emb)
+            out.tokens.append(tokens.split())
+            out.doc_chunks.setdefault(doc_id, []).append(cid)
+        dim = self.embedder.dim
+        # Chunks of a document still being embedded have an empty BLOB: a zero row here,
+        # False in ``embedded``, absent from the graph; lexical search finds them already.
+        out.embedded = np.fromiter((len(v) == 4 * dim for v in vecs), dtype=bool, count=len(vecs))
+        out.vectors = np.zeros((len(vecs), dim), dtype=np.float32)
+        if out.embedded.all():
+            out.vectors[:] = np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(vecs), dim)
+        else:
+            for row in np.flatnonzero(out.embedded):
+                out.vectors[row] = np.frombuffer(vecs[row], dtype=np.float32)
+        for lst in out.doc_chunks.values():
+            lst.sort(key=lambda c: out.chunks[c].ordinal)
+        return out
+
+    def _apply_changes(self, changed: set[str]) -> bool:
+        """Bring the views up to date for the documents ``changed`` (added, removed, new
+        metadata, chunks or vectors) without reading the rest of the library: their rows
+        leave the arrays and the BM25 postings, their current rows are appended
+        (``LexicalIndex.append``/``remove_rows`` keep rank-bm25's statistics exact). Called
+        inside refresh's snapshot. False: not possible here (full load instead)."""
+        if not changed:
+            return True
+        if self.store.manifest().get("tokenizer") != TOKENIZER_VERSION:
+            return False  # every chunk's tokens are to be recomputed: the full load does that
+        docs = {d.doc_id: d for d in self.store.documents()}
+        fresh = self._read_rows(self.store.chunk_rows([d for d in changed if d in docs]))
+        in_place = {d for d in changed if d in self.doc_chunks and sorted(self.doc_chunks[d])
+                    == sorted(fresh.doc_chunks.get(d, []))}  # same chunks: metadata or vectors changed
+        leaving = [self.row_of[c] for d in changed - in_place for c in self.doc_chunks.get(d, ())]
+        arriving = [i for i, c in enumerate(fresh.ids) if fresh.chunks[c].doc_id not in in_place]
+        keep = np.ones(len(self.chunk_ids), dtype=bool)
+        keep[leaving] = False
+        if arriving and keep.any() and fresh.ids[arriving[0]] <= int(self.chunk_ids[keep].max()):
+            return False  # rows are kept in chunk-id order (BM25 ties); ids are allocated in commit order
+        for i, cid in enumerate(fresh.ids):
+            if fresh.chunks[cid].doc_id in in_place:
+                row = self.row_of[cid]
+                self.chunks[cid] = fresh.chunks[cid]
+                self.vectors[row], self.embedded[row] = fresh.vectors[i], fresh.embedded[i]
+        if leaving:
+            self.lexical.remove_rows(np.asarray(leaving, dtype=np.int64))
+            for d in changed - in_place:
+                for cid in self.doc_chunks.pop(d, ()):
+                    del self.chunks[cid]
+        new_ids = [fresh.ids[i] for i in arriving]
+        self.chunk_ids = np.concatenate((self.chunk_ids[keep], np.asarray(new_ids, dtype=np.int64)))
+        self.vectors = np.concatenate((self.vectors[keep], fresh.vectors[arriving]))
+        self.embedded = np.concatenate((self.embedded[keep], fresh.embedded[arriving]))
+        self.lexical.append(new_ids, [fresh.tokens[i] for i in arriving])
+        for cid in new_ids:
+            self.chunks[cid] = fresh.chunks[cid]
+        for d, ids in fresh.doc_chunks.items():
+            if d not in in_place:
+                self.doc_chunks[d] = ids
+        self.row_of = {int(cid): i for i, cid in enumerate(self.chunk_ids.tolist())}
+        self.docs = docs
+        return True
+
+    def follow_changes(self, on_change: Callable[[], None] | None = None) -> None:
+        """A team library: apply other desktops' changes as they are committed (a daemon
+        thread waits for the notifications and refreshes the views under ``views_lock``),
+        so a new filing is searchable before the next question. Then ``on_change`` (a
+        thread of its own: a GUI passes a signal's emit). Stops at ``close()``."""
+        if not self.on_server or self._follower is not None:
+            return
+        self.refresh()
+
+        def follow() -> None:
+            seen = self.store.wait_for_change(-1, 0)
+            while not self._closed.is_set():
+                now = self.store.wait_for_change(seen, 1.0)
+                if now == seen or self._closed.is_set():
+                    continue
+                seen = now
+                try:
+                    self.refresh()
+                except Exception:  # a lost server: the next question says so
+                    continue
+                if on_change is not None:
+                    on_change()
+
+        self._follower = threading.Thread(target=follow, name="desktop_rag-follow", daemon=True)
+        self._follower.start()
 
     def _retokenize(self, ids: list[int]) -> list[list[str]]:
         """The alias table or tokenizer changed: recompute BM25 tokens from the stored text
@@ -332,10 +434,11 @@ class Library:
         return self.dense.search(vector, k, allowed)
 
     def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
-        """Top-k (chunk_id, Okapi BM25) among the chunks of ``doc_ids`` (None = all), the same
-        scores on both backends (rank-bm25's; on a team server from postings in SQL)."""
-        if self.on_server:
-            return self.store.lexical_search(terms, k, doc_ids)
+        """Top-k (chunk_id, Okapi BM25: rank-bm25's scores) among the chunks of ``doc_ids``
+        (None = all), from the in-memory postings on both backends (on a team library a copy
+        of the server's, kept current from its change notifications)."""
+        if self._views_generation < 0:
+            self.refresh()  # never loaded yet
         return self.lexical.search(terms, k, self.allowed_rows(doc_ids))
 
     def page_text(self, doc_id: str, page: int) -> str:
@@ -408,7 +511,7 @@ class Library:
                 yield IngestEvent("skipped", file=path.name, index=i, total=len(files), message=msg)
             else:
                 report.added.append(str(path))
-                added = self.docs[doc.doc_id]  # as refreshed after the commit (chunk count filled in)
+                added = self.docs.get(doc.doc_id, doc)  # as refreshed after the commit (chunk count filled in)
                 yield IngestEvent("done_file", file=path.name, index=i, total=len(files), doc_id=doc.doc_id,
                                   message=f"{added.pages} pages, {added.chunk_count} chunks")
         self._save_dense()
@@ -439,9 +542,15 @@ class Library:
             doc_id = file_sha256(path)
         except OSError as exc:
             raise PdfError("unreadable", exc.strerror or str(exc)) from exc
-        self.refresh()
-        if doc_id in self.docs:
-            return IngestOutcome.DUPLICATE, self.docs[doc_id]
+        if self.on_server and self._views_generation < 0:
+            # A desktop that only adds to a team library (``main.py ingest``) needs no views of
+            # it: the content hash in the server says whether the filing is there.
+            if self.store.has_document(doc_id):
+                return IngestOutcome.DUPLICATE, next(d for d in self.store.documents() if d.doc_id == doc_id)
+        else:
+            self.refresh()
+            if doc_id in self.docs:
+                return IngestOutcome.DUPLICATE, self.docs[doc_id]
         pdf = open_pdf(path)
         try:
             yield IngestEvent("step", file=path.name, index=index, total=total, step="extract", todo=pdf.page_count)
@@ -473,10 +582,11 @@ class Library:
             with self._lock:
                 committed = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors,
                                                     stored_statements)
-                self._views_generation = -1
-                self.refresh()
+                if self._views_generation >= 0:
+                    self.refresh()  # applies just this document (its change notification)
             if committed is None:  # the same file, committed meanwhile by another desktop
                 return IngestOutcome.DUPLICATE, self.docs.get(doc_id, doc)
+            doc = replace(doc, chunk_count=len(chunks))
             t5 = time.perf_counter()
             report.searchable_s.append((len(pages), t5 - t0))
             report.pages += len(pages)
@@ -513,6 +623,12 @@ class Library:
             report.timings[k] += v
         return IngestOutcome.ADDED, doc
 
+    def _stale(self) -> None:
+        """This desktop changed the store: reload the views at the next refresh (a team
+        library instead applies the changed document from its notification)."""
+        if not self.on_server:
+            self._views_generation = -1
+
     def _commit_embeddings(self, ids: list[int], vectors: np.ndarray) -> None:
         """Store the embeddings of committed chunks and put them in the live views and graph
         (in place: only vectors changed, so no view is rebuilt)."""
@@ -535,8 +651,10 @@ class Library:
     def complete_embeddings(self, cancel: threading.Event | None = None) -> Iterator[IngestEvent]:
         """Embed the chunks an interrupted ingest left without embeddings (found by BM25
         only until then), one document per transaction."""
-        self.refresh()
         pending = self.store.pending_embeddings()
+        if not pending:
+            return
+        self.refresh()
         for i, (doc_id, ids) in enumerate(pending.items(), 1):
             doc = self.docs.get(doc_id)
             if doc is None:
@@ -576,7 +694,7 @@ class Library:
             if self._dense is not None:
                 self._dense.remove(ids)
                 self._dense.generation = self.store.generation
-            self._views_generation = -1
+            self._stale()
             self.refresh()
         self._save_dense()
         return True
@@ -587,7 +705,7 @@ class Library:
         if not self.store.can_write():
             raise ReadOnlyLibrary()
         self.store.update_meta(doc_id, meta, edited=True)
-        self._views_generation = -1
+        self._stale()
         self.refresh()
         for _ in self._reindex_doc(doc_id, None):
             pass
@@ -597,7 +715,7 @@ class Library:
         texts = self.store.page_texts(doc_id)
         meta = detect_metadata(doc.file_name, "\n".join(texts[:3]), "\n".join(texts[3:]))
         self.store.update_meta(doc_id, meta, edited=False)
-        self._views_generation = -1
+        self._stale()
         self.refresh()
         for _ in self._reindex_doc(doc_id, None):
             pass
@@ -647,7 +765,7 @@ class Library:
                 self._dense.remove(old)
                 self._dense.add(ids, vectors)
                 self._dense.generation = self.store.generation
-            self._views_generation = -1
+            self._stale()
         self.refresh()
         self._save_dense()
 

@@ -247,8 +247,16 @@ class IndexStore:
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
         raise NotImplementedError("the embedded library searches its in-memory graph (Library.dense_search)")
 
-    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
-        raise NotImplementedError("the embedded library searches its in-memory postings (Library.lexical_search)")
+    # one process writes this computer's library: no other desktop's changes to follow
+    def listen(self, timeout: float = 5.0) -> None:
+        return None
+
+    def changed_documents(self, since: int, current: int) -> set[str] | None:
+        return None
+
+    def wait_for_change(self, seen: int, timeout: float) -> int:
+        time.sleep(timeout)
+        return seen
 
     def remove_document(self, doc_id: str) -> list[int]:
         with self.transaction() as db:

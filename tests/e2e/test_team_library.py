@@ -173,6 +173,40 @@ def test_kill_9_mid_ingest_leaves_nothing(pg_server, filings: dict[str, Path], t
         assert total == conn.execute("SELECT sum(length) FROM desktop_rag.chunks").fetchone()[0]  # type: ignore[index]
 
 
+def test_a_filing_added_on_one_desktop_is_searchable_on_another_and_its_removal_too(
+        pg_server, filings: dict[str, Path], tmp_path: Path) -> None:
+    """Two processes: one desktop follows the library (LISTEN/NOTIFY), another ingests and
+    then removes a filing; the first finds it by BM25 a moment after the commit, then sees
+    it gone, without a restart and without reloading the library (changes applied in place)."""
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE team_live")
+    url = init_team(pg_server.url(database="team_live"), FakeEmbedder(), make_settings())
+    first = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "w"), "--library", url, "ingest",
+                            str(filings["statements"])], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    name = filings["notes"].name
+    follower = subprocess.Popen([sys.executable, str(DRIVER), str(tmp_path / "f"), "--library", url, "follow", name],
+                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert follower.stdout is not None
+    try:
+        lines = iter(follower.stdout.readline, "")
+        assert next(line for line in lines if line.startswith("FOLLOWING")).split() == ["FOLLOWING", "1"]
+        writer = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "w"), "--library", url, "ingest",
+                                 str(filings["notes"])], cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert writer.returncode == 0, writer.stderr[-2000:]
+        assert next(lines).split() == ["SEARCHABLE", *name.split()]
+        remover = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "w"), "--library", url, "remove", name],
+                                 cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert remover.returncode == 0, remover.stderr[-2000:]
+        assert next(lines).split() == ["GONE", *name.split()]
+        assert next(lines).split() == ["SAME_INDEX", "True"]  # no full reload: applied in place
+        follower.wait(60)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+    assert follower.returncode == 0, follower.stderr.read()[-2000:]  # type: ignore[union-attr]
+
+
 def test_server_dying_mid_question_gives_a_clear_message_and_retry_works(team: dict, tmp_path: Path) -> None:
     """Last in this module: the session server is killed (-m immediate) between two questions
     of one ``ask`` and started again afterwards."""

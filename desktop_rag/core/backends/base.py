@@ -5,7 +5,7 @@ and the GUI) reads and writes: documents with their page texts, chunks with BM25
 and embeddings, statements, the manifest and a generation counter that changes on every
 write. Two implementations: ``core.store.IndexStore`` (SQLite beside an hnswlib graph kept
 in memory by the Library) and ``core.backends.postgres.PostgresStore`` (PostgreSQL with
-pgvector; dense and BM25 search run in the server: ``searches_in_store``).
+pgvector; dense search runs in the server: ``searches_in_store``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def redact(url: str) -> str:
 class LibraryStore(Protocol):
     """Storage of one library. Every write is one transaction and bumps ``generation``."""
 
-    # True: ``dense_search``/``lexical_search`` run in the store (no in-memory graph), and a
+    # True: ``dense_search`` runs in the store (no in-memory graph), and a
     # document is written with its embeddings in one transaction (never lexical-only).
     searches_in_store: bool
     location: str  # "" for this computer, else the redacted server URL
@@ -100,9 +100,14 @@ class LibraryStore(Protocol):
     def save_statements(self, doc_id: str, extractor: int, statements: list[dict[str, Any]]) -> None: ...
     def load_statements(self, doc_id: str) -> tuple[int, list[dict[str, Any]]] | None: ...
 
-    # search in the store (only when ``searches_in_store``)
+    # dense search in the store (only when ``searches_in_store``; BM25 is always scored from
+    # the Library's in-memory postings, core.lexical.LexicalIndex)
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]: ...
-    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]: ...
+
+    # changes made by other desktops (a team library: LISTEN/NOTIFY; this computer: none)
+    def listen(self, timeout: float = 5.0) -> None: ...
+    def changed_documents(self, since: int, current: int) -> set[str] | None: ...
+    def wait_for_change(self, seen: int, timeout: float) -> int: ...
 
 
 def ids_by_document(rows: Iterable[tuple[str, int]]) -> dict[str, list[int]]:

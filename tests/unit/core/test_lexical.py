@@ -256,3 +256,46 @@ def test_rows_with_root_finds_every_form() -> None:
     assert idx.rows_with_root("authoriz").tolist() == [0, 1]
     assert idx.rows_with_root("headset").tolist() == [2]
     assert idx.rows_with_root("churn").tolist() == []
+
+
+def test_append_and_remove_equal_an_index_built_afresh(filing_tokens: list[list[str]]) -> None:
+    """A filing added or removed on a team library updates the desktop's index in place
+    (LexicalIndex.append / remove_rows): the scores, idf and results are those of an index
+    built over the rows left, and those equal rank-bm25's."""
+    from rank_bm25 import BM25Okapi
+
+    n = len(filing_tokens)
+    ids = list(range(100, 100 + n))
+    third = n // 3
+    index = LexicalIndex(ids[:third], filing_tokens[:third])
+    index.append(ids[third:2 * third], filing_tokens[third:2 * third])
+    index.append([], [])
+    index.append(ids[2 * third:], filing_tokens[2 * third:])
+    fresh = LexicalIndex(ids, filing_tokens)
+    for query in QUERIES:
+        terms = tokenize(query)
+        np.testing.assert_array_equal(index.scores(terms), fresh.scores(terms))  # float for float
+        assert index.search(terms, 10) == fresh.search(terms, 10)
+    assert index.idf == fresh.idf
+
+    # remove the middle third: as if it had never been added
+    index.remove_rows(np.arange(third, 2 * third))
+    left = filing_tokens[:third] + filing_tokens[2 * third:]
+    left_ids = ids[:third] + ids[2 * third:]
+    reference = BM25Okapi([t or [LexicalIndex.EMPTY_TOKEN] for t in left])
+    rebuilt = LexicalIndex(left_ids, left)
+    assert index.ids.tolist() == left_ids
+    for query in QUERIES:
+        terms = tokenize(query)
+        np.testing.assert_allclose(index.scores(terms), reference.get_scores(terms), rtol=1e-12, atol=1e-12)
+        got, want = index.search(terms, 10), rebuilt.search(terms, 10)
+        assert [c for c, _ in got] == [c for c, _ in want]
+        np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-12)
+    assert index.idf.keys() == reference.idf.keys()
+    gone = next(t for part in filing_tokens[third:2 * third] for t in part if t not in reference.idf)
+    assert not index.has_term(gone) and fresh.has_term(gone)
+
+    index.remove_rows(np.arange(len(index)))
+    assert len(index) == 0 and index.search(["revenue"], 5) == []
+    index.append([7, 8, 9], [["revenue", "capex"], ["debt"], ["lease"]])
+    assert [c for c, _ in index.search(["revenue"], 5)] == [7]

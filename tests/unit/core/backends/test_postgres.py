@@ -4,6 +4,7 @@ manifest check, roles, duplicates, removal and an unreachable server. No databas
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -53,7 +54,9 @@ def real_pair(tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder, sample
     team.close()
 
 
-def test_bm25_in_sql_equals_rank_bm25_on_a_real_filing(real_pair) -> None:
+def test_bm25_equals_rank_bm25_on_a_real_filing(real_pair) -> None:
+    """The desktop scores BM25 from its copy of the server's postings: rank-bm25's scores,
+    and the copy's statistics are the server's (chunks, tokens, vocabulary)."""
     from rank_bm25 import BM25Okapi
 
     _, team = real_pair
@@ -63,6 +66,7 @@ def test_bm25_in_sql_equals_rank_bm25_on_a_real_filing(real_pair) -> None:
     corpus = [r[8].split() or ["\x00"] for r in rows]  # rank-bm25 divides by zero on []
     reference = BM25Okapi(corpus)
     assert len(ids) > 50
+    assert team.store.bm25_statistics() == (len(ids), sum(map(len, corpus)), len(reference.idf))
     for q in QUESTIONS:
         terms = list(dict.fromkeys(tokenize(q)))
         expected = reference.get_scores(terms)
@@ -71,6 +75,62 @@ def test_bm25_in_sql_equals_rank_bm25_on_a_real_filing(real_pair) -> None:
         want = sorted(((ids[i], s) for i, s in enumerate(expected) if s > 0), key=lambda x: (-x[1], x[0]))
         assert [c for c, _ in got] == [c for c, _ in want], q
         np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-12, atol=0)
+
+
+def _views(lib: Library) -> tuple:
+    """What retrieval reads from a Library's in-memory views, comparable across two."""
+    return (lib.chunk_ids.tolist(), lib.vectors.tobytes(), lib.embedded.tolist(), lib.row_of,
+            {c: (ch.doc_id, ch.ordinal, ch.page, ch.text) for c, ch in lib.chunks.items()},
+            lib.doc_chunks, {d: (doc.meta, doc.chunk_count) for d, doc in lib.docs.items()})
+
+
+def test_another_desktops_changes_are_applied_without_a_reload(
+        tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder, sample_pdf: Path) -> None:
+    """Desktop B follows A's commits from their notifications: only the changed document is
+    read, and B's views (rows, vectors, BM25 scores) equal a desktop that loads afresh."""
+    import threading
+
+    a = Library(tmp_path / "a", Settings(), fake_embedder, location=team_url)
+    b = Library(tmp_path / "b", Settings(), fake_embedder, location=team_url)
+    _ingest(a, [write_pdf(tmp_path / "p" / "2023 Q3 AAPL.pdf", APPLE_PAGES)])
+    seen = threading.Event()
+    b.follow_changes(seen.set)
+    index = b.lexical  # the full load's; an incremental change keeps the object
+    assert len(b.docs) == 1
+
+    def same_as_fresh(note: str) -> None:
+        fresh = Library(tmp_path / "fresh", Settings(), fake_embedder, location=team_url)
+        fresh.refresh()
+        with b.views_lock:
+            assert b.lexical is index, note
+            assert _views(b) == _views(fresh), note
+            for q in QUESTIONS:
+                terms = tokenize(q)
+                got, want = b.lexical_search(terms, 20), fresh.lexical_search(terms, 20)
+                assert [c for c, _ in got] == [c for c, _ in want], (note, q)
+                np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-12)
+        fresh.close()
+
+    seen.clear()
+    _ingest(a, [sample_pdf, write_pdf(tmp_path / "p" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)])
+    assert seen.wait(10)  # B applied it in the background, no question asked
+    b.refresh()
+    assert len(b.docs) == 3
+    same_as_fresh("two filings added")
+
+    apple = next(d.doc_id for d in a.documents() if d.file_name == "2023 Q3 AAPL.pdf")
+    assert a.remove(apple)
+    b.refresh()
+    assert apple not in b.docs and not any(c.doc_id == apple for c in b.chunks.values())
+    same_as_fresh("a filing removed")
+
+    nvda = next(d for d in a.documents() if d.file_name == "2023 Q2 NVDA.pdf")
+    a.update_meta(nvda.doc_id, dataclasses.replace(nvda.meta, company="NVIDIA Corp (edited)"))
+    b.refresh()
+    assert b.docs[nvda.doc_id].meta.company == "NVIDIA Corp (edited)"
+    same_as_fresh("metadata edited (chunks re-embedded)")
+    a.close()
+    b.close()
 
 
 def test_same_search_results_as_the_embedded_library(real_pair) -> None:
