@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pymupdf
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -66,6 +66,10 @@ ADD_MODEL = "__add_model__"
 
 
 class MainWindow(QMainWindow):
+    # a team library changed on another desktop (emitted by the library's follower thread,
+    # delivered on the GUI thread): the document list follows
+    team_library_changed = Signal()
+
     def __init__(
         self,
         data_dir: str | Path | None = None,
@@ -422,9 +426,12 @@ class MainWindow(QMainWindow):
     # -- library ----------------------------------------------------------------------------------
     def _open_library(self, ingest_bundled_corpus: bool) -> None:
         """Load the index (and the embedder) in the background, then maybe ingest the corpus."""
+        self.team_library_changed.connect(self._team_library_changed)
 
         def work(cancel: threading.Event) -> tuple[list[Document], list[str]]:
             docs = self.ws.library.documents()
+            # a team library: other desktops' filings appear in the list as they are committed
+            self.ws.library.follow_changes(self.team_library_changed.emit)
             return docs, self.ws.library.mismatch()
 
         def done(result: tuple[list[Document], list[str]]) -> None:
@@ -452,6 +459,10 @@ class MainWindow(QMainWindow):
 
         self._set_activity("Opening the library…")
         self.runner.submit(work, "open library", lane=INDEX, on_result=done, on_finished=lambda: self._set_activity(""))
+
+    def _team_library_changed(self) -> None:
+        if not self._closed:
+            self._set_docs(list(self.ws.library.docs.values()))
 
     def _set_docs(self, docs: list[Document]) -> None:
         """Swap in a new snapshot of the library (after each committed document)."""

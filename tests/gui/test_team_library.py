@@ -1,7 +1,8 @@
 """The app on a team library (a real PostgreSQL + pgvector, tests/pg_server.py): switching
-the "Library location" setting, the window saying which library it is on, a reader's drop
-answered with a plain sentence, and an unreachable server at start (this computer's
-library opens, with the reason shown)."""
+the "Library location" setting to the team server and back to this computer, the window
+saying which library it is on, a colleague's new filing appearing in the list without a
+restart, a reader's drop answered with a plain sentence, and an unreachable server at
+start (this computer's library opens, with the reason shown)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,38 @@ def test_switching_the_library_location(qtbot, fake_window, make_window, team_ur
     assert team.ws.library.on_server
     assert team.library_status.text().startswith("Library: team server postgresql://postgres@127.0.0.1")
     assert "read only" not in team.library_status.text()
+
+    # and back: an empty connection string is this computer's library again, from the next start
+    dlg = team.settings_dialog()
+    qtbot.addWidget(dlg)
+    dlg.editors[("library", "location")].setText("")  # type: ignore[attr-defined]
+    team.apply_settings(dlg)
+    assert Settings.load(win.ws.data_dir).library.location == ""
+    assert "this computer's library" in team.statusBar().currentMessage()
+    team.shutdown()
+    local = fake_window({}, home=win.ws.data_dir)  # the library built with the fake embedder
+    assert not local.ws.library.on_server
+    assert local.library_status.text() == "Library: this computer"
+    assert {d.file_name for d in local.docs} == {d.file_name for d in win.docs}  # its own filings, untouched
+
+
+def test_a_colleagues_new_filing_appears_without_a_restart(qtbot, fake_window, pg_database: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Another desktop commits a filing: the window's document list shows it (the library
+    follows the server's change notifications), no restart, no question asked."""
+    from desktop_rag.core.library import IngestReport, Library
+    from tests.conftest import NVIDIA_PAGES, FakeEmbedder
+
+    url = init_team(pg_database, FakeEmbedder())
+    win = fake_window({}, home=_home_on(tmp_path / "home", url))
+    assert win.ws.library.on_server and win.docs == []
+    colleague = Library(tmp_path / "colleague", Settings(), FakeEmbedder(), location=url)
+    report = IngestReport()
+    for _ in colleague.ingest([write_pdf(tmp_path / "pdfs" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)], report=report):
+        pass
+    assert report.added
+    qtbot.waitUntil(lambda: [d.file_name for d in win.docs] == ["2023 Q2 NVDA.pdf"], timeout=20_000)
+    assert win.count_status.text().startswith("1 document")
+    colleague.close()
 
 
 def test_a_reader_dropping_a_pdf_gets_a_plain_sentence(qtbot, make_window, team_url: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
