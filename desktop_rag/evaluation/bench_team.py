@@ -7,9 +7,14 @@ earlier years. It is written into the team library given by URL once (documents,
 chunks with vectors, postings) and cached there: the manifest records what was built, and
 a later run with the same size and seed reuses it. The URL must point at an empty team
 library (or one an earlier bench filled): the bench never writes into a real one.
-Measured: hybrid / dense / BM25 latency through ``HybridRetriever`` on the team library
-(p50/p95, query embedding included as in the embedded rows), and pgvector's HNSW
-recall@10 against exact search over the same vectors, unfiltered and filtered.
+Measured: the desktop's load of a team library (time; memory of its copy of the BM25
+postings), hybrid / dense / BM25 latency through ``HybridRetriever`` on the team library
+(p50/p95, query embedding included as in the embedded rows), pgvector's HNSW recall@10
+against exact search over the same vectors, unfiltered and filtered, and live updates:
+the time until a filing committed by another desktop is searchable on this one (and gone
+after its removal), and the ingest throughput of two desktops (``main.py ingest``
+processes) adding real filings at once. The live-update documents are removed again, so
+the cached corpus stays as it was.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import dataclasses
 import hashlib
 import math
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +36,7 @@ from desktop_rag.evaluation.bench_run import (
     Seed,
     _search_stats,
     perturb_vectors,
+    rss_mb,
     size_label,
     time_searches,
     vary_tokens,
@@ -134,9 +141,13 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     # CachedQueryEmbedder is duck-typed: it delegates everything but query embedding to the embedder
     lib = Library(Path(tempfile.mkdtemp(prefix="desktop_rag_bench_team_")), settings, cast("Embedder", cached),
                   location=url)
+    rss0 = rss_mb()
     t0 = time.perf_counter()
     lib.refresh()
     out["load_views_s"] = round(time.perf_counter() - t0, 1)
+    out["load_rss_mb"] = round(rss_mb() - rss0, 1)
+    out["bm25_copy_mb"] = round(lib.lexical.memory_bytes / 2**20, 1)
+    out["load_parts_s"] = {k: round(v, 1) for k, v in lib.load_seconds.items()}
     out["chunks"] = len(lib.chunk_ids)
     unfiltered = HybridRetriever(lib, dataclasses.replace(settings.retrieval, use_filters=False))
     filtered = HybridRetriever(lib, settings.retrieval)
@@ -165,9 +176,155 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     r = settings.retrieval
     out["hnsw"] = {"m": min(r.hnsw_m, 100), "ef_construction": r.hnsw_ef_construction,
                    "ef_search": min(r.hnsw_ef_search, 1000)}
-    lib.close()
+    try:
+        out["live"] = bench_live_updates(url, settings, lib, seed, seed_lib, log)
+    finally:
+        lib.close()
     log(f"  team {size_label(size)}: p95 dense {out['dense']['p95']:.1f} / bm25 {out['bm25']['p95']:.1f} / "
         f"hybrid {out['hybrid']['p95']:.1f} ms; pgvector recall@10 {out['recall@10']}")
+    return out
+
+
+class _Watch:
+    """This desktop (the loaded library) following the others: when each change was applied."""
+
+    def __init__(self, lib: Any) -> None:
+        self.lib = lib
+        self.cond = threading.Condition()
+        lib.follow_changes(self._changed)
+
+    def _changed(self) -> None:
+        with self.cond:
+            self.cond.notify_all()
+
+    def until(self, test: Callable[[], bool], timeout: float = 60.0) -> float | None:
+        """perf_counter() when ``test`` first held after a change was applied (None: timeout)."""
+        end = time.perf_counter() + timeout
+        with self.cond:
+            while True:
+                with self.lib.views_lock:
+                    if test():
+                        return time.perf_counter()
+                left = end - time.perf_counter()
+                if left <= 0 or not self.cond.wait(left):
+                    with self.lib.views_lock:
+                        return time.perf_counter() if test() else None
+
+
+def bench_live_updates(url: str, settings: Any, lib: Any, seed: Seed, seed_lib: Any, log: Callable[[str], None],
+                       filings: int = 5, pages: int = 10) -> dict[str, Any]:
+    """Another desktop's changes on this one (``lib``, loaded, following the notifications):
+    (1) a second desktop in this process commits ``filings`` real filings (a seed filing's
+    chunks, tokens and vectors under a new id, as ``ingest`` writes them) and removes them:
+    ms from its commit until the filing is searchable here (BM25 finds its chunks) and
+    until it is gone; (2) two ``main.py ingest`` processes each add a real filing (the
+    first ``pages`` pages of a seed PDF, so new content) at once: pages/s of the two
+    together, and when each became searchable here. Everything added is removed again."""
+    import statistics
+
+    from desktop_rag.core.backends.postgres import PostgresStore
+    from desktop_rag.core.types import Document
+
+    watch = _Watch(lib)
+    other = PostgresStore(url, settings)
+    out: dict[str, Any] = {}
+    try:
+        by_doc: dict[str, list[int]] = {}
+        for j, ch in enumerate(seed.chunks):
+            by_doc.setdefault(ch.doc_id, []).append(j)
+        seed_pages = {d: seed_lib.store.page_texts(d) for d in list(by_doc)[:filings]}
+        added, removed, writes = [], [], []
+        for i, (doc_id, rows) in enumerate(list(by_doc.items())[:filings]):
+            d = seed.docs[doc_id]
+            new_id = f"{doc_id}~live{i}"
+            if other.has_document(new_id):  # left by an interrupted run
+                other.remove_document(new_id)
+            doc = Document(new_id, f"{d.file_name}~live{i}", d.path, d.pages, d.meta)
+            chunks = [dataclasses.replace(seed.chunks[j], chunk_id=-1, doc_id=new_id) for j in rows]
+            probe = seed.tokens[rows[len(rows) // 2]]
+            t0 = time.perf_counter()
+            other.add_document(doc, seed_pages[doc_id], chunks, [seed.tokens[j] for j in rows], seed.vectors[rows])
+            t1 = time.perf_counter()
+            seen = watch.until(lambda new_id=new_id, probe=probe: any(
+                lib.chunks[c].doc_id == new_id for c, _ in lib.lexical_search(probe, 10, [new_id])))
+            writes.append((t1 - t0) * 1000)
+            added.append(None if seen is None else (seen - t1) * 1000)
+            t0 = time.perf_counter()
+            other.remove_document(new_id)
+            t1 = time.perf_counter()
+            gone = watch.until(lambda new_id=new_id: new_id not in lib.docs and not lib.doc_chunks.get(new_id))
+            removed.append(None if gone is None else (gone - t1) * 1000)
+        ok = [a for a in added if a is not None]
+        out["searchable_ms"] = {"median": round(statistics.median(ok), 1) if ok else None,
+                                "max": round(max(ok), 1) if ok else None, "n": len(added),
+                                "missed": len(added) - len(ok),
+                                "chunks": [len(r) for r in list(by_doc.values())[:filings]]}
+        gone_ok = [g for g in removed if g is not None]
+        out["removed_ms"] = {"median": round(statistics.median(gone_ok), 1) if gone_ok else None,
+                             "max": round(max(gone_ok), 1) if gone_ok else None}
+        out["commit_ms"] = {"median": round(statistics.median(writes), 1), "max": round(max(writes), 1)}
+        log(f"  team live: searchable on another desktop {out['searchable_ms']['median']} ms after the commit "
+            f"(median of {len(added)}; commit {out['commit_ms']['median']} ms)")
+        out["two_desktops"] = _two_desktop_ingest(url, lib, seed, other, watch, pages, log)
+    finally:
+        other.close()
+    return out
+
+
+def _two_desktop_ingest(url: str, lib: Any, seed: Seed, store: Any, watch: _Watch, pages: int,
+                        log: Callable[[str], None]) -> dict[str, Any]:
+    import os
+    import subprocess
+    import sys
+
+    import pymupdf
+
+    from desktop_rag.core.pdf import file_sha256
+
+    sources = [Path(d.path) for d in seed.docs.values() if Path(d.path).is_file()][:2]
+    if len(sources) < 2:
+        return {"error": "the seed library's PDFs are not where they were ingested from"}
+    folder = Path(tempfile.mkdtemp(prefix="desktop_rag_bench_two_"))
+    cuts = []
+    for n, src in enumerate(sources):
+        pdf = pymupdf.open(src)
+        pdf.select(list(range(min(pages, pdf.page_count))))
+        cut = folder / f"live {n} {src.name}"
+        pdf.save(cut)
+        pdf.close()
+        cuts.append(cut)
+    ids = [file_sha256(c) for c in cuts]
+    for doc_id in ids:
+        if store.has_document(doc_id):
+            store.remove_document(doc_id)
+    repo = Path(__file__).resolve().parents[2]
+    procs = []
+    t0 = time.perf_counter()
+    for n, cut in enumerate(cuts):
+        data = folder / f"desk{n}"
+        procs.append(subprocess.Popen(
+            [sys.executable, str(repo / "main.py"), "--data-dir", str(data), "--library", url, "ingest", str(cut)],
+            cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ}))
+    seen = [watch.until(lambda doc_id=doc_id: doc_id in lib.docs, timeout=900) for doc_id in ids]
+    outputs = [p.communicate(timeout=900) for p in procs]
+    wall = time.perf_counter() - t0
+    rates = []
+    for p, (_, err) in zip(procs, outputs, strict=True):
+        if p.returncode != 0:
+            return {"error": f"main.py ingest exited {p.returncode}: {err.strip()[-500:]}"}
+        rates.append(next((line.rsplit("(", 1)[-1].split()[0] for line in err.splitlines()
+                           if "pages/s" in line), "?"))
+    total_pages = sum(lib.docs[d].pages for d in ids if d in lib.docs)
+    last_seen = max((t for t in seen if t is not None), default=None)
+    out = {"pages": total_pages, "wall_s": round(wall, 1),
+           "pages_per_s": round(total_pages / (last_seen - t0), 2) if last_seen else None,
+           "per_desktop_pages_per_s": rates,
+           "searchable_after_s": [None if t is None else round(t - t0, 1) for t in seen]}
+    for doc_id in ids:
+        if store.has_document(doc_id):
+            store.remove_document(doc_id)
+    log(f"  team live: two desktops ingesting at once: {total_pages} pages searchable here after "
+        f"{out['searchable_after_s']} s (process start included), {out['per_desktop_pages_per_s']} pages/s each")
     return out
 
 
@@ -181,9 +338,28 @@ def render_team(t: dict[str, Any]) -> list[str]:
     build = t.get("build") or {}
     made = ("corpus cached from an earlier run" if t["cached"] else
             f"corpus written in {build.get('load_s')} s, HNSW index built in {build.get('hnsw_build_s')} s")
-    return ["", f"Team library (PostgreSQL + pgvector at {t['location']}), search latency ms, {t['chunks']} chunks"
-                f" ({made}; views loaded in {t['load_views_s']} s)",
-            table(["size / mode", "p50", "p95", "index p50", "index p95"], rows, floatfmt="{:.1f}"),
-            f"  pgvector HNSW (m={t['hnsw']['m']}, ef_construction={t['hnsw']['ef_construction']}, "
-            f"ef_search={t['hnsw']['ef_search']}) recall@10 vs exact: {t['recall@10']} unfiltered, "
-            f"{t['recall@10_filtered']} filtered to a third of the documents ({t['filtered_rows']} rows)"]
+    parts = t.get("load_parts_s") or {}
+    lines = ["", f"Team library (PostgreSQL + pgvector at {t['location']}), search latency ms, {t['chunks']} chunks"
+                 f" ({made}; views loaded in {t['load_views_s']} s: rows read {parts.get('read')} s, BM25 postings"
+                 f" indexed {parts.get('bm25_index')} s; +{t.get('load_rss_mb')} MB resident, of which the BM25"
+                 f" postings copy {t.get('bm25_copy_mb')} MB)",
+             table(["size / mode", "p50", "p95", "index p50", "index p95"], rows, floatfmt="{:.1f}"),
+             f"  pgvector HNSW (m={t['hnsw']['m']}, ef_construction={t['hnsw']['ef_construction']}, "
+             f"ef_search={t['hnsw']['ef_search']}) recall@10 vs exact: {t['recall@10']} unfiltered, "
+             f"{t['recall@10_filtered']} filtered to a third of the documents ({t['filtered_rows']} rows)"]
+    live = t.get("live") or {}
+    if live.get("searchable_ms"):
+        a, r, c = live["searchable_ms"], live["removed_ms"], live["commit_ms"]
+        lines.append(f"  live updates (LISTEN/NOTIFY): a filing committed by another desktop searchable here after "
+                     f"{a['median']} ms median, {a['max']} ms max ({a['n']} filings of {a['chunks']} chunks, "
+                     f"{a['missed']} missed; their commit {c['median']} ms median); a removal applied after "
+                     f"{r['median']} ms median, {r['max']} ms max")
+    two = live.get("two_desktops") or {}
+    if "error" in two:
+        lines.append(f"  two desktops ingesting at once: not measured ({two['error']})")
+    elif two:
+        lines.append(f"  two desktops ingesting at once (`main.py ingest`, real filings, {two['pages']} pages): "
+                     f"{two['per_desktop_pages_per_s']} pages/s each as the processes report it; both searchable "
+                     f"here after {two['searchable_after_s']} s from the processes' start (model load included: "
+                     f"{two['pages_per_s']} pages/s together)")
+    return lines
