@@ -33,7 +33,10 @@ from desktop_rag.core.query import (
     defines_its_concept,
     parse_question,
 )
-from desktop_rag.core.statements.answer import calculate
+
+# the calculator's readings of a question (private there: one home for each rule)
+from desktop_rag.core.statements.answer import _EXPLAIN, _names_a_part, _qualified, calculate
+from desktop_rag.core.statements.concepts import find, named_in
 from desktop_rag.core.statements.metrics import metric_in
 from desktop_rag.core.statements.model import Statement
 from desktop_rag.core.types import Document, Hit, QueryPlan
@@ -361,7 +364,7 @@ class HybridRetriever:
         except Exception:  # the calculator must never break search
             return []
         if out is None or out.calculation is None:
-            return []
+            return self._trend_row(plan, docs)
         chunks: list[int] = []
         pages: set[tuple[str, int]] = set()
         for ci in out.calculation.inputs:
@@ -372,6 +375,34 @@ class HybridRetriever:
                 pages.add((ci.doc_id, ci.page))
                 chunks.append(cid)
         return chunks
+
+    def _trend_row(self, plan: QueryPlan, docs: list[Document]) -> list[int]:
+        """A line item asked over several years ("How did Nike's diluted EPS evolve over fiscal
+        2021-2023?") is no single figure the calculator computes, but its statement row, in the
+        filing whose columns cover the most of the years asked, is the evidence: that row's
+        chunk. The calculator's own readings decide what is a line item (its concept table) and
+        what is not (an explanation, or a part of the company: a segment, region or product)."""
+        asked = plan.asked or plan.original
+        years = find_periods(asked).years
+        concepts = named_in(asked)
+        if len(years) < 2 or not concepts or _EXPLAIN.search(asked):
+            return []
+        concept = concepts[0]
+        best: tuple[int, int] | None = None  # (years covered, chunk)
+        for doc in docs:
+            words = set(re.findall(r"[a-z0-9&]+", f"{doc.meta.company} {doc.meta.ticker}".lower()))
+            words |= {a.lower() for alias in doc.meta.aliases for a in re.findall(r"[A-Za-z0-9&]+", alias)}
+            if _names_a_part(asked, words) or _qualified(asked, concept.words, words):
+                return []
+            statements = self.statements(doc.doc_id)
+            found = find(concept, statements, asked)
+            if found is None:
+                continue
+            covered = len(years & {int(c.period_end[:4]) for c in found.row.cells if c.value is not None and c.period_end})
+            cid = self._chunk_at(doc.doc_id, found.row.page, found.row.span[0])
+            if cid is not None and covered and (best is None or covered > best[0]):
+                best = (covered, cid)
+        return [best[1]] if best else []
 
     def _chunk_at(self, doc_id: str, page: int, offset: int) -> int | None:
         """The chunk of a page holding character ``offset`` (else the page's first chunk)."""

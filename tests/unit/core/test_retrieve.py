@@ -448,3 +448,14 @@ def test_no_statement_evidence_when_the_calculator_does_not_compute(acme_10k, qu
     r = HybridRetriever(acme_10k, RetrievalSettings())
     assert r.statement_evidence(r.plan(question)) == []
 
+
+
+def test_a_line_item_asked_over_several_years_leads_with_its_row(acme_10k) -> None:  # type: ignore[no-untyped-def]
+    r = HybridRetriever(acme_10k, RetrievalSettings())
+    [cid] = r.statement_evidence(r.plan("How did Acme's net income evolve from fiscal 2019 to fiscal 2021?"))
+    assert acme_10k.chunks[cid].page == 3 and "1,550 1,200 1,050" in acme_10k.chunks[cid].text
+    assert r.search("How did Acme's net income evolve from fiscal 2019 to fiscal 2021?", k=3)[0].chunk.chunk_id == cid
+    for question in ("Why did Acme's net income grow from fiscal 2019 to fiscal 2021?",  # MD&A explains
+                     "How did Acme's net income evolve in fiscal 2021?",  # one year: the calculator's or none
+                     "How did Acme's Industrial segment revenue evolve from 2019 to 2021?"):  # a part of the company
+        assert r.statement_evidence(r.plan(question)) == [], question
