@@ -1,8 +1,9 @@
 """The main window: Library | Chat | Source panes, wired to the core through background jobs.
 
-All core work that touches the embedder, the index or the language model runs as a model
-job (``workers.JobRunner``), one at a time; the main thread only reads snapshots the jobs
-hand back (document lists, answers) plus cheap SQLite reads (history, page text).
+All core work that touches the embedder, the index or the language model runs in the
+background through ``workers.op`` (its lanes say what may run side by side); the main thread
+only reads snapshots the operations hand back (document lists, answers) plus cheap SQLite
+reads (history, page text).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
 from desktop_rag.gui.settings_dialog import SettingsDialog
-from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Job, JobRunner
+from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Cancel, Job, JobRunner, op
 from desktop_rag.paths import corpus_dir
 from desktop_rag.settings import write_text_atomic
 
@@ -458,7 +459,7 @@ class MainWindow(QMainWindow):
             self.state["first_run_done"] = True
 
         self._set_activity("Opening the library…")
-        self.runner.submit(work, "open library", lane=INDEX, on_result=done, on_finished=lambda: self._set_activity(""))
+        op(self.runner, "open library", work, lane=INDEX).success(done).always(lambda: self._set_activity("")).run()
 
     def _team_library_changed(self) -> None:
         if not self._closed:
@@ -583,10 +584,12 @@ class MainWindow(QMainWindow):
                 self.library.ingest_finished("")
                 self._set_activity("")
 
+        # Cooperative: a cancel lets the document being added commit or roll back whole, and
+        # the report of what landed still arrives.
         ref: list[Job] = []
-        job = self.runner.submit(work, "ingest", lane=INDEX, on_started=lambda: self.library.ingest_started(title),
-                                 on_progress=progress, on_result=result, on_error=error,
-                                 on_finished=lambda: finished(ref))
+        job = (op(self.runner, "ingest", work, lane=INDEX, cancel=Cancel.COOPERATIVE)
+               .started(lambda: self.library.ingest_started(title)).progress(progress).success(result)
+               .failure(error).always(lambda: finished(ref)).run())
         ref.append(job)
         self.ingest_jobs.append(job)
         return job
@@ -606,13 +609,16 @@ class MainWindow(QMainWindow):
             return
         ws = self.ws
 
-        def work(cancel: threading.Event) -> list[Document]:
-            for d in doc_ids:
+        def work(cancel: threading.Event) -> Generator[str, None, list[Document]]:
+            # one document a step: closing the window stops between two removals
+            for i, d in enumerate(doc_ids, 1):
                 ws.remove(d)
+                yield f"Removing documents… ({i} of {len(doc_ids)} done)"
             return list(ws.library.docs.values())
 
         self._set_activity("Removing documents…")
-        self.runner.submit(work, "remove", lane=INDEX, on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
+        (op(self.runner, "remove", work, lane=INDEX).progress(self._set_activity).success(self._set_docs)
+         .always(lambda: self._set_activity("")).run())
 
     def edit_metadata(self, doc_id: str) -> None:
         doc = next((d for d in self.docs if d.doc_id == doc_id), None)
@@ -622,24 +628,23 @@ class MainWindow(QMainWindow):
         if dlg.exec() != MetadataDialog.DialogCode.Accepted:
             return
         meta = dlg.meta()
-        self._meta_job(f"Saving metadata for {doc.file_name}…", lambda: self.ws.update_meta(doc_id, meta))
+        ws = self.ws
+        self._meta_job(f"Saving metadata for {doc.file_name}…", [doc_id], lambda d: ws.update_meta(d, meta))
 
     def redetect_metadata(self, doc_ids: list[str]) -> None:
-        def run() -> None:
-            for d in doc_ids:
-                self.ws.redetect_meta(d)
+        self._meta_job("Re-detecting metadata…", doc_ids, self.ws.redetect_meta)
 
-        self._meta_job("Re-detecting metadata…", run)
-
-    def _meta_job(self, activity: str, fn: Any) -> None:
+    def _meta_job(self, activity: str, doc_ids: list[str], change: Callable[[str], Any]) -> None:
         lib = self.ws.library
 
-        def work(cancel: threading.Event) -> list[Document]:
-            fn()  # re-embeds the document's chunks: model job
+        def work(cancel: threading.Event) -> Generator[None, None, list[Document]]:
+            for d in doc_ids:  # each re-embeds the document's passages; closing stops between two
+                change(d)
+                yield None
             return list(lib.docs.values())
 
         self._set_activity(activity)
-        self.runner.submit(work, "metadata", lane=INDEX, on_result=self._set_docs, on_finished=lambda: self._set_activity(""))
+        op(self.runner, "metadata", work, lane=INDEX).success(self._set_docs).always(lambda: self._set_activity("")).run()
 
     def _offer_reindex(self, why: str) -> None:
         ok = QMessageBox.question(self, "Re-index the library?",
@@ -647,8 +652,10 @@ class MainWindow(QMainWindow):
         if ok == QMessageBox.StandardButton.Yes:
             self.reindex()
 
-    def reindex(self, before: Any = None) -> Job:
-        """Rebuild chunks/embeddings. Not cancellable: a half-done re-index mixes embedders."""
+    def reindex(self, before: Callable[[], None] | None = None, after: Callable[[], None] | None = None) -> Job:
+        """Rebuild chunks/embeddings. Not cancellable: a half-done re-index mixes embedders.
+        ``before`` runs first in the background (an embedder swap); ``after`` on the main
+        thread once it is over, whatever the outcome."""
         lib = self.ws.library
 
         def work(cancel: threading.Event) -> Iterator[tuple[IngestEvent, list[Document] | None]]:
@@ -668,8 +675,11 @@ class MainWindow(QMainWindow):
             self.library.ingest_started("Re-indexing the library")
             self.library.ingest_cancel.setEnabled(False)
 
-        return self.runner.submit(work, "re-index", lane=ALL_LANES, on_started=started, on_progress=progress,
-                                  on_finished=lambda: self.library.ingest_finished(""))
+        rebuild = (op(self.runner, "re-index", work, lane=ALL_LANES, cancel=Cancel.NEVER)
+                   .started(started).progress(progress).always(lambda: self.library.ingest_finished("")))
+        if after is not None:
+            rebuild.always(after)
+        return rebuild.run()
 
     def open_document(self, doc_id: str) -> None:
         doc = next((d for d in self.docs if d.doc_id == doc_id), None)
@@ -771,8 +781,10 @@ class MainWindow(QMainWindow):
             self.chat.set_running(False)
 
         self.chat.set_running(True)
-        self.ask_job = self.runner.submit(work, "answer", lane=MODEL, on_started=lambda: ex.set_waiting("Searching the library…"),
-                                          on_progress=progress, on_error=error, on_finished=finished)
+        # Cooperative: a stopped answer is still an answer (what was generated, marked stopped).
+        self.ask_job = (op(self.runner, "answer", work, lane=MODEL, cancel=Cancel.COOPERATIVE)
+                        .started(lambda: ex.set_waiting("Searching the library…")).progress(progress)
+                        .failure(error).always(finished).run())
         return ex
 
     def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None,
@@ -1009,12 +1021,14 @@ class MainWindow(QMainWindow):
     def _inspect_models(self) -> None:
         """GGUF metadata (name, quantisation, chat template), read in the background."""
         paths = self._model_paths()
+        ws = self.ws
 
-        def work(cancel: threading.Event) -> dict[str, str]:
+        def work(cancel: threading.Event) -> Generator[None, None, dict[str, str]]:
             out = {}
-            for p in paths:
+            for p in paths:  # one file a step: closing the window stops between two files
+                yield None
                 try:
-                    info = self.ws.model_info(p)
+                    info = ws.model_info(p)
                 except Exception as exc:  # a broken file stays listed with its name only
                     log.warning("cannot inspect %s: %s", p, exc)
                     continue
@@ -1028,7 +1042,7 @@ class MainWindow(QMainWindow):
 
         # A model job too: llama.cpp must not load two files from two threads at once (a
         # vocab-only load racing the real one ended the process in testing).
-        self.runner.submit(work, "inspect models", lane=MODEL, on_result=done)
+        op(self.runner, "inspect models", work, lane=MODEL).success(done).run()
 
     def _select_current_model(self) -> None:
         try:
@@ -1109,8 +1123,8 @@ class MainWindow(QMainWindow):
         def started() -> None:
             self._set_activity(f"Loading {label}…")
 
-        self.model_job = self.runner.submit(work, "load model", lane=MODEL, on_started=started, on_result=done,
-                                            on_error=error, on_finished=lambda: self._set_activity(""))
+        self.model_job = (op(self.runner, "load model", work, lane=MODEL).started(started).success(done)
+                          .failure(error).always(lambda: self._set_activity("")).run())
         return self.model_job
 
     def _update_embedder_label(self) -> None:
@@ -1138,9 +1152,7 @@ class MainWindow(QMainWindow):
         def swap() -> None:  # fails before the index is touched if the folder is not a model
             ws.set_embedder(folder)
 
-        job = self.reindex(before=swap)
-        job.signals.finished.connect(self._update_embedder_label)
-        return job
+        return self.reindex(before=swap, after=self._update_embedder_label)
 
     # -- settings ------------------------------------------------------------------------------------
     def open_settings(self) -> None:

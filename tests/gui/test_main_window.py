@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt
 
 from desktop_rag.core.pdf import open_pdf
 from desktop_rag.core.workspace import Workspace
+from desktop_rag.gui.workers import Job, JobEventKind
 
 from .conftest import MODELS_DIR, REPO, broken_pdf, copy_filing, drop_files
 from .test_pdf_view import covered
@@ -31,6 +32,11 @@ pytestmark = [pytest.mark.gui, pytest.mark.e2e, pytest.mark.slow]
 QUESTION = "What were Apple's iPhone net sales in Q3 2023?"
 INGEST_TIMEOUT_MS = 300_000
 ANSWER_TIMEOUT_MS = 420_000
+
+
+def on_progress(job: Job, hook) -> None:  # type: ignore[no-untyped-def]
+    """Watch a running job's progress items (on the main thread, after the window's own hook)."""
+    job.signals.reported.connect(lambda ev: ev.kind is JobEventKind.PROGRESS and hook(ev.value))
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +99,7 @@ def test_drop_ingest_ask_stream_and_cite(qtbot, make_window, shared, tmp_path: P
     assert not win.chat.input.isEnabled() and win.chat.stop_btn.isVisible()
     ex = win.chat.last()
     drafts: list[str] = []
-    win.ask_job.signals.progress.connect(lambda ev: ev.kind == "token" and drafts.append(ex.draft))
+    on_progress(win.ask_job, lambda ev: ev.kind == "token" and drafts.append(ex.draft))
     qtbot.waitUntil(lambda: ex.answer is not None, timeout=ANSWER_TIMEOUT_MS)
     qtbot.waitUntil(lambda: win.ask_job is None, timeout=10_000)
     t_answer = time.monotonic() - t0 - t_ingest
@@ -170,7 +176,7 @@ def test_stop_cancels_generation(qtbot, make_window, shared) -> None:  # type: i
             tokens_before_stop.append(ev.text)
             win.stop_answer()  # what Esc and the Stop button do
 
-    win.ask_job.signals.progress.connect(stop_at_first_token)
+    on_progress(win.ask_job, stop_at_first_token)
     qtbot.waitUntil(lambda: win.ask_job is None, timeout=ANSWER_TIMEOUT_MS)
     assert tokens_before_stop, "the answer did not stream through the model"
     assert ex.answer is not None and ex.answer.cancelled, ex.answer
@@ -221,7 +227,7 @@ def test_closing_during_ingest_leaves_a_consistent_index(qtbot, make_window, sha
     steps: list[str] = []
     job = win.add_paths([shared["filing"]])
     assert job is not None
-    job.signals.progress.connect(lambda item: steps.append(item[0].step))
+    on_progress(job, lambda item: steps.append(item[0].step))
     qtbot.waitUntil(lambda: "embed" in steps, timeout=120_000)
     win.close()  # deferred: the running step finishes, the rest is cancelled
     central = win.centralWidget()
