@@ -5,7 +5,8 @@ Usage:
     .venv/bin/python eval/check_statement_labels.py [--partial] [--data DIR ...]
 
 The PDFs are looked up by file name in the data folders (default: ``financebench-dev/pdfs`` and
-``sec10q/pdfs`` under ``../shared/data`` beside the checkout or ``/work/shared/data``). Page text
+``sec10q/pdfs`` under ``../shared/data`` beside the checkout, or under ``$DESKTOP_RAG_SHARED/data``:
+``desktop_rag.evaluation.devsets.label_pdf_dirs``). Page text
 is the app's own canonical text (``desktop_rag.core.pdf.extract_page``). Exits 1 when a check
 fails, 2 when a data folder or label file is missing. ``--partial`` skips the minimum counts.
 
@@ -34,7 +35,6 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as dt
-import json
 import math
 import operator
 import re
@@ -46,6 +46,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from desktop_rag.core.pdf import extract_page, fold_text, open_pdf  # noqa: E402
+from desktop_rag.evaluation.devsets import label_pdf_dirs, load_devset, load_statement_cells  # noqa: E402
 
 STATEMENTS = {"income", "balance", "cash_flow", "comprehensive", "equity", "segment"}
 DURATION_STATEMENTS = {"income", "cash_flow", "comprehensive"}
@@ -66,14 +67,6 @@ LABEL_PREFIX = 25
 DASH_RE = re.compile(r"[-\u2013\u2014]+")
 TEXT_RE = re.compile(r"\(?-?\d{1,3}(?:,\d{3})*(?:\.\d+)?\)?|\(?-?\d+(?:\.\d+)?\)?")
 MIN_CELLS, MIN_DOCS, MIN_FB_DOCS, MIN_SEC_DOCS, MIN_METRICS, MIN_REFUSE = 320, 16, 12, 4, 45, 6
-
-
-def default_dirs() -> list[Path]:
-    for root in (HERE.parent.parent / "shared" / "data", Path("/work/shared/data")):
-        dirs = [root / "financebench-dev" / "pdfs", root / "sec10q" / "pdfs"]
-        if all(d.is_dir() for d in dirs):
-            return dirs
-    return []
 
 
 def squash(text: str) -> str:
@@ -286,17 +279,6 @@ def check_metrics(metrics: list[dict], pages: Pages, errors: list[str]) -> None:
             errors.append(f"{where}: answer {m['answer']!r} is not value {m['value']} to {m['decimals']} dp")
 
 
-def read_jsonl(path: Path, errors: list[str]) -> list[dict]:
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                errors.append(f"{path.name} line {n}: invalid JSON ({exc})")
-    return out
-
-
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, nargs="*", help="folders holding the PDFs")
@@ -304,14 +286,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--metrics", type=Path, default=HERE / "financebench_dev_metrics.jsonl")
     ap.add_argument("--partial", action="store_true", help="skip the minimum counts")
     args = ap.parse_args(argv[1:])
-    dirs = args.data or default_dirs()
+    dirs = args.data or label_pdf_dirs()
     if not dirs or not all(d.is_dir() for d in dirs) or not args.cells.is_file() or not args.metrics.is_file():
         print("missing PDF folders or label files; see --help")
         return 2
     errors: list[str] = []
     pages = Pages(dirs)
-    cells = read_jsonl(args.cells, errors)
-    metrics = read_jsonl(args.metrics, errors)
+    cells = load_statement_cells(args.cells, errors)
+    metrics = load_devset(args.metrics, errors)
     check_cells(cells, pages, errors)
     check_metrics(metrics, pages, errors)
 

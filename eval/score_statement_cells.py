@@ -28,15 +28,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from desktop_rag.core.pdf import PageText, extract_page, open_pdf  # noqa: E402
 from desktop_rag.core.statements.store import extract_from_pdf  # noqa: E402
+from desktop_rag.evaluation.devsets import label_pdf_dirs, load_statement_cells  # noqa: E402
 from desktop_rag.evaluation.metrics import flatten_statements, score_statement_cells  # noqa: E402
-
-
-def default_dirs() -> list[Path]:
-    for root in (HERE.parent.parent / "shared" / "data", Path("/work/shared/data")):
-        dirs = [root / "financebench-dev" / "pdfs", root / "sec10q" / "pdfs"]
-        if all(d.is_dir() for d in dirs):
-            return dirs
-    return []
 
 
 def page_texts(pdf_path: Path, cache: Path | None) -> list[PageText]:
@@ -70,12 +63,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--dump", type=Path, help="write every extracted cell here (JSONL)")
     ap.add_argument("--all-pdfs", action="store_true", help="extract every PDF of the data folders")
     ns = ap.parse_args(argv)
-    dirs = ns.data or default_dirs()
+    dirs = ns.data or label_pdf_dirs()
     if not dirs:
         print("no data folders (give --data)", file=sys.stderr)
         return 2
     where = {p.name: (d.parent.name, p) for d in dirs for p in sorted(d.glob("*.pdf"))}
-    labels = [json.loads(line) for line in ns.cells.read_text().splitlines() if line.strip()]
+    labels = load_statement_cells(ns.cells)
     docs = sorted(where) if ns.all_pdfs else sorted({lab["doc"] for lab in labels if lab["doc"] in where})
     if ns.doc:
         docs = [d for d in docs if d in set(ns.doc)]

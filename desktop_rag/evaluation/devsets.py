@@ -37,13 +37,44 @@ def default_corpus() -> Path:
     return sec10q_pdfs()
 
 
-def load_devset(path: str | Path) -> list[dict[str, Any]]:
-    """One JSON object per non-empty line."""
+def load_devset(path: str | Path, errors: list[str] | None = None) -> list[dict[str, Any]]:
+    """One JSON object per non-empty line. With ``errors``, a line that is not JSON is
+    reported there (``<file> line N: invalid JSON (...)``) and skipped instead of raising."""
+    path = Path(path)
     rows = []
-    for line in Path(path).read_text("utf-8").splitlines():
-        if line.strip():
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
             rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if errors is None:
+                raise
+            errors.append(f"{path.name} line {n}: invalid JSON ({exc})")
     return rows
+
+
+STATEMENT_CELLS = "statement_cells.jsonl"  # in the repo's eval/ folder: cells as printed (eval/README.md)
+
+
+def statement_cells_path(eval_dir: Path | None = None) -> Path:
+    from desktop_rag.paths import app_root
+
+    return (eval_dir or app_root() / "eval") / STATEMENT_CELLS
+
+
+def load_statement_cells(path: Path | None = None, errors: list[str] | None = None) -> list[dict[str, Any]]:
+    """The labelled statement cells (``eval/statement_cells.jsonl`` unless ``path``): what
+    ``main.py eval``, ``eval/score_statement_cells.py`` and ``eval/check_statement_labels.py`` read."""
+    return load_devset(path or statement_cells_path(), errors)
+
+
+def label_pdf_dirs() -> list[Path]:
+    """The folders of the filings the statement and metric labels are on (financebench-dev's
+    and sec10q's PDFs); [] when either is missing."""
+    data = shared_dir() / "data"
+    dirs = [data / "financebench-dev" / "pdfs", data / "sec10q" / "pdfs"]
+    return dirs if all(d.is_dir() for d in dirs) else []
 
 
 def spread(items: list[Any], n: int) -> list[Any]:
@@ -192,7 +223,7 @@ def load_set(name: str, eval_dir: Path | None = None) -> EvalSet:
     if name == "sec10q":
         path = eval_dir / "devset.jsonl"
         rows = [with_category(r) for r in load_devset(path)]
-        cells = eval_dir / "statement_cells.jsonl"
+        cells = statement_cells_path(eval_dir)
         return EvalSet(name, sec10q_pdfs(), [r for r in rows if r.get("answerable")],
                        [r for r in rows if not r.get("answerable")], [str(path)],
                        cells if cells.is_file() else None)
@@ -223,7 +254,7 @@ def load_set(name: str, eval_dir: Path | None = None) -> EvalSet:
             sources.append(str(metrics))
         else:
             notes.append(f"{metrics.name} not present yet")
-        cells = eval_dir / "statement_cells.jsonl"
+        cells = statement_cells_path(eval_dir)
         return EvalSet(name, root / "pdfs", answerable, unanswerable, sources,
                        cells if cells.is_file() else None, notes)
     raise ValueError(f"unknown data set {name!r} (choose from {', '.join(SETS)}, all)")

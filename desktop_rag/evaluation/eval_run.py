@@ -45,7 +45,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.evaluation.devsets import SETS, EvalSet, custom_set, load_devset, load_set, sec10q_pdfs, spread
+from desktop_rag.evaluation.devsets import (
+    SETS,
+    EvalSet,
+    custom_set,
+    load_set,
+    load_statement_cells,
+    sec10q_pdfs,
+    spread,
+)
 from desktop_rag.evaluation.metrics import (
     ann_recall,
     answer_correct,
@@ -335,7 +343,7 @@ def extract_statements(lib_dir: Path, models_dir: Any, doc: str) -> dict[str, An
 def evaluate_cells(lib_dir: Path, models_dir: Any, cells_path: Path, docs: set[str],
                    log: Callable[[str], None]) -> dict[str, Any] | None:
     """Score the labelled cells of the filings in ``docs`` (the set's library); None if none."""
-    labels = [lab for lab in load_devset(cells_path) if lab["doc"] in docs]
+    labels = [lab for lab in load_statement_cells(cells_path) if lab["doc"] in docs]
     if not labels:
         return None
     extracted: dict[str, list[dict[str, Any]]] = {}
@@ -486,7 +494,7 @@ def evaluate_set(ws: Any, es: EvalSet, ns: argparse.Namespace, log: Callable[[st
             answers = evaluate_answers(ws, ans_items, ooc_items, log)
     cells = None
     if es.cells_path is not None and not ns.no_cells:
-        n_cells = sum(lab["doc"] in names for lab in load_devset(es.cells_path))
+        n_cells = sum(lab["doc"] in names for lab in load_statement_cells(es.cells_path))
         if n_cells and statements_available():
             log(f"eval[{es.name}]: scoring {n_cells} statement cells from {es.cells_path.name} ...")
             cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, names, log)

@@ -31,6 +31,35 @@ def test_load_devset_skips_blank_lines(tmp_path: Path) -> None:
     assert [r["id"] for r in devsets.load_devset(f)] == ["a", "b"]
 
 
+def test_load_devset_reports_bad_lines_when_asked(tmp_path: Path) -> None:
+    f = tmp_path / "cells.jsonl"
+    f.write_text('{"doc": "a.pdf"}\nnot json\n{"doc": "b.pdf"}\n', "utf-8")
+    with pytest.raises(ValueError):
+        devsets.load_devset(f)
+    errors: list[str] = []
+    assert [r["doc"] for r in devsets.load_devset(f, errors)] == ["a.pdf", "b.pdf"]
+    assert len(errors) == 1 and errors[0].startswith("cells.jsonl line 2: invalid JSON")
+
+
+def test_statement_cells_are_read_from_the_repos_eval_folder() -> None:
+    from desktop_rag.paths import app_root
+
+    path = devsets.statement_cells_path()
+    assert path == app_root() / "eval" / "statement_cells.jsonl"
+    cells = devsets.load_statement_cells()
+    assert cells == devsets.load_statement_cells(path)
+    assert cells and {"doc", "page", "statement", "label", "period_end", "months", "text", "value"} <= set(cells[0])
+
+
+def test_label_pdf_dirs_need_both_sets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(devsets.ENV_SHARED, str(tmp_path))
+    assert devsets.label_pdf_dirs() == []
+    for name in ("financebench-dev", "sec10q"):
+        (tmp_path / "data" / name / "pdfs").mkdir(parents=True)
+    assert devsets.label_pdf_dirs() == [tmp_path.resolve() / "data" / "financebench-dev" / "pdfs",
+                                        tmp_path.resolve() / "data" / "sec10q" / "pdfs"]
+
+
 def test_category_from_tags():
     cat = devsets.category_from_tags
     assert cat({"answerable": False, "tags": ["other-company", "unanswerable"]}) == "refuse-company"
