@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "desktop_rag"
 UNIX_ONLY = ("resource", "fcntl", "termios", "pwd", "grp")
@@ -71,6 +73,32 @@ def test_every_module_imports_without_unix_only_modules(tmp_path: Path) -> None:
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["failed"] == {}, result["failed"]
     assert result["imported"] == expected
+
+
+# ``main.py ARGS`` as a user runs it, in an interpreter where the Unix-only modules cannot be imported.
+RUN_MAIN_BLOCKED = textwrap.dedent(
+    """
+    import runpy, sys
+
+    for name in {blocked!r}:
+        sys.modules[name] = None  # `import name` now raises ImportError, as on Windows
+    sys.argv = ["main.py", *sys.argv[1:]]
+    runpy.run_path("main.py", run_name="__main__")
+    """
+).format(blocked=UNIX_ONLY)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["eval", "--help"], ["bench", "--help"]])
+def test_main_help_works_without_unix_only_modules(tmp_path: Path, args: list[str]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN_MAIN_BLOCKED, *args], cwd=REPO, capture_output=True, text=True, timeout=300,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO),
+             "DESKTOP_RAG_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("usage: ") and "Traceback" not in proc.stderr
+    if args == ["--help"]:
+        assert all(cmd in proc.stdout for cmd in ("ingest", "ask", "eval", "bench")), proc.stdout
 
 
 def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
