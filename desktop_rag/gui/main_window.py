@@ -557,10 +557,8 @@ class MainWindow(QMainWindow):
             return report
 
         def progress(item: tuple[IngestEvent, list[Document] | None]) -> None:
-            ev, snapshot = item
-            self.library.ingest_progress(ev)
-            if snapshot is not None:
-                self._set_docs(snapshot)
+            self._library_progress(item)
+            ev = item[0]
             if ev.kind == "file":
                 self._set_activity(f"Adding {ev.file} ({ev.index}/{ev.total})")
 
@@ -593,6 +591,14 @@ class MainWindow(QMainWindow):
         ref.append(job)
         self.ingest_jobs.append(job)
         return job
+
+    def _library_progress(self, item: tuple[IngestEvent, list[Document] | None]) -> None:
+        """An ingest or re-index step: the library pane's progress, and the documents'
+        snapshot (taken on the worker thread) after each commit."""
+        ev, snapshot = item
+        self.library.ingest_progress(ev)
+        if snapshot is not None:
+            self._set_docs(snapshot)
 
     def cancel_ingest(self) -> None:
         self.library.set_cancelling()
@@ -665,18 +671,12 @@ class MainWindow(QMainWindow):
                 yield ev, (list(lib.docs.values()) if ev.kind == "finished" else None)
             return None
 
-        def progress(item: tuple[IngestEvent, list[Document] | None]) -> None:
-            ev, snapshot = item
-            self.library.ingest_progress(ev)
-            if snapshot is not None:
-                self._set_docs(snapshot)
-
         def started() -> None:
             self.library.ingest_started("Re-indexing the library")
             self.library.ingest_cancel.setEnabled(False)
 
         rebuild = (op(self.runner, "re-index", work, lane=ALL_LANES, cancel=Cancel.NEVER)
-                   .started(started).progress(progress).always(lambda: self.library.ingest_finished("")))
+                   .started(started).progress(self._library_progress).always(lambda: self.library.ingest_finished("")))
         if after is not None:
             rebuild.always(after)
         return rebuild.run()
