@@ -113,9 +113,12 @@ def test_cancel_is_checked_between_yields_and_closes_the_generator(qtbot) -> Non
     progress: list[int] = []
     outcome: list[str] = []
 
+    inside = threading.Event()
+
     def work(cancel: threading.Event) -> Iterator[int]:
         try:
             yield 0
+            inside.set()
             release.wait(WAIT_MS / 1000)  # the main thread cancels while this step runs
             reached.append("after 0")
             yield 1
@@ -128,7 +131,10 @@ def test_cancel_is_checked_between_yields_and_closes_the_generator(qtbot) -> Non
     def on_progress(i: int) -> None:
         progress.append(i)
         if i == 0:
-            runner.cancel(job)  # between yields, from the main thread (as a Stop button does)
+            # Cancel once the generator is inside its next step (past the gap after 0), so the
+            # gap the helper must stop at is the one after 1, whatever the scheduling.
+            assert inside.wait(WAIT_MS / 1000)
+            runner.cancel(job)  # from the main thread, as a Stop button does
             release.set()
 
     job = (op(runner, "steps", work, lane=INDEX).progress(on_progress).success(lambda r: outcome.append(f"success {r}"))
