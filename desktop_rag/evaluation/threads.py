@@ -45,6 +45,7 @@ from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import names_in, subject_names
+from desktop_rag.core.domain.company_terms import LibraryTerms
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import PeriodMention, find_periods
 from desktop_rag.core.history import HistoryStore
@@ -198,7 +199,7 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 page_texts_by_set: dict[str, Callable[[str], list[str]]] | None = None) -> dict[str, Any]:
     """Play every thread in a fresh conversation and score it. ``page_texts_by_set``: per set,
     a document's page texts by doc id (the conversation's identifying terms come from them)."""
-    sessions_terms: dict[str, dict[str, str]] = {}
+    sessions_terms: dict[str, LibraryTerms] = {}
     hist = HistoryStore(tmp / "threads-history.sqlite")
     mem = MemoryStore(tmp / "threads-history.sqlite")
     rows: list[dict[str, Any]] = []

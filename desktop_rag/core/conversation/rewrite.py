@@ -165,7 +165,8 @@ def _aliases_of(company: str, names: set[str]) -> set[str]:
     return set(names_in(company, names)) or {company.lower()}
 
 
-def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False) -> str:
+def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
+                 labels: frozenset[str] = frozenset()) -> str:
     """The company a follow-up names: a library name, or, when the whole rest of a bare
     follow-up is one proper name ("Same for AMD"), that name (the gate then says whether the
     library has its filings). In a chat limited to one company's filings a bare name the
@@ -177,6 +178,8 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False) 
     if scoped and not _SWAP_LEAD.match(q):
         return ""
     bare = remainder.strip(" ?.!,")
+    if bare.lower() in labels and not _SWAP_LEAD.match(q):
+        return ""  # a segment, product or region the thread's company prints ("International?")
     cands = proper_names(bare)
     if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
         return cands[0]
@@ -206,13 +209,16 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
 
 
 def rewrite_followup(question: str, previous: list[str], names: Iterable[str], scope_company: str = "",
-                     scope_period: str = "", terms: Mapping[str, str] | None = None) -> Rewrite:
+                     scope_period: str = "", terms: Mapping[str, str] | None = None,
+                     labels: Mapping[str, frozenset[str]] | None = None) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
     ``scope_company``/``scope_period``: the company and period label of the documents the
     chat is limited to, when they are one company/period; ``terms``: the library's
-    identifying terms (``domain.company_terms``), term -> registered company name."""
+    identifying terms (``domain.company_terms``), term -> registered company name; ``labels``:
+    per name of a library company (lower case), the terms its filings print as headings and
+    row labels (segments, products, regions)."""
     q = " ".join(question.split())
     names = set(names)
     out = Rewrite(question=question, standalone=q)
@@ -251,7 +257,10 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         rest = rest.replace(shift.text, " ")
     if alone:
         rest = rest.replace(alone.text, " ")
-    new_company = company_here or _new_company(q, names, rest, bool(scope_company))
+    thread_labels: frozenset[str] = frozenset()
+    for n in names_in(facts.company, names) if facts.company else []:
+        thread_labels |= (labels or {}).get(n.lower(), frozenset())
+    new_company = company_here or _new_company(q, names, rest, bool(scope_company), thread_labels)
     if new_company and not company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
     rest = _FORM_RE.sub(" ", rest)
@@ -373,7 +382,14 @@ def _append(text: str, extra: list[str]) -> str:
     extra = [x for x in extra if x]
     if not extra:
         return text
-    return f"{text.rstrip('?. ')} ({', '.join(extra)})?"
+    base = text.rstrip("?. ")
+    tail = re.search(r"\(([^()]*)\)$", base)
+    if tail and all(find_periods(p).mentions or (p[:1].isupper() and not (p.isupper() and len(p) <= 5))
+                    for p in (x.strip() for x in tail.group(1).split(","))):
+        # one parenthesis of what the thread carried: "... (Intel)" + Q3 2023 -> "... (Intel, Q3 2023)?"
+        # (not a printed label's own: "operating income (loss)", "(GAAP)")
+        return f"{base[:tail.start()].rstrip()} ({', '.join([tail.group(1), *extra])})?"
+    return f"{base} ({', '.join(extra)})?"
 
 
 def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:

@@ -17,7 +17,7 @@ from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, RETRIEVE, Route, route, route_in
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
-from desktop_rag.core.domain.company_terms import identifying_terms
+from desktop_rag.core.domain.company_terms import LibraryTerms, library_terms
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.history import HistoryStore, StoredMessage
 from desktop_rag.core.lexical import content_terms
@@ -64,7 +64,7 @@ class ConversationSession:
         self.documents: list[Document] = []
         self.names: set[str] = set()
         self.page_texts = page_texts
-        self._terms: dict[str, str] | None = None
+        self._terms: LibraryTerms | None = None
         self._terms_key: frozenset[tuple[str, str]] = frozenset()
         self.set_documents(documents)
         self.conv_id = conv_id if conv_id is not None else history.new_conversation()
@@ -74,17 +74,18 @@ class ConversationSession:
         self.documents = list(documents)
         self.names = {n for d in documents for n in company_aliases(d.meta)}
 
-    def company_terms(self) -> dict[str, str]:
-        """The library's identifying terms (term -> company), derived once per set of documents."""
+    def company_terms(self) -> LibraryTerms:
+        """The library's prominent labels and identifying terms (term -> company), derived
+        once per set of documents."""
         if self.page_texts is None:
-            return {}
+            return LibraryTerms()
         key = frozenset((d.doc_id, d.meta.company) for d in self.documents if d.meta.company)
         if self._terms is None or key != self._terms_key:
             pages: dict[str, list[str]] = {}
             for d in self.documents:
                 if d.meta.company:
                     pages.setdefault(d.meta.company, []).extend(self.page_texts(d.doc_id)[:TERM_PAGES])
-            self._terms, self._terms_key = identifying_terms(pages), key
+            self._terms, self._terms_key = library_terms(pages), key
         return self._terms
 
     @property
@@ -125,7 +126,11 @@ class ConversationSession:
         scoped = [d for d in self.documents if doc_scope and d.doc_id in doc_scope]
         company, period = scope_identity(scoped)
         text = strip_style(question) if asked_style and not is_style_only(question) else question
-        rw = rewrite_followup(text, searched, self.names, company, period, self.company_terms())
+        terms = self.company_terms()
+        # each name the library knows a company by -> that company's printed labels
+        labels = {n.lower(): terms.labels[d.meta.company] for d in self.documents if d.meta.company in terms.labels
+                  for n in company_aliases(d.meta)}
+        rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names)
         notes.append(rt.note())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.measures import MEASURE_WORDS, QUALIFIER_WORDS
 from desktop_rag.core.domain.periods import MONTH_NAMES
@@ -63,12 +64,25 @@ def _terms(words: list[str]) -> Iterable[str]:
             yield " ".join(gram)
 
 
+@dataclass(frozen=True)
+class LibraryTerms:
+    """``identifying``: term -> the one company that prints it (see ``identifying_terms``);
+    ``labels``: per company, the terms it prints prominently at least twice (its segments,
+    products, regions: "International" is Amazon's segment, not a company the library lacks)."""
+
+    identifying: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
 def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str, str]:
     """Term (lower case, 1-3 words) -> company, for the terms printed prominently at least
     twice in that company's pages and never (not even as separate words) in another
     company's. Empty when the library holds fewer than two companies (nothing to tell apart)."""
-    if len(pages_by_company) < 2:
-        return {}
+    return library_terms(pages_by_company).identifying
+
+
+def library_terms(pages_by_company: Mapping[str, Iterable[str]]) -> LibraryTerms:
+    """The library's prominent labels and the terms among them that identify one company."""
     vocab: dict[str, set[str]] = {}
     prominent: dict[str, Counter[str]] = {}
     for company, pages in pages_by_company.items():
@@ -80,7 +94,10 @@ def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str
                 counts.update(set(_terms(_words(label))))
         vocab[company] = words
         prominent[company] = counts
+    labels = {c: frozenset(t for t, n in counts.items() if n >= MIN_OCCURRENCES) for c, counts in prominent.items()}
     out: dict[str, str] = {}
+    if len(pages_by_company) < 2:
+        return LibraryTerms({}, labels)
     for company, counts in prominent.items():
         others = [v for c, v in vocab.items() if c != company]
         for term, n in counts.items():
@@ -90,7 +107,7 @@ def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str
             if any(all(p in v for p in parts) for v in others):
                 continue
             out[term] = company
-    return out
+    return LibraryTerms(out, labels)
 
 
 def companies_by_terms(text: str, terms: Mapping[str, str]) -> set[str]:

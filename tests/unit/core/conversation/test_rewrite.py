@@ -158,3 +158,11 @@ def test_a_dated_period_is_replaced_whole_by_a_quarter() -> None:
     prev = ["How much did Apple spend on R&D in the quarter ended April 1, 2023?"]
     out = rewrite_followup("and Q4 FY2023?", prev, NAMES)
     assert out.standalone == "How much did Apple spend on R&D in Q4 FY2023?"
+
+
+def test_carried_parts_join_one_parenthesis_but_not_a_labels_own() -> None:
+    from desktop_rag.core.conversation.rewrite import _append
+
+    assert _append("What was X revenue (Intel)?", ["Q3 2023"]) == "What was X revenue (Intel, Q3 2023)?"
+    assert _append("What was operating income (loss)?", ["Q3 2023"]) == "What was operating income (loss) (Q3 2023)?"
+    assert _append("What was net income (GAAP)?", ["Intel"]) == "What was net income (GAAP) (Intel)?"

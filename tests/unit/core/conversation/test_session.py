@@ -126,3 +126,15 @@ def test_asking_what_was_said_is_answered_from_the_conversation(tmp_path: Path) 
     assert len(engine.asked) == asked  # no retrieval: the filings cannot say what was said
     assert ans.answer.startswith("Nothing said earlier") and "7,442" in ans.answer and "4,080" in ans.answer
     assert {c.doc for c in ans.citations} == {APPLE.file_name, INTEL.file_name}
+
+
+def test_a_bare_segment_the_thread_company_prints_is_no_new_company(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL], page_texts=PAGES.__getitem__)
+    engine = FakeEngine()
+    s.ask(engine, "Intel research and development in Q3 2023")
+    # "Wearables, Home and Accessories" is Apple's, not Intel's: there it would name a company
+    # the library lacks; "Client Computing Group" is the thread company's own segment
+    turn = s.prepare("Client Computing Group?")
+    assert turn.standalone == "Client Computing Group research and development (Intel, Q3 2023)?"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from desktop_rag.core.domain.company_terms import (
     companies_named_by_terms,
     identifying_terms,
+    library_terms,
     prominent_labels,
     short_name,
 )
@@ -38,3 +39,8 @@ def test_a_question_names_a_company_by_a_term_written_as_a_name() -> None:
     assert short_name("The Coca-Cola Company") == "Coca-Cola"
     assert short_name("JPMorgan Chase & Co.") == "JPMorgan Chase"
     assert short_name("Amazon.com, Inc.") == "Amazon.com"
+
+
+def test_labels_per_company_even_alone() -> None:
+    alone = library_terms({"CloudCo Inc.": CLOUDCO})
+    assert "cloud platform" in alone.labels["CloudCo Inc."] and alone.identifying == {}
