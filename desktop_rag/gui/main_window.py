@@ -39,7 +39,7 @@ from desktop_rag import APP_NAME, __version__
 from desktop_rag.core.backends import LibraryUnavailable
 from desktop_rag.core.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION
-from desktop_rag.core.conversation.session import ConversationSession, Turn
+from desktop_rag.core.conversation.session import ConversationSession, Turn, terms_for
 from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
 from desktop_rag.core.domain.page_labels import PageLabels
 from desktop_rag.core.library import IngestEvent, IngestReport, collect_pdfs
@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self.last_answer: Answer | None = None
         self._closing = False
         self._closed = False
+        self._terms_warming = False
         self._library_ready = False
         self._model_infos: dict[str, str] = {}
         self._page_labels: OrderedDict[str, tuple[pymupdf.Document, PageLabels]] = OrderedDict()
@@ -465,12 +466,31 @@ class MainWindow(QMainWindow):
         if not self._closed:
             self._set_docs(list(self.ws.library.docs.values()))
 
+    def _warm_company_terms(self) -> None:
+        """Derive the terms that name each company (read from the first pages of every filing,
+        a second or more on a large library) in the background, for the documents current when
+        the job runs: the next question's rewrite finds them ready instead of reading pages on
+        the UI thread. One job at a time; committed documents during an ingest add none."""
+        if self._terms_warming or self._closing or self._closed:
+            return
+        self._terms_warming = True
+        store = self.ws.library.store
+
+        def work(_cancel: threading.Event) -> object:
+            return terms_for(list(self.docs), store.page_texts)
+
+        def done() -> None:
+            self._terms_warming = False
+
+        op(self.runner, "company terms", work, lane=INDEX).always(done).run()
+
     def _set_docs(self, docs: list[Document]) -> None:
         """Swap in a new snapshot of the library (after each committed document)."""
         self.docs = sorted(docs, key=lambda d: (d.meta.company or d.file_name, d.file_name))
         self.library.set_documents(self.docs)
         if self.session is not None:
             self.session.set_documents(self.docs)
+        self._warm_company_terms()
         chunks = sum(d.chunk_count for d in self.docs)
         n = len(self.docs)
         self.count_status.setText(f"{n} document{'s' if n != 1 else ''} · {chunks:,} chunks")

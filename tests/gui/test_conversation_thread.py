@@ -136,3 +136,29 @@ def test_style_selector_lays_out_answers_and_is_kept_with_the_conversation(qtbot
     again = fake_window(files={}, home=home)
     again.open_conversation(conv)
     assert again.chat.style_box.currentData() == "table"
+
+
+def test_the_terms_naming_each_company_are_derived_off_the_ui_thread(qtbot, fake_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from desktop_rag.core.conversation import session as session_module
+
+    win = fake_window()
+    qtbot.waitUntil(lambda: bool(win.docs) and not win._terms_warming, timeout=60_000)
+    threads: list[str] = []
+    real = session_module.library_terms
+
+    def spy(pages):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        return real(pages)
+
+    monkeypatch.setattr(session_module, "library_terms", spy)
+    monkeypatch.setattr(session_module, "_last_terms", None)
+    win._set_docs(list(win.docs))  # the library's documents changed
+    key = frozenset((d.doc_id, d.meta.company) for d in win.docs if d.meta.company)
+    qtbot.waitUntil(lambda: session_module._last_terms is not None and not win._terms_warming, timeout=60_000)
+    assert session_module._last_terms[0] == key
+    assert threads and threading.main_thread().name not in threads
+    # the question asked next finds them ready: the rewrite reads no page on the UI thread
+    _ask(qtbot, win, APPLE_RD)
+    assert len(threads) == 1

@@ -53,6 +53,28 @@ def scope_identity(docs: list[Document]) -> tuple[str, str]:
 TERM_PAGES = 40
 
 
+_last_terms: tuple[frozenset[tuple[str, str]], LibraryTerms] | None = None
+
+
+def terms_for(documents: list[Document], page_texts: Callable[[str], list[str]]) -> LibraryTerms:
+    """The identifying terms of a set of documents, computed once for that set (reading the
+    first pages of every filing takes a second or more on a large library). The window warms
+    it in the background when its documents change, so a question typed right after never
+    waits for it on the UI thread; any conversation then finds it ready."""
+    global _last_terms
+    key = frozenset((d.doc_id, d.meta.company) for d in documents if d.meta.company)
+    last = _last_terms
+    if last is not None and last[0] == key:
+        return last[1]
+    pages: dict[str, list[str]] = {}
+    for d in documents:
+        if d.meta.company:
+            pages.setdefault(d.meta.company, []).extend(page_texts(d.doc_id)[:TERM_PAGES])
+    terms = library_terms(pages)
+    _last_terms = (key, terms)  # one assignment: a reader sees the old pair or the new one
+    return terms
+
+
 class ConversationSession:
     def __init__(self, history: HistoryStore, memory: MemoryStore, documents: list[Document],
                  conv_id: int | None = None, page_texts: Callable[[str], list[str]] | None = None) -> None:
@@ -64,8 +86,6 @@ class ConversationSession:
         self.documents: list[Document] = []
         self.names: set[str] = set()
         self.page_texts = page_texts
-        self._terms: LibraryTerms | None = None
-        self._terms_key: frozenset[tuple[str, str]] = frozenset()
         self.set_documents(documents)
         self.conv_id = conv_id if conv_id is not None else history.new_conversation()
 
@@ -76,17 +96,10 @@ class ConversationSession:
 
     def company_terms(self) -> LibraryTerms:
         """The library's prominent labels and identifying terms (term -> company), derived
-        once per set of documents."""
+        once per set of documents and shared by every conversation (``terms_for``)."""
         if self.page_texts is None:
             return LibraryTerms()
-        key = frozenset((d.doc_id, d.meta.company) for d in self.documents if d.meta.company)
-        if self._terms is None or key != self._terms_key:
-            pages: dict[str, list[str]] = {}
-            for d in self.documents:
-                if d.meta.company:
-                    pages.setdefault(d.meta.company, []).extend(self.page_texts(d.doc_id)[:TERM_PAGES])
-            self._terms, self._terms_key = library_terms(pages), key
-        return self._terms
+        return terms_for(self.documents, self.page_texts)
 
     @property
     def style(self) -> str:
