@@ -31,6 +31,7 @@ measured in seconds without the model.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -45,7 +46,6 @@ from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import names_in, subject_names
-from desktop_rag.core.domain.company_terms import LibraryTerms
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import PeriodMention, find_periods
 from desktop_rag.core.history import HistoryStore
@@ -199,7 +199,6 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 page_texts_by_set: dict[str, Callable[[str], list[str]]] | None = None) -> dict[str, Any]:
     """Play every thread in a fresh conversation and score it. ``page_texts_by_set``: per set,
     a document's page texts by doc id (the conversation's identifying terms come from them)."""
-    sessions_terms: dict[str, LibraryTerms] = {}
     hist = HistoryStore(tmp / "threads-history.sqlite")
     mem = MemoryStore(tmp / "threads-history.sqlite")
     rows: list[dict[str, Any]] = []
@@ -210,11 +209,7 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
             engine = engine_for(th["set"])
             page_texts = (page_texts_by_set or {}).get(th["set"])
             session = ConversationSession(hist, mem, docs, page_texts=page_texts)
-            if th["set"] in sessions_terms:  # derived once per set, as a long-lived window would
-                session._terms, session._terms_key = sessions_terms[th["set"]], frozenset(
-                    (d.doc_id, d.meta.company) for d in docs if d.meta.company)
-            else:
-                sessions_terms[th["set"]] = session.company_terms()
+            session.company_terms()  # derived once per set (a shared cache), as a long-lived window does
             scope = [by_name[f].doc_id for f in th.get("scope") or [] if f in by_name] or None
             stored: set[tuple[str, int, str]] = set()
             asked: list[str] = []  # the thread's questions answered from the filings, as typed
@@ -337,7 +332,8 @@ def run(ns: argparse.Namespace) -> int:
                     continue
                 docs_by_set[s], texts_by_set[s] = cover_library(folder, _cache_dir(ns) / f"threads-covers-{s}.json")
             stubs = {s: StubEngine({d.file_name: d for d in docs}) for s, docs in docs_by_set.items()}
-            readers = {s: (lambda doc_id, t=t: t.get(doc_id, [])) for s, t in texts_by_set.items()}
+            readers: dict[str, Callable[[str], list[str]]] = {
+                s: functools.partial(_pages_of, t) for s, t in texts_by_set.items()}
             result = run_threads(threads, docs_by_set, stubs.__getitem__, Path(tmp), page_texts_by_set=readers)
     if not threads:
         _log("eval --threads: no thread could be run (set DESKTOP_RAG_SHARED to the shared data folder)")
@@ -408,3 +404,8 @@ def report(result: dict[str, Any]) -> str:
         lines.append(f"  miss {r['thread']}#{r['turn']} ({r.get('group', 'tuned')}): {r['q']!r} -> {r['standalone']!r} "
                      f"(route {r['route']}, expected {r['expected_route']}{lost})")
     return "\n".join(lines)
+
+
+def _pages_of(texts: dict[str, list[str]], doc_id: str) -> list[str]:
+    """A document's page texts from the cover-page cache (the session's page reader)."""
+    return texts.get(doc_id, [])

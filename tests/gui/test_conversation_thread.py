@@ -153,11 +153,10 @@ def test_the_terms_naming_each_company_are_derived_off_the_ui_thread(qtbot, fake
         return real(pages)
 
     monkeypatch.setattr(session_module, "library_terms", spy)
-    monkeypatch.setattr(session_module, "_last_terms", None)
+    monkeypatch.setattr(session_module, "_terms_cache", {})
     win._set_docs(list(win.docs))  # the library's documents changed
     key = frozenset((d.doc_id, d.meta.company) for d in win.docs if d.meta.company)
-    qtbot.waitUntil(lambda: session_module._last_terms is not None and not win._terms_warming, timeout=60_000)
-    assert session_module._last_terms[0] == key
+    qtbot.waitUntil(lambda: key in session_module._terms_cache and not win._terms_warming, timeout=60_000)
     assert threads and threading.main_thread().name not in threads
     # the question asked next finds them ready: the rewrite reads no page on the UI thread
     _ask(qtbot, win, APPLE_RD)

@@ -53,7 +53,9 @@ def scope_identity(docs: list[Document]) -> tuple[str, str]:
 TERM_PAGES = 40
 
 
-_last_terms: tuple[frozenset[tuple[str, str]], LibraryTerms] | None = None
+# a few sets of documents (a window's library, an evaluation's two data sets); insertion order
+_terms_cache: dict[frozenset[tuple[str, str]], LibraryTerms] = {}
+_TERMS_KEPT = 4
 
 
 def terms_for(documents: list[Document], page_texts: Callable[[str], list[str]]) -> LibraryTerms:
@@ -61,17 +63,18 @@ def terms_for(documents: list[Document], page_texts: Callable[[str], list[str]])
     first pages of every filing takes a second or more on a large library). The window warms
     it in the background when its documents change, so a question typed right after never
     waits for it on the UI thread; any conversation then finds it ready."""
-    global _last_terms
     key = frozenset((d.doc_id, d.meta.company) for d in documents if d.meta.company)
-    last = _last_terms
-    if last is not None and last[0] == key:
-        return last[1]
+    cached = _terms_cache.get(key)
+    if cached is not None:
+        return cached
     pages: dict[str, list[str]] = {}
     for d in documents:
         if d.meta.company:
             pages.setdefault(d.meta.company, []).extend(page_texts(d.doc_id)[:TERM_PAGES])
     terms = library_terms(pages)
-    _last_terms = (key, terms)  # one assignment: a reader sees the old pair or the new one
+    _terms_cache[key] = terms  # one item assignment: a reader on another thread sees it or not
+    while len(_terms_cache) > _TERMS_KEPT:
+        _terms_cache.pop(next(iter(_terms_cache)), None)
     return terms
 
 
