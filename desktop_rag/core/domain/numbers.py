@@ -95,3 +95,38 @@ def scale_of(text: str) -> str | None:
         return None
     word = next(g for g in m.groups() if g)
     return "thousands" if word == "000" else word.lower()
+
+
+# A count written with its scale word in prose ("4,127 million shares", "2.47 billion",
+# "15,634,232,000 shares"): the cover page prints share counts either way.
+COUNT_RE = re.compile(r"(?<![\d,.$])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s+(thousand|million|billion)s?\b)?(?![\d,]|\.\d|\s?%)",
+                      re.I)
+_WORD_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def count_value(number: str, word: str | None) -> float:
+    """"4,127" with "million" -> 4,127,000,000.0 (the scale word as printed beside it)."""
+    return float(number.replace(",", "")) * _WORD_SCALE.get((word or "").lower(), 1.0)
+
+
+_SHARE_SCALE = re.compile(r"\bshares?\b[^.;()]{0,40}?\b(?:in|reflected\s+in|are\s+in|stated\s+in|presented\s+in)\s+"
+                          r"(thousands|millions|billions)\b|\b(thousands|millions|billions)\s+of\s+shares\b", re.I)
+_SHARE_WORD = re.compile(r"(?<!per[ -])\b(?:number\s+of\s+)?shares?\b(?!\s+(?:data|amounts?|information)?\s*\bin\b)", re.I)
+
+
+def share_scale_of(note: str) -> str | None:
+    """The scale of the share counts under a statement's scale note, where it says so:
+    "(In millions, except number of shares, which are reflected in thousands, and per-share
+    amounts)" -> "thousands"; "(in thousands, except share and per share data)" -> "units"
+    (share counts are excepted from the scale); "(in millions, except per share data)" ->
+    the note's own scale (only per-share amounts are excepted). None without a scale note."""
+    m = _SHARE_SCALE.search(note)
+    if m:
+        return (m.group(1) or m.group(2)).lower()
+    scale = scale_of(note)
+    if scale is None:
+        return None
+    at = re.search(r"\bexcept\b", note, re.I)
+    if at and _SHARE_WORD.search(note[at.end():]):
+        return "units"
+    return scale

@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.domain.numbers import number_supported, numbers_in, parse_cell, scale_of
+from desktop_rag.core.domain.numbers import (
+    COUNT_RE,
+    count_value,
+    number_supported,
+    numbers_in,
+    parse_cell,
+    scale_of,
+    share_scale_of,
+)
 
 
 @pytest.mark.parametrize(("text", "value", "percent"), [
@@ -46,3 +54,31 @@ def test_numbers_in_and_support_keep_their_behaviour() -> None:
     assert numbers_in("Net sales $81,797 and (265) or 15.7% and 2023") == [81797.0, 265.0, 15.7, 2023.0]
     assert number_supported(81.8, [81797.0])
     assert not number_supported(81.9, [81797.0])
+
+
+@pytest.mark.parametrize(("note", "scale"), [
+    # share counts in another scale than the dollars, said so
+    ("(In millions, except number of shares, which are reflected in thousands, and per-share amounts)", "thousands"),
+    ("(In millions, except per share data and shares in thousands)", "thousands"),
+    ("(Dollars and shares in millions, except per share amounts)", "millions"),
+    # share counts excepted from the scale: printed as plain counts
+    ("(in thousands, except share and per share data)", "units"),
+    ("(in millions, except per share and share amounts)", "units"),
+    # only per-share amounts excepted: share counts in the note's scale
+    ("(in millions, except per share data)", "millions"),
+    ("(in thousands, except per-share data)", "thousands"),
+    ("Revenue grew", None),
+])
+def test_share_scale_of(note: str, scale: str | None) -> None:
+    assert share_scale_of(note) == scale
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the registrant had outstanding 4,127 million shares", 4_127_000_000.0),
+    ("outstanding as of May 19, 2023, was 2.47 billion.", 2_470_000_000.0),
+    ("15,634,232,000 shares of common stock", 15_634_232_000.0),
+])
+def test_count_read_with_its_scale_word(text: str, value: float) -> None:
+    counts = [count_value(m.group(1), m.group(2)) for m in COUNT_RE.finditer(text)]
+    assert value in counts
+    assert not any(c == 0.001 for c in counts)  # "$0.001 par value" is no count
