@@ -61,6 +61,15 @@ _DEFINITION = re.compile(
     r"(?P<term>[A-Za-z][\w\s/&'()-]{2,60}?)\s+(?:is|are)\s+defined\s+as\s*:?\s*(?P<formula>[^.?]+(?:\.\d[^.?]*)*)[.?]?",
     re.I,
 )
+# A definition inside the question's own sentence: "..., defined as total noninterest expense /
+# total net revenue", "... ratio for Q2 2022, computed as A over B?". The term is the thing the
+# sentence asks for ("efficiency ratio"): the words after "'s"/"the"/"its" up to its period words.
+_INLINE_DEFINITION = re.compile(
+    r"(?:,|\s-|\s\u2013)\s*(?:(?:which\s+is\s+|being\s+)?(?:defined|computed|calculated|measured|taken)\s+as|"
+    r"where\s+(?:it\s+is\s+)?(?:defined|computed|calculated)\s+as)\s*:?\s*(?P<formula>[^?]+?)\s*(?P<end>\?|$)", re.I)
+_INLINE_TERM = re.compile(r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{2,60}?)\s+"
+                          r"(?:for|in|of|as\s+of|during|at|over|between|from)\b|"
+                          r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<last>[A-Za-z][\w\s()&/-]{2,60}?)\s*$", re.I)
 _CALC_HINT = re.compile(r"\b(?:calculate|compute|what\s+is\s+the\s+\w+\s+ratio)\b", re.I)
 
 
@@ -180,6 +189,14 @@ def parse_question(text: str) -> ParsedQuestion:
             inst.definitions[d.group("term").strip()] = d.group("formula").strip(" .")
             inst.removed.append(sentence)
             continue
+        inline = _INLINE_DEFINITION.search(sentence)
+        if inline and inline.start() > 0:
+            asked = sentence[:inline.start()]
+            terms = list(_INLINE_TERM.finditer(asked))
+            term = (terms[-1].group("term") or terms[-1].group("last")) if terms else asked
+            inst.definitions[term.strip()] = inline.group("formula").strip(" .")
+            inst.removed.append(sentence[inline.start():inline.end() - len(inline.group("end"))])
+            sentence = (asked + inline.group("end")).strip()
         is_question = bool(_QUESTION_START.match(sentence)) or sentence.rstrip().endswith("?")
         if not is_question:
             # an instruction sentence: units, rounding, statements to use, or other directions

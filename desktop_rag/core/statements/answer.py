@@ -18,6 +18,7 @@ from desktop_rag.core.query import parse_question
 from desktop_rag.core.statements.concepts import CONCEPTS, Concept, find, named_in
 from desktop_rag.core.statements.metrics import Metric, metric_from_definition, metric_in
 from desktop_rag.core.statements.model import Cell, Period, Row, Statement
+from desktop_rag.core.statements.shares import cover_shares, share_rows_scale
 from desktop_rag.core.types import Calculation, CalculationInput, Citation, Document
 
 _LINE_ITEM_ASK = re.compile(r"\b(what (is|was|were|are)|how much|how many dollars|report(ed)?|amount of)\b", re.I)
@@ -40,6 +41,17 @@ _YEAR_END = re.compile(r"year[- ]end (rather than|instead of|not) (the )?average
 _EACH_YEAR = re.compile(r"\b(each|every) (fiscal )?year\b|\bin each of\b|\bper year from\b|\byear by year\b", re.I)
 # A trailing-twelve-month figure spans four quarters: no column of a 10-Q holds it.
 _TRAILING = re.compile(r"\btrailing\b|\bttm\b|\bltm\b|\blast twelve months\b|\btwelve months ended\b", re.I)
+# "How many shares were outstanding", "shares of common stock outstanding", "outstanding shares":
+# the count on the cover; weighted-average counts (the EPS denominators) are statement rows.
+_SHARES_OUTSTANDING = re.compile(r"\bshares\b[^?.;]{0,60}\boutstanding\b|\boutstanding\s+(?:common\s+)?shares\b|"
+                                 r"\bshare\s+count\b", re.I)
+_NOT_COVER_SHARES = re.compile(r"weighted|average|diluted|basic|repurchas|buy\s?back|authori[sz]ed|options?\b|float|"
+                               r"treasury|preferred|class\s+[a-c]\b|per\s+share|\beps\b|issued\s+during|ratio|%|percent|"
+                               r"growth|change|increase|decrease", re.I)
+_HOW_MANY = re.compile(r"\bhow many\b", re.I)
+# The EPS wording a weighted-average share count is asked with ("shares used in computing
+# earnings per share") is no per-share question.
+_EPS_WORDING = re.compile(r"\bweighted[- ]average\b|\b(?:earnings|net income|income) per (?:common )?share\b|\beps\b", re.I)
 _PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\bas a (share|proportion|fraction)\b|\bdecimal", re.I)
 _DECIMALS = {"one": 1, "two": 2, "three": 3, "zero": 0, "no": 0}
 
@@ -302,6 +314,8 @@ class Calculator:
             return None
         if _EACH_YEAR.search(self.q) and not (_AVERAGE_YEARS.search(self.q) or _CAGR.search(self.q)):
             return None  # one figure per year asked: more years than one computed answer gives
+        if asks_shares_outstanding(self.q):
+            return self._cover_shares()
         m = metric_in(self.q)
         defined = self._defined_metric(m)
         if defined is not None:
@@ -420,6 +434,8 @@ class Calculator:
             period = self._main_period()
         p = _pick(concept, self.statements, period, f" of {self.doc.file_name}")
         value = float(p.cell.value or 0.0)
+        if concept.unit == "shares":
+            return self._shares_line_item(p, period)
         if concept.unit == "per_share":  # as printed, in dollars per share, never rescaled
             printed = re.sub(r"[^\d.]", "", p.cell.text)
             decimals = self._decimals(len(printed.split(".")[1]) if "." in printed else 2)
@@ -436,6 +452,46 @@ class Calculator:
         out = self._outcome(p.row.label, "", value, "currency", [p], decimals, scale)
         out.text = f"{p.row.label}: {_result_text(value, 'currency', decimals, scale)[0]} ({period_name(period)}, page {p.row.page})"
         return out
+
+    def _shares_line_item(self, p: _Picked, period: Period) -> Outcome:
+        """A weighted-average share count in the scale its statement's note gives share
+        counts (confirmed by the statement's own EPS), as a count of shares."""
+        scale = share_rows_scale(p.statement, p.row, self.page_text(self.doc.doc_id, p.statement.page),
+                                 period.end, period.months)
+        if scale is None:
+            raise CannotCompute(f"the scale of the share counts of the {p.statement.title} (page {p.statement.page}) "
+                                "is not stated clearly")
+        value = float(p.cell.value or 0.0)
+        count = value * _SCALE_FACTOR[scale]
+        ci, cite = _input(p, self.doc, self.page_text(self.doc.doc_id, p.row.page))
+        ci.unit = scale
+        label = p.row.label if re.search(r"\bshares\b", p.row.label, re.I) else f"{p.row.parent.rstrip(':')} \u203a {p.row.label}"
+        word = {"thousands": " thousand", "millions": " million", "billions": " billion"}.get(scale, "")
+        printed = p.cell.text.strip("$ ")
+        text = f"{label}: {printed}{word} shares" + (f" ({count:,.0f})" if word else "") + \
+               f" ({period_name(period)}, page {p.row.page})"
+        return Outcome(text, [cite], Calculation(label, "", [ci], count, "shares"))
+
+    def _cover_shares(self) -> Outcome | None:
+        """The common shares outstanding stated on the filing's cover, with its date."""
+        texts = [self.page_text(self.doc.doc_id, n) for n in range(1, min(self.doc.pages, 3) + 1)]
+        found = cover_shares(texts)
+        if found is None:
+            return None
+        if self.dates and found.as_of not in self.dates:
+            return None  # another date than the cover's: a balance-sheet or note figure
+        if self.years and int(found.as_of[:4]) not in self.years and self.doc.meta.fiscal_year not in self.years:
+            return None
+        text = self.page_text(self.doc.doc_id, found.page)
+        a, b = found.span
+        quote = match_form(text[a:b]).strip()
+        a += len(match_form(text[a:b])) - len(match_form(text[a:b]).lstrip())
+        label = "Shares of common stock outstanding"
+        ci = CalculationInput(label, found.as_of, found.value, "units", self.doc.file_name, found.page, quote,
+                              self.doc.doc_id, a, found.cell[0], found.cell[1], None)
+        answer = f"{label}: {found.value:,.0f} shares (as of {found.as_of}, cover page, page {found.page})"
+        return Outcome(answer, [Citation(self.doc.doc_id, self.doc.file_name, found.page, quote, a)],
+                       Calculation(label, "", [ci], found.value, "shares"))
 
     def _main_period_or_balance(self) -> Period:
         try:
@@ -482,7 +538,7 @@ class Calculator:
 _NEUTRAL_BEFORE = frozenset(
     "the its their total net consolidated annual quarterly fiscal year full of in for on was were is are what how much "
     "did does have had report reported company company's firm's group's s a an and year-end end ending period "
-    "unadjusted reported gaap operating".split())
+    "unadjusted reported gaap operating many weighted-average weighted average common number outstanding".split())
 
 
 def _qualified(question: str, words: tuple[str, ...], company_words: set[str]) -> bool:
@@ -548,15 +604,24 @@ def _norm_label(label: str) -> str:
 
 def _is_lookup(question: str, concept: Concept) -> bool:
     """Does the question ask for the line item itself (not a trend, a ratio, a part of it)?"""
+    if concept.unit == "shares":  # "how many diluted shares were used in computing EPS"
+        rest = _EPS_WORDING.sub(" ", question)
+        return bool(_LINE_ITEM_ASK.search(question) or _HOW_MANY.search(question)) and not _NOT_A_LOOKUP.search(rest)
     rx = _NOT_A_LOOKUP_PER_SHARE if concept.unit == "per_share" else _NOT_A_LOOKUP
     return bool(_LINE_ITEM_ASK.search(question)) and not rx.search(question)
+
+
+def asks_shares_outstanding(question: str) -> bool:
+    """Is the question after the common shares outstanding (the cover page's count)?"""
+    return bool(_SHARES_OUTSTANDING.search(question)) and not _NOT_COVER_SHARES.search(question) \
+        and bool(_LINE_ITEM_ASK.search(question) or _HOW_MANY.search(question))
 
 
 def wants_calculation(question: str) -> bool:
     """Does the question ask for a statement figure or a metric at all? (cheap, text only)"""
     if _EXPLAIN.search(question):
         return False
-    if metric_in(question) is not None:
+    if metric_in(question) is not None or asks_shares_outstanding(question):
         return True
     concepts = named_in(question)
     if not concepts:

@@ -23,7 +23,7 @@ class Concept:
     exclude: str = r"$^"
     words: tuple[str, ...] = field(default=())  # how a question names it (regex)
     outflow: bool = False  # printed as a negative cash flow, asked about as an amount
-    unit: str = "currency"  # the row's unit: currency | per_share (read as printed, never rescaled)
+    unit: str = "currency"  # the row's unit: currency | per_share (as printed, never rescaled) | shares
 
 
 _C = Concept
@@ -42,6 +42,20 @@ def _eps_concept(kind: str) -> Concept:
        exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
                r"weighted|shares|dividend",
        words=(rf"{kind} {eps}", rf"{eps},? \(?{kind}\)?", rf"{kind} [\w ]{{0,20}}per share"), unit="per_share")
+def _shares_concept(kind: str) -> Concept:
+    """Basic or diluted weighted-average shares, in any filer's wording."""
+    other = "basic" if kind == "diluted" else "diluted"
+    weighted = r"(weighted[- ]average |average )"
+    return _C(f"shares_{kind}", f"{kind.capitalize()} weighted-average shares", ("income",), (rf"\b{kind}\b",),
+              exclude=rf"\b{other}\b|effect|dilutive|anti|potential|securities|options|awards|"
+                      r"units|participating|class [ab]\b|preferred",
+              words=(rf"{kind} {weighted}?(number of )?(common )?shares( outstanding)?",
+                     rf"{weighted}(number of )?(common )?{kind} shares( outstanding)?",
+                     rf"{weighted}(number of )?(common )?shares( outstanding)?,? \(?{kind}\)?",
+                     rf"{kind} share count"),
+              unit="shares")
+
+
 CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     _C("revenue", "Revenue", ("income",), (
         r"^total (net )?revenues?(, net)?$", r"^total net sales( and revenues?)?$", r"^(net )?revenues?(, net)?$",
@@ -128,6 +142,15 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
        exclude=r"preferred|special", words=(r"dividends? (declared |paid )?per (common )?share", r"\bdps\b"), unit="per_share"),
     _C("net_interest_income", "Net interest income", ("income",), (r"^net interest income$",),
        exclude=r"after|per share|taxable", words=(r"net interest income",)),
+    # A bank's operating expenses: its income statement has no cost of sales.
+    _C("noninterest_expense", "Noninterest expense", ("income",), (
+        r"^total non-?interest expenses?$", r"^non-?interest expenses?$", r"^total non-?interest expenses?\b"),
+       exclude=r"per share|other non-?interest", words=(r"(total )?non-?interest expenses?",)),
+    # Weighted-average share counts of the EPS computation ("Weighted-average diluted shares",
+    # "Diluted" under "Shares used in computing earnings per share:"); read with their heading.
+    # Their scale is the one the statement's note gives share counts (see shares.py).
+    _shares_concept("diluted"),
+    _shares_concept("basic"),
     _C("ppe_net", "Property, plant and equipment, net", ("balance",), (
         r"^property(,)? (plant )?and equipment, net", r"^property and equipment, net", r"^net property", r"^property, plant and equipment",
         r"^property and equipment"), exclude=r"gross|accumulated", words=(r"pp&e", r"property(, plant)? and equipment", r"fixed assets")),
@@ -143,6 +166,8 @@ def _text(concept: Concept, row: Row) -> str:
     share class ("Diluted" under "Earnings per share:") the heading with it."""
     label = _norm(row.label)
     if concept.unit == "per_share" and row.parent and not re.search(r"per (common |ordinary )?share|\beps\b", label):
+        return f"{_norm(row.parent)}: {label}"
+    if concept.unit == "shares" and row.parent and not re.search(r"\bshares\b", label):
         return f"{_norm(row.parent)}: {label}"
     return label
 

@@ -320,7 +320,7 @@ class _Open:
 
 _PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+|basic\s+|diluted\s+)?share|per\s+ads|earnings\s+per|\beps\b|"
                         r"dividends?\s+declared\s+per|per\s+unit", re.I)
-_SHARES = re.compile(r"(?:weighted[- ]average|number\s+of)\s+(?:common\s+|ordinary\s+)?shares|shares\s+(?:used|outstanding)|"
+_SHARES = re.compile(r"(?:weighted[- ]average|number\s+of)\s+(?:basic\s+|diluted\s+)?(?:common\s+|ordinary\s+)?shares|shares\s+(?:used|outstanding)|"
                      r"shares\s+used", re.I)
 
 

@@ -51,6 +51,10 @@ METRICS: list[Metric] = [
     _M("net_margin", "Net profit margin", (r"net (profit |income )?margin", r"profit margin"), "percent",
        "net income / revenue × 100", (("ni", "net_income", "cur"), ("rev", "revenue", "cur")),
        lambda v: _div(v["ni"], v["rev"]) * 100),
+    # A bank's cost of earning its revenue (it has no cost of sales): lower is leaner.
+    _M("efficiency_ratio", "Efficiency ratio", (r"efficiency ratio", r"overhead ratio", r"cost[- ]to[- ]income ratio"), "percent",
+       "noninterest expense / total net revenue × 100", (("nie", "noninterest_expense", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["nie"], v["rev"]) * 100),
     _M("capex_pct_revenue", "Capital expenditure as % of revenue",
        (r"(capex|capital expenditures?|additions to property|purchases? of property|payments for property).{0,60}"
         r"(percent|%|as a share|proportion|ratio)",), "percent",
@@ -233,5 +237,10 @@ def metric_from_definition(term: str, formula: str, standard: Metric | None) -> 
             raise ZeroDivisionError("division by zero") from exc
         return value * 100 if scaled else value
 
+    from desktop_rag.core.statements.concepts import CONCEPTS
+
     title = standard.title if standard is not None else term.strip().capitalize()
-    return Metric("defined", title, (), unit, f"{text} (as defined in the question)", tuple(needs), compute)
+    # an outflow printed in parentheses ("Purchases of property and equipment (184,936)") is the
+    # amount the definition names: "cash from operations minus purchases" subtracts 184,936
+    absolute = tuple(var for var, concept, _ in needs if CONCEPTS[concept].outflow)
+    return Metric("defined", title, (), unit, f"{text} (as defined in the question)", tuple(needs), compute, absolute)

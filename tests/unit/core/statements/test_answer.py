@@ -131,8 +131,9 @@ def test_earnings_per_share_read_with_its_heading(apple) -> None:
     assert out.calculation.inputs[0].quote.startswith("Diluted $ 1.26")
     basic = _ask(apple, "What basic earnings per share did Apple report for the nine months ended July 1, 2023?")
     assert basic.calculation.result == 4.69
-    # the share counts printed under the same words are no EPS
-    assert _ask(apple, "How many basic shares did Apple use in computing earnings per share?") is None
+    # the share counts printed under the same words are no EPS: a count of shares, not dollars
+    shares = _ask(apple, "How many basic shares did Apple use in computing earnings per share?")
+    assert shares.calculation.unit == "shares" and shares.calculation.result == 15_697_614_000
 
 
 def test_a_named_segment_region_or_product_is_left_to_retrieval(apple) -> None:
@@ -166,3 +167,79 @@ def test_a_named_quarter_is_answered_only_from_that_quarters_filing(apple) -> No
     assert _ask(apple, "What net income did Apple report for the first quarter of 2023?") is None
     # a trailing-twelve-month figure is in no column of a 10-Q
     assert _ask(apple, "What was Apple's trailing twelve month net income in its Q3 2023 10-Q?") is None
+
+
+def test_share_counts_in_the_scale_their_statement_gives_them(apple) -> None:
+    """Apple prints dollars in millions and share counts in thousands (its note says so)."""
+    out = _ask(apple, "How many diluted shares did Apple use in computing earnings per share for the nine months "
+                      "ended July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 15_859_263_000 and out.calculation.unit == "shares"
+    [inp] = out.calculation.inputs
+    assert inp.unit == "thousands" and inp.value == 15_859_263 and inp.page == 4
+    assert "15,859,263 thousand shares" in out.text
+    # diluted EPS is still EPS, not a share count
+    assert _ask(apple, "What was Apple's diluted EPS for the three months ended July 1, 2023?").calculation.result == 1.26
+
+
+def test_shares_outstanding_from_the_cover_page(apple) -> None:
+    out = _ask(apple, "How many shares of common stock did Apple have outstanding?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 15_634_232_000 and out.calculation.unit == "shares"
+    [inp] = out.calculation.inputs
+    assert inp.page == 2 and inp.period == "2023-07-21"
+    text = apple[2][1]
+    assert text[inp.cell_start:inp.cell_end] == "15,634,232,000"
+    assert out.citations[0].quote.startswith("15,634,232,000 shares of common stock were issued and outstanding")
+    # another date than the cover's: a balance-sheet or note figure, left to retrieval
+    assert _ask(apple, "How many shares of common stock did Apple have outstanding as of July 1, 2023?") is None
+    # shares bought back are no shares outstanding
+    assert _ask(apple, "How many shares did Apple repurchase in the three months ended July 1, 2023?") is None
+
+
+@pytest.fixture(scope="module")
+def jpmorgan() -> tuple[Document, list[Statement], list[str]]:
+    from tests.unit.core.statements.test_extract import FINANCEBENCH
+
+    path = FINANCEBENCH / "JPMORGAN_2023Q2_10Q.pdf"
+    if not path.is_file():
+        pytest.skip(f"financebench-dev filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        pages = extract_document(pdf)
+        statements = extract_from_pdf(pdf, pages)
+    finally:
+        pdf.close()
+    meta = DocumentMeta(company="JPMorgan Chase & Co.", ticker="JPM", form_type="10-Q", fiscal_year=2023,
+                        fiscal_quarter=2, period_end="2023-06-30")
+    return Document("j" * 64, path.name, str(path), len(pages), meta), statements, [p.text for p in pages]
+
+
+def test_bank_without_cost_of_sales(jpmorgan) -> None:
+    """A bank's income statement (page 96) has net interest income, noninterest revenue and
+    noninterest expense, no cost of sales: gross margin is refused with what is missing, the
+    efficiency ratio (noninterest expense / total net revenue) is computed."""
+    gross = _ask(jpmorgan, "What was JPMorgan Chase's gross margin for the six months ended June 30, 2023?")
+    assert gross is not None and gross.calculation is None
+    assert gross.text.startswith("Cannot compute:") and "cost of sales not found in the income statement" in gross.text
+    q = ("For a bank, compute JPMorgan Chase's efficiency ratio for the six months ended June 30, 2023, defined as "
+         "total noninterest expense / total net revenue. Answer in percent to one decimal place.")
+    out = _ask(jpmorgan, q)
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round(40929 / 79656 * 100, 1)
+    assert [(i.label, i.value, i.page) for i in out.calculation.inputs] == [
+        ("Total noninterest expense", 40929, 96), ("Total net revenue", 79656, 96)]
+    # the definition written without "is defined as", in other words
+    other = _ask(jpmorgan, "What was JPMorgan's overhead ratio for the three months ended June 30, 2023, computed as "
+                           "total noninterest expense over total net revenue?")
+    assert other.calculation.result == round(20822 / 41307 * 100, 2)
+    item = _ask(jpmorgan, "What was JPMorgan Chase's total noninterest expense in the three months ended June 30, 2023?")
+    assert item.calculation.result == 20822
+
+
+def test_bank_share_counts_in_millions_and_cover_count_as_printed(jpmorgan) -> None:
+    out = _ask(jpmorgan, "What were JPMorgan's weighted-average diluted shares for the six months ended June 30, 2023?")
+    assert out is not None and out.calculation.result == pytest.approx(2_960_500_000)
+    assert "2,960.5 million shares" in out.text
+    cover = _ask(jpmorgan, "How many shares of common stock were outstanding as of June 30, 2023?")
+    assert cover is not None and cover.calculation.result == 2_906_085_273
