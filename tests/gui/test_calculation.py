@@ -79,3 +79,50 @@ def test_core_calculation_objects_highlight_exactly_the_cell(qtbot, fake_window)
     assert len(rects) == 1 and win.viewer.current_page == 2
     x0, y0, x1, y1 = rects[0]
     assert abs(x0 - cell.x0) < 2 and abs(x1 - cell.x1) < 2 and y0 < cell.y1 and y1 > cell.y0  # the cell, not the row
+
+
+def test_asked_on_a_real_filing_the_chip_highlights_the_extracted_cells_box(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """End to end on the bundled Apple 10-Q (a real statement page, not a generated one): the
+    question is asked in the window, the calculator reads the cash-flow statement at ingest's
+    extraction, and clicking the input chip draws exactly the box of the printed cell "(8,796)"."""
+    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.workspace import Workspace
+    from desktop_rag.gui.main_window import MainWindow
+    from tests.conftest import FakeEmbedder
+
+    from .conftest import CORPUS_FILING, MODELS_DIR
+
+    ws = Workspace(tmp_path / "home", MODELS_DIR)
+    ws.embedder = ws.library.embedder = FakeEmbedder()  # type: ignore[assignment]
+    report = IngestReport()
+    for _ in ws.library.ingest([CORPUS_FILING], report=report):
+        pass
+    assert report.added and not report.failed
+    win = MainWindow(workspace=ws, ingest_bundled_corpus=False, load_model=False)
+    qtbot.addWidget(win)
+    try:
+        win.show()
+        qtbot.waitUntil(lambda: win._library_ready, timeout=20_000)
+        ex = win.ask("What was Apple's capital expenditure in the nine months ended July 1, 2023?")
+        assert ex is not None
+        qtbot.waitUntil(lambda: ex.calculation_card is not None, timeout=60_000)
+        card = ex.calculation_card
+        assert ex.badge_texts() == ["Computed"] and len(card.chips) == 1
+        calc = win.last_answer.calculation
+        [inp] = calc.inputs
+        assert inp.page == 8 and inp.value == -8796 and inp.bbox is not None
+
+        qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
+        assert win.viewer.path is not None and win.viewer.path.name == CORPUS_FILING.name
+        assert win.viewer.current_page == 8 and win.viewer.highlight_page == 8
+        [rect] = win.viewer.highlight_rects
+        assert rect == pytest.approx(tuple(inp.bbox))
+        # the box is the printed cell's (located independently on the page), not the row's
+        pdf = pymupdf.open(CORPUS_FILING)
+        cells = pdf[7].search_for("(8,796)")
+        pdf.close()
+        assert len(cells) == 1
+        cell = cells[0]
+        assert rect == pytest.approx((cell.x0, cell.y0, cell.x1, cell.y1), abs=1.5)
+    finally:
+        win.shutdown()
