@@ -33,14 +33,19 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from score_statement_cells import default_dirs, extract_payload, page_texts  # noqa: E402
+from score_statement_cells import extract_payload, page_texts  # noqa: E402
 
 from desktop_rag.core.metadata import detect_metadata  # noqa: E402
 from desktop_rag.core.query import parse_question  # noqa: E402
 from desktop_rag.core.statements.answer import calculate  # noqa: E402
 from desktop_rag.core.statements.model import Statement  # noqa: E402
 from desktop_rag.core.types import Document  # noqa: E402
-from desktop_rag.evaluation.devsets import convert_financebench, convert_metric_label, load_devset  # noqa: E402
+from desktop_rag.evaluation.devsets import (  # noqa: E402
+    convert_financebench,
+    convert_metric_label,
+    label_pdf_dirs,
+    load_devset,
+)
 from desktop_rag.evaluation.metrics import answer_correct, metric_match  # noqa: E402
 
 PACKAGE = HERE.parent / "desktop_rag"
@@ -124,7 +129,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", choices=("metrics", "financebench", "labels", "sec10q"))
     ap.add_argument("--show", action="store_true", help="print every question's outcome")
     ns = ap.parse_args(argv)
-    dirs = ns.data or default_dirs()
+    dirs = ns.data or label_pdf_dirs()
     pdfs = {p.name: p for d in dirs for p in sorted(d.glob("*.pdf"))}
     if ns.cache:
         ns.cache.mkdir(parents=True, exist_ok=True)
