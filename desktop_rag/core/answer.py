@@ -678,6 +678,13 @@ class AnswerEngine:
         yield AnswerEvent("answer", answer=result)
 
 
+    def statement_answer(self, question: str, doc_scope: list[str] | None = None) -> Answer | None:
+        """What ``ask`` answers from the statements before any retrieval or generation (a
+        computed figure, or the calculator's honest refusal); None when the question goes on
+        to retrieval and the model."""
+        plan = self.retriever.plan(question, doc_scope)
+        return self._computed_answer(question, question, plan, time.perf_counter()) if self._retriable(plan) else None
+
     def _computed_answer(self, question: str, query: str, plan: QueryPlan, t0: float) -> Answer | None:
         """Line items and metrics of a named company answered from its extracted statements
         (core/statements), or an honest "cannot compute" naming the missing input."""

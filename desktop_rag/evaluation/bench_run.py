@@ -228,6 +228,7 @@ class SyntheticLibrary:
         self.build_s = {"synthesise": t1 - t0, "bm25": t2 - t1, "hnsw": t3 - t2}
 
     on_server = False  # in memory, as this computer's library
+    _views_generation = 0  # Library's "views loaded" mark, read by the search methods borrowed below
 
     def refresh(self) -> None:
         pass
@@ -563,11 +564,12 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
     r = ws.engine.retriever
     s = ws.settings
     default_grammar = s.generation.use_grammar
-    # questions the gate lets through (otherwise nothing is generated)
+    # questions the model answers: the gate lets them through, and the statements do not
+    # answer them first (those are computed without any generation)
     usable = []
     for q in questions:
         plan = r.plan(q)
-        if r.gate(plan, r.search(plan)).passed:
+        if r.gate(plan, r.search(plan)).passed and ws.engine.statement_answer(q) is None:
             usable.append(q)
         if len(usable) >= n:
             break

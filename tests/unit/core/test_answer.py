@@ -639,3 +639,16 @@ def test_sentences_are_not_cut_after_an_abbreviation_or_a_decimal() -> None:
     units = [text[a:b] for a, b in split_units(text)]
     assert units == ["In December 2018, Northwind IO, Inc. filed a complaint against the Company alleging that it "
                      "infringed patents.", "The plaintiff seeks damages of $1.5 billion."]
+
+
+def test_statement_answer_is_what_ask_computes_before_any_generation(build_library, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.core.statements import answer as statement_answer
+    from desktop_rag.core.statements.answer import Outcome
+
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "x", "citations": []}))
+    assert engine.statement_answer(QUESTION) is None  # this module's tests switch the calculator off
+    monkeypatch.setattr(statement_answer, "calculate", lambda *a, **k: Outcome("Cannot compute: no statement.", [], None))
+    refused = engine.statement_answer(QUESTION)
+    assert refused is not None and refused.not_in_corpus and "Cannot compute" in refused.answer
+    assert engine.ask(QUESTION).answer == refused.answer and gen.prompts == []

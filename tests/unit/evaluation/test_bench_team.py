@@ -18,12 +18,15 @@ QUESTIONS = ["total net sales", "data center revenue", "research and development
 def test_team_bench_rows_and_cache(build_library, pg_database: str, fake_embedder: FakeEmbedder) -> None:
     seed_lib = build_library()
     seed = seed_from_library(seed_lib)
-    first = bench_team(pg_database, seed_lib, seed, fake_embedder, Settings(), 40, QUESTIONS, lambda _m: None)
+    first = bench_team(pg_database, seed_lib, seed, fake_embedder, Settings(), 40, QUESTIONS, lambda _m: None,
+                       two_desktops=False)
     assert first["chunks"] == 40 and not first["cached"]
     assert 0.0 <= first["recall@10"] <= 1.0 and first["recall@10_filtered"] is not None
     for mode in ("dense", "bm25", "hybrid", "hybrid_filtered"):
         assert first[mode]["n"] == len(QUESTIONS) and first[mode]["p95"] >= first[mode]["p50"] > 0
-    again = bench_team(pg_database, seed_lib, seed, fake_embedder, Settings(), 40, QUESTIONS, lambda _m: None)
+    again = bench_team(pg_database, seed_lib, seed, fake_embedder, Settings(), 40, QUESTIONS, lambda _m: None,
+                       two_desktops=False)
+    assert first["live"]["searchable_ms"]["missed"] == 0 and "two_desktops" not in first["live"]
     assert again["cached"] and again["chunks"] == 40
     assert "recall@10 vs exact" in "\n".join(render_team(again))
 
