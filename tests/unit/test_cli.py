@@ -17,8 +17,16 @@ from desktop_rag.core.history import HistoryStore
 from tests.unit.core.conversation.test_session import APPLE, INTEL, FakeEngine
 
 
+class FakeStore:
+    """The store's page reader the conversation derives company terms from."""
+
+    def page_texts(self, doc_id: str) -> list[str]:
+        return []
+
+
 class FakeLibrary:
     on_server = False
+    store = FakeStore()
 
     def mismatch(self) -> list[str]:
         return []
