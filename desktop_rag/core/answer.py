@@ -29,7 +29,7 @@ from desktop_rag.core.generate import NOT_IN_CORPUS, LlamaGenerator
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.pdf import fold_text, match_form
-from desktop_rag.core.query import COMPUTED_WORDS, format_figure
+from desktop_rag.core.query import format_figure
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
 from desktop_rag.core.types import Answer, Citation, Hit, QueryPlan
@@ -782,7 +782,7 @@ class AnswerEngine:
         """What the question asks about, as the gate reads it: not the company or period (the
         filter used them) and not words of computation or trend ("ratio", "drove", "change"):
         filings print the figures and their own verbs, not the analyst's words for them."""
-        return set(plan.content_terms) - self.retriever.filter_terms(plan, hits) - COMPUTED_WORDS - _FORM_TERMS
+        return set(self.retriever.evidence_terms(plan, hits)) - _FORM_TERMS
 
     def _context(self, hits: list[Hit]) -> list[Hit]:
         """Ranked hits with their same-page neighbours, cut to the prompt's word budget.

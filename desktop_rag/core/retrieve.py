@@ -536,8 +536,7 @@ class HybridRetriever:
         # Terms that carry evidence: not periods (every filing has years), not the company
         # name (that is what the filter already used), not words of computation or trend
         # ("ratio", "grow"): filings print the figures, not the analyst's words for them.
-        ignore = self.filter_terms(plan, hits)
-        terms = [t for t in plan.content_terms if t not in ignore and t not in COMPUTED_WORDS]
+        terms = self.evidence_terms(plan, hits)
         context_tokens: set[str] = set()
         for h in hits[: cfg.context_chunks + 2]:
             context_tokens.update(tokenize(embedding_text(h.chunk, h.doc)))
@@ -645,6 +644,14 @@ class HybridRetriever:
             who = " and ".join(plan.filters.company) or "the library"
             return f"The filings of {who} do not mention {' '.join(dict.fromkeys(words))}."
         return f"The passages found do not answer the question ({', '.join(absent)} not found with it)."
+
+    @classmethod
+    def evidence_terms(cls, plan: QueryPlan, hits: list[Hit]) -> list[str]:
+        """The question's terms that a passage must carry to be evidence, in the question's
+        order: not the company or period (``filter_terms``) and not words of computation or
+        trend ("ratio", "drove"): filings print the figures and their own verbs."""
+        ignore = cls.filter_terms(plan, hits)
+        return [t for t in plan.content_terms if t not in ignore and t not in COMPUTED_WORDS]
 
     @staticmethod
     def filter_terms(plan: QueryPlan, hits: list[Hit]) -> set[str]:
