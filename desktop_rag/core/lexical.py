@@ -114,7 +114,8 @@ QUESTION_NOISE = frozenset(
     many value number figure figures spend spent spending pay paid earn earned make made
     generate generated see saw happen happened look like did does year quarter period
     quarterly annual fiscal allocate allocated devote devoted disclose disclosed discuss discussed
-    describe described note noted end ended ending beginning""".split()
+    describe described note noted end ended ending beginning
+    main key primary principal major""".split()
 )
 
 _NUM_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")

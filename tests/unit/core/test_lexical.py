@@ -299,3 +299,11 @@ def test_append_and_remove_equal_an_index_built_afresh(filing_tokens: list[list[
     assert len(index) == 0 and index.search(["revenue"], 5) == []
     index.append([7, 8, 9], [["revenue", "capex"], ["debt"], ["lease"]])
     assert [c for c, _ in index.search(["revenue"], 5)] == [7]
+
+
+def test_an_analysts_degree_words_are_no_evidence_terms() -> None:
+    from desktop_rag.core.lexical import content_terms
+
+    # "main risks": a filing says "risks", rarely "main"; the gate refused Nike's 10-K on it
+    terms = content_terms("What were the main risks of relying on key contract manufacturers?")
+    assert "main" not in terms and "key" not in terms and "manufacturer" in " ".join(terms)
