@@ -1,11 +1,13 @@
 """Local generation with llama-cpp-python on the CPU: model discovery, grounded prompts
 (chat template when the GGUF has one, few-shot completion when it does not), the
-JSON-schema grammar, and cancellable token streaming."""
+JSON-schema grammar, cancellable token streaming, and the parsing of the JSON it asks for
+(whole, truncated or streamed)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +40,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
 NOT_IN_CORPUS = "Not in corpus"
 # Without a grammar the base model is steered by prefilling the start of the JSON reply;
 # it then writes the answer string and stops at the closing quote. Citations are located
-# by the verifier (answer.py), which is all the model's own quotes would get anyway.
+# by the verifier (verify.py), which is all the model's own quotes would get anyway.
 ANSWER_PREFIX = '{"answer": "'
 
 
@@ -74,6 +76,86 @@ EXAMPLES = [
          "citations": [{"chunk": "P1", "quote": "a jury found in favor of the Company in the patent case brought by Northwind Traders"}]},
     ),
 ]
+
+
+def parse_model_json(raw: str) -> tuple[str, list[str]]:
+    """(answer, quotes) from the model's output, tolerant of truncation and chatter."""
+    raw = raw.strip()
+    start = raw.find("{")
+    if start >= 0:
+        body = raw[start:]
+        for candidate in (body, body[: body.rfind("}") + 1]):
+            try:
+                obj = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                ans = obj.get("answer")
+                quotes = [c.get("quote", "") for c in obj.get("citations") or [] if isinstance(c, dict)]
+                return (ans if isinstance(ans, str) else ""), [q for q in quotes if isinstance(q, str)]
+    # Truncated JSON: salvage the answer string and any complete quotes.
+    m = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', raw)
+    answer = ""
+    if m:
+        try:
+            answer = json.loads(f'"{m.group(1)}"')
+        except ValueError:
+            answer = m.group(1)
+    quotes = []
+    for q in re.findall(r'"quote"\s*:\s*"((?:[^"\\]|\\.)*)"', raw):
+        try:
+            quotes.append(json.loads(f'"{q}"'))
+        except ValueError:
+            continue
+    if not m and start < 0:
+        answer = raw  # plain text from a model that ignored the format
+    return answer, quotes
+
+
+class AnswerTextStream:
+    """Incrementally pulls the ``answer`` string out of streamed JSON, for live display."""
+
+    def __init__(self) -> None:
+        self.raw = ""  # everything the model produced
+        self._start = -1  # offset where the answer string's content begins
+        self._shown = 0
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of output; return the newly decoded part of the answer text."""
+        self.raw += piece
+        if self._start < 0:
+            m = re.search(r'"answer"\s*:\s*"', self.raw)
+            if not m:
+                return ""
+            self._start = m.end()
+        out: list[str] = []
+        i = self._start
+        while i < len(self.raw):
+            ch = self.raw[i]
+            if ch == "\\":
+                if i + 1 >= len(self.raw):
+                    break  # escape split across pieces: wait for the rest
+                nxt = self.raw[i + 1]
+                if nxt == "u":
+                    if i + 6 > len(self.raw):
+                        break
+                    try:
+                        out.append(chr(int(self.raw[i + 2:i + 6], 16)))
+                    except ValueError:
+                        out.append(self.raw[i + 2:i + 6])
+                    i += 6
+                    continue
+                out.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(nxt, nxt))
+                i += 2
+                continue
+            if ch == '"':
+                break
+            out.append(ch)
+            i += 1
+        text = "".join(out)
+        new = text[self._shown:]
+        self._shown = len(text)
+        return new
 
 
 @dataclass

@@ -52,6 +52,7 @@ def test_scale_of(text: str, scale: str | None) -> None:
 
 def test_numbers_in_and_support_keep_their_behaviour() -> None:
     assert numbers_in("Net sales $81,797 and (265) or 15.7% and 2023") == [81797.0, 265.0, 15.7, 2023.0]
+    assert numbers_in("no figures here") == []
     assert number_supported(81.8, [81797.0])
     assert not number_supported(81.9, [81797.0])
 
@@ -82,3 +83,20 @@ def test_count_read_with_its_scale_word(text: str, value: float) -> None:
     counts = [count_value(m.group(1), m.group(2)) for m in COUNT_RE.finditer(text)]
     assert value in counts
     assert not any(c == 0.001 for c in counts)  # "$0.001 par value" is no count
+
+
+@pytest.mark.parametrize(
+    ("value", "candidates", "ok"),
+    [
+        (81797.0, [81797.0], True),
+        (81.8, [81797.0], True),  # $81.8 billion for 81,797 (millions)
+        (81.797, [81797.0], True),
+        (7.4, [7442.0], True),
+        (81.9, [81797.0], False),
+        (82.0, [81797.0], False),  # no decimals given: only an exact match counts
+        (99999.0, [81797.0, 82959.0], False),
+        (1.3, [1.27], False),
+    ],
+)
+def test_number_supported(value: float, candidates: list[float], ok: bool) -> None:
+    assert number_supported(value, candidates) is ok

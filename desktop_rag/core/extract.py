@@ -1,0 +1,137 @@
+"""The extractive answer: the passage sentence(s) or table row(s) that best answer the
+question, quoted verbatim (with a table's column headings, and for "how much" the figure
+with its unit, scale and period). Used when the model's wording fails verification or no
+model is loaded."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from desktop_rag.core.chunking import is_table_row
+from desktop_rag.core.domain.numbers import parse_cell, scale_factor, scale_of
+from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.pdf import fold_text
+from desktop_rag.core.query import format_figure
+from desktop_rag.core.types import Citation, QueryPlan
+from desktop_rag.core.verify import Passage, best_units, content_term_set, unit_citation
+
+_WANTS_NUMBER = re.compile(r"\b(how much|how many|what (was|were|is|are) (the )?(total|amount|net|revenue|sales|income|cash|margin|rate|eps)|amount|percentage|percent|ratio|rate|figure|\$)\b", re.I)
+
+
+def extractive_answer(
+    question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2,
+    idf: dict[str, float] | None = None, ignore: set[str] | None = None,
+    page_text: Callable[[str, int], str | None] | None = None,
+) -> tuple[str, list[Citation]]:
+    """The passage sentence(s)/row(s) that best answer the question, quoted verbatim.
+    ``ignore``: terms every passage shares (company, period) that would only add noise.
+    ``page_text`` (doc_id, page) -> text: where a table's scale note is read from."""
+    terms = (set(plan.content_terms) | content_term_set(question)) - (ignore or set())
+    want_numbers = bool(_WANTS_NUMBER.search(question))
+    top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf)
+    if not top:
+        return "", []
+    best = top[0]
+    chosen = [best]
+    # A second quote only when it adds evidence of similar strength from elsewhere.
+    for cand in top[1:]:
+        if len(chosen) >= max_quotes:
+            break
+        if cand[0] >= 0.75 * best[0] and fold_text(cand[1].text[cand[2]:cand[3]]) not in fold_text(best[1].text):
+            chosen.append(cand)
+    cites = [unit_citation(p, a, b) for _, p, a, b in chosen]
+    text = " … ".join(c.quote for c in cites)
+    # A bare table row is unreadable without its column headings: quote those too.
+    _, p, a, _ = best
+    header = _column_header(p, a)
+    if header is not None and all(header.quote != c.quote for c in cites):
+        text = f"{cites[0].quote} (columns: {header.quote})" + (" … " + " … ".join(c.quote for c in cites[1:]) if cites[1:] else "")
+        cites.append(header)
+    if want_numbers and header is not None:
+        # "how much" is answered with the figure, its unit and scale, not a bare row
+        whole = page_text(p.hit.chunk.doc_id, p.hit.chunk.page) if page_text else None
+        above = whole[:p.start + a] if whole else p.text[:a]
+        figure = figure_statement(cites[0].quote, header.quote, above, plan)
+        if figure:
+            text = f"{figure} — “{cites[0].quote}”"
+    return text, cites
+
+
+_CELL_TOKEN = re.compile(r"\(?\$?\s?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|(?<=\s)[-\u2013\u2014](?=\s|$)")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) -> str:
+    """The figure a table row gives for the asked (or latest) period, with unit and scale
+    from the table's scale note: "Total net sales: $81,797 million (2023)". "" when the
+    row's columns cannot be matched to the header's periods."""
+    m = re.search(r"\(?\$?\s?\(?-?\d", row)
+    if not m or m.start() == 0:
+        return ""
+    label = row[:m.start()].strip(" .:$")
+    cells = [c for t in _CELL_TOKEN.findall(row[m.start():]) if (c := parse_cell(t)) is not None]
+    years = [int(y) for y in _YEAR.findall(header)]
+    if not cells or not label:
+        return ""
+    asked = {y for y, _ in find_periods(plan.asked or plan.original).quarters} | find_periods(
+        plan.asked or plan.original).years
+    if len(years) == len(cells):
+        wanted = [i for i, y in enumerate(years) if y in asked]
+        col = wanted[0] if wanted else max(range(len(years)), key=lambda i: (years[i], -i))
+        period = str(years[col])
+    elif len(years) and len(cells) % len(years) == 0 and not asked:
+        # "Three months ended ... Nine months ended ..." with two years each: the first column
+        col, period = 0, str(years[0])
+    else:
+        return ""
+    cell = cells[col]
+    if cell.value is None:
+        return f"{label}: none ({period})"
+    inst = plan.instructions
+    if cell.percent or "%" in row[m.start():]:
+        return f"{label}: {format_figure(cell.value, 'percent', inst.decimals if inst else None)} ({period})"
+    scale = scale_of(text_above[-3000:]) or ""
+    per_share = bool(re.search(r"per\s+(?:common\s+)?share|\beps\b", label, re.I)) or (
+        # "(In millions, except per-share amounts)": a cents-precise small figure is per share
+        bool(re.search(r"except\s+(?:for\s+)?per[\s-]share", text_above[-3000:], re.I))
+        and not cell.value.is_integer() and abs(cell.value) < 1000)
+    shares = bool(re.search(r"\bshares\b", label, re.I)) and not per_share
+    if per_share:
+        return f"{label}: {format_figure(cell.value, '', inst.decimals if inst else 2, 'USD')} ({period})"
+    value, unit = cell.value, scale
+    if inst and inst.scale in ("thousands", "millions", "billions") and scale:
+        value = cell.value * scale_factor(scale) / scale_factor(inst.scale)
+        unit = inst.scale
+    decimals = inst.decimals if inst and inst.decimals is not None else (
+        None if value.is_integer() else 2)
+    figure = format_figure(value, unit, decimals, "" if shares else "USD")
+    return f"{label}: {figure}{' shares' if shares else ''} ({period})"
+
+
+_PERIOD_HEADER = re.compile(
+    r"\b(ended|months|weeks|quarter|(19|20)\d\d|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b", re.I)
+
+
+def _column_header(p: Passage, row_start: int) -> Citation | None:
+    """The column-heading lines of the table a row belongs to (same passage, above it)."""
+    row_end = p.text.find("\n", row_start)
+    if p.hit.chunk.kind != "table" or not is_table_row(p.text[row_start:row_end if row_end >= 0 else len(p.text)]):
+        return None
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in p.text[:row_start].split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    head: list[tuple[int, int]] = []
+    for a, b in lines:
+        seg = p.text[a:b]
+        if _PERIOD_HEADER.search(seg) and len(seg.split()) <= 16 and "$" not in seg and len(head) < 3:
+            head.append((a, b))
+        elif head:
+            break
+    if not head:
+        return None
+    a, b = head[0][0], head[-1][1]
+    return unit_citation(p, a, b)

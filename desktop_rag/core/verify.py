@@ -1,0 +1,337 @@
+"""Evidence and verification: the passages an answer may quote, exact-quote anchoring
+(each citation quote must be an exact substring, after white-space/dash folding, of the
+retrieved passages, searched across all of them and across adjacent passages of the same
+page for quotes that span two chunks, and re-anchored to its real page), the quotable units
+of a page, and the check that keeps a model's answer only if its figures and words are
+backed by real quotes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
+from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.generate import NOT_IN_CORPUS
+from desktop_rag.core.lexical import content_terms, tokenize
+from desktop_rag.core.library import Library
+from desktop_rag.core.pdf import fold_text, match_form
+from desktop_rag.core.types import Citation, Hit
+
+_SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
+_REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
+
+
+# -- quotes ----------------------------------------------------------------------------
+@dataclass
+class Passage:
+    """A stretch of one page's text available as evidence (one chunk, or several
+    adjacent/overlapping chunks of the same page merged)."""
+
+    hit: Hit
+    start: int  # offsets into the page text
+    end: int
+    text: str
+
+
+def _widen(page_text: str, start: int, end: int, slack: int = 300) -> tuple[int, int]:
+    """Grow a chunk span to whole lines/sentences of its page (chunks are word windows
+    and may cut a sentence; the page text is still exactly what was retrieved)."""
+    ls = page_text.rfind("\n", max(0, start - slack), start)
+    new_start = ls + 1 if ls >= 0 else (0 if start <= slack else start)
+    if end > 0 and page_text[end - 1] in ".;:":
+        return new_start, end
+    m = re.compile(r"[.;:](?=\s|$)").search(page_text, end, min(len(page_text), end + slack))
+    return new_start, m.end() if m else end
+
+
+def passages_for(library: Library, hits: list[Hit]) -> list[Passage]:
+    """Context chunks widened to whole sentences, plus merged spans of overlapping or
+    adjacent chunks on one page, so a quote spanning two chunks validates against text
+    that really is contiguous on the page."""
+    out = []
+    for h in hits:
+        page_text = library.page_text(h.chunk.doc_id, h.chunk.page)
+        a, b = _widen(page_text, h.chunk.char_start, h.chunk.char_end) if page_text else (h.chunk.char_start, h.chunk.char_end)
+        out.append(Passage(h, a, b, page_text[a:b] if page_text else h.chunk.text))
+    by_page: dict[tuple[str, int], list[Hit]] = {}
+    for h in hits:
+        by_page.setdefault((h.chunk.doc_id, h.chunk.page), []).append(h)
+    for (doc_id, page), group in by_page.items():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda h: h.chunk.char_start)
+        page_text = library.page_text(doc_id, page)
+        start, end, first = group[0].chunk.char_start, group[0].chunk.char_end, group[0]
+        for h in group[1:]:
+            if h.chunk.char_start <= end + 1:
+                end = max(end, h.chunk.char_end)
+            else:
+                if end > first.chunk.char_end:
+                    out.append(Passage(first, start, end, page_text[start:end]))
+                start, end, first = h.chunk.char_start, h.chunk.char_end, h
+        if end > first.chunk.char_end:
+            out.append(Passage(first, start, end, page_text[start:end]))
+    return out
+
+
+def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
+    """Anchor a quote in the passages; None when it is not an exact substring of any.
+    Matched leniently (quote/dash/line-break folding), shown verbatim: the citation's
+    quote is the page's own characters, minus any running header/footer line the quoted
+    span happened to run into."""
+    q = fold_text(quote).strip(" .\"'")
+    if len(q) < 8:
+        return None
+    for p in passages:
+        i = match_form(p.text).find(q)
+        if i >= 0:
+            a, b = trim_furniture(p.text, i, i + len(q))
+            if b - a < 8:
+                continue
+            c = p.hit.chunk
+            return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[a:b], p.start + a, c.chunk_id)
+    return None
+
+
+# where a sentence the model was copying ends (split_units has its own, lookahead-based rule)
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)")
+
+
+def complete_cut_sentence(answer: str, passages: list[Passage], limit: int = 300) -> str:
+    """The model's answer, finished from the page when it is a verbatim stretch of a prose
+    passage that stops mid-sentence. The small model often copies a sentence and closes the
+    string early ("... as well as lower charges for severance and"); the rest is the page's
+    own words up to the sentence's end (never across a table row), and verification then
+    checks the whole sentence like any answer."""
+    text = answer.strip()
+    if not text or text[-1] in ".!?":
+        return answer
+    words = fold_text(text).split()
+    # the whole answer, else its longest verbatim ending (the model's own opening words, then
+    # the page's sentence it was copying) of at least half the answer and eight words: a
+    # short stock phrase ("in the year ended December 31") is in too many places to continue
+    keep = max(8, (len(words) + 1) // 2)
+    tails = [" ".join(words[k:]) for k in range(0, max(1, len(words) - keep + 1))]
+    hit = next(((p, i, len(q)) for q in tails if len(q) >= 20 for p in passages
+                if (i := match_form(p.text).find(q)) >= 0), None)
+    if hit is not None:
+        p, i, n = hit
+        end = i + n
+        m = _SENTENCE_STOP.search(p.text, end, min(len(p.text), end + limit))
+        if m is None:
+            return answer
+        line_start = p.text.rfind("\n", 0, end) + 1
+        if any(is_table_row(line) for line in p.text[line_start:m.end()].splitlines()):
+            return answer
+        return f"{text} {' '.join(p.text[end:m.end()].split())}".rstrip()
+    return answer
+
+
+def trim_furniture(text: str, a: int, b: int) -> tuple[int, int]:
+    """Shrink text[a:b] so it neither starts nor ends with a page-furniture line (a page
+    number or running footer glued on by the line break before or after it)."""
+    while True:
+        nl = text.rfind("\n", a, b)
+        if nl < 0 or not is_page_furniture(text[nl + 1:b]):
+            break
+        b = nl
+    while True:
+        nl = text.find("\n", a, b)
+        if nl < 0 or not is_page_furniture(text[a:nl]):
+            break
+        a = nl + 1
+    while b > a and text[b - 1] == " ":
+        b -= 1
+    return a, b
+
+
+def split_units(text: str) -> list[tuple[int, int]]:
+    """Quotable units of a passage: each table row, and the sentences of prose, which
+    may wrap over several visual lines (a sentence is never cut at a line break)."""
+    units: list[tuple[int, int]] = []
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    para_start = -1
+
+    def flush(end: int) -> None:
+        if para_start < 0:
+            return
+        flat = match_form(text[para_start:end])
+        starts = [0] + [m.end() for m in _SENTENCE_END.finditer(flat)]
+        ends = [*starts[1:], len(flat)]
+        for s_, e_ in zip(starts, ends, strict=True):
+            seg = flat[s_:e_]
+            lead = len(seg) - len(seg.lstrip())
+            seg = seg.strip()
+            if len(seg) >= 8:
+                units.append((para_start + s_ + lead, para_start + s_ + lead + len(seg)))
+
+    for a, b in lines:
+        line = text[a:b]
+        if not line.strip():
+            flush(a - 1 if a else 0)
+            para_start = -1
+        elif is_page_furniture(line) or is_table_row(line) or heading_of(line) or subheading_of(line):
+            flush(max(a - 1, 0))
+            para_start = -1
+            units.append((a, b))
+        elif para_start < 0:
+            para_start = a
+    flush(len(text))
+    return [(a, b) for a, b in units if b > a]
+
+
+def unit_citation(p: Passage, a: int, b: int) -> Citation:
+    c = p.hit.chunk
+    return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[a:b], p.start + a, c.chunk_id)
+
+
+# -- support and extractive answers -------------------------------------------------------
+def content_term_set(text: str) -> set[str]:
+    return set(content_terms(text))
+
+
+_BOILERPLATE = re.compile(
+    r"(form\s+10-[qk]\s*\|\s*\d+\s*$)|(^\s*(page\s+)?\d+\s*$)|(^table of contents$)|(see accompanying notes)", re.I)
+
+
+def _is_quotable(seg: str) -> bool:
+    """Page furniture (running headers/footers, page numbers) is never evidence."""
+    words = re.findall(r"[A-Za-z]{2,}", seg)
+    # A bare label ("Net sales:") says nothing; a row needs its figures, prose a few words.
+    enough = len(words) >= 3 or (len(words) >= 1 and bool(numbers_in(seg)))
+    return enough and not _BOILERPLATE.search(seg.strip())
+
+
+def best_units(
+    passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
+    rank_weight: bool = True, idf: dict[str, float] | None = None,
+) -> list[tuple[float, Passage, int, int]]:
+    """Quotable units scored by (idf-weighted) term overlap, figure matches and rank."""
+    weights = {t: max(0.2, (idf or {}).get(t, 1.0)) for t in terms}
+    total = sum(weights.values()) or 1.0
+    scored: list[tuple[float, Passage, int, int]] = []
+    seen: set[str] = set()
+    for rank, p in enumerate(passages):
+        for a, b in split_units(p.text):
+            seg = p.text[a:b]
+            key = fold_text(seg)
+            if key in seen or not _is_quotable(seg):
+                continue
+            seen.add(key)
+            toks = tokenize(seg)
+            matched = terms.intersection(toks)
+            if not matched and not numbers:
+                continue
+            nums = numbers_in(seg)
+            score = 2.0 * sum(weights[t] for t in matched) / total
+            # In a table row the label carries the meaning: reward terms found there.
+            label = set(tokenize(" ".join(w for w in seg.split()[:8] if not numbers_in(w))))
+            score += 0.5 * sum(weights[t] for t in matched & label) / total
+            if numbers:
+                score += 3.0 * sum(number_supported(n, nums) for n in numbers) / len(numbers)
+            if want_numbers and nums:
+                score += 0.4
+            if rank_weight and not p.hit.expanded:
+                score += 0.3 / (1 + rank) + 0.2 * p.hit.score
+            score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
+            if score > 0:
+                scored.append((score, p, a, b))
+    scored.sort(key=lambda s: -s[0])
+    return scored[:k]
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    citations: list[Citation] = field(default_factory=list)
+    reason: str = ""
+
+
+def verify_answer(
+    answer: str, model_quotes: list[str], question: str, passages: list[Passage], max_citations: int,
+    concept: set[str] | None = None, idf: dict[str, float] | None = None,
+) -> Verdict:
+    """Keep the model's answer only if its figures and words are backed by real quotes.
+    ``concept``: the question's evidence terms (not company or period); a figure counts as
+    supported only by a quote that carries what was asked: its most distinctive term (by
+    ``idf``) and most of the terms' weight ("1.0" in a current-ratio row is no support for
+    a dividend of $1.00, nor "cash at end of year" for current liabilities at year end)."""
+    text = answer.strip()
+    if not text or _REFUSAL_RE.search(text) or text.lower().startswith(NOT_IN_CORPUS.lower()):
+        return Verdict(False, reason="the model gave no answer although passages matched")
+    cites: list[Citation] = []
+    # An answer that is the page's own sentence is cited by that sentence first.
+    for q in [text, *model_quotes]:
+        c = locate_quote(q, passages)
+        if c and all(c.quote != k.quote for k in cites):
+            cites.append(c)
+    question_numbers = numbers_in(question)
+    answer_numbers = [n for n in numbers_in(text) if not number_supported(n, question_numbers)]
+    terms = content_term_set(text) - content_term_set(question) or content_term_set(text)
+    # Our own support search: the units that best carry the answer's figures and words.
+    for _, p, a, b in best_units(passages, terms, answer_numbers, max_citations + 1, False, rank_weight=False):
+        if len(cites) >= max_citations:
+            break
+        c = unit_citation(p, a, b)
+        new = fold_text(c.quote)
+        # the same sentence with or without its full stop is one citation
+        if all(new not in fold_text(k.quote) and fold_text(k.quote) not in new for k in cites):
+            cites.append(c)
+    cites = cites[:max_citations]
+    if not cites:
+        return Verdict(False, reason="no passage supports the answer")
+    quoted_numbers = [n for c in cites for n in numbers_in(c.quote)]
+    missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
+    if missing:
+        return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    figures = [n for n in answer_numbers if not (float(n).is_integer() and 1900 <= n <= 2100)]  # not years
+    if (concept and not figures and _FIGURE_ASKED.search(question)
+            and not _EXPLANATION_ASKED.search(question)):
+        return Verdict(False, reason="the question asks for a figure, the answer gives none")
+    if (concept and answer_numbers and _RATIO_ASKED.search(question) and not _EXPLANATION_ASKED.search(question)
+            and _AMOUNT_GIVEN.search(text)):
+        return Verdict(False, reason="the question asks for a ratio or rate, the answer gives an amount")
+    if concept:
+        for n in answer_numbers:
+            holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
+            if not any(carries_concept(tokenize(c.quote), concept, idf) for c in holders):
+                return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
+    # Wording check on words only: figures were checked above, scale words go with them.
+    answer_terms = {t for t in content_term_set(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
+    if answer_terms:
+        backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | content_term_set(question))
+        if len(backed) / len(answer_terms) < 0.8:
+            return Verdict(False, reason="most of the answer's wording is not in the quoted text")
+    return Verdict(True, cites)
+
+
+_RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)
+# "How much ...", "what damages range ...": a sentence around the figure without the figure
+# (a small model's usual way to fall short) is no answer to it.
+_FIGURE_ASKED = re.compile(
+    r"\b(how\s+much|how\s+many|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:\w+\s+){0,4}(?:amount|range|total|"
+    r"revenues?|sales|income|expenses?|costs?|eps|earnings\s+per\s+share|cash\s+flows?|margin|rate|ratio|percentage)"
+    r"|what\s+(?:\w+\s+){0,2}(?:amount|range|figure|price|value)s?)\b",
+    re.I)
+# "What drove the change in gross margin?" asks for the reasons, and the reasons are amounts
+# ("lower charges for severance of $89 million"): no ratio figure is expected of the answer.
+_EXPLANATION_ASKED = re.compile(
+    r"\b(why|drove|drivers?|caused?|causes|reasons?|factors?|explain\w*|attribut\w+|contribut\w+)\b", re.I)
+_AMOUNT_GIVEN = re.compile(r"\$|\b(thousand|million|billion|trillion)s?\b", re.I)
+
+
+def carries_concept(tokens: list[str], concept: set[str], idf: dict[str, float] | None = None) -> bool:
+    """A quote names what was asked: it has the question's most distinctive concept term and
+    at least 60 % of the concept terms' weight (idf; equal weights without it)."""
+    weights = {t: max(0.1, (idf or {}).get(t, 1.0)) for t in concept}
+    present = concept.intersection(tokens)
+    top = max(weights, key=lambda t: (weights[t], t))
+    if len(concept) > 1 and top not in present:
+        return False
+    return sum(weights[t] for t in present) >= 0.6 * sum(weights.values())

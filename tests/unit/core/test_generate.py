@@ -1,0 +1,94 @@
+"""core/generate.py: JSON extraction from model output and streaming display of the
+answer text."""
+
+from __future__ import annotations
+
+import json
+
+from desktop_rag.core.generate import AnswerTextStream, parse_model_json
+
+# -- parse_model_json -----------------------------------------------------------------------------
+
+
+def test_parse_clean_json() -> None:
+    raw = json.dumps({"answer": "Net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797"}]})
+    assert parse_model_json(raw) == ("Net sales were $81,797 million.", ["Total net sales 81,797"])
+
+
+def test_parse_chatter_around_json() -> None:
+    raw = ('Sure! Here is the JSON you asked for:\n```json\n'
+           '{"answer": "It grew 8%.", "citations": [{"chunk": "P2", "quote": "increased 8 % year over year"}]}\n'
+           '```\nLet me know if you need anything else {smile}.')
+    assert parse_model_json(raw) == ("It grew 8%.", ["increased 8 % year over year"])
+
+
+def test_parse_truncated_json_salvages_answer_and_complete_quotes() -> None:
+    raw = ('{"answer": "Net sales were \\"strong\\" at $81,797 million", "citations": ['
+           '{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}, {"chunk": "P2", "quote": "Products $ 60,5')
+    answer, quotes = parse_model_json(raw)
+    assert answer == 'Net sales were "strong" at $81,797 million'
+    assert quotes == ["Total net sales 81,797 82,959"]  # the cut-off quote is dropped
+
+
+def test_parse_truncated_inside_answer() -> None:
+    answer, quotes = parse_model_json('{"answer": "Research and development expense was 7,4')
+    assert answer == "Research and development expense was 7,4"
+    assert quotes == []
+
+
+def test_parse_plain_text_and_empty() -> None:
+    assert parse_model_json("Net sales were $81.8 billion.") == ("Net sales were $81.8 billion.", [])
+    assert parse_model_json("") == ("", [])
+    assert parse_model_json("   ") == ("", [])
+
+
+def test_parse_wrong_types_are_ignored() -> None:
+    raw = json.dumps({"answer": 42, "citations": [{"quote": 7}, "P1", {"chunk": "P1", "quote": "real quote"}]})
+    assert parse_model_json(raw) == ("", ["real quote"])
+    assert parse_model_json('{"answer": "x", "citations": null}') == ("x", [])
+
+
+def test_parse_two_objects_takes_the_first_answer() -> None:
+    raw = '{"answer": "first", "citations": []}\n{"answer": "second", "citations": []}'
+    answer, _ = parse_model_json(raw)
+    assert answer == "first"
+
+
+def test_parse_unicode_escapes() -> None:
+    raw = '{"answer": "Caf\\u00e9 sales rose \\u2014 a lot", "citations": []}'
+    assert parse_model_json(raw)[0] == "Café sales rose — a lot"
+
+
+# -- AnswerTextStream -------------------------------------------------------------------------------
+def _feed_all(pieces: list[str]) -> str:
+    stream = AnswerTextStream()
+    return "".join(stream.feed(p) for p in pieces)
+
+
+def test_stream_decodes_answer_incrementally() -> None:
+    stream = AnswerTextStream()
+    assert stream.feed('{"ans') == ""
+    assert stream.feed('wer": "Net ') == "Net "
+    assert stream.feed("sales") == "sales"
+    assert stream.feed('", "citations": [{"quote": "other"}]}') == ""
+    assert stream.feed(" more") == ""
+    assert stream.raw.endswith(" more")
+
+
+def test_stream_escape_split_across_pieces() -> None:
+    pieces = ['{"answer": "Line one', "\\", 'nline \\"two', "\\", '" and a back\\', "\\slash", '"}']
+    assert _feed_all(pieces) == 'Line one\nline "two" and a back\\slash'
+
+
+def test_stream_unicode_escape_split_across_pieces() -> None:
+    # json.dumps-style output escapes non-ASCII: the live text must show the character.
+    pieces = ['{"answer": "Caf', "\\u00", 'e9 up 5% \\u20', '14 strong", "citations": []}']
+    assert _feed_all(pieces) == "Café up 5% — strong"
+
+
+def test_stream_matches_parse_model_json() -> None:
+    raw = json.dumps({"answer": 'Tab\there, "quoted", slash / and newline\nend', "citations": []})
+    for size in (1, 2, 3, 7):
+        pieces = [raw[i:i + size] for i in range(0, len(raw), size)]
+        assert _feed_all(pieces) == parse_model_json(raw)[0], size

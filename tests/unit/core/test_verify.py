@@ -1,0 +1,307 @@
+"""core/verify.py: passages, exact-quote anchoring across adjacent chunks, quotable
+units, finishing a cut answer from the page, and answer verification."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from desktop_rag.core.pdf import fold_text, match_form
+from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+from desktop_rag.core.verify import (
+    Passage,
+    carries_concept,
+    complete_cut_sentence,
+    locate_quote,
+    passages_for,
+    split_units,
+    verify_answer,
+)
+
+# -- passages and quotes --------------------------------------------------------------------------
+PAGE = (
+    "Products and Services Performance\n"
+    "Net sales decreased during the third quarter of 2023 compared to the same quarter in 2022.\n"
+    "The year-over-year decrease was driven primarily by lower net sales of Mac and iPad.\n"
+    "Total net sales 81,797 82,959 293,787 304,182\n"
+    "Services net sales increased due to higher advertising, cloud and AppleCare revenue."
+)
+DOC = Document("f" * 64, "2023 Q3 AAPL.pdf", "/x/2023 Q3 AAPL.pdf", 30,
+               DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
+
+
+@dataclass
+class PageLibrary:
+    """The part of Library that passages_for needs."""
+
+    pages: dict[tuple[str, int], str]
+
+    def page_text(self, doc_id: str, page: int) -> str:
+        return self.pages[(doc_id, page)]
+
+
+def _hit(start: int, end: int, cid: int, page: int = 5, text: str = PAGE, score: float = 1.0) -> Hit:
+    return Hit(Chunk(cid, DOC.doc_id, cid, page, start, end, text[start:end]), DOC, score)
+
+
+def _split_hits() -> tuple[PageLibrary, list[Hit]]:
+    """Two adjacent chunks of the same page: the boundary falls inside sentence 2."""
+    cut = PAGE.index("driven primarily")
+    lib = PageLibrary({(DOC.doc_id, 5): PAGE})
+    return lib, [_hit(0, cut - 1, 1), _hit(cut, len(PAGE), 2)]
+
+
+def test_quote_spanning_two_adjacent_chunks_validates() -> None:
+    lib, hits = _split_hits()
+    quote = "The year-over-year decrease was driven primarily by lower net sales"
+    assert all(fold_text(quote) not in match_form(h.chunk.text) for h in hits)  # in neither chunk alone
+    passages = passages_for(lib, hits)
+    assert len(passages) == 3  # two chunks + their merged span
+    cite = locate_quote(quote, passages)
+    assert cite is not None
+    assert cite.page == 5 and cite.doc == "2023 Q3 AAPL.pdf"
+    assert PAGE[cite.char_start:cite.char_start + len(cite.quote)] == cite.quote
+    assert fold_text(cite.quote) == fold_text(quote)
+
+
+def test_chunks_of_different_pages_are_not_merged() -> None:
+    other = "Completely different page text that continues the sentence here."
+    lib = PageLibrary({(DOC.doc_id, 5): PAGE, (DOC.doc_id, 6): other})
+    hits = [_hit(0, len(PAGE), 1), _hit(0, len(other), 2, page=6, text=other)]
+    passages = passages_for(lib, hits)
+    assert len(passages) == 2
+    assert locate_quote("AppleCare revenue. Completely different page", passages) is None
+
+
+def test_non_adjacent_chunks_are_not_merged() -> None:
+    lib = PageLibrary({(DOC.doc_id, 5): PAGE})
+    a_end = PAGE.index("\nThe year")
+    b_start = PAGE.index("Total net sales")
+    passages = passages_for(lib, [_hit(0, a_end, 1), _hit(b_start, len(PAGE), 2)])
+    assert len(passages) == 2
+    # The gap between them was never retrieved: a quote across it is not evidence.
+    assert locate_quote("same quarter in 2022. The year-over-year decrease", passages) is None
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The year\u2013over\u2013year decrease was driven",  # en dashes
+        "The year-over-year   decrease\nwas driven",  # extra white space / a line break
+        "\u201cTotal net sales 81,797 82,959\u201d",  # typographic quotes around it
+        "Total net sales 81,797 82,959.",  # a trailing full stop
+    ],
+)
+def test_quote_dash_and_whitespace_variants(quote: str) -> None:
+    lib, hits = _split_hits()
+    cite = locate_quote(quote, passages_for(lib, hits))
+    assert cite is not None, quote
+    assert fold_text(cite.quote) in match_form(PAGE)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "Total net sales 91,797 82,959",  # a figure changed
+        "Net sales increased during the third quarter",  # wording changed
+        "short",  # too short to be evidence
+        "",
+    ],
+)
+def test_quotes_not_in_context_are_rejected(quote: str) -> None:
+    lib, hits = _split_hits()
+    assert locate_quote(quote, passages_for(lib, hits)) is None
+
+
+# -- verify_answer --------------------------------------------------------------------------------
+def _passages() -> list[Passage]:
+    lib, hits = _split_hits()
+    return passages_for(lib, hits)
+
+
+def test_verify_rejects_number_not_in_any_quote() -> None:
+    v = verify_answer("Apple's total net sales were $99,999 million.", ["Total net sales 81,797 82,959"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert not v.ok
+    assert "99999" in v.reason
+
+
+def test_verify_accepts_rescaled_number() -> None:
+    v = verify_answer("Apple's total net sales were $81.8 billion.", ["Total net sales 81,797 82,959"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert v.ok, v.reason
+    assert v.citations
+    assert any("81,797" in c.quote for c in v.citations)
+    for c in v.citations:
+        assert PAGE[c.char_start:c.char_start + len(c.quote)] == c.quote
+
+
+def test_verify_finds_support_when_model_quote_is_invented() -> None:
+    v = verify_answer("Total net sales were $81,797 million.", ["Apple sold a record number of iPhones"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert v.ok, v.reason
+    assert all("record number" not in c.quote for c in v.citations)
+    assert any("81,797" in c.quote for c in v.citations)
+
+
+def test_verify_numbers_from_the_question_need_no_quote() -> None:
+    v = verify_answer("In Q3 2023 total net sales were 81,797.", [], "What were total net sales in Q3 2023?",
+                      _passages(), 2)
+    assert v.ok, v.reason
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "Not in corpus", "I cannot answer that from the passages.",
+                                    "The information is not provided."])
+def test_verify_rejects_refusals_and_empty(answer: str) -> None:
+    assert not verify_answer(answer, [], "What were total net sales?", _passages(), 2).ok
+
+
+def test_verify_rejects_unsupported_wording() -> None:
+    v = verify_answer("Tim Cook announced a spaceship factory partnership with NASA.", [],
+                      "What did Apple announce?", _passages(), 2)
+    assert not v.ok
+
+
+def test_verify_respects_max_citations() -> None:
+    quotes = ["Total net sales 81,797 82,959", "Services net sales increased due to higher advertising",
+              "lower net sales of Mac and iPad"]
+    v = verify_answer("Net sales were 81,797 as Services increased and Mac and iPad sales were lower.",
+                      quotes, "Why did net sales change?", _passages(), 2)
+    assert len(v.citations) <= 2
+
+
+def test_verify_needs_the_concept_beside_the_figure() -> None:
+    # the figure is in a quote, but that quote is about net sales, not dividends: no support
+    v = verify_answer("The dividend was $81,797 million.", ["Total net sales 81,797 82,959"],
+                      "What dividend did Apple pay in Q3 2023?", _passages(), 2, concept={"dividend"})
+    assert not v.ok
+    assert "does not name what was asked" in v.reason
+    ok = verify_answer("Apple's total net sales were $81,797 million.", ["Total net sales 81,797 82,959"],
+                       "What were Apple's total net sales in Q3 2023?", _passages(), 2, concept={"revenue"})
+    assert ok.ok, ok.reason
+
+
+# -- verbatim quotes -------------------------------------------------------------------------------
+FOOTER_PAGE = ("Liquidity and Capital Resources\n"
+               "The Company\u2019s cash position remained strong at the end of the\n"
+               "fiscal year\n"
+               "59")
+
+
+def test_quote_is_shown_verbatim_with_curly_apostrophe_and_without_footer_number() -> None:
+    lib = PageLibrary({(DOC.doc_id, 5): FOOTER_PAGE})
+    passages = passages_for(lib, [_hit(0, len(FOOTER_PAGE), 1, text=FOOTER_PAGE)])
+    # the model types a straight apostrophe and runs on into the page number
+    cite = locate_quote("The Company's cash position remained strong at the end of the fiscal year 59", passages)
+    assert cite is not None
+    assert cite.quote == "The Company\u2019s cash position remained strong at the end of the\nfiscal year"
+    assert FOOTER_PAGE[cite.char_start:cite.char_start + len(cite.quote)] == cite.quote
+
+
+def test_quotable_units_never_glue_a_page_number_to_a_sentence() -> None:
+    units = [FOOTER_PAGE[a:b] for a, b in split_units(FOOTER_PAGE)]
+    assert "The Company\u2019s cash position remained strong at the end of the\nfiscal year" in units
+    assert not any(u.endswith("59") and len(u) > 2 for u in units)
+
+
+def test_concept_needs_its_distinctive_term_and_most_of_its_weight() -> None:
+    from desktop_rag.core.lexical import tokenize
+
+    concept = {"liability", "end"}
+    idf = {"liability": 2.0, "end": 0.5}
+    assert not carries_concept(tokenize("Cash and cash equivalents at end of year 876,560"), concept, idf)
+    assert carries_concept(tokenize("Total current liabilities 2,213,556 2,494,435"), concept, idf)
+    investing = tokenize("net cash used for investing activities of $1.18 billion")
+    assert not carries_concept(investing, {"cash", "operating", "activity"}, {"cash": 0.5, "operating": 1.5, "activity": 1.2})
+
+
+def test_a_ratio_is_not_answered_with_an_amount() -> None:
+    v = verify_answer("The operating cash flow ratio is $81,797 million.", ["Total net sales 81,797 82,959"],
+                      "What is Apple's operating cash flow ratio?", _passages(), 2, concept={"revenue", "ratio"})
+    assert not v.ok and "ratio" in v.reason
+
+
+# -- answers the small model cut short, explanations with amounts ------------------------------------
+MDNA_PAGE = (
+    "Gross Margin\n"
+    "The increase in gross margin was primarily driven by higher volumes in every segment and lower restructuring\n"
+    "charges of $41 million, partially offset by higher freight costs for the year ended December 31, 2024.\n"
+    "Segment net sales 1,204 1,118 2,406\n"
+    "Operating expenses were flat."
+)
+
+
+def _mdna_passages() -> list[Passage]:
+    return [Passage(_hit(0, len(MDNA_PAGE), 9, text=MDNA_PAGE), 0, len(MDNA_PAGE), MDNA_PAGE)]
+
+
+def test_a_verbatim_answer_cut_mid_sentence_is_finished_from_the_page() -> None:
+    cut = "The increase in gross margin was primarily driven by higher volumes in every segment and"
+    done = complete_cut_sentence(cut, _mdna_passages())
+    assert done == ("The increase in gross margin was primarily driven by higher volumes in every segment and lower "
+                    "restructuring charges of $41 million, partially offset by higher freight costs for the year ended "
+                    "December 31, 2024.")
+    # what the page says, word for word (line breaks read as spaces)
+    assert fold_text(done) in match_form(MDNA_PAGE).replace("\n", " ")
+
+
+@pytest.mark.parametrize("answer", [
+    "Operating expenses were flat.",  # a whole sentence already
+    "Gross margin rose because customers paid more",  # the model's own words: nothing to finish
+    "Segment net sales 1,204",  # a table row is never run on into the next lines
+    "driven by",  # too short to anchor
+])
+def test_answers_that_are_not_cut_page_sentences_stay_as_they_are(answer: str) -> None:
+    assert complete_cut_sentence(answer, _mdna_passages()) == answer
+
+
+def test_an_explanation_with_amounts_is_no_ratio_answer() -> None:
+    answer = ("The increase in gross margin was primarily driven by higher volumes in every segment and lower "
+              "restructuring charges of $41 million.")
+    why = verify_answer(answer, [], "What drove the change in gross margin in 2024?", _mdna_passages(), 2,
+                        concept={"grossmargin"})
+    assert why.ok, why.reason
+    # the answer is the page's sentence, so that sentence is its first citation (it names the concept)
+    assert "gross margin" in why.citations[0].quote and "$41 million" in why.citations[0].quote
+    assert len({fold_text(c.quote).rstrip(".") for c in why.citations}) == len(why.citations)
+    # asked for the margin itself, an amount is still no answer
+    what = verify_answer("Gross margin was $41 million.", [], "What was the gross margin in 2024?",
+                         _mdna_passages(), 2, concept={"grossmargin"})
+    assert not what.ok and "ratio or rate" in what.reason
+
+
+def test_a_cut_answer_whose_ending_is_the_pages_sentence_is_finished_too() -> None:
+    # the model's own opening words, then the page's words, cut
+    cut = "Gross margin rose because the increase in gross margin was primarily driven by higher volumes in every"
+    done = complete_cut_sentence(cut, _mdna_passages())
+    assert done.startswith(cut + " segment and lower restructuring charges of $41 million")
+    assert done.endswith("for the year ended December 31, 2024.")
+    # a stock phrase alone is in too many places to continue from
+    short = "Margins were better in the year ended December 31,"
+    assert complete_cut_sentence(short, _mdna_passages()) == short
+
+
+@pytest.mark.parametrize("question", [
+    "How much did restructuring charges amount to in 2024?",
+    "What damages range did the plaintiff claim?",
+    "What was the total restructuring charge in 2024?",
+])
+def test_a_question_asking_a_figure_is_not_answered_by_words_around_it(question: str) -> None:
+    words_only = "The increase in gross margin was primarily driven by higher volumes in every segment."
+    v = verify_answer(words_only, [], question, _mdna_passages(), 2, concept={"restructuring"})
+    assert not v.ok and "asks for a figure" in v.reason
+    # a year is no figure either; the figure itself passes this check
+    assert not verify_answer(words_only.replace("segment.", "segment in 2024."), [], question,
+                             _mdna_passages(), 2, concept={"restructuring"}).ok
+    with_figure = "Lower restructuring charges of $41 million."
+    assert "asks for a figure" not in verify_answer(with_figure, [], question, _mdna_passages(), 2,
+                                                    concept={"restructuring"}).reason
+
+
+def test_sentences_are_not_cut_after_an_abbreviation_or_a_decimal() -> None:
+    text = ("In December 2018, Northwind IO, Inc. filed a complaint against the Company alleging that it infringed "
+            "patents. The plaintiff seeks damages of $1.5 billion.")
+    units = [text[a:b] for a, b in split_units(text)]
+    assert units == ["In December 2018, Northwind IO, Inc. filed a complaint against the Company alleging that it "
+                     "infringed patents.", "The plaintiff seeks damages of $1.5 billion."]
