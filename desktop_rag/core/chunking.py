@@ -37,12 +37,11 @@ class ChunkSpan:
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line of a page's text."""
     out, start = [], 0
-    for i, c in enumerate(text):
-        if c == "\n":
-            out.append((start, i))
-            start = i + 1
-    out.append((start, len(text)))
+    for line in text.split("\n"):
+        out.append((start, start + len(line)))
+        start += len(line) + 1
     return out
 
 

@@ -168,8 +168,12 @@ Line = tuple[Rect, list[tuple[str, Rect]]]
 
 
 def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
-    """Canonical text of one page (see module docstring)."""
-    raw = page.get_text("rawdict", flags=_TEXT_FLAGS, sort=True)
+    """Canonical text of one page (see module docstring).
+
+    Without boxes (ingest) the page is read span by span ("dict"): mupdf then builds no
+    Python object per character, about 3x faster on a 10-K, and the text is the same as the
+    character-by-character reading the viewer does with boxes (a test compares them)."""
+    raw = page.get_text("rawdict" if with_boxes else "dict", flags=_TEXT_FLAGS, sort=True)
     lines: list[Line] = []
     for block in raw["blocks"]:
         if block.get("type") != 0:
@@ -178,14 +182,20 @@ def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
             _dx, dy = line.get("dir", (1, 0))
             if abs(dy) > 0.1:  # rotated text (margin stamps): not part of the reading flow
                 continue
-            chars = [(ch["c"], tuple(ch["bbox"])) for span in line["spans"] for ch in span["chars"]]
-            if any(not c.isspace() for c, _ in chars):
+            if with_boxes:
+                chars = [(ch["c"], tuple(ch["bbox"])) for span in line["spans"] for ch in span["chars"]]
+            else:  # one entry per span: its text and box
+                chars = [(span["text"], tuple(span["bbox"])) for span in line["spans"]]
+            if any(c.strip() for c, _ in chars):
                 lines.append((tuple(line["bbox"]), chars))
+    rows = reading_order(visual_rows(lines))
+    if not with_boxes:
+        return PageText(page.number + 1, _rows_text(rows), None)
 
     text: list[str] = []
     boxes: list[Rect] = []
     zero: Rect = (0.0, 0.0, 0.0, 0.0)
-    for row in reading_order(visual_rows(lines)):
+    for row in rows:
         if text:
             text.append("\n")
             boxes.append(zero)
@@ -209,7 +219,26 @@ def extract_page(page: pymupdf.Page, with_boxes: bool = False) -> PageText:
                 for fc in folded:
                     text.append(" " if fc.isspace() else fc)
                     boxes.append(box)
-    return PageText(page.number + 1, "".join(text), boxes if with_boxes else None)
+    return PageText(page.number + 1, "".join(text), boxes)
+
+
+def _fold_span(text: str) -> str:
+    return text if text.isascii() else "".join(fold_char(c) for c in text)
+
+
+def _rows_text(rows: list[list[Line]]) -> str:
+    """The text the character loop of ``extract_page`` builds, from whole spans: a row's
+    words (white space collapsed, none leading or trailing, lines of a row joined by one
+    space), rows joined by line breaks; a row whose characters all fold away adds none."""
+    out: list[str] = []
+    started = False
+    for row in rows:
+        words = " ".join(" ".join("".join(_fold_span(c) for c, _ in spans) for _, spans in row).split())
+        if started:
+            out.append("\n")
+        out.append(words)
+        started = started or bool(words)
+    return "".join(out)
 
 
 def visual_rows(lines: list[Line]) -> list[list[Line]]:

@@ -24,6 +24,7 @@ import re
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from desktop_rag.core.domain.numbers import parse_cell, scale_of
 from desktop_rag.core.pdf import PageText
@@ -103,20 +104,27 @@ class _Token:
 class _Line:
     text: str
     start: int  # offset of the line in the page text
-    tokens: list[_Token]
     index: int
 
     @property
     def end(self) -> int:
         return self.start + len(self.text)
 
+    @cached_property
+    def tokens(self) -> list[_Token]:
+        # Lazy: finding the candidate pages of a filing reads every line of every page but
+        # needs no tokens (they were half of a 10-K's statement extraction time).
+        return [_Token(m.group(0), self.start + m.start(), self.start + m.end()) for m in _WORD.finditer(self.text)]
+
+
+_WORD = re.compile(r"\S+")
+
 
 def _lines(page: PageText) -> list[_Line]:
     out: list[_Line] = []
     pos = 0
     for i, text in enumerate(page.text.split("\n")):
-        toks = [_Token(m.group(0), pos + m.start(), pos + m.end()) for m in re.finditer(r"\S+", text)]
-        out.append(_Line(text, pos, toks, i))
+        out.append(_Line(text, pos, i))
         pos += len(text) + 1
     return out
 

@@ -389,3 +389,40 @@ def test_real_bank_10q_two_column_page_reads_in_column_order() -> None:
     start = page.find(quote)
     assert len(page.rects_for(start, start + len(quote))) == 2  # wraps over two lines of one column
 
+
+
+@pytest.mark.parametrize("name", ["2023 Q3 AAPL.pdf", "2023 Q2 NVDA.pdf"])
+def test_text_read_by_spans_is_the_text_read_by_characters(name: str) -> None:
+    # Ingest reads pages span by span (fast); the viewer and the statement cells read them
+    # character by character (with boxes). A quote stored at ingest must be the viewer's text.
+    from tests.conftest import CORPUS_DIR
+
+    pdf = open_pdf(CORPUS_DIR / name)
+    try:
+        for page in pdf:
+            fast, boxed = extract_page(page), extract_page(page, with_boxes=True)
+            assert fast.boxes is None and boxed.boxes is not None
+            assert fast.text == boxed.text, f"page {page.number + 1} of {name}"
+    finally:
+        pdf.close()
+
+
+def test_text_read_by_spans_folds_and_joins_like_the_character_reading(tmp_path: Path) -> None:
+    # leading, trailing and repeated white space, a non-breaking space, a line of two spans
+    # in two fonts, and rows of two lines each
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "  Net\u00a0 sales \ufb01nal\u00ad ", fontname="helv")
+    page.insert_text((200, 100), "1,234", fontname="cour")
+    page.insert_text((230, 100), "\u200b  ", fontname="helv")
+    page.insert_text((72, 130), "Total  assets", fontname="helv")
+    page.insert_text((150, 130), "(56)", fontname="tibo")
+    path = tmp_path / "spans.pdf"
+    doc.save(path)
+    pdf = open_pdf(path)
+    try:
+        fast, boxed = extract_page(pdf[0]), extract_page(pdf[0], with_boxes=True)
+    finally:
+        pdf.close()
+    assert fast.text == boxed.text
+    assert "Total assets (56)" in fast.text
