@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,8 +28,8 @@ from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
-from desktop_rag.core.types import Answer, Hit, QueryPlan
-from desktop_rag.core.verify import Verdict, complete_cut_sentence, passages_for, verify_answer
+from desktop_rag.core.types import Answer, Evidence, Hit, QueryPlan
+from desktop_rag.core.verify import Passage, Verdict, complete_cut_sentence, passages_for, verify_answer
 from desktop_rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -43,12 +43,14 @@ _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 # -- the pipeline -------------------------------------------------------------------------------
 @dataclass
 class AnswerEvent:
-    """``kind``: retrieved (hits), token (text), answer (final Answer)."""
+    """``kind``: retrieved (hits), evidence (the gated passages' exact quotes, before the
+    model starts; only when a model will answer), token (text), answer (final Answer)."""
 
-    kind: Literal["retrieved", "token", "answer"]
+    kind: Literal["retrieved", "evidence", "token", "answer"]
     text: str = ""
     hits: list[Hit] = field(default_factory=list)
     answer: Answer | None = None
+    evidence: Evidence | None = None
 
 
 class AnswerEngine:
@@ -64,9 +66,12 @@ class AnswerEngine:
     def model_name(self) -> str:
         return self.generator.name if self.generator else ""
 
-    def ask(self, question: str, **kw: Any) -> Answer:
+    def ask(self, question: str, on_event: Callable[[AnswerEvent], None] | None = None, **kw: Any) -> Answer:
+        """The final answer; ``on_event`` sees every event before it (evidence, tokens)."""
         answer = None
         for ev in self.ask_stream(question, **kw):
+            if on_event is not None:
+                on_event(ev)
             if ev.kind == "answer":
                 answer = ev.answer
         assert answer is not None
@@ -111,6 +116,15 @@ class AnswerEngine:
         passages = passages_for(self.library, context)
         asked = plan.asked or query  # without the analyst's instructions (units, persona, rounding)
         concept = self._concept(plan, hits)
+        ignore = self.retriever.filter_terms(plan, hits)
+        # The extractive answer of the asked company's passages: shown as evidence before the
+        # model's prompt evaluation (seconds on a CPU) and reused below if the model fails.
+        own = self._asked_companies_passages(plan, passages, doc_scope, hits[0] if hits else None)
+        extracted = extractive_answer(asked, plan, own, s.generation.max_citations, idf=self.library.lexical.idf,
+                                      ignore=ignore, page_text=self.library.page_text)
+        if self.generator is not None and extracted[1]:
+            result.evidence = Evidence(*extracted, ms=(time.perf_counter() - t0) * 1000)
+            yield AnswerEvent("evidence", text=extracted[0], evidence=result.evidence)
         first_token = 0.0
         model_answer = ""
         model_quotes: list[str] = []
@@ -142,9 +156,9 @@ class AnswerEngine:
         if verdict.ok:
             result.answer, result.citations = model_answer.strip(), verdict.citations
         else:
-            text, cites = extractive_answer(asked, plan, passages, s.generation.max_citations,
-                                            idf=self.library.lexical.idf, ignore=self.retriever.filter_terms(plan, hits),
-                                            page_text=self.library.page_text)
+            text, cites = extracted if len(own) == len(passages) else extractive_answer(
+                asked, plan, passages, s.generation.max_citations, idf=self.library.lexical.idf, ignore=ignore,
+                page_text=self.library.page_text)
             if cites:
                 result.answer, result.citations, result.extractive = text, cites, True
                 result.notes.append(f"{EXTRACTIVE_NOTE} {verdict.reason}")
@@ -153,6 +167,8 @@ class AnswerEngine:
                 result.notes.append("no passage sentence matches the question")
         result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
                              "total": (time.perf_counter() - t0) * 1000}
+        if result.evidence is not None:
+            result.timings_ms["evidence"] = result.evidence.ms
         yield AnswerEvent("answer", answer=result)
 
 
@@ -254,7 +270,32 @@ class AnswerEngine:
         result.answer, result.citations, result.hits = text, verdict.citations, hits
         result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
                              "total": (time.perf_counter() - t0) * 1000, "attempt": float(n)}
+        if result.evidence is not None:
+            result.timings_ms["evidence"] = result.evidence.ms
         return result
+
+    def _asked_companies_passages(self, plan: QueryPlan, passages: list[Passage],
+                                  doc_scope: list[str] | None, top: Hit | None) -> list[Passage]:
+        """The passages of the asked company's filings: the named companies (the plan's filter
+        already keeps to them), else the scope's, else the top passage's company: evidence
+        shown before the answer never quotes another filer beside the one asked about."""
+        docs = self.library.docs
+
+        def company(doc_id: str) -> str:
+            d = docs.get(doc_id)
+            return (d.meta.company or d.meta.ticker or d.file_name) if d is not None else doc_id
+
+        if plan.filters.company:
+            allowed = set(plan.doc_ids) if plan.doc_ids is not None else None
+            return [p for p in passages if allowed is None or p.hit.chunk.doc_id in allowed]
+        scoped = {company(d) for d in doc_scope or [] if d in docs}
+        if len(scoped) == 1:
+            wanted = scoped
+        elif top is not None:
+            wanted = {company(top.chunk.doc_id)}
+        else:
+            return []
+        return [p for p in passages if company(p.hit.chunk.doc_id) in wanted]
 
     def _concept(self, plan: QueryPlan, hits: list[Hit]) -> set[str]:
         """What the question asks about, as the gate reads it: not the company or period (the

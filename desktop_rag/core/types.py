@@ -183,6 +183,20 @@ class Calculation:
 
 
 @dataclass
+class Evidence:
+    """What the passages that passed the context gate say, shown before the model's answer:
+    the extractive answer's exact quotes, of the asked company's filings only. It is evidence,
+    never the answer: the verified (or extractive) answer replaces or complements it."""
+
+    text: str  # the quotes joined (a table row's figure with unit and period), as extract gives them
+    citations: list[Citation]
+    ms: float = 0.0  # from Enter until it was ready
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "citations": [c.to_json() for c in self.citations], "ms": round(self.ms, 1)}
+
+
+@dataclass
 class Answer:
     query: str
     answer: str
@@ -197,6 +211,7 @@ class Answer:
     cancelled: bool = False
     calculation: Calculation | None = None  # set when code computed the figure from statements
     computed: bool = False
+    evidence: Evidence | None = None  # what was shown before generation (None: nothing was)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -209,4 +224,5 @@ class Answer:
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
             "calculation": self.calculation.to_json() if self.calculation else None,
             "computed": self.computed,
+            "evidence": self.evidence.to_json() if self.evidence else None,
         }

@@ -80,9 +80,9 @@ def test_engine_keeps_a_verified_model_answer(build_library) -> None:
     assert gen.prompts and any("81,797" in text for _, _, text in gen.prompts[0][1])
     data = ans.to_json()
     assert set(data) == {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms",
-                         "calculation", "computed"}
+                         "calculation", "computed", "evidence"}
     assert data["calculation"] is None and data["computed"] is False
-    assert set(data["timings_ms"]) == {"retrieve", "first_token", "total"}
+    assert set(data["timings_ms"]) == {"retrieve", "first_token", "total", "evidence"}
     assert all(set(c) == {"doc", "page", "quote"} for c in data["citations"])
 
 
@@ -206,3 +206,76 @@ def test_statement_answer_is_what_ask_computes_before_any_generation(build_libra
     refused = engine.statement_answer(QUESTION)
     assert refused is not None and refused.not_in_corpus and "Cannot compute" in refused.answer
     assert engine.ask(QUESTION).answer == refused.answer and gen.prompts == []
+
+
+# -- evidence before generation (issue #10: first useful output) ------------------------------------
+def test_evidence_comes_before_the_first_token_with_exact_quotes(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    engine, _ = _engine(lib, out)
+    events = list(engine.ask_stream(QUESTION))
+    kinds = [e.kind for e in events]
+    assert kinds.count("evidence") == 1
+    assert kinds.index("retrieved") < kinds.index("evidence") < kinds.index("token")
+    ev = events[kinds.index("evidence")].evidence
+    assert ev is not None and ev.citations and ev.text == events[kinds.index("evidence")].text
+    assert any("81,797" in c.quote for c in ev.citations)
+    for c in ev.citations:  # exact page text of the asked company's filing
+        assert fold_text(c.quote) in match_form(lib.page_text(c.doc_id, c.page))
+        assert lib.docs[c.doc_id].file_name == "2023 Q3 AAPL.pdf"
+    ans = events[-1].answer
+    assert not ans.extractive and ans.evidence is ev  # the verified answer complements it
+    assert 0 < ans.timings_ms["evidence"] <= ans.timings_ms["total"]
+    data = ans.to_json()["evidence"]
+    assert data["text"] == ev.text and all(set(c) == {"doc", "page", "quote"} for c in data["citations"])
+
+
+def test_the_extractive_fallback_is_the_evidence_already_shown(build_library) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []}))
+    events = list(engine.ask_stream(QUESTION))
+    ev = next(e.evidence for e in events if e.kind == "evidence")
+    ans = events[-1].answer
+    assert ans.extractive and ev is not None
+    assert ans.answer == ev.text and [c.quote for c in ans.citations] == [c.quote for c in ev.citations]
+
+
+def test_no_evidence_when_the_gate_refuses(build_library) -> None:
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "1.2 million vehicles", "citations": []}))
+    events = list(engine.ask_stream("How many vehicles did Tesla deliver in Q3 2023?"))
+    assert "evidence" not in [e.kind for e in events]
+    assert events[-1].answer.not_in_corpus and events[-1].answer.evidence is None
+    assert events[-1].answer.to_json()["evidence"] is None
+    assert gen.prompts == []
+
+
+def test_no_evidence_event_without_a_model_the_answer_is_immediate(build_library) -> None:
+    engine = AnswerEngine(build_library(), Settings(), None)
+    events = list(engine.ask_stream(QUESTION))
+    assert [e.kind for e in events] == ["retrieved", "answer"] and events[-1].answer.extractive
+
+
+def test_evidence_keeps_to_one_company_when_the_question_names_none(build_library) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, json.dumps({"answer": "", "citations": []}))
+    events = list(engine.ask_stream("What were revenue and gross profit?"))
+    hits = next(e.hits for e in events if e.kind == "retrieved")
+    assert len({h.doc.file_name for h in hits}) == 2  # both filers' passages were retrieved
+    evidence = [e.evidence for e in events if e.kind == "evidence"]
+    assert evidence and evidence[0] is not None and evidence[0].citations
+    top = lib.docs[hits[0].chunk.doc_id].file_name
+    assert {lib.docs[c.doc_id].file_name for c in evidence[0].citations} == {top}
+    # within a one-company scope, the scope's company
+    apple = next(d for d in lib.docs.values() if d.file_name == "2023 Q3 AAPL.pdf").doc_id
+    scoped = [e.evidence for e in engine.ask_stream("What were revenue and gross profit?", doc_scope=[apple])
+              if e.kind == "evidence"]
+    assert all(c.doc_id == apple for ev in scoped if ev is not None for c in ev.citations)
+
+
+def test_ask_passes_every_event_to_its_listener(build_library) -> None:
+    engine, _ = _engine(build_library(), json.dumps({"answer": "", "citations": []}))
+    seen: list[str] = []
+    ans = engine.ask(QUESTION, on_event=lambda ev: seen.append(ev.kind))
+    assert seen[0] == "retrieved" and "evidence" in seen and seen[-1] == "answer" and ans.extractive

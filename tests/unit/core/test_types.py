@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from desktop_rag.core.types import Answer, Chunk, Citation, DocumentMeta
+from desktop_rag.core.types import Answer, Chunk, Citation, DocumentMeta, Evidence
 
 
 def test_period_label() -> None:
@@ -29,6 +29,10 @@ def test_answer_to_json_contract() -> None:
         "query": "q", "answer": "a", "not_in_corpus": False, "extractive": True,
         "citations": [{"doc": "2023 Q3 AAPL.pdf", "page": 4, "quote": "Total net sales 81,797"}],
         "model": "m", "timings_ms": {"retrieve": 1.2, "first_token": 2.0, "total": 10.1},
-        "calculation": None, "computed": False,
+        "calculation": None, "computed": False, "evidence": None,
     }
     json.dumps(data)  # serialisable as is
+    # the evidence shown before generation, when there was some: its text, exact quotes, when
+    ans.evidence = Evidence("Total net sales 81,797", cites[:1], ms=212.34)
+    assert ans.to_json()["evidence"] == {"text": "Total net sales 81,797", "ms": 212.3, "citations": [
+        {"doc": "2023 Q3 AAPL.pdf", "page": 4, "quote": "Total net sales 81,797"}]}
