@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 from desktop_rag import __version__
 
 if TYPE_CHECKING:  # the session imports the core (torch): kept lazy at run time
+    from desktop_rag.core.answer import AnswerEvent
     from desktop_rag.core.conversation.session import ConversationSession
+    from desktop_rag.core.types import Evidence
 
 
 def _questions(args: list[str]) -> Iterator[str]:
@@ -129,6 +131,21 @@ def format_answer(ans) -> str:
     return "\n".join(lines)
 
 
+def format_evidence(ev: Evidence) -> str:
+    """The verified evidence printed before the model's answer: labelled evidence, never the answer."""
+    lines = [f"Evidence ({ev.ms / 1000:.1f} s; exact quotes from the filing, the answer follows):"]
+    if ev.citations and not ev.text.startswith(ev.citations[0].quote):
+        lines.append(f"  {ev.text}")  # the quoted row's figure with its unit and period
+    for i, c in enumerate(ev.citations, 1):
+        lines.append(f"  [E{i}] {c.doc}, page {c.page}: \"{c.quote}\"")
+    return "\n".join(lines)
+
+
+def _print_evidence(ev: AnswerEvent) -> None:
+    if ev.kind == "evidence" and ev.evidence is not None:
+        print(format_evidence(ev.evidence), flush=True)
+
+
 def cmd_ask(ns: argparse.Namespace) -> int:
     ws = _workspace(ns)
     if not _check_index(ws):
@@ -158,7 +175,10 @@ def cmd_ask(ns: argparse.Namespace) -> int:
         if session is not None and interactive and q.startswith(":"):
             _session_command(session, q)
             continue
-        ans = session.ask(ws.engine, q) if session is not None else ws.engine.ask(q)
+        # text mode shows the evidence as soon as it is found (seconds before the model's answer);
+        # --json prints one object per question, the evidence in it
+        on_event = None if ns.json else _print_evidence
+        ans = session.ask(ws.engine, q, on_event=on_event) if session is not None else ws.engine.ask(q, on_event=on_event)
         standalone = ans.standalone_query or q
         if ns.json:
             print(json.dumps({**ans.to_json(), **conversation_json(ans)}, ensure_ascii=False), flush=True)

@@ -14,6 +14,7 @@ import pytest
 from desktop_rag import cli
 from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.history import HistoryStore
+from desktop_rag.core.types import Answer, Evidence
 from tests.unit.core.conversation.test_session import APPLE, INTEL, FakeEngine
 
 
@@ -35,12 +36,30 @@ class FakeLibrary:
         return [APPLE, INTEL]
 
 
+class EvidenceEngine(FakeEngine):
+    """Like the real engine with a model: the evidence event comes before the answer."""
+
+    def ask(self, question: str, standalone: str | None = None, doc_scope: object = None,
+            on_event: object = None) -> Answer:
+        from desktop_rag.core.answer import AnswerEvent
+
+        self.evidence_listener = on_event
+        ans = super().ask(question, standalone, doc_scope)
+        ev = Evidence("Research and development 7,442 6,797", list(ans.citations), ms=180.0)
+        if callable(on_event):
+            on_event(AnswerEvent("evidence", text=ev.text, evidence=ev))
+            print("(model answering)")  # what the analyst waits for while the evidence is on screen
+            on_event(AnswerEvent("answer", answer=ans))
+        ans.evidence = ev
+        return ans
+
+
 class FakeWorkspace:
     def __init__(self, folder: Path) -> None:
         self.library = FakeLibrary()
         self.history = HistoryStore(folder / "history.sqlite")
         self.memory = MemoryStore(folder / "history.sqlite")
-        self.engine = FakeEngine()
+        self.engine = EvidenceEngine()
 
     def load_model(self, name: str | None = None) -> None:
         return None
@@ -100,3 +119,42 @@ def test_interactive_ask_keeps_the_thread_and_its_memory(monkeypatch: pytest.Mon
     assert "(nothing established yet)" in cleared
 
 
+
+
+def test_ask_prints_the_evidence_before_the_answer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ws = FakeWorkspace(tmp_path)
+    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    ns = argparse.Namespace(json=False, thread=False, style="", model=None,
+                            question=["What was Apple's R&D in Q3 2023?"])
+    assert cli.cmd_ask(ns) == 0
+    text = out.getvalue()
+    assert text.index("Evidence (0.2 s;") < text.index("(model answering)") < text.index("A: R&D was $7,442 million.")
+    assert '[E1] 2023 Q3 AAPL.pdf, page 4: "Research and development 7,442 6,797"' in text
+
+
+def test_ask_json_keeps_one_object_per_question_with_the_evidence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ws = FakeWorkspace(tmp_path)
+    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    ns = argparse.Namespace(json=True, thread=False, style="", model=None, question=["What was Apple's R&D in Q3 2023?"])
+    assert cli.cmd_ask(ns) == 0
+    [row] = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert ws.engine.evidence_listener is None  # nothing printed beside the JSON
+    assert row["answer"] == "R&D was $7,442 million." and row["citations"]
+    assert row["evidence"] == {"text": "Research and development 7,442 6,797", "ms": 180.0,
+                               "citations": [{"doc": "2023 Q3 AAPL.pdf", "page": 4,
+                                              "quote": "Research and development 7,442 6,797"}]}
+
+
+def test_threaded_ask_passes_the_evidence_through_the_conversation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ws = FakeWorkspace(tmp_path)
+    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
+    monkeypatch.setattr("sys.stdin", io.StringIO(THREAD))
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    ns = argparse.Namespace(json=False, thread=True, style="", model=None, question=["-"])
+    assert cli.cmd_ask(ns) == 0
+    assert out.getvalue().count("Evidence (0.2 s;") == 2  # the summary is from the thread: no search, no evidence

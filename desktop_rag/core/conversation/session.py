@@ -250,9 +250,11 @@ class ConversationSession:
         self.memory.update(self.conv_id, self.messages())
         return answer, msg_id
 
-    def ask(self, engine: Any, question: str, doc_scope: list[str] | None = None) -> Answer:
-        """Read, route, answer, style and store one message (``engine``: ``AnswerEngine``)."""
-        return self.run(engine, self.prepare(question, doc_scope), doc_scope)
+    def ask(self, engine: Any, question: str, doc_scope: list[str] | None = None,
+            on_event: Callable[[Any], None] | None = None) -> Answer:
+        """Read, route, answer, style and store one message (``engine``: ``AnswerEngine``;
+        ``on_event`` sees its events, e.g. the evidence shown before the model's answer)."""
+        return self.run(engine, self.prepare(question, doc_scope), doc_scope, on_event=on_event)
 
     def conversation_part(self, turn: Turn) -> Answer | None:
         """For a turn routed to the conversation (or both): the answer made from the thread.
@@ -269,12 +271,13 @@ class ConversationSession:
         return earlier
 
     def run(self, engine: Any, turn: Turn, doc_scope: list[str] | None = None,
-            scope_names: list[str] | None = None) -> Answer:
+            scope_names: list[str] | None = None, on_event: Callable[[Any], None] | None = None) -> Answer:
         """Answer a prepared turn: from the conversation, by retrieval, or both; then store it."""
         earlier = self.conversation_part(turn)
         if turn.route.kind == CONVERSATION and earlier is not None:
             return self.finish(turn, earlier, scope_names)[0]
-        answer = engine.ask(turn.question, standalone=turn.standalone, doc_scope=doc_scope)
+        events = {"on_event": on_event} if on_event is not None else {}
+        answer = engine.ask(turn.question, standalone=turn.standalone, doc_scope=doc_scope, **events)
         return self.finish(turn, answer, scope_names, earlier=earlier if turn.route.kind == BOTH else None)[0]
 
     def clear_memory(self) -> None:
