@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from desktop_rag.core.answer import EXTRACTIVE_NOTE
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.types import Answer, Citation, Evidence
 from desktop_rag.gui import style
 from desktop_rag.gui.text import esc, set_plain, set_rich
 
@@ -166,7 +166,7 @@ class CitationChip(QFrame):
     clicked = Signal(object)  # Citation
 
     def __init__(self, number: int, citation: Citation, page_label: str = "",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, marker: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("CitationChip")
         self.citation = citation
@@ -175,8 +175,9 @@ class CitationChip(QFrame):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(f"Open {citation.doc} at {self.page_label} with the quote highlighted")
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        num = QLabel(str(number))
-        num.setObjectName("ChipNumber")
+        # "E1" marks a quote of the evidence shown before the answer, "1" the answer's own
+        num = QLabel(marker or str(number))
+        num.setObjectName("EvidenceNumber" if marker else "ChipNumber")
         num.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.source_label = src = WrapLabel()
         src.setObjectName("ChipSource")
@@ -207,6 +208,54 @@ class CitationChip(QFrame):
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
             self.clicked.emit(self.citation)
         super().mouseReleaseEvent(event)
+
+
+class EvidenceBlock(QFrame):
+    """The exact quotes found in the asked company's filings, shown while the model writes its
+    answer (seconds on a CPU). Labelled evidence, never the answer: the answer replaces it when
+    it is these quotes, and is complemented by it otherwise."""
+
+    citation_clicked = Signal(object)  # Citation
+
+    def __init__(self, evidence: Evidence, page_labeler: PageLabeler, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("EvidenceBlock")
+        self.evidence = evidence
+        self.title = WrapLabel("")
+        self.title.setObjectName("EvidenceTitle")
+        self.figure = WrapLabel("")
+        self.figure.setObjectName("EvidenceFigure")
+        cites = evidence.citations
+        # a table row's figure with its unit and period, read from the quoted row and header
+        figure = evidence.text if cites and not evidence.text.startswith(cites[0].quote) else ""
+        set_plain(self.figure, figure.split(" — “")[0])
+        self.figure.setVisible(bool(figure))
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 8, 10, 8)
+        lay.setSpacing(6)
+        lay.addWidget(self.title)
+        lay.addWidget(self.figure)
+        self.chips: list[CitationChip] = []
+        for i, c in enumerate(cites, 1):
+            chip = CitationChip(i, c, page_labeler(c), marker=f"E{i}")
+            chip.setToolTip(f"Evidence: open {c.doc} at {chip.page_label} with the quote highlighted")
+            chip.clicked.connect(self.citation_clicked)
+            self.chips.append(chip)
+            lay.addWidget(chip)
+        self.set_waiting(True)
+
+    def set_waiting(self, waiting: bool) -> None:
+        n = sum(not c.isHidden() for c in self.chips)
+        quotes = f"{n} exact quote{'s' if n != 1 else ''} from the filing"
+        set_plain(self.title, f"EVIDENCE · {quotes} · not the answer yet" if waiting
+                  else f"ALSO FOUND BEFORE THE ANSWER · {quotes}")
+
+    def keep_only_new(self, quoted: list[Citation]) -> int:
+        """Hide the quotes the answer cites itself; how many are left."""
+        shown = {" ".join(c.quote.split()) for c in quoted}
+        for chip in self.chips:
+            chip.setHidden(" ".join(chip.citation.quote.split()) in shown)
+        return sum(not c.isHidden() for c in self.chips)
 
 
 def field_of(obj: Any, name: str, default: Any = None) -> Any:
@@ -347,6 +396,7 @@ class ExchangeWidget(QWidget):
         self.comment = ""
         self.chips: list[CitationChip] = []
         self.calculation_card: CalculationCard | None = None
+        self.evidence_block: EvidenceBlock | None = None
         self._draft = ""
 
         bubble = QFrame()
@@ -431,7 +481,7 @@ class ExchangeWidget(QWidget):
         self.comment_edit.setPlaceholderText("What was right or wrong? (optional, Enter to save)")
         self.comment_edit.hide()
 
-        cl = QVBoxLayout(self.card)
+        self.card_layout = cl = QVBoxLayout(self.card)
         cl.setContentsMargins(14, 10, 14, 10)
         cl.setSpacing(8)
         cl.addLayout(self.badges)
@@ -521,6 +571,35 @@ class ExchangeWidget(QWidget):
     def set_retrieved(self, n_hits: int) -> None:
         set_plain(self.status, f"Found {n_hits} passages · drafting…" if n_hits else "No matching passages")
 
+    def set_evidence(self, evidence: Evidence) -> None:
+        """The evidence block, above the draft, as soon as the passages passed the gate."""
+        if self.evidence_block is not None or self.answer is not None or not evidence.citations:
+            return
+        self.evidence_block = block = EvidenceBlock(evidence, self.page_labeler)
+        block.citation_clicked.connect(self._chip_clicked)
+        self.card_layout.insertWidget(self.card_layout.indexOf(self.text), block)
+        set_plain(self.status, "Evidence found · the model is writing the answer…")
+
+    @property
+    def evidence_chips(self) -> list[CitationChip]:
+        return self.evidence_block.chips if self.evidence_block is not None else []
+
+    def _settle_evidence(self, answer: Answer) -> None:
+        """The answer replaces the evidence where it quotes the same text (the extractive
+        answer is the evidence) and is complemented, below its own quotes, by the rest."""
+        block = self.evidence_block
+        if block is None:
+            return
+        if not block.keep_only_new(answer.citations):
+            self.card_layout.removeWidget(block)
+            block.hide()
+            block.deleteLater()
+            self.evidence_block = None
+            return
+        block.set_waiting(False)
+        self.card_layout.removeWidget(block)
+        self.card_layout.insertWidget(self.card_layout.indexOf(self.footer), block)
+
     def append_draft(self, piece: str) -> None:
         self._draft += piece
         set_plain(self.text, self._draft + " ▍")
@@ -588,6 +667,7 @@ class ExchangeWidget(QWidget):
             parts.append(f"attempt {attempt} verified")
         set_plain(self.meta, " · ".join(parts))
         self.meta.setToolTip("\n".join(f"{k}: {v:.0f} ms" for k, v in answer.timings_ms.items()))
+        self._settle_evidence(answer)
         if not self.searched_row.isVisible():
             self.set_reading(answer.standalone_query or answer.query,
                              (route.task or "recall") if route is not None and from_thread else "")
@@ -904,7 +984,7 @@ class ChatPane(QFrame):
         return ex
 
     def _citation(self, ex: ExchangeWidget, citation: Citation) -> None:
-        chip = next((c for c in ex.chips if c.citation is citation), None)
+        chip = next((c for c in [*ex.chips, *ex.evidence_chips] if c.citation is citation), None)
         if self._active_chip is not None:
             try:
                 self._active_chip.set_active(False)

@@ -787,6 +787,8 @@ class MainWindow(QMainWindow):
         def progress(ev: Any) -> None:
             if ev.kind == "retrieved":
                 ex.set_retrieved(len(ev.hits))
+            elif ev.kind == "evidence" and ev.evidence is not None:
+                ex.set_evidence(ev.evidence)  # exact quotes on screen before the model's first token
             elif ev.kind == "token":
                 ex.append_draft(ev.text)
             elif ev.kind == "answer":
@@ -825,6 +827,8 @@ class MainWindow(QMainWindow):
         self.last_answer = answer
         t = answer.timings_ms
         bits = [f"retrieval {t.get('retrieve', 0) / 1000:.1f} s"]
+        if t.get("evidence"):
+            bits.append(f"evidence {t['evidence'] / 1000:.1f} s")
         if t.get("first_token"):
             bits.append(f"first token {t['first_token'] / 1000:.1f} s")
         bits.append(f"total {t.get('total', 0) / 1000:.1f} s")

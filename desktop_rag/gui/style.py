@@ -113,6 +113,13 @@ QLabel#ChipNumber {{
     background: {ACCENT}; color: {ON_ACCENT}; border-radius: 9px; font-weight: 700; font-size: 8.5pt;
     min-width: 18px; max-width: 18px; min-height: 18px; max-height: 18px;
 }}
+QLabel#EvidenceNumber {{
+    background: {MUTED}; color: {ON_ACCENT}; border-radius: 9px; font-weight: 700; font-size: 8pt;
+    min-width: 24px; max-width: 24px; min-height: 18px; max-height: 18px;
+}}
+QFrame#EvidenceBlock {{ background: {ALT_BG}; border: 1px dashed {HOVER_BORDER}; border-radius: 8px; }}
+QLabel#EvidenceTitle {{ color: {MUTED}; font-weight: 700; font-size: 8pt; letter-spacing: 0.5px; }}
+QLabel#EvidenceFigure {{ font-weight: 600; }}
 QLabel#ChipSource {{ font-weight: 600; font-size: 9pt; }}
 QLabel#ChipQuote {{ color: {QUOTE}; font-style: italic; font-size: 9pt; }}
 QLabel#Draft {{ color: {MUTED}; font-style: italic; }}
