@@ -148,15 +148,42 @@ def test_headline_and_targets_keys():
 
 
 def test_first_useful_output_as_shipped():
-    runs = [{"computed": True, "verified_ms": 120.0, "retrieved_ms": 120.0}] * 19 + [
-        {"computed": False, "verified_ms": 200.0, "retrieved_ms": 80.0}]
-    first = {"runs": runs}
-    # the one generated answer shows verified text only after generation: 80 + 3000 ms
-    assert bm.first_useful_as_shipped(first, {"answer_total_ms": 3000.0}) == pytest.approx(
-        bm.percentile([120.0] * 19 + [3080.0], 95), abs=0.1)
-    assert bm.first_useful_as_shipped(first, {}) is None  # generation not measured
-    assert bm.first_useful_as_shipped({"runs": runs[:19]}, {}) == 120.0  # all computed: no model needed
+    runs = [{"kind": "computed", "first_useful_ms": 120.0}] * 19 + [{"kind": "evidence", "first_useful_ms": 900.0}]
+    assert bm.first_useful_as_shipped({"runs": runs, "model": "gemma"}) == pytest.approx(
+        bm.percentile([120.0] * 19 + [900.0], 95), abs=0.1)
+    assert bm.first_useful_as_shipped({"runs": runs, "model": ""}) is None  # no model: not as shipped
+    assert bm.first_useful_as_shipped({"runs": runs[:19], "model": ""}) == 120.0  # all computed: no model needed
     res = {"first_useful_ms": 120.0, "real_recall": {"chunks": 22793, "recall@10": 0.995}, "hnsw_recall_real": 0.995}
     t = {x["name"]: x["pass"] for x in bm.targets(res)}
     assert t["first useful output ms (p95)"] is True
     assert t["hnswlib recall@10 vs exact, real library @ 22793"] is True
+
+
+class _Event:
+    def __init__(self, kind: str, answer: object = None) -> None:
+        self.kind, self.answer = kind, answer
+
+
+def _stream(events: list[_Event], closed: list[bool]):  # type: ignore[no-untyped-def]
+    try:
+        yield from events
+    finally:
+        closed.append(True)
+
+
+def test_first_useful_stops_at_the_evidence_and_closes_the_stream():
+    from desktop_rag.core.types import Answer
+
+    clock = iter([0.010, 0.250, 9.0]).__next__  # retrieved at 10 ms, evidence at 250 ms, tokens after
+    closed: list[bool] = []
+    out = bm.first_useful(_stream([_Event("retrieved"), _Event("evidence"), _Event("token"), _Event("answer")], closed),
+                          0.0, clock)
+    assert out == {"retrieved_ms": 10.0, "first_useful_ms": 250.0, "kind": "evidence"}
+    assert closed == [True]  # the model never started
+    computed = Answer("q", "$81,797 million", [], computed=True)
+    clock = iter([0.100, 0.101]).__next__
+    out = bm.first_useful(_stream([_Event("retrieved"), _Event("answer", computed)], []), 0.0, clock)
+    assert out["kind"] == "computed" and out["first_useful_ms"] == 101.0
+    refused = Answer("q", "The library has no filing of Tesla.", [], not_in_corpus=True)
+    clock = iter([0.2, 0.3]).__next__
+    assert bm.first_useful(_stream([_Event("retrieved"), _Event("answer", refused)], []), 0.0, clock)["kind"] == "refused"
