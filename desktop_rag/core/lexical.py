@@ -355,14 +355,26 @@ class LexicalIndex:
 
     def rows_with_root(self, root: str) -> np.ndarray:
         """Rows of the chunks holding any token of ``word_root`` ``root`` (ascending)."""
-        if self._root_terms is None:
-            self._root_terms = {}
-            for term, t in self._vocab.items():
-                self._root_terms.setdefault(word_root(term), []).append(t)
-        terms = self._root_terms.get(root, [])
+        terms = self._root_index().get(root, [])
         if not terms:
             return np.zeros(0, dtype=np.int32)
         return np.unique(np.concatenate([self._rows[self._indptr[t]:self._indptr[t + 1]] for t in terms]))
+
+    def _root_index(self) -> dict[str, list[int]]:
+        """word_root -> term ids, built on first use (a few hundred ms on a large vocabulary)."""
+        index = self._root_terms
+        if index is None:
+            index = {}
+            for term, t in self._vocab.items():
+                index.setdefault(word_root(term), []).append(t)
+            self._root_terms = index  # whole, never seen half-built
+        return index
+
+    def warm(self) -> None:
+        """Build the lookups a question's gate and quotes read (word roots, idf) now rather
+        than on the first question."""
+        self._root_index()
+        self.idf  # noqa: B018 (the property builds the dict)
 
     @property
     def idf(self) -> dict[str, float]:

@@ -233,6 +233,15 @@ class Library:
         added) holds it too, and sees the library before or after a document, never half."""
         return self._lock
 
+    def warm(self) -> None:
+        """Build the lazy lookups answering reads (the BM25 index's word roots and idf) ahead of
+        the first question: the window calls it behind itself after the library opens and after
+        each committed filing, so the first question's evidence does not pay for them."""
+        with self._lock:
+            if self._views_generation < 0:
+                self.refresh()
+            self.lexical.warm()
+
     def refresh(self) -> None:
         """(Re)load in-memory views when the store changed since the last load. On a team
         library only the documents another desktop (or this one) changed are applied, as

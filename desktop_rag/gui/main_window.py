@@ -476,7 +476,10 @@ class MainWindow(QMainWindow):
         self._terms_warming = True
         store = self.ws.library.store
 
+        library = self.ws.library
+
         def work(_cancel: threading.Event) -> object:
+            library.warm()  # the BM25 lookups the first question's gate and evidence read
             return terms_for(list(self.docs), store.page_texts)
 
         def done() -> None:

@@ -307,3 +307,15 @@ def test_an_analysts_degree_words_are_no_evidence_terms() -> None:
     # "main risks": a filing says "risks", rarely "main"; the gate refused Nike's 10-K on it
     terms = content_terms("What were the main risks of relying on key contract manufacturers?")
     assert "main" not in terms and "key" not in terms and "manufacturer" in " ".join(terms)
+
+
+def test_warm_builds_the_lookups_ahead_and_they_follow_changes() -> None:
+    cold = LexicalIndex(list(DOCS), [tokenize(t) for t in DOCS.values()])
+    warm = LexicalIndex(list(DOCS), [tokenize(t) for t in DOCS.values()])
+    warm.warm()
+    root = word_root("expenses")
+    assert warm.rows_with_root(root).tolist() == cold.rows_with_root(root).tolist() == [0, 2]
+    assert warm.idf == cold.idf
+    warm.append([15], [tokenize("Other expenses rose")])  # the lookups are rebuilt, not stale
+    assert warm.rows_with_root(root).tolist() == [0, 2, 5]
+    assert "rose" in warm.idf
