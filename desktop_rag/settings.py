@@ -168,6 +168,22 @@ class LibrarySettings:
         600, "Team library: longest a document's commit may take, waiting for another desktop's "
         "commit included.", min=10, max=7200,
     )
+    # The server's pgvector HNSW index has its own parameters: this computer's hnswlib graph
+    # needs M=64/ef=400 for recall (see RetrievalSettings), pgvector's does not, and a graph of
+    # M=64, ef_construction=400 took 28 min to build at 100k chunks on 2 cores. Measured on the
+    # bench's 100k synthetic library (README "Team library"): see server_hnsw_ef_search.
+    server_hnsw_m: int = knob(
+        16, "Team library: pgvector HNSW links per node (m), used when the index is created "
+        "(`team init`; an existing index keeps its own).", min=4, max=100,
+    )
+    server_hnsw_ef_construction: int = knob(
+        64, "Team library: pgvector HNSW build effort (ef_construction, at least 2 x m), used "
+        "when the index is created.", min=8, max=1000,
+    )
+    server_hnsw_ef_search: int = knob(
+        100, "Team library: pgvector HNSW candidates kept per search (hnsw.ef_search; at least "
+        "the candidates asked for). Recall against exact search vs latency.", min=10, max=1000,
+    )
 
 
 @dataclass

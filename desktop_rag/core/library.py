@@ -248,6 +248,8 @@ class Library:
         the change notifications name them (``LibraryStore.changed_documents``); a full load
         happens at connect and when the changes are not known (see ChangeFeed)."""
         with self._lock:
+            if self.on_server and self._views_generation >= 0 and self.store.generation == self._views_generation:
+                return  # nothing committed since the views were loaded: one round trip, not a snapshot's four
             if self.on_server:
                 self.store.listen()  # before the snapshot: no change between the two is missed
             # One read snapshot: another process may commit a document between these reads,
@@ -452,6 +454,10 @@ class Library:
 
     def page_text(self, doc_id: str, page: int) -> str:
         return self.store.page_text(doc_id, page) or ""
+
+    def page_texts_at(self, pages: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """Texts of many (doc_id, page) pairs at once: one round trip on a team server."""
+        return self.store.page_texts_at(pages)
 
     def documents(self) -> list[Document]:
         self.refresh()

@@ -451,12 +451,22 @@ class HybridRetriever:
             self._page_type_cache[key] = kind
         return kind
 
+    def _type_pages(self, pages: set[tuple[str, int]]) -> None:
+        """Type the pages not typed yet, their texts read at once (on a team library one
+        round trip for all, not one per page: measured 8 of 11 s of 30 hybrid searches)."""
+        missing = sorted(p for p in pages if p not in self._page_type_cache)
+        if len(missing) > 1:
+            texts = self.library.page_texts_at(missing)
+            for key in missing:
+                self._page_type_cache[key] = page_type(texts.get(key, ""))
+
     def _weigh_page_types(self, scores: dict[int, float]) -> None:
         """Tables of contents, exhibit indexes, covers and signature pages name every
         topic and answer none: their chunks lose ``page_type_penalty``."""
         penalty = self.settings.page_type_penalty
         if not penalty:
             return
+        self._type_pages({(self.library.chunks[c].doc_id, self.library.chunks[c].page) for c in scores})
         for cid in scores:
             chunk = self.library.chunks[cid]
             if self.page_type(chunk.doc_id, chunk.page) in DOWNWEIGHTED:

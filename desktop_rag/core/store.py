@@ -301,6 +301,16 @@ class IndexStore:
             return [r[0] for r in self._db.execute(
                 "SELECT text FROM pages WHERE doc_id=? ORDER BY page", (doc_id,))]
 
+    def page_texts_at(self, pages: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """The texts of many (doc_id, page) pairs (missing pairs absent)."""
+        out: dict[tuple[str, int], str] = {}
+        with self._lock:
+            for doc_id, page in pages:
+                row = self._db.execute("SELECT text FROM pages WHERE doc_id=? AND page=?", (doc_id, page)).fetchone()
+                if row:
+                    out[(doc_id, page)] = row[0]
+        return out
+
     # -- financial statements (core/statements) -------------------------------------
     def save_statements(self, doc_id: str, extractor: int, statements: list[dict[str, Any]]) -> None:
         """A document's extracted statements (JSON), tagged with the extractor version that

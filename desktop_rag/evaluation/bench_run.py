@@ -255,6 +255,9 @@ class SyntheticLibrary:
     def page_text(self, doc_id: str, page: int) -> str:
         return ""  # synthetic chunks have no page: every page is an ordinary text page
 
+    def page_texts_at(self, pages: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        return {}
+
     def statements(self, doc_id: str) -> list[Any]:
         return []
 

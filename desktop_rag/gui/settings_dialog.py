@@ -58,7 +58,8 @@ LABELS = {
     "gate_min_terms": "Gate: min. matching terms", "gate_min_cosine": "Gate: min. cosine",
     "gate_min_bm25": "Gate: min. BM25 score", "hnsw_ef_search": "HNSW ef (search)",
     "max_tokens": "Max. tokens", "threads": "CPU threads", "use_grammar": "JSON grammar",
-    "use_filters": "Metadata filters",
+    "use_filters": "Metadata filters", "server_hnsw_m": "Server HNSW m",
+    "server_hnsw_ef_construction": "Server HNSW ef (build)", "server_hnsw_ef_search": "Server HNSW ef (search)",
 }
 
 

@@ -175,13 +175,18 @@ def _roles_sql() -> list[str]:
     return out
 
 
+def server_index_params(settings: Settings) -> tuple[int, int]:
+    """(m, ef_construction) of the server's HNSW index from the settings, within pgvector's
+    limits (m <= 100, ef_construction >= 2 * m)."""
+    m = min(settings.library.server_hnsw_m, PGVECTOR_MAX_M)
+    return m, max(settings.library.server_hnsw_ef_construction, 2 * m)
+
+
 def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) -> str:
     """Create (or complete) a team library: the extension, schema, tables, indexes and the
     reader/editor roles, with this desktop's manifest. Idempotent; refuses a database that
     already holds a library built with another embedder. Returns what was done."""
-    r = settings.retrieval
-    m = min(r.hnsw_m, PGVECTOR_MAX_M)
-    efc = max(r.hnsw_ef_construction, 2 * m)  # pgvector: ef_construction >= 2 * m
+    m, efc = server_index_params(settings)
     conn = connect(url, settings)
     try:
         with conn.transaction():
@@ -321,6 +326,7 @@ class PostgresStore:
         self._conn: psycopg.Connection[Any] | None = None
         self._writable: bool | None = None
         self._feed: ChangeFeed | None = None
+        self._session: dict[str, str] = {}  # settings SET on the current connection (dense_search)
         self._connection()  # fail now, with a clear message, when the server is unreachable
 
     # -- connection ---------------------------------------------------------------------
@@ -337,6 +343,7 @@ class PostgresStore:
                 conn.close()
                 raise
             self._conn = conn
+            self._session = {}
         return self._conn
 
     def _unavailable(self, exc: BaseException) -> LibraryUnavailable:
@@ -370,6 +377,27 @@ class PostgresStore:
                 raise ReadOnlyLibrary(_first_line(exc)) from exc
             except psycopg.OperationalError as exc:
                 raise self._unavailable(exc) from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[psycopg.Cursor[Any]]:
+        """One read statement in one round trip: no BEGIN/COMMIT around it (autocommit;
+        inside ``snapshot`` it joins that transaction). A search's server time is a few
+        milliseconds, so the two extra round trips of a transaction would be a large share."""
+        with self._lock:
+            try:
+                with self._connection().cursor() as cur:
+                    yield cur
+            except psycopg.OperationalError as exc:
+                raise self._unavailable(exc) from exc
+
+    def _set_session(self, cur: psycopg.Cursor[Any], name: str, value: str) -> None:
+        """SET a server setting for this connection once (not per query: a round trip each).
+        Inside a transaction (``snapshot``) a rollback would undo a SET unseen: SET LOCAL there."""
+        if cur.connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            cur.execute(f"SET LOCAL {name} = {value}")
+        elif self._session.get(name) != value:
+            cur.execute(f"SET {name} = {value}")
+            self._session[name] = value
 
     def close(self) -> None:
         if self._feed is not None:
@@ -446,7 +474,7 @@ class PostgresStore:
 
     @property
     def generation(self) -> int:
-        with self._cursor() as cur:
+        with self._read() as cur:  # asked before every search (Library.refresh): one round trip
             row = cur.execute("SELECT value FROM manifest WHERE key = 'generation'").fetchone()
         return int(row[0]) if row else 0
 
@@ -600,9 +628,20 @@ class PostgresStore:
             return cur.execute("SELECT 1 FROM documents WHERE doc_id = %s", (doc_id,)).fetchone() is not None
 
     def page_text(self, doc_id: str, page: int) -> str | None:
-        with self._cursor() as cur:
+        with self._read() as cur:
             row = cur.execute("SELECT text FROM pages WHERE doc_id = %s AND page = %s", (doc_id, page)).fetchone()
         return row[0] if row else None
+
+    def page_texts_at(self, pages: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """The texts of many (doc_id, page) pairs in one round trip (missing pairs absent)."""
+        if not pages:
+            return {}
+        with self._read() as cur:
+            rows = cur.execute(
+                "SELECT p.doc_id, p.page, p.text FROM unnest(%s::text[], %s::int[]) AS k(doc_id, page)"
+                " JOIN pages p ON p.doc_id = k.doc_id AND p.page = k.page",
+                ([d for d, _ in pages], [int(n) for _, n in pages])).fetchall()
+        return {(r[0], int(r[1])): r[2] for r in rows}
 
     def page_texts(self, doc_id: str) -> list[str]:
         with self._cursor() as cur:
@@ -634,17 +673,19 @@ class PostgresStore:
 
     # -- search in the server -----------------------------------------------------------
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
-        """Top-k (chunk_id, cosine) by pgvector's HNSW index (ef_search from the settings);
-        the document filter in the same query, with an iterative scan so a narrow filter
-        still gets its k results."""
+        """Top-k (chunk_id, cosine) by pgvector's HNSW index (``hnsw.ef_search`` from
+        ``library.server_hnsw_ef_search``, at least k); the document filter in the same query,
+        with an iterative scan so a narrow filter still gets its k results in exact order.
+        One round trip: the two settings are SET on the connection when they change, and the
+        query reads only the chunk id and distance (the index scan orders by the distance)."""
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
-        ef = min(PGVECTOR_MAX_EF_SEARCH, max(self.settings.retrieval.hnsw_ef_search, k))
+        ef = min(PGVECTOR_MAX_EF_SEARCH, max(self.settings.library.server_hnsw_ef_search, k))
         where = "" if doc_ids is None else " AND doc_id = ANY(%(docs)s)"
-        with self._cursor() as cur:
-            cur.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
-            if doc_ids is not None:
-                cur.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+        with self._read() as cur:
+            self._set_session(cur, "hnsw.ef_search", str(int(ef)))
+            # no effect on an unfiltered query (every row of the index qualifies)
+            self._set_session(cur, "hnsw.iterative_scan", "strict_order")
             rows = cur.execute(
                 "SELECT chunk_id, embedding <=> %(q)b AS d FROM chunks WHERE embedding IS NOT NULL" + where
                 + " ORDER BY d LIMIT %(k)s",

@@ -34,7 +34,9 @@ _FILE_NUMBER = re.compile(r"commission\s+file\s+(?:number|no)", re.I)
 def _is_toc_line(line: str) -> bool:
     """A title followed by its page number: one figure (plus "Item 7"/"Note 12" numbers),
     so a statement row with two small figures is not one."""
-    if not _TOC_LINE.search(line) or not _WORD.search(line):
+    # a page number ends the line: checked before the regex, which scans the whole line
+    # (page typing of the retrieved pages was most of a hybrid search's time at 100k chunks)
+    if not line[-1:].isdigit() or not _TOC_LINE.search(line) or not _WORD.search(line):
         return False
     refs = len(_REF.findall(line))
     return len(_FIGURE.findall(line)) <= 1 + refs
@@ -54,6 +56,6 @@ def page_type(text: str) -> PageType:
         return "exhibits"
     if low.count("/s/") >= 3 and "signature" in low:
         return "signatures"
-    if _SEC.search(text) and _FILE_NUMBER.search(text):
+    if "commission" in low and _SEC.search(text) and _FILE_NUMBER.search(text):  # both name the commission
         return "cover"
     return "text"

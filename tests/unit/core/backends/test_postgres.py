@@ -242,3 +242,54 @@ def test_unreachable_server_and_password_in_url(tmp_path: Path) -> None:
 def test_uninitialised_database_says_team_init(pg_database: str, tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
     with pytest.raises(LibraryUnavailable, match="team init"):
         Library(tmp_path / "d", Settings(), fake_embedder, location=pg_database)
+
+
+def test_dense_search_takes_the_server_settings_in_one_round_trip(real_pair) -> None:
+    """ef_search comes from ``library.server_hnsw_ef_search`` (at least k), is SET on the
+    connection once (not per query), and even inside a snapshot that rolls back the next
+    search still runs with it. Results equal exact search on this small library."""
+    _local, team = real_pair
+    store = team.store
+    assert isinstance(store, PostgresStore)
+    store.settings.library.server_hnsw_ef_search = 64
+    team.refresh()
+    qv = team.embedder.encode_query("research and development expense")
+    exact = np.sort(team.vectors @ qv)[::-1][:10]  # the scores (equal scores may come in either order)
+
+    def top10() -> np.ndarray:
+        return np.array([s for _, s in store.dense_search(qv, 10, None)])
+
+    def shown() -> str:
+        with store._read() as cur:
+            return str(cur.execute("SHOW hnsw.ef_search").fetchone()[0])
+
+    np.testing.assert_allclose(top10(), exact, atol=1e-5)
+    assert shown() == "64" and store._session["hnsw.ef_search"] == "64"
+    store.dense_search(qv, 80, None)  # more asked than ef_search: ef_search follows k
+    assert shown() == "80"
+    with pytest.raises(RuntimeError), store.snapshot():
+        store.dense_search(qv, 10, None)  # SET LOCAL inside the transaction
+        raise RuntimeError("rolled back")
+    assert shown() == "80"  # the session's value survived the rollback
+    store.settings.library.server_hnsw_ef_search = 400
+    np.testing.assert_allclose(top10(), exact, atol=1e-5)
+    assert shown() == "400"
+
+
+def test_page_texts_at_reads_many_pages_at_once_on_both_backends(real_pair) -> None:
+    local, team = real_pair
+    doc_id = team.documents()[0].doc_id
+    pages = [(doc_id, 1), (doc_id, 2), ("no such document", 1), (doc_id, 999)]
+    for lib in (local, team):
+        got = lib.page_texts_at(pages)
+        assert got == {(doc_id, 1): lib.page_text(doc_id, 1), (doc_id, 2): lib.page_text(doc_id, 2)}
+        assert got[(doc_id, 1)]
+
+
+def test_team_init_builds_the_index_with_the_server_settings(pg_database: str, fake_embedder: FakeEmbedder) -> None:
+    settings = Settings()
+    settings.library.server_hnsw_m, settings.library.server_hnsw_ef_construction = 12, 10  # efc raised to 2 m
+    init_team(pg_database, fake_embedder, settings)
+    with psycopg.connect(pg_database) as conn:
+        ddl = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding'").fetchone()
+    assert ddl and "m='12'" in ddl[0] and "ef_construction='24'" in ddl[0]
