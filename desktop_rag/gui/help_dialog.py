@@ -38,6 +38,9 @@ def help_html(data_dir: Path, models_dir: Path) -> str:
 citations are exact quotes. Click a numbered citation to open the filing at that page with
 the quote highlighted. Citations give the page number printed on the page and, when it
 differs, the PDF's page number: <i>p. 7 (PDF 10)</i>.</p>
+<p>While the model writes its answer, an <b>Evidence</b> block shows at once the exact quotes
+of the asked company's filing that best match the question (E1, E2: click one to open it). It is evidence, not the answer: the answer replaces it when it arrives, and quotes it
+did not use stay below it.</p>
 <p>Select documents in the library to ask only about them (the blue bar above the question
 box says so; its × asks the whole library again).</p>
 <h3>What the answer badges mean</h3>
