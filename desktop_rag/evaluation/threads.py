@@ -18,9 +18,11 @@ Measures:
   concept together;
 - router: the share of turns (not the first) routed as labelled;
 - memory: every citation of an answer from the conversation is one stored earlier in it;
-- retries (``--answers`` only, with the language model): of the turns whose first attempt
-  failed verification or a borderline gate, the share a retry turned into a verified
-  answer, and citations of another company than the expected one.
+- retries (``--answers`` only, with the language model): of the answerable turns (a filing
+  is labelled) whose first attempt failed verification or a borderline gate, the share a
+  retry turned into a verified answer citing no other company; a must-refuse turn (no
+  filing labelled) a retry answered is a regression, counted apart; and citations of
+  another company than the expected one.
 
 Without ``--answers`` the filings are not indexed: the library's company names and periods
 come from the filings' first pages (as ingest detects them) and every retrieved turn is
@@ -240,6 +242,8 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                     log(f"threads: {th['id']}#{i} {row['route']}: verified={row['verified']} "
                         f"first_failed={row['first_failed']} attempt={row['attempt']} "
                         f"wrong_company_cites={row['wrong_company_cites']} ({row['total_ms'] / 1000:.0f} s)")
+                    for note in row["attempts"]:  # why the first attempt failed, what each retry tried
+                        log(f"    {note}")
                 stored |= cites
                 rows.append(row)
             log(f"threads: {th['id']} done ({len(th['turns'])} turns)")
@@ -250,6 +254,11 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
 
 
 def _answer_row(ans: Answer, t: dict[str, Any], docs: list[Document]) -> dict[str, Any]:
+    """How one retrieved turn was answered. A turn labelled with no filing (``doc`` null: a
+    company, period or subject the library lacks) must be refused: a retry that answers it
+    turned a right refusal into an answer, a regression (``retry_regression``), never a
+    conversion; a conversion is an answerable turn whose first attempt failed and whose retry
+    was verified without a citation of another company."""
     attempts = [n for n in ans.notes if n.startswith("attempt ")]
     attempt = int(ans.timings_ms.get("attempt", 1))
     verified = not ans.extractive and not ans.not_in_corpus and bool(ans.citations)
@@ -257,8 +266,14 @@ def _answer_row(ans: Answer, t: dict[str, Any], docs: list[Document]) -> dict[st
     expected = t.get("company")
     wrong = [c.doc for c in ans.citations if expected and companies.get(c.doc) not in (None, expected)
              and expected in companies.values()]
-    return {"first_failed": bool(attempts), "attempt": attempt, "verified": verified,
-            "retry_verified": verified and attempt > 1, "wrong_company_cites": len(wrong), "attempts": attempts,
+    answerable = bool(t.get("doc"))
+    retried = bool(attempts) and attempt > 1 and verified
+    return {"first_failed": bool(attempts), "attempt": attempt, "verified": verified, "answerable": answerable,
+            "retry_verified": retried and answerable and not wrong,
+            "retry_regression": retried and not answerable,
+            "retry_cites_expected_doc": retried and answerable and not wrong
+            and any(c.doc == t.get("doc") for c in ans.citations),
+            "wrong_company_cites": len(wrong), "attempts": attempts,
             "total_ms": round(ans.timings_ms.get("total", 0.0), 1)}
 
 
@@ -291,11 +306,17 @@ def summarise(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
                      "memory_cites_stored": _share([r for r in rows if pick(r)], "memory_cites_stored")}
         if answers:
             ans_rows = [r for r in rows if pick(r) and "verified" in r]
-            failed = [r for r in ans_rows if r["first_failed"]]
+            # conversion is measured on turns the filings answer; a must-refuse turn's first
+            # attempt "fails" rightly, and a retry that answers it is counted as a regression
+            failed = [r for r in ans_rows if r["first_failed"] and r.get("answerable", True)]
+            converted = sum(r["retry_verified"] for r in failed)
             out[name]["answers"] = {
                 "turns": len(ans_rows), "verified": sum(r["verified"] for r in ans_rows),
-                "first_attempt_failed": len(failed), "converted_by_retry": sum(r["retry_verified"] for r in failed),
-                "conversion": round(sum(r["retry_verified"] for r in failed) / len(failed), 3) if failed else None,
+                "first_attempt_failed": len(failed), "converted_by_retry": converted,
+                "conversion": round(converted / len(failed), 3) if failed else None,
+                "converted_citing_expected_doc": sum(r.get("retry_cites_expected_doc", False) for r in failed),
+                "must_refuse_first_failed": sum(r["first_failed"] and not r.get("answerable", True) for r in ans_rows),
+                "retry_regressions": sum(r.get("retry_regression", False) for r in ans_rows),
                 "wrong_company_citations": sum(r["wrong_company_cites"] for r in ans_rows)}
     return out
 
@@ -394,9 +415,11 @@ def report(result: dict[str, Any]) -> str:
         if "answers" in s:
             a = s["answers"]
             conv = f"{100 * a['conversion']:.1f}%" if a["conversion"] is not None else "n/a"
-            lines.append(f"[{name}] answers: {a['verified']}/{a['turns']} verified; first attempt failed "
-                         f"{a['first_attempt_failed']}, converted by a retry {a['converted_by_retry']} ({conv}); "
-                         f"wrong-company citations {a['wrong_company_citations']}")
+            lines.append(f"[{name}] answers: {a['verified']}/{a['turns']} verified; first attempt failed on an "
+                         f"answerable turn {a['first_attempt_failed']}, converted by a retry {a['converted_by_retry']} "
+                         f"({conv}; citing the expected filing {a['converted_citing_expected_doc']}); must-refuse "
+                         f"turns retried {a['must_refuse_first_failed']}, answered by a retry (regressions) "
+                         f"{a['retry_regressions']}; wrong-company citations {a['wrong_company_citations']}")
     wrong = [r for r in result["rows"] if (not r.get("route_ok", True) and r["turn"] > 0)
              or r.get("company_ok") is False or r.get("period_ok") is False or r.get("concept_ok") is False]
     for r in wrong:

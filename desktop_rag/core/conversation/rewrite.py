@@ -210,7 +210,8 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
 
 def rewrite_followup(question: str, previous: list[str], names: Iterable[str], scope_company: str = "",
                      scope_period: str = "", terms: Mapping[str, str] | None = None,
-                     labels: Mapping[str, frozenset[str]] | None = None) -> Rewrite:
+                     labels: Mapping[str, frozenset[str]] | None = None,
+                     name_terms: Iterable[str] = ()) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
@@ -218,7 +219,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     chat is limited to, when they are one company/period; ``terms``: the library's
     identifying terms (``domain.company_terms``), term -> registered company name; ``labels``:
     per name of a library company (lower case), the terms its filings print as headings and
-    row labels (segments, products, regions)."""
+    row labels (segments, products, regions); ``name_terms``: the identifying terms that are
+    names however typed (a filer's trademark: "coke", ``LibraryTerms.names``)."""
     q = " ".join(question.split())
     names = set(names)
     out = Rewrite(question=question, standalone=q)
@@ -226,7 +228,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         return out
     if terms and not _company_as_written(q, names)[0]:
         # "AWS segment operating income": a segment or product only one company's filings print
-        named = companies_named_by_terms(q, terms)
+        named = companies_named_by_terms(q, terms, name_terms)
         if len(named) == 1:
             company = short_name(next(iter(named)))
             q = _append(q, [company])

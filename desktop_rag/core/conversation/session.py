@@ -17,7 +17,7 @@ from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, RETRIEVE, Route, route, route_in
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
-from desktop_rag.core.domain.company_terms import LibraryTerms, library_terms
+from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.history import HistoryStore, StoredMessage
 from desktop_rag.core.lexical import content_terms
@@ -146,7 +146,7 @@ class ConversationSession:
         # each name the library knows a company by -> that company's printed labels
         labels = {n.lower(): terms.labels[d.meta.company] for d in self.documents if d.meta.company in terms.labels
                   for n in company_aliases(d.meta)}
-        rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels)
+        rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels, terms.names)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names)
         notes.append(rt.note())
@@ -188,10 +188,10 @@ class ConversationSession:
             chosen = [facts[-1]]
             text = f"Earlier ({facts[-1].question}): {facts[-1].statement}"
         elif task == "compare":
-            chosen = self._matching(turn.question, facts, 2) or facts[-2:]
+            chosen = self._matching(self._with_company_names(turn.question), facts, 2) or facts[-2:]
             text = self._comparison(chosen)
         else:
-            chosen = self._matching(turn.question, facts, 2)
+            chosen = self._matching(self._with_company_names(turn.question), facts, 2)
             if not chosen and not RECALL_RE.search(turn.question):
                 return None
             if chosen:
@@ -208,6 +208,13 @@ class ConversationSession:
                                         "their stored citations, no new retrieval"])
         ans.timings_ms = {"retrieve": 0.0, "first_token": 0.0, "total": (time.perf_counter() - t0) * 1000}
         return ans
+
+    def _with_company_names(self, question: str) -> str:
+        """The question with the names of the companies it names by their own terms ("what
+        did you tell me about coke?" + "Coca-Cola"): earlier answers name the company."""
+        terms = self.company_terms()
+        named = companies_named_by_terms(question, terms.identifying, terms.names)
+        return " ".join([question, *sorted(short_name(c) for c in named)])
 
     @staticmethod
     def _matching(question: str, facts: list[Fact], k: int) -> list[Fact]:

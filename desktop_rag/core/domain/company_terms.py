@@ -5,6 +5,13 @@ in any other company's filings.
 "What was AWS segment operating income?" names no company, but a library holding Amazon's,
 Apple's and Microsoft's filings tells which one it is about. The terms are derived from the
 library's own text, never from a hand list, so they follow whatever filings the analyst adds.
+
+A filer's informal names come from its own words too: the names its filing prints as its
+trademarks ("beverages bearing the trademark Coca-Cola or any trademark that includes
+Coca-Cola or Coke", "under the Jumpman trademark") are terms of that company like its
+segment labels. Such a trademark that its filings never print in lower case is a name,
+matched however the analyst types it ("what did you tell me about coke?"); other terms need
+a capital (a heading word like "Surplus" is a common word in a question).
 """
 
 from __future__ import annotations
@@ -30,8 +37,35 @@ _GENERIC = (STOPWORDS | QUESTION_NOISE | MEASURE_WORDS | QUALIFIER_WORDS | froze
 }))
 
 
+# a name as printed: capitalised words ("Coca-Cola", "Jack Purcell", "NIKE"), up to three
+_TM_NAME = r"[A-Z][\w&'’.-]*[\w]|[A-Z]"
+# (the words of one name stay on one line: a heading's next line is no part of it)
+_TM_NAMES = rf"(?:{_TM_NAME})(?:[ \t]+(?:{_TM_NAME})){{0,2}}"
+_TM_LIST = rf"{_TM_NAMES}(?:[ \t]*(?:,|\bor\b|\band\b)[ \t]*{_TM_NAMES})*"
+# "the trademark Coca-Cola or any trademark that includes Coca-Cola or Coke", "Trademark Sprite";
+# "under the Jumpman trademark", "our NIKE and Swoosh trademarks" (not "a Venezuelan trademark",
+# nor another owner's: "Windows ... are trademarks of Microsoft Corporation")
+_TRADEMARK_AFTER = re.compile(rf"\b[Tt]rademarks?\s+(?:that\s+includes?\s+|such\s+as\s+|including\s+)?({_TM_LIST})")
+_TRADEMARK_BEFORE = re.compile(rf"\b(?:the|our)\s+({_TM_LIST})\s+trademarks?\b(?!\s+of\b)")
+
+
+def trademark_names(page_text: str) -> list[str]:
+    """Names a filing prints as trademarks: "Coca-Cola or Coke" -> ["Coca-Cola", "Coke"]."""
+    text = re.sub(r"[ \t]+", " ", page_text)
+    out: list[str] = []
+    for rx in (_TRADEMARK_AFTER, _TRADEMARK_BEFORE):
+        for m in rx.finditer(text):
+            out.extend(n.strip() for n in re.split(r"\s*(?:,|\bor\b|\band\b)\s*", m.group(1)) if n.strip())
+    return out
+
+
 def _words(text: str) -> list[str]:
     return [w.lower().replace("’", "'").rstrip(".") for w in _WORD.findall(text)]
+
+
+def _plain_words(text: str) -> list[str]:
+    """A question's words without the possessive: "coke's" -> "coke"."""
+    return [re.sub(r"'s$", "", w) for w in _words(text)]
 
 
 def prominent_labels(page_text: str) -> list[str]:
@@ -68,10 +102,13 @@ def _terms(words: list[str]) -> Iterable[str]:
 class LibraryTerms:
     """``identifying``: term -> the one company that prints it (see ``identifying_terms``);
     ``labels``: per company, the terms it prints prominently at least twice (its segments,
-    products, regions: "International" is Amazon's segment, not a company the library lacks)."""
+    products, regions: "International" is Amazon's segment, not a company the library lacks);
+    ``names``: the identifying terms printed as their company's trademarks and never in lower
+    case (a name however a question types it: "coke", "jumpman")."""
 
     identifying: dict[str, str] = field(default_factory=dict)
     labels: dict[str, frozenset[str]] = field(default_factory=dict)
+    names: frozenset[str] = frozenset()
 
 
 def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str, str]:
@@ -82,17 +119,29 @@ def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str
 
 
 def library_terms(pages_by_company: Mapping[str, Iterable[str]]) -> LibraryTerms:
-    """The library's prominent labels and the terms among them that identify one company."""
+    """The library's prominent labels and the terms among them that identify one company.
+    A name a company's filing prints as its trademark counts as prominent however often."""
     vocab: dict[str, set[str]] = {}
+    lower: dict[str, set[str]] = {}  # words each company's filings print in lower case
     prominent: dict[str, Counter[str]] = {}
+    marks: set[str] = set()  # terms of names printed as trademarks
     for company, pages in pages_by_company.items():
         words: set[str] = set()
+        in_lower: set[str] = set()
         counts: Counter[str] = Counter()
         for text in pages:
             words.update(_words(text))
+            in_lower.update(w.rstrip(".") for w in _WORD.findall(text) if w.islower())
             for label in prominent_labels(text):
                 counts.update(set(_terms(_words(label))))
+            for name in trademark_names(text):
+                # the whole name ("Star Chevron"), not its words: "Chevron" alone is another company
+                whole = " ".join(_words(name))
+                if whole in set(_terms(_words(name))):
+                    counts[whole] += MIN_OCCURRENCES
+                    marks.add(whole)
         vocab[company] = words
+        lower[company] = in_lower
         prominent[company] = counts
     labels = {c: frozenset(t for t, n in counts.items() if n >= MIN_OCCURRENCES) for c, counts in prominent.items()}
     out: dict[str, str] = {}
@@ -107,24 +156,29 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]]) -> LibraryTerms
             if any(all(p in v for p in parts) for v in others):
                 continue
             out[term] = company
-    return LibraryTerms(out, labels)
+    names = frozenset(t for t, c in out.items() if t in marks and not any(p in lower[c] for p in t.split()))
+    return LibraryTerms(out, labels, names)
 
 
 def companies_by_terms(text: str, terms: Mapping[str, str]) -> set[str]:
-    """The companies whose identifying terms ``text`` uses."""
-    words = _words(text)
+    """The companies whose identifying terms ``text`` uses ("Coke's" uses "coke")."""
+    words = _plain_words(text)
     return {terms[t] for t in _terms(words) if t in terms}
 
 
-def companies_named_by_terms(question: str, terms: Mapping[str, str]) -> set[str]:
+def companies_named_by_terms(question: str, terms: Mapping[str, str], names: Iterable[str] = ()) -> set[str]:
     """The companies whose identifying terms a question writes as names (with a capital:
     "AWS", "Data Center", "iPhone"): an analyst naming a segment or product; a lower-case
-    word ("split", "ytd") is read as the common word it may be."""
+    word ("split", "ytd") is read as the common word it may be, unless it is one of ``names``
+    (``LibraryTerms.names``: a term its filings only print as a name, "coke")."""
     runs = re.findall(r"(?:[A-Za-z0-9&'’.-]*[A-Z][A-Za-z0-9&'’.-]*)(?:\s+[A-Za-z0-9&'’.-]*[A-Z][A-Za-z0-9&'’.-]*)*",
                       question)
     found: set[str] = set()
     for run in runs:
         found |= companies_by_terms(run, terms)
+    as_names = set(names)
+    if as_names:
+        found |= {terms[t] for t in _terms(_plain_words(question)) if t in as_names and t in terms}
     return found
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_rag.core.types import Document, DocumentMeta
+from desktop_rag.core.types import Answer, Citation, Document, DocumentMeta
 from desktop_rag.evaluation.threads import (
     StubEngine,
     company_resolved,
     concept_kept,
     period_resolved,
+    report,
     run_threads,
     thread_concept,
 )
@@ -79,3 +80,38 @@ def test_the_concept_a_follow_up_must_keep() -> None:
     assert concept_kept("What was DCAI segment operating income in Q2 2023 (Intel)?", "segment operating income")
     assert concept_kept("What were Apple's total net sales in Q1?", "net sales")  # same evidence terms
     assert not concept_kept("What was back to intc, what about Q1 2023 for Intel?", "segment operating income")
+
+
+class _RetriedEngine:
+    """Every answer is the second attempt's, verified, citing the document it is told to."""
+
+    def __init__(self) -> None:
+        self.cite: Document | None = None
+
+    def ask(self, question: str, standalone: str | None = None, doc_scope: object = None) -> Answer:
+        doc = self.cite or APPLE
+        ans = Answer(question, "Revenue was $81.8 billion.", [Citation(doc.doc_id, doc.file_name, 3, "81,797")],
+                     standalone_query=standalone or question,
+                     notes=["attempt 1: q — not verified", "attempt 2 (synonym): q2 — verified"])
+        ans.timings_ms = {"total": 1.0, "attempt": 2.0}
+        return ans
+
+
+def test_retries_count_conversions_and_regressions_apart(tmp_path: Path) -> None:
+    thread = {"id": "th-r", "set": "s", "scope": [], "turns": [
+        {"q": "What was Apple's revenue in Q3 2023?", "company": "Apple Inc.", "period": "Q3 2023", "route": "retrieve",
+         "doc": "2023 Q3 AAPL.pdf"},
+        # no filing answers it: the retry's verified answer turned a right refusal into an answer
+        {"q": "What was Apple's revenue in Q3 2019?", "company": "Apple Inc.", "period": "Q3 2019", "route": "retrieve",
+         "doc": None},
+        {"q": "What was Intel's revenue in Q3 2023?", "company": "Intel Corporation", "period": "Q3 2023",
+         "route": "retrieve", "doc": "2023 Q3 INTC.pdf"}]}
+    engine = _RetriedEngine()  # cites Apple's filing for every turn: the Intel turn's retry cites another company
+    out = run_threads([thread], {"s": DOCS}, lambda s: engine, tmp_path, answers=True, log=lambda m: None)
+    a = out["summary"]["all"]["answers"]
+    assert a["first_attempt_failed"] == 2  # the answerable turns only
+    assert a["converted_by_retry"] == 1 and a["conversion"] == 0.5  # the Intel retry cites Apple: no conversion
+    assert a["converted_citing_expected_doc"] == 1
+    assert a["must_refuse_first_failed"] == 1 and a["retry_regressions"] == 1
+    assert a["wrong_company_citations"] == 1
+    assert "regressions) 1" in report({**out, "threads": 1, "turns": 3, "mode": "answers", "seconds": 0.0})

@@ -138,3 +138,40 @@ def test_a_bare_segment_the_thread_company_prints_is_no_new_company(tmp_path: Pa
     # the library lacks; "Client Computing Group" is the thread company's own segment
     turn = s.prepare("Client Computing Group?")
     assert turn.standalone == "Client Computing Group research and development (Intel, Q3 2023)?"
+
+
+COKE = Document("c" * 64, "COCACOLA_2017_10K.pdf", "/c", 90, DocumentMeta(company="The Coca-Cola Company", ticker="KO",
+                                                                            form_type="10-K", fiscal_year=2017))
+KRAFT = Document("k" * 64, "KRAFTHEINZ_2019_10K.pdf", "/k", 90, DocumentMeta(company="The Kraft Heinz Company",
+                                                                               ticker="KHC", form_type="10-K",
+                                                                               fiscal_year=2019))
+BEVERAGE_PAGES = {
+    "c" * 64: ["“Trademark Coca-Cola” means beverages bearing the trademark Coca-Cola or any trademark that includes "
+               "Coca-Cola or Coke (that is, Coca-Cola, Diet Coke and Coca-Cola Zero Sugar).\nNet operating revenues "
+               "35,410 41,863"],
+    "k" * 64: ["Our trademarks are material to our business.\nNet sales 24,977 26,268"],
+}
+
+
+class BeverageEngine:
+    def ask(self, question: str, standalone: str | None = None, doc_scope: Any = None) -> Answer:
+        q = standalone or question
+        doc = COKE if "Coca-Cola" in q else KRAFT
+        figure = "35,410" if doc is COKE else "24,977"
+        return Answer(question, f"Revenue was ${figure} million.",
+                      [Citation(doc.doc_id, doc.file_name, 3, f"revenues {figure}")], standalone_query=q)
+
+
+def test_a_filer_s_own_trademark_names_it_however_typed(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [COKE, KRAFT], page_texts=BEVERAGE_PAGES.__getitem__)
+    assert s.prepare("what were coke's net operating revenues in 2017?").standalone.endswith("(Coca-Cola)?")
+    engine = BeverageEngine()
+    s.ask(engine, "What were Coca-Cola's net operating revenues in 2017?")
+    s.ask(engine, "same question for Kraft Heinz, 2019")
+    recall = s.ask(engine, "what did you tell me about coke?")
+    # the Coca-Cola answer, not "nothing said uses those words"
+    assert not recall.answer.startswith("Nothing said") and "35,410" in recall.answer and "24,977" not in recall.answer
+    hist.close()
+    mem.close()

@@ -8,6 +8,7 @@ from desktop_rag.core.domain.company_terms import (
     library_terms,
     prominent_labels,
     short_name,
+    trademark_names,
 )
 
 CLOUDCO = ["Segment Information\nCloud Platform\nCloud Platform 20,538 23,059\nRetail Stores 5,403 6,976\n"
@@ -44,3 +45,22 @@ def test_a_question_names_a_company_by_a_term_written_as_a_name() -> None:
 def test_labels_per_company_even_alone() -> None:
     alone = library_terms({"CloudCo Inc.": CLOUDCO})
     assert "cloud platform" in alone.labels["CloudCo Inc."] and alone.identifying == {}
+
+
+def test_a_filer_s_trademarks_are_its_names() -> None:
+    coke = ["“Trademark Coca-Cola” means beverages bearing the trademark Coca-Cola or any trademark that includes "
+            "Coca-Cola or Coke (that is, Coca-Cola, Diet Coke).\nTrademark Sprite\nA simply great year for sprite."]
+    shoes = ["Sales of basketball products using the Jumpman trademark grew.\nWe own the Converse, Star Chevron and "
+             "Jack Purcell trademarks.\nMicrosoft and Windows are trademarks of Microsoft Corporation."]
+    assert set(trademark_names(coke[0])) == {"Coca-Cola", "Coke", "Sprite"}
+    assert "Windows" not in trademark_names(shoes[0])  # another owner's trademarks
+    terms = library_terms({"The Coca-Cola Company": coke, "NIKE, Inc.": shoes})
+    assert terms.identifying["coke"] == "The Coca-Cola Company" and terms.identifying["jumpman"] == "NIKE, Inc."
+    # a trademark never printed in lower case is a name however typed; "sprite" is also printed as a word
+    assert "coke" in terms.names and "sprite" not in terms.names
+    assert "chevron" not in terms.identifying  # the whole trademark names the filer, not each of its words
+    assert companies_named_by_terms("what did you tell me about coke?", terms.identifying, terms.names) == {
+        "The Coca-Cola Company"}
+    assert companies_named_by_terms("coke's revenue?", terms.identifying, terms.names) == {"The Coca-Cola Company"}
+    assert companies_named_by_terms("what did you tell me about coke?", terms.identifying) == set()
+    assert companies_named_by_terms("a sprite of a question", terms.identifying, terms.names) == set()
