@@ -9,6 +9,7 @@ say, and the period an analyst gave the file stays a label questions may use.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, timedelta
 
@@ -134,9 +135,16 @@ def company_aliases(meta: DocumentMeta) -> set[str]:
     """Names a question may use for this document's company: derived from the registered
     name and ticker, plus the analyst's own aliases (``meta.aliases``). Lower-case names
     match in any case, capitalised ones only as names (see ``domain.companies.names_in``)."""
-    names = derived_aliases(meta.company, [meta.ticker] if meta.ticker else [])
+    names = set(_derived_aliases(meta.company, meta.ticker))
     names.update(a.strip() for a in meta.aliases if a.strip())
     return names
+
+
+@functools.lru_cache(maxsize=4096)
+def _derived_aliases(company: str, ticker: str) -> frozenset[str]:
+    """``derived_aliases`` once per name: a question's plan asks it of every filing in the
+    library (0.26 ms each; most of a filtered search's planning at 100k chunks, 340 filings)."""
+    return frozenset(derived_aliases(company, [ticker] if ticker else []))
 
 
 def _end_date(meta: DocumentMeta) -> date | None:

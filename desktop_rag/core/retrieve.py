@@ -155,7 +155,9 @@ class HybridRetriever:
         # Names anywhere in the question count, the persona's too ("You are an analyst
         # looking at Walmart."); a company is all filings of the same registrant, whichever
         # of them printed the ticker the question uses.
-        named = {d.doc_id for d in docs if names_in(q, company_aliases(d.meta))}
+        names_of = {d.doc_id: frozenset(company_aliases(d.meta)) for d in docs}
+        matched = {names: bool(names_in(q, names)) for names in set(names_of.values())}  # once per company
+        named = {doc_id for doc_id, names in names_of.items() if matched[names]}
         if named:
             cores = {core_name(lib.docs[i].meta.company) for i in named if lib.docs[i].meta.company}
             named |= {d.doc_id for d in docs if d.meta.company and core_name(d.meta.company) in cores}
