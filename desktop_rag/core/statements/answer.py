@@ -15,7 +15,7 @@ from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.metadata import labelled_periods
 from desktop_rag.core.pdf import match_form
 from desktop_rag.core.query import parse_question
-from desktop_rag.core.statements.concepts import CONCEPTS, Concept, find, named_in
+from desktop_rag.core.statements.concepts import CONCEPTS, Concept, Found, components, find, named_in
 from desktop_rag.core.statements.metrics import Metric, metric_from_definition, metric_in
 from desktop_rag.core.statements.model import Cell, Period, Row, Statement
 from desktop_rag.core.statements.shares import cover_shares, share_rows_scale
@@ -133,9 +133,11 @@ def _balance_period(statements: list[Statement], year: int | None, end: str | No
     return None
 
 
-def _pick(concept: Concept, statements: list[Statement], period: Period, what: str, question: str = "") -> _Picked:
-    found = find(concept, [s for s in statements if any(p.end == period.end and p.months == period.months for p in s.periods)],
-                 question)
+def _pick(concept: Concept, statements: list[Statement], period: Period, what: str, question: str = "",
+          found: Found | None = None) -> _Picked:
+    if found is None:
+        found = find(concept, [s for s in statements
+                               if any(p.end == period.end and p.months == period.months for p in s.periods)], question)
     if found is None:
         kinds = " or ".join({"income": "income statement", "balance": "balance sheet", "cash_flow": "cash flow statement"}
                             .get(k, k) for k in concept.kinds)
@@ -330,7 +332,13 @@ class Calculator:
             return None
         concept = concepts[0]
         if _qualified(self.q, concept.words, company_words):
-            return None  # "data center revenue", "services net sales": a part, not the statement line
+            # "data center revenue": a part, not the statement line, found by retrieval; unless
+            # the statement prints that part as a row under the concept's heading
+            # ("membership fee revenue": "Membership fees" under "Revenue")
+            part = _part_asked(self.q, concept, self.statements, company_words)
+            if part is None or _CAGR.search(self.q) or _GROWTH.search(self.q) or not _is_lookup(self.q, concept):
+                return None
+            return self._line_item(concept, part)
         if _CAGR.search(self.q):
             return self._cagr(concept)
         if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent|%|how much did|growth rate|change)\b", self.q, re.I):
@@ -427,12 +435,13 @@ class Calculator:
         return self._outcome(f"{len(values)}-year average {m.title.lower()} FY{lo}-FY{hi}",
                              f"mean of {m.formula} over FY{lo}..FY{hi}", avg, m.unit, picks, self._decimals(2))
 
-    def _line_item(self, concept: Concept) -> Outcome:
+    def _line_item(self, concept: Concept, part: Found | None = None) -> Outcome:
+        """The concept's row (or the part of it the question names) in the asked column."""
         if "balance" in concept.kinds:
             period = self._balance_for(self._main_period_or_balance())
         else:
             period = self._main_period()
-        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}")
+        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}", found=part)
         value = float(p.cell.value or 0.0)
         if concept.unit == "shares":
             return self._shares_line_item(p, period)
@@ -447,10 +456,16 @@ class Calculator:
             return out
         if concept.outflow:  # "Purchases of property … (1,577)" is capex of $1,577 million
             value = abs(value)
+        value, sign_note = _loss_read(p.row.label, value, self.q)
         value, scale = self._scaled(value, [p])
         decimals = self._decimals(2 if currency_scale_asked(self.q) else 0)
-        out = self._outcome(p.row.label, "", value, "currency", [p], decimals, scale)
-        out.text = f"{p.row.label}: {_result_text(value, 'currency', decimals, scale)[0]} ({period_name(period)}, page {p.row.page})"
+        label = f"{p.row.parent.rstrip(': ')} \u203a {p.row.label}" if part is not None else p.row.label
+        out = self._outcome(label, "", value, "currency", [p], decimals, scale)
+        shown = _result_text(value, "currency", decimals, scale)[0]
+        if sign_note == "a loss":
+            sign_note = f"a loss of {_result_text(abs(value), 'currency', decimals, scale)[0]}"
+        note = f"; {sign_note}" if sign_note else ""
+        out.text = f"{label}: {shown} ({period_name(period)}, page {p.row.page}{note})"
         return out
 
     def _shares_line_item(self, p: _Picked, period: Period) -> Outcome:
@@ -541,6 +556,13 @@ _NEUTRAL_BEFORE = frozenset(
     "unadjusted reported gaap operating many weighted-average weighted average common number outstanding".split())
 
 
+def _neutral(word: str, company_words: set[str]) -> bool:
+    """A word before a concept's name that does not narrow it (the company, a period, "total")."""
+    prev = word.strip("'.")
+    return (prev.endswith(("'s", "s'")) or prev in _NEUTRAL_BEFORE or prev in company_words
+            or re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}|\d+-year", prev) is not None)
+
+
 def _qualified(question: str, words: tuple[str, ...], company_words: set[str]) -> bool:
     """Is the concept named with a qualifier that makes it a part, not the total ("data center
     revenue", "services net sales", "iPhone revenue")? Then it is no statement line item."""
@@ -552,11 +574,57 @@ def _qualified(question: str, words: tuple[str, ...], company_words: set[str]) -
         before = re.findall(r"[a-z0-9&'.-]+", q[:m.start()])
         if not before:
             return False
-        prev = before[-1].strip("'.")
-        neutral = (prev.endswith(("'s", "s'")) or prev in _NEUTRAL_BEFORE or prev in company_words
-                   or re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}|\d+-year", prev) is not None)
-        return not neutral
+        return not _neutral(before[-1], company_words)
     return False
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _part_asked(question: str, concept: Concept, statements: list[Statement], company_words: set[str]) -> Found | None:
+    """The part of ``concept`` the question names just before it, when the statement prints
+    that part as its own row under the concept's heading ("membership fee revenue" is the
+    "Membership fees" row under "Revenue"; "subscription revenue" the "Subscription" row).
+    The whole qualifier must be the row's label (plurals folded): "data center revenue" is no
+    row of a statement that prints "Products" and "Services"."""
+    q = question.lower().replace("\u2019", "'")
+    parts = components(concept, statements)
+    best: tuple[int, Found] | None = None
+    for w in concept.words:
+        m = re.search(w, q)
+        if not m:
+            continue
+        before = [_singular(x.strip("'.")) for x in re.findall(r"[a-z0-9&'.-]+", q[:m.start()])]
+        for f in parts:
+            label = [_singular(x) for x in re.findall(r"[a-z0-9&'-]+", _norm_label(f.row.label))]
+            n = len(label)
+            if not n or before[-n:] != label or (len(before) > n and not _neutral(before[-n - 1], company_words)):
+                continue
+            if best is None or n > best[0]:
+                best = (n, f)
+        break
+    return best[1] if best else None
+
+
+_LOSS_WORD = re.compile(r"\bloss(es)?\b", re.I)
+_PROFIT_WORDS = re.compile(r"\b(income|earnings|profit)\b", re.I)
+
+
+def _loss_read(label: str, value: float, question: str) -> tuple[float, str]:
+    """(amount shown, what it is) for a bottom-line row that may be a loss. A row named only
+    as a loss ("Net loss (660)") is a loss of 660, whichever way the filer signs it: the label
+    already says the direction. A profit row asked as a loss ("net loss" of a profitable
+    year), or a loss in a profit row ("Net income (loss) (660)"), is said in words, never
+    left as a bare sign the reader must interpret."""
+    asked_loss = bool(_LOSS_WORD.search(question)) and not _PROFIT_WORDS.search(question)
+    if _LOSS_WORD.search(label) and not _PROFIT_WORDS.search(label):
+        return abs(value), ""
+    if value < 0 and (asked_loss or _LOSS_WORD.search(label)):
+        return value, "a loss"
+    if value > 0 and asked_loss:
+        return value, "a profit, not a loss"
+    return value, ""
 
 
 # Words a question uses to ask for a statement figure; a capitalised word outside them (and

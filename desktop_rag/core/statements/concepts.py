@@ -38,7 +38,10 @@ def _eps_concept(kind: str) -> Concept:
     return _C(f"eps_{kind}", f"{kind.capitalize()} earnings per share", ("income",), (
         rf"^{subject} {per_share}( attributable to [\w ,.&'-]+)?( of common stock)?:? [-\u2013\u2014]? ?{kind}$",
         rf"^{kind} {subject} {per_share}( attributable to [\w ,.&'-]+)?$",
-        rf"{per_share}[^:]*: {kind}( (net )?(income|earnings)( per (common )?share)?)?$"),
+        rf"{per_share}[^:]*: {kind}( (net )?(income|earnings)( per (common )?share)?)?$",
+        # "Diluted earnings per share:" over "Net income attributable to common shareholders":
+        # the heading names the measure, the row the bottom line it is taken of
+        rf"^{kind} {eps}:? (net )?(income|earnings|loss)( \(loss\))?( attributable to [\w ,.&'-]+)?$"),
        exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
                r"weighted|shares|dividend",
        words=(rf"{kind} {eps}", rf"{eps},? \(?{kind}\)?", rf"{kind} [\w ]{{0,20}}per share"), unit="per_share")
@@ -76,7 +79,8 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     _C("net_income", "Net income", ("income",), (
         r"^(consolidated )?net (income|earnings)( \(loss\))? attributable to (?!non-?controlling|noncontrolling)(?!.*non-?controlling).*$",
         r"^(consolidated )?net (income|earnings|loss|income \(loss\)|\(loss\) income)$", r"^net (income|earnings)\b(?!.*(per|non-?controlling))"),
-       exclude=r"per (common )?share|non-?controlling|comprehensive|before", words=(r"net (income|earnings|profit)",)),
+       exclude=r"per (common )?share|non-?controlling|comprehensive|before",
+       words=(r"net (income|earnings|profit)", r"net loss\b(?! per)")),
     _C("pretax_income", "Income before income taxes", ("income",), (
         r"^(income|earnings)( \(loss\))?( from continuing operations)? before (provision for |benefit from )?income tax",
         r"before (provision for )?income tax",), words=(r"pre-?tax (income|earnings)", r"before (income )?tax")),
@@ -220,3 +224,21 @@ def named_in(question: str) -> list[Concept]:
         if best:
             hits.append((best, c))
     return [c for _, c in sorted(hits, key=lambda h: -h[0])]
+
+
+def components(concept: Concept, statements: list[Statement]) -> list[Found]:
+    """The rows a statement prints under the concept's own heading: its parts ("Subscription"
+    and "Product" under "Revenue:", "Membership fees" under "REVENUE", "Services" under "Net
+    sales:"). A row that is itself the concept ("Total revenue", "Net sales") is no part."""
+    out: list[Found] = []
+    for st in statements:
+        if st.kind not in concept.kinds:
+            continue
+        for row in st.rows:
+            parent, label = _norm(row.parent), _norm(row.label)
+            if (parent and row.unit == concept.unit and any(re.search(p, parent) for p in concept.patterns)
+                    and not any(re.search(p, label) for p in concept.patterns) and not label.startswith("total")
+                    and not re.search(concept.exclude, label) and any(c.value is not None for c in row.cells)
+                    and not any(c.column for c in row.cells)):
+                out.append(Found(concept, st, row))
+    return out

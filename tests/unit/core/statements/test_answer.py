@@ -117,7 +117,10 @@ def test_engine_answers_metrics_before_retrieval(build_library: Callable[..., ob
 
 
 def test_a_part_of_a_line_item_is_no_lookup(apple) -> None:
-    assert _ask(apple, "What was Apple's services net sales in the three months ended July 1, 2023?") is None
+    # a part the statement prints under its heading ("Services" under "Net sales:") is that
+    # row, never the total
+    services = _ask(apple, "What was Apple's services net sales in the three months ended July 1, 2023?")
+    assert services.calculation.result == 21213 and services.text.startswith("Net sales \u203a Services:")
     assert _ask(apple, "What was the data center revenue of Apple in Q3 2023?") is None
     assert _ask(apple, "What was Apple's total net sales in the three months ended July 1, 2023?").calculation.result == 81797
 
@@ -243,3 +246,89 @@ def test_bank_share_counts_in_millions_and_cover_count_as_printed(jpmorgan) -> N
     assert "2,960.5 million shares" in out.text
     cover = _ask(jpmorgan, "How many shares of common stock were outstanding as of June 30, 2023?")
     assert cover is not None and cover.calculation.result == 2_906_085_273
+
+
+def _statement_pages(name: str, pages: list[int], meta: DocumentMeta):
+    """A financebench filing read on its statement pages only (1-based): cheap, and the same
+    page texts and boxes the app stores. Skips when ../shared is absent."""
+    from desktop_rag.core.pdf import extract_page
+    from desktop_rag.core.statements.extract import extract_statements
+    from tests.unit.core.statements.test_extract import FINANCEBENCH
+
+    path = FINANCEBENCH / name
+    if not path.is_file():
+        pytest.skip(f"financebench-dev filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        read = [extract_page(pdf[n - 1], with_boxes=True) for n in pages]
+        n_pages = pdf.page_count
+    finally:
+        pdf.close()
+    statements = extract_statements(read)
+    texts = {p.number: p.text for p in read}
+    doc = Document(name[:8].ljust(64, "0"), name, str(path), n_pages, meta)
+    return doc, statements, texts
+
+
+def _ask_filing(filing, question: str):
+    doc, statements, texts = filing
+    return calculate(question, [doc], lambda _id: statements, lambda _id, page: texts.get(page, ""))
+
+
+def test_a_net_loss_row_is_the_loss_asked() -> None:
+    """AMD's statement of operations (FY2015 10-K, page 56) prints "Net loss (660)": the net
+    loss asked is $660 million; the net income asked is the same row, named as the loss."""
+    amd = _statement_pages("AMD_2015_10K.pdf", [56], DocumentMeta(company="Advanced Micro Devices, Inc.", ticker="AMD",
+                                                                 form_type="10-K", fiscal_year=2015))
+    out = _ask_filing(amd, "What was AMD's net loss for FY2015?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 660 and out.calculation.unit == "usd_millions"
+    assert out.text.startswith("Net loss: $660 million (FY2015, page 56")
+    [inp] = out.calculation.inputs
+    assert inp.value == -660 and amd[2][56][inp.cell_start:inp.cell_end] == "(660)"
+    prior = _ask_filing(amd, "What was AMD's net income in 2014?")
+    assert prior.calculation.result == 403 and prior.text.startswith("Net loss: $403 million")
+    # a loss per share is no bottom line
+    assert _ask_filing(amd, "What was AMD's net loss per share in 2015?") is None or \
+        _ask_filing(amd, "What was AMD's net loss per share in 2015?").calculation is None
+
+
+def test_eps_heading_over_the_net_income_row() -> None:
+    """American Water prints "Diluted earnings per share:" over "Net income attributable to
+    common shareholders 6.95" (FY2021 10-K, page 86): that row is diluted EPS."""
+    awk = _statement_pages("AMERICANWATERWORKS_2021_10K.pdf", [86], DocumentMeta(
+        company="American Water Works Company, Inc.", ticker="AWK", form_type="10-K", fiscal_year=2021))
+    out = _ask_filing(awk, "What was American Water's diluted EPS for 2021?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 6.95 and "$6.95 per share" in out.text
+    assert out.calculation.inputs[0].label == "Net income attributable to common shareholders"
+    assert _ask_filing(awk, "What basic earnings per share did American Water Works report for 2020?").calculation.result == 3.91
+    # the dollar row of the same label stays net income, in millions
+    assert _ask_filing(awk, "What was American Water's net income in 2021?").calculation.result == 1263
+
+
+def test_a_part_the_statement_prints_under_its_heading() -> None:
+    """Costco's income statement (FY2021 10-K, page 36) prints "Membership fees" under
+    "REVENUE": membership fee revenue is that row; a part it does not print stays with
+    retrieval, and total revenue is still the total."""
+    cost = _statement_pages("COSTCO_2021_10K.pdf", [36], DocumentMeta(
+        company="Costco Wholesale Corporation", ticker="COST", form_type="10-K", fiscal_year=2021))
+    out = _ask_filing(cost, "How much membership fee revenue did Costco earn in fiscal 2021?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 3877 and out.text.startswith("REVENUE \u203a Membership fees: $3,877 million")
+    [inp] = out.calculation.inputs
+    assert inp.label == "Membership fees" and cost[2][36][inp.cell_start:inp.cell_end] == "3,877"
+    assert _ask_filing(cost, "How much e-commerce revenue did Costco earn in fiscal 2021?") is None
+    assert _ask_filing(cost, "What was Costco's membership fee revenue growth in fiscal 2021?") is None
+    assert _ask_filing(cost, "What was Costco's total revenue in fiscal 2021?").calculation.result == 195929
+
+
+def test_a_part_under_the_revenue_heading_of_a_software_filer() -> None:
+    """Adobe (FY2017 10-K, page 58) prints "Subscription" under "Revenue:" and again under
+    "Cost of revenue:": subscription revenue is the first, in the asked scale."""
+    adbe = _statement_pages("ADOBE_2017_10K.pdf", [58], DocumentMeta(
+        company="Adobe Systems Incorporated", ticker="ADBE", form_type="10-K", fiscal_year=2017))
+    out = _ask_filing(adbe, "What was Adobe's subscription revenue in FY2017? Answer in USD millions.")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == pytest.approx(6133.869) and out.calculation.inputs[0].value == 6_133_869
+    assert out.calculation.inputs[0].page == 58
