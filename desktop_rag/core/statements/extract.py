@@ -332,12 +332,23 @@ _SHARES = re.compile(r"(?:weighted[- ]average|number\s+of)\s+(?:basic\s+|diluted
                      r"shares\s+used", re.I)
 
 
+# A heading that is only a share class ("Basic", "Diluted:", "Assuming dilution") under
+# "Earnings (loss) per common share": the per-share heading is one level up and was replaced.
+_SHARE_CLASS = re.compile(r"^(basic|diluted|basic and diluted|assuming dilution)\s*:?$", re.I)
+_PER_SHARE_FIGURE = re.compile(r"^\$?\s?\(?-?\$?\s?\d{1,3}\.\d{2,4}\)?$")
+
+
 def _row_unit(label: str, parent: str, cells: list[tuple[str, float | None, bool, int, int]]) -> str:
     if cells and all(c[2] for c in cells if c[1] is not None):
         return "percent"
     if _SHARES.search(label) or (_SHARES.search(parent) and not _PER_SHARE.search(label)):
         return "shares"
     if _PER_SHARE.search(label) or _PER_SHARE.search(parent):
+        return "per_share"
+    figures = [c[0].strip() for c in cells if c[1] is not None]
+    if _SHARE_CLASS.match(parent.strip()) and figures and all(_PER_SHARE_FIGURE.match(f) for f in figures):
+        # "Continuing operations $ 21.74" under "Basic" under "Earnings (loss) per common share":
+        # a share-class heading over dollars-and-cents figures is per share, not millions
         return "per_share"
     return "currency"
 

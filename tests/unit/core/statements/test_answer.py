@@ -252,22 +252,17 @@ def _statement_pages(name: str, pages: list[int], meta: DocumentMeta):
     """A financebench filing read on its statement pages only (1-based): cheap, and the same
     page texts and boxes the app stores. Skips when ../shared is absent."""
     from desktop_rag.core.pdf import extract_page
-    from desktop_rag.core.statements.extract import extract_statements
-    from tests.unit.core.statements.test_extract import FINANCEBENCH
+    from tests.unit.core.statements.test_extract import FINANCEBENCH, _pages
 
     path = FINANCEBENCH / name
-    if not path.is_file():
-        pytest.skip(f"financebench-dev filing not found at {path}")
+    statements = _pages(path, pages)  # skips when absent
     pdf = open_pdf(path)
     try:
-        read = [extract_page(pdf[n - 1], with_boxes=True) for n in pages]
+        texts = {n: extract_page(pdf[n - 1]).text for n in pages}
         n_pages = pdf.page_count
     finally:
         pdf.close()
-    statements = extract_statements(read)
-    texts = {p.number: p.text for p in read}
-    doc = Document(name[:8].ljust(64, "0"), name, str(path), n_pages, meta)
-    return doc, statements, texts
+    return Document(name[:8].ljust(64, "0"), name, str(path), n_pages, meta), statements, texts
 
 
 def _ask_filing(filing, question: str):

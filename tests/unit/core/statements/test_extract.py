@@ -241,3 +241,18 @@ def test_equity_statement_by_period_columns_dates_its_balances() -> None:
 def test_long_wrapped_label_does_not_end_the_balance_sheet() -> None:
     bs = next(s for s in _pages(FINANCEBENCH / "NETFLIX_2015_10K.pdf", [43]) if s.kind == "balance")
     assert _values(_row(bs, "Total stockholders’ equity")) == [2223426, 1857708]
+
+
+def test_per_share_rows_under_a_share_class_heading() -> None:
+    """Lockheed Martin (FY2022 10-K, page 63) prints "Earnings (loss) per common share" /
+    "Basic" / "Continuing operations $ 21.74": the share-class heading replaces the per-share
+    one, and the dollars-and-cents rows under it are still per share, never millions."""
+    st = next(s for s in _pages(FINANCEBENCH / "LOCKHEEDMARTIN_2022_10K.pdf", [63]) if s.kind == "income")
+    for parent in ("Basic", "Diluted"):
+        for label in ("Continuing operations", "Discontinued operations"):
+            assert _row(st, label, parent).unit == "per_share"
+    assert _values(_row(st, "Continuing operations", "Diluted")) == [21.66, 22.76, 24.50]
+    assert _values(_row(st, "Discontinued operations", "Diluted")) == [None, None, -0.20]
+    # the dollar rows above keep their scale
+    assert _row(st, "Net loss from discontinued operations").unit == "currency"
+    assert _row(st, "Net earnings").unit == "currency"
