@@ -697,6 +697,14 @@ def wants_calculation(question: str) -> bool:
     return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0]))
 
 
+def primary_first(statements: list[Statement]) -> list[Statement]:
+    """Of several tables of one kind, the full statement before a summary of it: the
+    "Selected Financial Data" of a 10-K (five years of a few rows), a balance-sheet note. The
+    figures agree where both print them, but the answer cites the statement itself; a year
+    only the summary prints is still read from it."""
+    return sorted(statements, key=lambda s: -len(s.rows))
+
+
 def calculate(question: str, docs: list[Document], statements_of, page_text, scale_hint: str = "",
               decimals_hint: int | None = None) -> Outcome | None:
     """The computed answer from the first document that has every input; an honest refusal
@@ -723,7 +731,7 @@ def calculate(question: str, docs: list[Document], statements_of, page_text, sca
     docs = sorted(docs, key=lambda d: (-(d.meta.fiscal_year in years), -(d.meta.fiscal_year or 0), -(d.meta.fiscal_quarter or 0)))
     first_problem = ""
     for doc in docs:
-        sts = statements_of(doc.doc_id)
+        sts = primary_first(statements_of(doc.doc_id))
         if not sts:
             first_problem = first_problem or f"no primary financial statements were extracted from {doc.file_name}"
             continue

@@ -327,3 +327,18 @@ def test_a_part_under_the_revenue_heading_of_a_software_filer() -> None:
     assert out is not None and out.calculation is not None
     assert out.calculation.result == pytest.approx(6133.869) and out.calculation.inputs[0].value == 6_133_869
     assert out.calculation.inputs[0].page == 58
+
+
+def test_the_statement_is_cited_before_its_five_year_summary() -> None:
+    """Netflix's FY2015 10-K prints "Selected Financial Data" (page 17: five years of a few
+    income and balance rows) before its statements (page 40). A year both print is cited
+    from the statement; a year only the summary prints is still read from the summary."""
+    nflx = _statement_pages("NETFLIX_2015_10K.pdf", [17, 40], DocumentMeta(
+        company="Netflix, Inc.", ticker="NFLX", form_type="10-K", fiscal_year=2015))
+    out = _ask_filing(nflx, "What were Netflix's revenues in fiscal 2013?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 4_374_562 and out.calculation.inputs[0].page == 40
+    older = _ask_filing(nflx, "What were Netflix's revenues in fiscal 2011?")
+    assert older.calculation.result == 3_204_577 and older.calculation.inputs[0].page == 17
+    margin = _ask_filing(nflx, "What was Netflix's operating margin in 2015?")
+    assert {i.page for i in margin.calculation.inputs} == {40}
