@@ -698,11 +698,18 @@ def wants_calculation(question: str) -> bool:
 
 
 def primary_first(statements: list[Statement]) -> list[Statement]:
-    """Of several tables of one kind, the full statement before a summary of it: the
-    "Selected Financial Data" of a 10-K (five years of a few rows), a balance-sheet note. The
-    figures agree where both print them, but the answer cites the statement itself; a year
-    only the summary prints is still read from it."""
-    return sorted(statements, key=lambda s: -len(s.rows))
+    """A 10-K's five-year summary ("Selected Financial Data": a few rows over more years than
+    any primary statement prints, at most three fiscal years or balance-sheet dates) after the
+    statements it summarises. The figures agree where both print them, but the answer cites
+    the statement itself; a year only the summary prints is still read from it. Otherwise the
+    page order stands (row counts are no guide: a condensed consolidating balance sheet of the
+    guarantor note has more rows than the balance sheet)."""
+    def summary(s: Statement) -> bool:
+        years = {p.end for p in s.periods if p.months == 12}
+        dates = {p.end for p in s.periods if p.months == 0}
+        return s.kind in ("income", "cash_flow", "balance") and (len(years) > 3 or len(dates) > 3)
+
+    return sorted(statements, key=summary)
 
 
 def calculate(question: str, docs: list[Document], statements_of, page_text, scale_hint: str = "",

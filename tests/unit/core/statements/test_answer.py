@@ -342,3 +342,9 @@ def test_the_statement_is_cited_before_its_five_year_summary() -> None:
     assert older.calculation.result == 3_204_577 and older.calculation.inputs[0].page == 17
     margin = _ask_filing(nflx, "What was Netflix's operating margin in 2015?")
     assert {i.page for i in margin.calculation.inputs} == {40}
+    # a guarantor note's condensed consolidating balance sheet (more rows, one date) is no
+    # summary: the balance sheet that comes first in the filing stays first
+    khc = _statement_pages("KRAFTHEINZ_2019_10K.pdf", [52, 114], DocumentMeta(
+        company="The Kraft Heinz Company", ticker="KHC", form_type="10-K", fiscal_year=2019))
+    assets = _ask_filing(khc, "What were Kraft Heinz's total assets at December 28, 2019?")
+    assert assets.calculation.result == 101_450 and assets.calculation.inputs[0].page == 52
