@@ -111,8 +111,14 @@ def cover_library(folder: Path, cache: Path | None = None) -> tuple[list[Documen
 
 # -- scoring (pure) ---------------------------------------------------------------------------------
 def _same_period(a: PeriodMention, b: PeriodMention) -> bool:
-    if a.date or b.date:
-        return bool(a.date and b.date and abs((a.date - b.date).days) <= 7)
+    if a.date and b.date:
+        return abs((a.date - b.date).days) <= 7
+    day, quarter = (a.date, b) if a.date else (b.date, a) if b.date else (None, None)
+    if day is not None and quarter is not None:
+        # "Q3 2023" written without "fiscal" is the calendar quarter: the quarter ended
+        # September 30, 2023 (as the search reads it: a filing's calendar label)
+        return bool(quarter.quarter and not quarter.fiscal and quarter.year == day.year
+                    and quarter.quarter == (day.month - 1) // 3 + 1 and day.month % 3 == 0)
     return (a.year, a.quarter) == (b.year, b.quarter)
 
 

@@ -50,8 +50,8 @@ _LEAD_RE = re.compile(
     re.I,
 )
 _COMPARE_RE = re.compile(
-    r"\b(?:how\s+(?:does|do|did)\s+(?:that|it|this|these|those)\s+compare\s+(?:to|with)|"
-    r"compared?\s+(?:that|it|this|these|those)?\s*(?:to|with)|versus|vs\.?)\s*", re.I)
+    r"\b(?:how\s+(?:does|do|did)\s+(?:that|it|this|these|those)\s+(?:compare|stack\s+up)\s+(?:to|with|w/|against|vs\.?)|"
+    r"compared?\s+(?:that|it|this|these|those)?\s*(?:to|with|w/)|versus|vs\.?)\s*", re.I)
 _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how", "then", "period", "please",
            "also", "now", "it", "its", "that", "this", "those", "them", "they", "their", "one", "ok", "okay",
            "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
@@ -59,7 +59,9 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            # "at the end of fiscal 2018", "as of": words around a period, not a concept
            "as", "back", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve",
            # casual words around a follow-up ("ok back to msft, what about ...", "pls")
-           "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "go", "let's", "lets", "qtr"}
+           "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "go", "let's", "lets", "qtr",
+           # chat shorthand of the same words ("the yr before", "same qtrs", "w/")
+           "yr", "yrs", "qtrs", "w"}
 # Qualitative topics of a filing: a follow-up naming one asks something new, it is no subject
 # (segment, product, region) of the thread's measure ("what about risk factors?")
 _TOPIC_WORDS = {"risk", "risks", "factors", "litigation", "legal", "proceedings", "lawsuit", "lawsuits", "strategy",
@@ -75,7 +77,7 @@ _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?
 _SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:in|of|for)\s+(?:fiscal\s+)?(?:year\s+)?"
                               r"(?P<year>(?:19|20)\d\d)\b", re.I)
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
-_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over)\s+(?:that|the\s+same|this)|that|the\s+same)\s+(?:quarter|year|period)\b",
+_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over)\s+(?:that|the\s+same|this)|that|the\s+same)\s+(?:quarter|qtr|year|yr|period)\b",
                           re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
@@ -109,6 +111,20 @@ class Rewrite:
         if self.kind == "edited":
             return "edited by the analyst"
         return f"follow-up ({self.kind}): carried {', '.join(self.carried) or 'nothing'} from the thread"
+
+
+def _names_as_printed(text: str, names: Iterable[str], name_terms: Iterable[str]) -> str:
+    """A company name that matches only as printed (a trading symbol, a first word: "AMZN",
+    "Lockheed") typed in lower case, written as printed when no filing of the library uses the
+    word in lower case (``name_terms``): "amzn rev 2Q23?" -> "AMZN rev 2Q23?", so the search
+    reads the company; "cost" stays a word."""
+    typed = set(name_terms)
+    if not typed:
+        return text
+    for n in sorted(names, key=len, reverse=True):
+        if n != n.lower() and n.lower() in typed:
+            text = re.sub(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", n, text, flags=re.I)
+    return text
 
 
 def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]:
@@ -183,6 +199,11 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     cands = proper_names(bare)
     if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
         return cands[0]
+    # "what about AMD's 1Q23 gm": a possessive names whose figure it is, unless it is a segment,
+    # product or region the thread's company prints
+    owners = [n for n in subject_names(q) if n.lower() not in labels]
+    if len(owners) == 1:
+        return owners[0]
     return ""
 
 
@@ -221,13 +242,15 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     per name of a library company (lower case), the terms its filings print as headings and
     row labels (segments, products, regions); ``name_terms``: the identifying terms that are
     names however typed (a filer's trademark: "coke", ``LibraryTerms.names``)."""
-    q = " ".join(question.split())
     names = set(names)
+    q = _names_as_printed(" ".join(question.split()), names, name_terms)
     out = Rewrite(question=question, standalone=q)
     if not q:
         return out
-    if terms and not _company_as_written(q, names)[0]:
-        # "AWS segment operating income": a segment or product only one company's filings print
+    if terms and not names_in(q, names):
+        # "AWS segment operating income": a segment or product only one company's filings print;
+        # "amzn rev 2Q23?", "coke 2017": a name typed as no filing prints it in prose, which the
+        # search would not read as the company (the registered name is added)
         named = companies_named_by_terms(q, terms, name_terms)
         if len(named) == 1:
             company = short_name(next(iter(named)))

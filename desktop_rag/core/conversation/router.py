@@ -17,8 +17,8 @@ RETRIEVE = "retrieve"
 BOTH = "both"
 
 RECALL_RE = re.compile(
-    r"\b(?:what\s+did\s+you\s+(?:say|tell\s+me|find|answer)|you\s+(?:said|mentioned|told\s+me|found)|"
-    r"(?:earlier|before|previously)\s+you|remind\s+me|recap|repeat\s+(?:that|the\s+(?:last\s+)?answer|your\s+answer)|"
+    r"\b(?:what\s+did\s+(?:you|u)\s+(?:say|tell\s+me|find|answer)|(?:you|u)\s+(?:said|mentioned|told\s+me|found)|"
+    r"(?:earlier|before|previously)\s+(?:you|u)\b|remind\s+me|recap|repeat\s+(?:that|the\s+(?:last\s+)?answer|your\s+answer)|"
     r"what\s+(?:you(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:said|told\s+me|found|established|learned|covered)|"
     r"(?:summari[sz]e|sum\s+up|go\s+over)\s+(?:our|the|this)\s+(?:conversation|discussion|thread|chat|answers|findings)|"
     r"summari[sz]e\s+(?:everything|all\s+(?:of\s+)?(?:this|that|the\s+above)|the\s+above)|"
@@ -42,6 +42,9 @@ _GENERIC = {"company", "companies", "product", "products", "one", "ones", "figur
 # "Sum it up", "summarise that in 3 bullets", "wrap it up": a summary of the thread when the
 # message names nothing else (no company, period or measure of its own)
 _SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|summary|sum\s+(?:\w+\s+){0,2}?up|wrap\s+(?:\w+\s+)?up|recap|tl;?dr)\b", re.I)
+# what a summary is of, beside its verb: "sum up the trend in two lines", "summarise the key takeaways"
+_SUMMARY_OF = re.compile(r"\b(?:the\s+)?(?:key\s+|main\s+)?(?:trends?|picture|story|takeaways?|findings|gist|highlights|"
+                         r"points)\b", re.I)
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
 
 
@@ -98,7 +101,7 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     q = question.strip()
     if not previous_standalone or answered == 0:
         return Route(RETRIEVE, "nothing answered yet in this conversation")
-    if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_VERB.sub(" as a list ", q)):
+    if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_OF.sub(" ", _SUMMARY_VERB.sub(" as a list ", q))):
         return Route(CONVERSATION, "asks for a summary of what was said, naming nothing new", "summary")
     if is_style_only(q):
         return Route(CONVERSATION, "asks only for another layout of the last answer", "restyle")

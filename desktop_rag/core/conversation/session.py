@@ -54,7 +54,7 @@ TERM_PAGES = 40
 
 
 # a few sets of documents (a window's library, an evaluation's two data sets); insertion order
-_terms_cache: dict[frozenset[tuple[str, str]], LibraryTerms] = {}
+_terms_cache: dict[frozenset[tuple[str, str, str, tuple[str, ...]]], LibraryTerms] = {}
 _TERMS_KEPT = 4
 
 
@@ -63,15 +63,17 @@ def terms_for(documents: list[Document], page_texts: Callable[[str], list[str]])
     first pages of every filing takes a second or more on a large library). The window warms
     it in the background when its documents change, so a question typed right after never
     waits for it on the UI thread; any conversation then finds it ready."""
-    key = frozenset((d.doc_id, d.meta.company) for d in documents if d.meta.company)
+    key = frozenset((d.doc_id, d.meta.company, d.meta.ticker, tuple(d.meta.aliases)) for d in documents if d.meta.company)
     cached = _terms_cache.get(key)
     if cached is not None:
         return cached
     pages: dict[str, list[str]] = {}
+    aliases: dict[str, set[str]] = {}
     for d in documents:
         if d.meta.company:
             pages.setdefault(d.meta.company, []).extend(page_texts(d.doc_id)[:TERM_PAGES])
-    terms = library_terms(pages)
+            aliases.setdefault(d.meta.company, set()).update(company_aliases(d.meta))
+    terms = library_terms(pages, aliases)
     _terms_cache[key] = terms  # one item assignment: a reader on another thread sees it or not
     while len(_terms_cache) > _TERMS_KEPT:
         _terms_cache.pop(next(iter(_terms_cache)), None)

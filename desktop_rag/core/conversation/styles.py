@@ -19,7 +19,9 @@ STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence wit
                "table": "table (figures by period)"}
 
 _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this|those|these|them)|turn\s+(?:it|that|this|those|these|them)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b", re.I)),
+    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this|those|these|them)|turn\s+(?:it|that|this|those|these|them)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b"
+                         # the whole message is the layout's name ("table pls", "Table?")
+                         r"|^\W*(?:a\s+)?table(?=\W*(?:(?:pls|plz|please|thx|thanks)\W*)?$)", re.I)),
     ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
                            r"keep\s+it\s+short|in\s+one\s+sentence|"

@@ -49,6 +49,9 @@ _TRADEMARK_AFTER = re.compile(rf"\b[Tt]rademarks?\s+(?:that\s+includes?\s+|such\
 _TRADEMARK_BEFORE = re.compile(rf"\b(?:the|our)\s+({_TM_LIST})\s+trademarks?\b(?!\s+of\b)")
 
 
+_ADDRESS = re.compile(r"\S*(?:www\.|https?://|@|\.com/)\S*", re.I)
+
+
 def trademark_names(page_text: str) -> list[str]:
     """Names a filing prints as trademarks: "Coca-Cola or Coke" -> ["Coca-Cola", "Coke"]."""
     text = re.sub(r"[ \t]+", " ", page_text)
@@ -118,9 +121,14 @@ def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str
     return library_terms(pages_by_company).identifying
 
 
-def library_terms(pages_by_company: Mapping[str, Iterable[str]]) -> LibraryTerms:
+def library_terms(pages_by_company: Mapping[str, Iterable[str]],
+                  aliases: Mapping[str, Iterable[str]] | None = None) -> LibraryTerms:
     """The library's prominent labels and the terms among them that identify one company.
-    A name a company's filing prints as its trademark counts as prominent however often."""
+    A name a company's filing prints as its trademark counts as prominent however often.
+    ``aliases``: per company, the names a question may use for it (``metadata.company_aliases``);
+    one matched only with capitals (a trading symbol, a first word: "AMZN", "Lockheed") that no
+    filing of the library prints as a lower-case word is a name however typed ("amzn rev
+    2Q23?", "lockheed same yr"); "COST" stays a capitalised name where "cost" is a word."""
     vocab: dict[str, set[str]] = {}
     lower: dict[str, set[str]] = {}  # words each company's filings print in lower case
     prominent: dict[str, Counter[str]] = {}
@@ -131,7 +139,9 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]]) -> LibraryTerms
         counts: Counter[str] = Counter()
         for text in pages:
             words.update(_words(text))
-            in_lower.update(w.rstrip(".") for w in _WORD.findall(text) if w.islower())
+            # words of prose, not of a web or mail address ("www.adobe.com/adbe")
+            prose = _ADDRESS.sub(" ", text)
+            in_lower.update(w.rstrip(".") for w in _WORD.findall(prose) if w.islower())
             for label in prominent_labels(text):
                 counts.update(set(_terms(_words(label))))
             for name in trademark_names(text):
@@ -156,8 +166,27 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]]) -> LibraryTerms
             if any(all(p in v for p in parts) for v in others):
                 continue
             out[term] = company
-    names = frozenset(t for t, c in out.items() if t in marks and not any(p in lower[c] for p in t.split()))
-    return LibraryTerms(out, labels, names)
+    names = {t for t, c in out.items() if t in marks and not any(p in lower[c] for p in t.split())}
+    printed_lower = set().union(*lower.values())
+    typed: dict[str, set[str]] = {}  # lower-cased alias -> the companies it names
+    capitalised: set[str] = set()
+    for company, company_names in (aliases or {}).items():
+        for alias in company_names:
+            term = " ".join(_words(alias))
+            typed.setdefault(term, set()).add(company)
+            if alias != alias.lower():
+                capitalised.add(term)
+    for term in capitalised:
+        companies = typed[term]
+        if not term or term not in set(_terms(term.split())) or any(p in printed_lower for p in term.split()):
+            continue
+        # one filer under two registered names ("Adobe Systems Incorporated", "Adobe Inc.", both
+        # ADBE): the shorter name, which the other's aliases also match
+        company = min(companies, key=lambda c: (len(short_name(c)), c))
+        if out.get(term, company) in companies:
+            out[term] = company
+            names.add(term)
+    return LibraryTerms(out, labels, frozenset(names))
 
 
 def companies_by_terms(text: str, terms: Mapping[str, str]) -> set[str]:

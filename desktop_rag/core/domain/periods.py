@@ -463,9 +463,9 @@ _AFTER = r"(?:after|later|following|next|subsequent)"
 # "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
 # "the following quarter", "same quarter last year", "three months earlier"
 RELATIVE_PERIOD_RE = re.compile(
-    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)\s+)?(?P<unit1>quarters?|years?|months)\s+"
+    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)\s+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)\s+"
     rf"(?P<dir1>{_BEFORE}|{_AFTER})\b"
-    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|year)(?:\s+(?P<ly>last\s+year|a\s+year\s+(?:earlier|before|ago)))?\b",
+    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago)))?\b",
     re.I,
 )
 
@@ -481,8 +481,10 @@ class PeriodShift:
 
 
 # analysts' shorthand for the same quarter a year earlier: "the prior-year quarter", "year-ago quarter"
-_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:prior|previous|last)[-\s]year(?:'s)?|year[-\s]ago)\s+(?:fiscal\s+)?(?:quarter|period)\b",
-                               re.I)
+_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago)\s+(?:fiscal\s+)?"
+                               r"(?:quarter|qtr|period)\b", re.I)
+# chat shorthand for the units ("the yr before", "same qtr")
+_UNIT_WORDS = {"qtr": "quarter", "yr": "year"}
 
 
 def relative_period(text: str) -> PeriodShift | None:
@@ -496,14 +498,14 @@ def relative_period(text: str) -> PeriodShift | None:
         if m.group("unit1"):
             n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)
             sign = -1 if re.fullmatch(_BEFORE, m.group("dir1"), re.I) else 1
-            unit = m.group("unit1").lower().rstrip("s")
+            unit = _UNIT_WORDS.get(m.group("unit1").lower().rstrip("s"), m.group("unit1").lower().rstrip("s"))
             if unit == "month":  # "three months earlier" is a quarter, "twelve months later" a year
                 if n % 3:
                     continue
                 n, unit = (n // 12, "year") if n % 12 == 0 else (n // 3, "quarter")
         else:
             word = m.group("dir2").lower()
-            unit = m.group("unit2").lower()
+            unit = _UNIT_WORDS.get(m.group("unit2").lower(), m.group("unit2").lower())
             if m.group("ly"):  # "same quarter last year", "the quarter a year earlier"
                 return PeriodShift(years=-1, text=m.group(0))
             if word == "same":

@@ -115,3 +115,10 @@ def test_retries_count_conversions_and_regressions_apart(tmp_path: Path) -> None
     assert a["must_refuse_first_failed"] == 1 and a["retry_regressions"] == 1
     assert a["wrong_company_citations"] == 1
     assert "regressions) 1" in report({**out, "threads": 1, "turns": 3, "mode": "answers", "seconds": 0.0})
+
+
+def test_a_calendar_quarter_is_the_quarter_ended_on_its_last_day() -> None:
+    assert period_resolved("What was MSFT intelligent cloud revenue in Q3 2023?", "the quarter ended September 30, 2023")
+    assert not period_resolved("What was MSFT intelligent cloud revenue in Q3 FY2023?",
+                               "the quarter ended September 30, 2023")  # fiscal: another quarter
+    assert not period_resolved("revenue in Q2 2023?", "the quarter ended September 30, 2023")

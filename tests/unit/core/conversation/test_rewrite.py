@@ -166,3 +166,18 @@ def test_carried_parts_join_one_parenthesis_but_not_a_labels_own() -> None:
     assert _append("What was X revenue (Intel)?", ["Q3 2023"]) == "What was X revenue (Intel, Q3 2023)?"
     assert _append("What was operating income (loss)?", ["Q3 2023"]) == "What was operating income (loss) (Q3 2023)?"
     assert _append("What was net income (GAAP)?", ["Intel"]) == "What was net income (GAAP) (Intel)?"
+
+
+def test_chat_shorthand_for_companies_and_periods() -> None:
+    names = {"apple", "AAPL", "intel", "INTC", "Lockheed", "lockheed martin"}
+    typed = {"aapl", "intc", "lockheed"}  # never printed in lower case by the library's filings
+    # a trading symbol typed in lower case is written as printed, so the search reads the company
+    assert rewrite_followup("aapl iphone net sales Q1 FY23", [], names, name_terms=typed).standalone == \
+        "AAPL iphone net sales Q1 FY23"
+    assert rewrite_followup("aapl iphone net sales Q1 FY23", [], names).standalone == "aapl iphone net sales Q1 FY23"
+    prev = ["What was Lockheed Martin's capex in 2021?"]
+    assert rewrite_followup("and the yr before?", prev, names).standalone == "What was Lockheed Martin's capex in 2020?"
+    prev = ["INTC gross margin 1Q23"]
+    # a possessive names whose figure it is: a company the library lacks is not Intel's segment
+    out = rewrite_followup("ok what about AMD's 1Q23 gm", prev, names).standalone
+    assert "AMD" in out and "INTC" not in out and "Intel" not in out

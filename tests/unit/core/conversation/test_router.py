@@ -67,3 +67,12 @@ def test_route_is_read_back_from_an_answers_notes() -> None:
     assert route_in(["style: table (kept)", r.note(), "answered from the conversation"]) == r
     assert route_in([Route("retrieve", "asks for something new").note()]) == Route("retrieve", "asks for something new")
     assert route_in(["attempt 1: q — gate: far"]) is None
+
+
+def test_chat_shorthand_routes_to_the_conversation() -> None:
+    prev = ["What was Walmart's total revenue in fiscal 2020?", "What was Walmart's total revenue in fiscal 2018?"]
+    names = {"walmart", "Walmart"}
+    assert route("what did u say the fy20 number was again", prev, 2, names).kind == CONVERSATION
+    assert route("sum up the trend in two lines", prev, 2, names).task == "summary"
+    assert route("table pls", prev, 2, names).task == "restyle"
+    assert route("sum up revenue for walmart", prev, 2, names).kind == RETRIEVE  # names a measure of its own

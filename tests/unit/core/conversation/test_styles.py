@@ -68,3 +68,10 @@ def test_a_restyled_answer_is_laid_out_from_its_statements(first: str, then: str
     again = apply_style(styled, then)
     assert "- - " not in again and again.count("| Line item |") <= 1
     assert again == apply_style(a, then) or (then == "bullets" and again.startswith("- Apple spent"))
+
+
+def test_a_message_that_is_only_the_layout_s_name() -> None:
+    assert style_request("table pls") == "table" and is_style_only("table pls")
+    assert style_request("Table?") == "table"
+    assert style_request("table of contents") is None
+    assert style_request("what is in the table") is None

@@ -64,3 +64,14 @@ def test_a_filer_s_trademarks_are_its_names() -> None:
     assert companies_named_by_terms("coke's revenue?", terms.identifying, terms.names) == {"The Coca-Cola Company"}
     assert companies_named_by_terms("what did you tell me about coke?", terms.identifying) == set()
     assert companies_named_by_terms("a sprite of a question", terms.identifying, terms.names) == set()
+
+
+def test_capitalised_names_typed_in_lower_case() -> None:
+    pages = {"Amazon.com, Inc.": ["AMZN Nasdaq\nSee www.amazon.com/amzn for filings. Net sales grew."],
+             "Costco Wholesale Corporation": ["COST Nasdaq\nThe cost of sales rose."]}
+    aliases = {"Amazon.com, Inc.": {"amazon.com", "amazon", "AMZN"}, "Costco Wholesale Corporation": {"costco", "COST"}}
+    terms = library_terms(pages, aliases)
+    # no filing prints "amzn" in prose (a web address is no prose); "cost" is a word
+    assert terms.identifying["amzn"] == "Amazon.com, Inc." and "amzn" in terms.names
+    assert "cost" not in terms.names
+    assert companies_named_by_terms("amzn rev 2Q23?", terms.identifying, terms.names) == {"Amazon.com, Inc."}

@@ -216,3 +216,10 @@ def test_a_quarter_without_its_year() -> None:
 def test_quarter_first_shorthand(text: str, year: int, quarter: int) -> None:
     m = find_periods(text).mentions
     assert [(x.year, x.quarter) for x in m] == [(year, quarter)]
+
+
+def test_relative_period_in_chat_shorthand() -> None:
+    assert relative_period("and the yr before?") == PeriodShift(years=-1, text="yr before")
+    assert relative_period("the prior qtr") == PeriodShift(quarters=-1, text="prior qtr")
+    assert relative_period("same qtr last yr") == PeriodShift(years=-1, text="same qtr last yr")
+    assert relative_period("lockheed same yr") is None  # the thread's own year
