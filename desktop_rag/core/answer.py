@@ -28,7 +28,7 @@ from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
-from desktop_rag.core.types import Answer, Evidence, Hit, QueryPlan
+from desktop_rag.core.types import Answer, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.verify import Passage, Verdict, complete_cut_sentence, passages_for, verify_answer
 from desktop_rag.settings import Settings
 
@@ -129,7 +129,8 @@ class AnswerEngine:
         model_answer = ""
         model_quotes: list[str] = []
         if self.generator is not None:
-            labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
+            prompt_context = self._prompt_context(context, extracted[1])
+            labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(prompt_context, 1)]
             prompt = self.generator.build_prompt(asked, labels)
             stream = AnswerTextStream()
             for piece in self.generator.stream(prompt, cancel):
@@ -303,6 +304,26 @@ class AnswerEngine:
         filings print the figures and their own verbs, not the analyst's words for them."""
         return set(self.retriever.evidence_terms(plan, hits)) - _FORM_TERMS
 
+    def _prompt_context(self, context: list[Hit], evidence: list[Citation]) -> list[Hit]:
+        """The passages the model reads, within ``prompt_words``: those holding the evidence
+        quotes first, then ranked hits before their neighbours, in reading order. Prompt
+        evaluation of a CPU model is the first token's cost, so the prompt carries the
+        passages that carry the answer, not every page retrieved."""
+        budget = self.settings.retrieval.prompt_words
+        if budget <= 0:
+            return context
+        priority = sorted(range(len(context)), key=lambda i: (
+            not any(_holds(context[i], c) for c in evidence), context[i].expanded, i))
+        chosen: set[int] = set()
+        used = 0
+        for i in priority:
+            n = len(context[i].chunk.text.split())
+            if chosen and used + n > budget:
+                continue
+            chosen.add(i)
+            used += n
+        return [h for i, h in enumerate(context) if i in chosen]
+
     def _context(self, hits: list[Hit]) -> list[Hit]:
         """Ranked hits with their same-page neighbours, cut to the prompt's word budget.
         Ranked hits come first in priority: a neighbour is added only if it still fits."""
@@ -319,6 +340,13 @@ class AnswerEngine:
         # back to reading order within the chosen set
         order = {id(h): i for i, h in enumerate(expanded)}
         return sorted(out, key=lambda h: order[id(h)])
+
+
+def _holds(h: Hit, c: Citation) -> bool:
+    """The chunk's page span overlaps the quote's."""
+    ch = h.chunk
+    return (ch.doc_id == c.doc_id and ch.page == c.page and c.char_start >= 0
+            and ch.char_start < c.char_start + len(c.quote) and c.char_start < ch.char_end)
 
 
 def _header(h: Hit) -> str:

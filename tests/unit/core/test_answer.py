@@ -279,3 +279,19 @@ def test_ask_passes_every_event_to_its_listener(build_library) -> None:
     seen: list[str] = []
     ans = engine.ask(QUESTION, on_event=lambda ev: seen.append(ev.kind))
     assert seen[0] == "retrieved" and "evidence" in seen and seen[-1] == "answer" and ans.extractive
+
+
+def test_the_prompt_carries_the_evidence_passages_first_within_its_budget(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.", "citations": []})
+    engine, gen = _engine(lib, out)
+    engine.settings.retrieval.prompt_words = 1  # room for one passage: the evidence's
+    events = list(engine.ask_stream(QUESTION))
+    evidence = next(e.evidence for e in events if e.kind == "evidence")
+    [(_, passages)] = gen.prompts
+    assert len(passages) == 1 and evidence is not None
+    assert any(fold_text(c.quote) in fold_text(passages[0][2]) for c in evidence.citations)
+    engine.settings.retrieval.prompt_words = 0  # the whole context, as before the budget
+    gen.prompts.clear()
+    list(engine.ask_stream(QUESTION))
+    assert len(gen.prompts[0][1]) > 1
