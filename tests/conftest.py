@@ -31,6 +31,16 @@ _USER_ENV = ("DESKTOP_RAG_HOME", "DESKTOP_RAG_MODELS", "DESKTOP_RAG_CORPUS")
 
 
 @pytest.fixture(autouse=True)
+def fresh_company_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty process-wide cache of the library's company terms for each test: test
+    libraries reuse document ids with other page texts (in the product an id is the file's
+    content hash), so terms cached by one test must not answer for another."""
+    from desktop_rag.core.conversation import session
+
+    monkeypatch.setattr(session, "_terms_cache", {})
+
+
+@pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Redirect every user path to ``tmp_path/home`` and force offline model loading."""
     for name in _USER_ENV:
