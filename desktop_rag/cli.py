@@ -335,11 +335,13 @@ def cmd_team_init(ns: argparse.Namespace) -> int:
     from desktop_rag.core.backends.postgres import init_team_library
     from desktop_rag.core.embed import Embedder
     from desktop_rag.core.library import library_manifest
-    from desktop_rag.paths import data_dir, models_dir
+    from desktop_rag.paths import data_dir, embedder_cache_dir, models_dir
     from desktop_rag.settings import Settings
 
-    settings = Settings.load(data_dir(ns.data_dir))
-    embedder = Embedder(settings.embedding.model, models_dir(ns.models_dir), settings.embedding.batch_size)
+    data = data_dir(ns.data_dir)
+    settings = Settings.load(data)
+    e = settings.embedding
+    embedder = Embedder(e.model, models_dir(ns.models_dir), e.batch_size, e.backend, embedder_cache_dir(data))
     try:
         print(init_team_library(ns.url, settings, library_manifest(settings, embedder)))
     except ValueError as exc:

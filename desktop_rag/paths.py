@@ -59,6 +59,13 @@ def data_dir(arg: str | os.PathLike[str] | None = None) -> Path:
     return path
 
 
+def embedder_cache_dir(data: Path) -> Path:
+    """Where files derived from a model (the embedder's int8 ONNX graph) are made on first
+    use when the models folder holds none: inside the data dir, which the app can always
+    write (a bundle's models/ may be read-only)."""
+    return data / "cache"
+
+
 def models_dir(arg: str | os.PathLike[str] | None = None) -> Path:
     """GGUF files and the embedder. In a bundle, a ``models/`` folder next to the executable
     (where users drop extra GGUFs) wins over the models shipped inside the bundle."""

@@ -19,7 +19,7 @@ from desktop_rag.core.library import Library
 from desktop_rag.core.types import DocumentMeta
 from desktop_rag.models_setup import DEFAULT_GGUF
 from desktop_rag.paths import data_dir as resolve_data_dir
-from desktop_rag.paths import model_dirs, set_offline_env
+from desktop_rag.paths import embedder_cache_dir, model_dirs, set_offline_env
 from desktop_rag.paths import models_dir as resolve_models_dir
 from desktop_rag.settings import Settings
 
@@ -37,7 +37,7 @@ class Workspace:
         self.data_dir = resolve_data_dir(data_dir)
         self.models_dir = resolve_models_dir(models_dir)
         self.settings = settings or Settings.load(self.data_dir)
-        self.embedder = Embedder(self.settings.embedding.model, self.models_dir, self.settings.embedding.batch_size)
+        self.embedder = self._embedder(self.settings.embedding.model)
         self.library_location = self.settings.library.location if library is None else library
         self.library = Library(self.data_dir, self.settings, self.embedder, location=self.library_location)
         self.engine = AnswerEngine(self.library, self.settings)
@@ -60,6 +60,10 @@ class Workspace:
                  tb: TracebackType | None) -> None:
         self.close()
 
+    def _embedder(self, name_or_path: str) -> Embedder:
+        e = self.settings.embedding
+        return Embedder(name_or_path, self.models_dir, e.batch_size, e.backend, embedder_cache_dir(self.data_dir))
+
     # -- library ----------------------------------------------------------------------
     def remove(self, doc_id: str) -> bool:
         """Remove a document (its pages, passages, vectors, statements). False if unknown."""
@@ -77,7 +81,7 @@ class Workspace:
         """Switch the embedding model and remember it in the settings. The model is loaded
         first, so a folder that is not a model fails before anything changes. The library's
         vectors are then another model's: run ``library.reindex()`` next."""
-        new = Embedder(name_or_path, self.models_dir, self.settings.embedding.batch_size)
+        new = self._embedder(name_or_path)
         new.load()
         self.embedder = new
         self.library.embedder = new  # retrieval embeds queries through the library's embedder

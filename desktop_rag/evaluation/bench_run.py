@@ -371,13 +371,15 @@ def profile_hybrid(retriever: Any, questions: list[str], k: int = 10) -> dict[st
 # -- sections ------------------------------------------------------------------------------------
 
 
-def bench_ingest(files: list[Path], models_dir: Any, log: Callable[[str], None]) -> tuple[dict[str, Any], Path]:
-    """Ingest real filings into a fresh data dir (returned, for reuse as a seed)."""
+def bench_ingest(files: list[Path], models_dir: Any, log: Callable[[str], None],
+                 settings: Any = None) -> tuple[dict[str, Any], Path]:
+    """Ingest real filings into a fresh data dir (returned, for reuse as a seed), with the
+    bench data dir's settings (e.g. its embedding backend) or the defaults."""
     from desktop_rag.core.library import IngestReport
     from desktop_rag.core.workspace import Workspace
 
     tmp = Path(tempfile.mkdtemp(prefix="desktop_rag_bench_"))
-    ws = Workspace(tmp, models_dir)
+    ws = Workspace(tmp, models_dir, settings=settings)
     try:
         t0 = time.perf_counter()
         ws.embedder.load()
@@ -394,7 +396,7 @@ def bench_ingest(files: list[Path], models_dir: Any, log: Callable[[str], None])
             "chunks_per_s": round(report.chunks / report.seconds, 1) if report.seconds else 0.0,
             "split_s": split | {"other": round(max(0.0, report.seconds - accounted), 2)},
             "embed_chunks_per_s": round(report.chunks / report.timings["embed"], 1) if report.timings["embed"] else None,
-            "embedder_load_s": round(load_s, 2), "failed": report.failed,
+            "embedder_load_s": round(load_s, 2), "embedder": ws.embedder.model_id, "failed": report.failed,
             "searchable_s": [[n, round(sec, 2)] for n, sec in report.searchable_s],
             # the worst file, scaled to the target's 100-page filing
             "searchable_s_per_100_pages": (round(max(100 * sec / max(1, n) for n, sec in report.searchable_s), 2)
@@ -819,6 +821,7 @@ def run(ns: argparse.Namespace) -> int:
     from desktop_rag.core.workspace import Workspace
     from desktop_rag.paths import app_root, corpus_dir
     from desktop_rag.paths import data_dir as resolve_data_dir
+    from desktop_rag.settings import Settings
 
     t_start = time.perf_counter()
     quick = ns.quick
@@ -841,7 +844,8 @@ def run(ns: argparse.Namespace) -> int:
         files = collect_pdfs([corpus])[:n_files] if corpus.is_dir() else []
         if files:
             _log(f"bench: ingest {len(files)} file(s) from {corpus}")
-            result["ingest"], seed_dir = bench_ingest(files, ns.models_dir, _log)
+            settings = Settings.load(resolve_data_dir(ns.data_dir))
+            result["ingest"], seed_dir = bench_ingest(files, ns.models_dir, _log, settings)
         else:
             result["ingest"] = {"error": f"no PDF in {corpus}"}
 
@@ -1028,7 +1032,8 @@ def render(res: dict[str, Any]) -> str:
         out += ["", f"Ingest: {ing['pages']} pages / {ing['chunks']} chunks ({', '.join(ing['files'])}) in "
                     f"{ing['seconds']:.1f} s = {ing['pages_per_s']:.1f} pages/s; peak RSS {ing['peak_rss_mb']:.0f} MB",
                 "  split: " + ", ".join(f"{k} {v:.1f} s ({v / tot:.0%})" for k, v in sp.items())
-                + f"; embedder {ing['embed_chunks_per_s']} chunks/s (model load {ing['embedder_load_s']:.1f} s, excluded)",
+                + f"; embedder {ing.get('embedder', '')} {ing['embed_chunks_per_s']} chunks/s "
+                  f"(model load {ing['embedder_load_s']:.1f} s, excluded)",
                 "  searchable (lexically) after drop, [pages, s] per file: "
                 + ", ".join(f"[{n}, {sec:.1f}]" for n, sec in ing.get("searchable_s") or [])]
     elif ing:
