@@ -1,6 +1,6 @@
 """Reformulations of a question for a second look when the first answer failed
-verification or the gate was borderline: a statement hint, a synonym for the concept,
-another way to write the period, a wider document scope. Never another company: the
+verification or the gate was borderline: the analyst's shorthand spelled out, a statement
+hint, a synonym for the concept, another way to write the period, a wider document scope. Never another company: the
 company words of the question are kept as they are.
 """
 
@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.lexical import SHORTHAND
 
 MAX_RETRIES = 3
 
@@ -46,12 +47,22 @@ _SYNONYMS: list[tuple[str, str]] = [
     (r"cash\s+and\s+equivalents", "cash and cash equivalents"),
 ]
 _ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
+# Chat shorthand a filing never prints ("amzn aws rev 2Q23?", "op income", "abt"): the gate
+# finds no passage with "rev" in it, so the first attempt fails whatever the filing says
+_CHAT_WORDS: list[tuple[str, str]] = [
+    (r"revs?", "revenue"), (r"op\.?(?=\s+(?:income|expenses?|margin|profit|loss))", "operating"),
+    (r"qtrs?", "quarter"), (r"yrs?", "year"), (r"abt", "about"), (r"w/", "with"), (r"mgmt", "management"),
+    (r"pls|plz", ""),
+]
+_FINANCE_SHORTHAND = re.compile(
+    r"(?<![A-Za-z0-9&])(" + "|".join(re.escape(k) for k in sorted(SHORTHAND, key=len, reverse=True)) + r")(?![A-Za-z0-9&])",
+    re.I)
 
 
 @dataclass(frozen=True)
 class Reformulation:
     query: str
-    how: str  # statement hint | synonym | period variant | wider scope
+    how: str  # shorthand spelled out | statement hint | synonym | period variant | wider scope
     widen_scope: bool = False
 
 
@@ -68,6 +79,19 @@ def synonym_variant(question: str) -> str:
         if m:
             return question[:m.start()] + replacement + question[m.end():]
     return ""
+
+
+def spelled_out(question: str) -> str:
+    """The question with finance and chat shorthand written as filings print it
+    ("gm" -> "gross margin", "rev" -> "revenue"); "" when it has none. The finance terms are
+    ``lexical.SHORTHAND`` (what dense retrieval already spells out); the gate reads the words
+    as typed, so a first attempt in shorthand can fail there."""
+    text = question
+    for pattern, replacement in _CHAT_WORDS:
+        text = re.sub(rf"(?<![A-Za-z&/])(?:{pattern})(?![A-Za-z&])", replacement, text, flags=re.I)
+    text = _FINANCE_SHORTHAND.sub(lambda m: SHORTHAND[m.group(1).lower()], text)
+    text = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
+    return text if text != question else ""
 
 
 def period_variant(question: str) -> str:
@@ -91,12 +115,19 @@ def period_variant(question: str) -> str:
 def reformulations(question: str, scoped: bool) -> list[Reformulation]:
     """Up to ``MAX_RETRIES`` other ways to ask ``question``, most specific first."""
     out: list[Reformulation] = []
-    base = question.rstrip(" ?.")
-    hint = statement_hint(question)
+    plain = spelled_out(question)
+    if plain:
+        # the analyst's shorthand as filings print it, before any other change (the others
+        # change the question as typed: "sg&a" in a statement hint finds the row its shorthand labels)
+        out.append(Reformulation(plain, "shorthand spelled out"))
+    # the hint and the synonym read the question as typed, else as spelled out ("gm" has none)
+    typed = question if statement_hint(question) else plain or question
+    hint = statement_hint(typed)
     if hint:
-        out.append(Reformulation(f"{base} in the {hint}?", "statement hint"))
-    syn = synonym_variant(question)
-    if syn and syn != question:
+        out.append(Reformulation(f"{typed.rstrip(' ?.')} in the {hint}?", "statement hint"))
+    typed = question if synonym_variant(question) else plain or question
+    syn = synonym_variant(typed)
+    if syn and syn != typed:
         out.append(Reformulation(syn, "synonym"))
     per = period_variant(question)
     if per:
