@@ -175,6 +175,36 @@ def _years_back(statements: list[Statement], period: Period, n: int) -> Period |
     return None
 
 
+# Costs whose sign is the filer's presentation: some print them negative and add them.
+_EXPENSES = ("income_tax", "cogs", "noninterest_expense")
+
+
+def _added_as_printed(p: _Picked) -> bool:
+    """Does the statement add this negative row as printed? Either the row above it plus
+    this row gives the row below it ("Earnings before income taxes 6,680 / Income tax expense
+    (948) / Net earnings 5,732"), or revenue plus this row gives the statement's gross profit
+    ("Total net sales 65,398 ... Total cost of sales (56,744) ... Gross profit 8,654"). Then
+    the negative figure is an expense printed negative, not a benefit or a credit. False
+    when the statement's figures do not show it (no guess)."""
+    v = p.cell.value
+    if v is None or v >= 0:
+        return False
+
+    def at(row: Row | None) -> float | None:
+        cell = row.cell_for(p.period.end, p.period.months) if row is not None else None
+        return cell.value if cell is not None else None
+
+    rows = p.statement.rows
+    i = next((k for k, r in enumerate(rows) if r is p.row), -1)
+    if 0 < i < len(rows) - 1:
+        above, below = at(rows[i - 1]), at(rows[i + 1])
+        if above is not None and below is not None and abs(above + v - below) < 1.0 <= abs(above - v - below):
+            return True
+    rev, gp = (find(CONCEPTS[c], [p.statement]) for c in ("revenue", "gross_profit"))
+    r, g = at(rev.row if rev else None), at(gp.row if gp else None)
+    return r is not None and g is not None and abs(r + v - g) < 1.0 <= abs(r - v - g)
+
+
 # -- formatting ---------------------------------------------------------------------------------
 _SCALE_FACTOR = {"units": 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
@@ -223,6 +253,7 @@ class Calculator:
         self.years = sorted(periods.years | {m.year for m in periods.mentions if m.year and (m.date or m.quarter)})
         self.dates = sorted(d.isoformat() for d in periods.dates)
         self.months = _months_asked(question, doc.meta.form_type)
+        self.company_words: set[str] = set()
 
     def _decimals(self, default: int) -> int:
         if self.decimals_hint is not None:
@@ -296,6 +327,10 @@ class Calculator:
                         pass
                 continue
             values[var] = self._value(concept, when, period, picks, var in m.absolute, year_end)
+            if concept in _EXPENSES and values[var] < 0 and all(_added_as_printed(p) for p in picks[-2 if when == "avg" else -1:]):
+                # "Income tax expense (948)" between 6,680 and 5,732: the filer prints
+                # expenses negative and adds them; the expense is 948, not -948
+                values[var] = -values[var]
             if concept == "da" and picks[-1].row.label.lower().strip() == "depreciation" \
                     and re.search(r"\bamortization\b", self.q, re.I):
                 # "depreciation plus amortization …" printed on two rows: add the amortization row
@@ -310,6 +345,7 @@ class Calculator:
             return None
         company_words = set(re.findall(r"[a-z0-9&]+", f"{self.doc.meta.company} {self.doc.meta.ticker}".lower()))
         company_words |= {a.lower() for alias in self.doc.meta.aliases for a in re.findall(r"[A-Za-z0-9&]+", alias)}
+        self.company_words = company_words
         if _names_a_part(self.q, company_words):
             return None  # a part of the company: its figure is in a note or MD&A, found by retrieval
         if _TRAILING.search(self.q) and self.doc.meta.form_type == "10-Q":
@@ -331,11 +367,12 @@ class Calculator:
         if not concepts:
             return None
         concept = concepts[0]
-        if _qualified(self.q, concept.words, company_words):
+        part = _part_asked(self.q, concept, self.statements, company_words)
+        if part is not None or _qualified(self.q, concept.words, company_words):
             # "data center revenue": a part, not the statement line, found by retrieval; unless
             # the statement prints that part as a row under the concept's heading
-            # ("membership fee revenue": "Membership fees" under "Revenue")
-            part = _part_asked(self.q, concept, self.statements, company_words)
+            # ("membership fee revenue", "revenue from membership fees": "Membership fees"
+            # under "Revenue")
             if part is None or _CAGR.search(self.q) or _GROWTH.search(self.q) or not _is_lookup(self.q, concept):
                 return None
             return self._line_item(concept, part)
@@ -435,13 +472,19 @@ class Calculator:
         return self._outcome(f"{len(values)}-year average {m.title.lower()} FY{lo}-FY{hi}",
                              f"mean of {m.formula} over FY{lo}..FY{hi}", avg, m.unit, picks, self._decimals(2))
 
-    def _line_item(self, concept: Concept, part: Found | None = None) -> Outcome:
+    def _line_item(self, concept: Concept, part: Found | None = None) -> Outcome | None:
         """The concept's row (or the part of it the question names) in the asked column."""
         if "balance" in concept.kinds:
             period = self._balance_for(self._main_period_or_balance())
         else:
             period = self._main_period()
-        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}", found=part)
+        # A row the question quotes wins ("net sales": the "Net sales" row above "Total
+        # revenue"), unless the question goes on to narrow it ("net income attributable to
+        # Corning" is not the "Net income" row above the noncontrolling interests)
+        quoted = self.q if part is None and not _narrowing_follows(self.q, concept) else ""
+        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}", quoted, found=part)
+        if part is None and _narrowed(self.q, concept, p.row.label, self.company_words):
+            return None
         value = float(p.cell.value or 0.0)
         if concept.unit == "shares":
             return self._shares_line_item(p, period)
@@ -456,6 +499,8 @@ class Calculator:
             return out
         if concept.outflow:  # "Purchases of property … (1,577)" is capex of $1,577 million
             value = abs(value)
+        elif concept.name in _EXPENSES and part is None and _added_as_printed(p):
+            value = -value  # "Total cost of sales (56,744)" added to net sales: a cost of 56,744
         value, sign_note = _loss_read(p.row.label, value, self.q)
         value, scale = self._scaled(value, [p])
         decimals = self._decimals(2 if currency_scale_asked(self.q) else 0)
@@ -596,15 +641,65 @@ def _part_asked(question: str, concept: Concept, statements: list[Statement], co
         if not m:
             continue
         before = [_singular(x.strip("'.")) for x in re.findall(r"[a-z0-9&'.-]+", q[:m.start()])]
+        after = [_singular(x.strip("'.")) for x in re.findall(r"[a-z0-9&'.-]+", q[m.end():])]
+        if after[:1] in (["from"], ["of"]):  # "revenue from membership fees"
+            after = after[2:] if after[1:2] == ["the"] else after[1:]
+        else:
+            after = []
         for f in parts:
             label = [_singular(x) for x in re.findall(r"[a-z0-9&'-]+", _norm_label(f.row.label))]
             n = len(label)
-            if not n or before[-n:] != label or (len(before) > n and not _neutral(before[-n - 1], company_words)):
+            if not n:
                 continue
-            if best is None or n > best[0]:
+            named_before = before[-n:] == label and (len(before) == n or _neutral(before[-n - 1], company_words))
+            named_after = after[:n] == label and (len(after) == n or _neutral(after[n], company_words)
+                                                  or after[n] in _CLAUSE_END)
+            if (named_before or named_after) and (best is None or n > best[0]):
                 best = (n, f)
         break
     return best[1] if best else None
+
+
+# Words that end the phrase naming a line item ("net income attributable to X | in fiscal 2021").
+_CLAUSE_END = frozenset("in for during at as on over between ended ending through and or did does do was were is are "
+                        "has have had reported report".split())
+# What "attributable to ..." may name and still mean the bottom line the statement prints.
+_OWNERS = frozenset("common shareholders stockholders shareowners share stock holders owners parent company "
+                    "corporation inc".split())
+_NARROWING = re.compile(r"^\s*(attributable to|including|excluding|excluding the effects? of|from|before|after|net of|"
+                        r"related to|allocated to|generated by|of)\s+(.*)$")
+
+
+def _narrowing_follows(question: str, concept: Concept) -> bool:
+    """Does the concept's name go on with "attributable to", "from", "including", …?"""
+    q = question.lower().replace("\u2019", "'")
+    m = next((m for w in concept.words if (m := re.search(w, q))), None)
+    return bool(m and _NARROWING.match(q[m.end():]))
+
+
+def _narrowed(question: str, concept: Concept, row_label: str, company_words: set[str]) -> bool:
+    """Does the question narrow the line item with words the row does not print ("net income
+    attributable to noncontrolling interests", "net income from continuing operations",
+    "revenue from membership fees")? Then the row found for the concept is not what is asked:
+    no computed answer (retrieval finds the figure, or nothing is shown as computed)."""
+    q = question.lower().replace("\u2019", "'")
+    label = {_singular(w) for w in re.findall(r"[a-z0-9&'-]+", _norm_label(row_label))}
+    for w in concept.words:
+        m = re.search(w, q)
+        if not m:
+            continue
+        nm = _NARROWING.match(q[m.end():])
+        if not nm:
+            return False
+        for word in re.findall(r"[a-z0-9&'.-]+|[?,;:]", nm.group(2)):
+            word = word.strip("'.")
+            if word in "?,;:" or word in _CLAUSE_END or re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}|fiscal|year", word):
+                break
+            if _singular(word) in label or word in _OWNERS or word in {"the", "its"} or _neutral(word, company_words):
+                continue
+            return True
+        return False
+    return False
 
 
 _LOSS_WORD = re.compile(r"\bloss(es)?\b", re.I)

@@ -88,8 +88,9 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"^(provision for|\(provision\) benefit for|provision \(benefit\) for) income taxes?$", r"^income tax (expense|provision)( \(benefit\))?$",
         r"^(provision for|income tax) ", r"^income taxes?$"), exclude=r"before",
        words=(r"income tax (expense|provision)", r"tax provision", r"provision for income tax")),
+    # printed "(403)" under "Other income (expense)" by some filers: asked about as an amount
     _C("interest_expense", "Interest expense", ("income",), (r"^interest expense(, net)?$", r"^interest expense"),
-       words=(r"interest expense",)),
+       words=(r"interest expense",), outflow=True),
     _C("da", "Depreciation and amortization", ("cash_flow",), (
         r"^depreciation(,)? (and |depletion and |amortization)", r"^depreciation and amortization", r"^depreciation$"),
        words=(r"d&a", r"depreciation")),

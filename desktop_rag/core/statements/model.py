@@ -14,7 +14,7 @@ Box = tuple[float, float, float, float]
 
 # Bump when extraction changes: stored statements of an older version are re-extracted
 # from the PDF (or the stored page texts) without re-embedding anything.
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3  # 3: per-share rows under a share-class heading
 
 
 @dataclass

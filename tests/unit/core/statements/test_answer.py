@@ -316,6 +316,27 @@ def test_a_part_the_statement_prints_under_its_heading() -> None:
     assert _ask_filing(cost, "How much e-commerce revenue did Costco earn in fiscal 2021?") is None
     assert _ask_filing(cost, "What was Costco's membership fee revenue growth in fiscal 2021?") is None
     assert _ask_filing(cost, "What was Costco's total revenue in fiscal 2021?").calculation.result == 195929
+    # the part named after the concept, and a row the question quotes ("net sales" is the
+    # "Net sales" row above "Total revenue", not the total)
+    assert _ask_filing(cost, "What was Costco's revenue from membership fees in 2021?").calculation.result == 3877
+    assert _ask_filing(cost, "What were Costco's net sales in fiscal 2021?").calculation.result == 192052
+
+
+def test_a_line_item_narrowed_by_words_its_row_lacks_is_not_computed() -> None:
+    """"Net income attributable to noncontrolling interests" is no "NET INCOME ATTRIBUTABLE TO
+    COSTCO" (Costco FY2021 10-K, page 36): nothing is shown as computed rather than the
+    wrong row; the company's own name or its common shareholders do not narrow it."""
+    cost = _statement_pages("COSTCO_2021_10K.pdf", [36], DocumentMeta(
+        company="Costco Wholesale Corporation", ticker="COST", form_type="10-K", fiscal_year=2021))
+    for q in ("What was Costco's net income attributable to noncontrolling interests in fiscal 2021?",
+              "What was Costco's net income including noncontrolling interests in fiscal 2021?",
+              "What was Costco's net income from continuing operations in fiscal 2021?",
+              "What was Costco's revenue from e-commerce in fiscal 2021?"):
+        assert _ask_filing(cost, q) is None, q
+    for q in ("What was Costco's net income attributable to Costco in fiscal 2021?",
+              "What was Costco's net income attributable to common shareholders in fiscal 2021?",
+              "What was Costco's net income for fiscal 2021?"):
+        assert _ask_filing(cost, q).calculation.result == 5007, q
 
 
 def test_a_part_under_the_revenue_heading_of_a_software_filer() -> None:
@@ -348,3 +369,27 @@ def test_the_statement_is_cited_before_its_five_year_summary() -> None:
         company="The Kraft Heinz Company", ticker="KHC", form_type="10-K", fiscal_year=2019))
     assets = _ask_filing(khc, "What were Kraft Heinz's total assets at December 28, 2019?")
     assert assets.calculation.result == 101_450 and assets.calculation.inputs[0].page == 52
+
+
+def test_an_expense_printed_negative_and_added_is_an_expense() -> None:
+    """Lockheed Martin (FY2022 10-K, page 63) prints "Income tax expense (948)" between
+    "Earnings from continuing operations before income taxes 6,680" and "Net earnings from
+    continuing operations 5,732": the rows add as printed, so the expense is 948 and the
+    effective tax rate 14.2 %, not -14.2 %. A filer that prints a positive tax and subtracts
+    it is unchanged."""
+    lmt = _statement_pages("LOCKHEEDMARTIN_2022_10K.pdf", [63, 65], DocumentMeta(
+        company="Lockheed Martin Corporation", ticker="LMT", form_type="10-K", fiscal_year=2022))
+    out = _ask_filing(lmt, "What was Lockheed Martin's effective income tax rate in FY2022? Round to one decimal.")
+    assert out is not None and out.calculation is not None and out.calculation.result == 14.2
+    assert out.calculation.inputs[0].value == -948
+    cost = _statement_pages("COSTCO_2021_10K.pdf", [36], DocumentMeta(
+        company="Costco Wholesale Corporation", ticker="COST", form_type="10-K", fiscal_year=2021))
+    etr = _ask_filing(cost, "What was Costco's effective tax rate in fiscal 2021? Round to one decimal.")
+    assert etr.calculation.result == round(1601 / 6680 * 100, 1)
+    # cost of sales printed "(56,744)" and added to net sales to give gross profit: a cost
+    dio = _ask_filing(lmt, "What were Lockheed Martin's days inventory outstanding in FY2022? Round to one decimal.")
+    assert dio.calculation.result == round(365 * (3088 + 2981) / 2 / 57697, 1)
+    cogs = _ask_filing(lmt, "What was Lockheed Martin's total cost of sales in 2022?")
+    assert cogs.calculation.result == 57_697 and cogs.text.startswith("Total cost of sales: $57,697 million")
+    # interest expense printed "(623)" is an amount of 623
+    assert _ask_filing(lmt, "What was Lockheed Martin's interest expense in 2022?").calculation.result == 623
