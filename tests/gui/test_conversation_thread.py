@@ -148,14 +148,14 @@ def test_the_terms_naming_each_company_are_derived_off_the_ui_thread(qtbot, fake
     threads: list[str] = []
     real = session_module.library_terms
 
-    def spy(pages):  # type: ignore[no-untyped-def]
+    def spy(pages, aliases=None):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread().name)
-        return real(pages)
+        return real(pages, aliases)
 
     monkeypatch.setattr(session_module, "library_terms", spy)
     monkeypatch.setattr(session_module, "_terms_cache", {})
     win._set_docs(list(win.docs))  # the library's documents changed
-    key = frozenset((d.doc_id, d.meta.company) for d in win.docs if d.meta.company)
+    key = session_module.terms_key(list(win.docs))
     qtbot.waitUntil(lambda: key in session_module._terms_cache and not win._terms_warming, timeout=60_000)
     assert threads and threading.main_thread().name not in threads
     # the question asked next finds them ready: the rewrite reads no page on the UI thread

@@ -58,12 +58,18 @@ _terms_cache: dict[frozenset[tuple[str, str, str, tuple[str, ...]]], LibraryTerm
 _TERMS_KEPT = 4
 
 
+def terms_key(documents: list[Document]) -> frozenset[tuple[str, str, str, tuple[str, ...]]]:
+    """What the terms of a set of documents depend on: each filing, its company and the names
+    a question may use for it (ticker, the analyst's aliases)."""
+    return frozenset((d.doc_id, d.meta.company, d.meta.ticker, tuple(d.meta.aliases)) for d in documents if d.meta.company)
+
+
 def terms_for(documents: list[Document], page_texts: Callable[[str], list[str]]) -> LibraryTerms:
     """The identifying terms of a set of documents, computed once for that set (reading the
     first pages of every filing takes a second or more on a large library). The window warms
     it in the background when its documents change, so a question typed right after never
     waits for it on the UI thread; any conversation then finds it ready."""
-    key = frozenset((d.doc_id, d.meta.company, d.meta.ticker, tuple(d.meta.aliases)) for d in documents if d.meta.company)
+    key = terms_key(documents)
     cached = _terms_cache.get(key)
     if cached is not None:
         return cached
