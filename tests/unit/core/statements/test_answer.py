@@ -331,12 +331,18 @@ def test_a_line_item_narrowed_by_words_its_row_lacks_is_not_computed() -> None:
     for q in ("What was Costco's net income attributable to noncontrolling interests in fiscal 2021?",
               "What was Costco's net income including noncontrolling interests in fiscal 2021?",
               "What was Costco's net income from continuing operations in fiscal 2021?",
-              "What was Costco's revenue from e-commerce in fiscal 2021?"):
+              "What was Costco's revenue from e-commerce in fiscal 2021?",
+              "What was Costco's net income attributable to noncontrolling interests in the income statement for 2021?"):
         assert _ask_filing(cost, q) is None, q
     for q in ("What was Costco's net income attributable to Costco in fiscal 2021?",
               "What was Costco's net income attributable to common shareholders in fiscal 2021?",
-              "What was Costco's net income for fiscal 2021?"):
+              "What was Costco's net income for fiscal 2021?",
+              "What was Costco's net income from the income statement for fiscal 2021?",
+              "What was Costco's net income from its 10-K for fiscal 2021?"):
         assert _ask_filing(cost, q).calculation.result == 5007, q
+    # where the figure is read from is no part of it
+    q = "What were Costco's net sales from the consolidated statements of income in 2021?"
+    assert _ask_filing(cost, q).calculation.result == 192052
 
 
 def test_a_part_under_the_revenue_heading_of_a_software_filer() -> None:
