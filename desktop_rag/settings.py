@@ -189,7 +189,8 @@ class LibrarySettings:
     # M=64, ef_construction=400 took 28 min to build at 100k chunks on 2 cores (m=16/64: 143 s).
     # ef_search measured on the bench's synthetic library (README "Team library"), recall@10 vs
     # exact unfiltered/filtered: at 100k chunks 40: 0.983/0.967, 64: 0.987/0.977, 100: 0.990/0.980
-    # (server query p95 14 ms), 400: 1.0/0.997; at 300k 100: 0.963/0.953, 400: 0.987/1.0.
+    # (server query p95 14 ms), 400: 1.0/0.997; at 300k 100: 0.963/0.953, 400: 0.987/1.0; at 1M
+    # 100: 0.880/0.863, 400: 0.957/0.963 (that size needs a larger ef_construction too).
     server_hnsw_m: int = knob(
         16, "Team library: pgvector HNSW links per node (m), used when the index is created "
         "(`team init`; an existing index keeps its own).", min=4, max=100,
@@ -201,7 +202,8 @@ class LibrarySettings:
     server_hnsw_ef_search: int = knob(
         100, "Team library: pgvector HNSW candidates kept per search (hnsw.ef_search; at least "
         "the candidates asked for). Recall against exact search vs latency: 100 keeps recall@10 "
-        ">= 0.98 up to ~100k chunks; a larger library needs more (400 at 300k).", min=10, max=1000,
+        ">= 0.98 up to ~100k chunks; a larger library needs more (400 at 300k; at 1M chunks a "
+        "larger server_hnsw_ef_construction as well).", min=10, max=1000,
     )
 
 
