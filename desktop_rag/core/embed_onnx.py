@@ -3,19 +3,29 @@
 Same model, same tokenizer, same pooling as the torch path (``core/embed.py``): the
 transformer's graph is exported from the model folder's weights with ``torch.onnx`` and its
 MatMul/Gather weights quantised to int8 (onnxruntime's dynamic quantisation); the word-piece
-tokenizer (``tokenizer.json``), the pooling and the L2 normalisation run here. About 3x the
-chunks/s of torch on two CPU cores, with vectors at cosine ~0.99 to torch's.
+tokenizer (``tokenizer.json``), the pooling and the L2 normalisation run here. Vectors are at
+cosine ~0.99 to torch's (mean 0.991, min 0.979 on 96 real sec10q chunks).
+
+Measured speed (2026-11-23, this project's 2-core AMD EPYC with AVX2 but no AVX-512/VNNI, machine
+at load 10-13, so per CPU-second of the process): int8 ONNX 6.1 sequences of 200 tokens per
+CPU-s, fp32 ONNX 5.5, torch 5.7-6.1; on 128 real financebench-dev chunks 4.4 vs torch 4.2
+chunks per CPU-s. No speed-up on this CPU: without VNNI, onnxruntime's int8 GEMM does not beat
+fp32 FMA by enough to pay for quantising the activations of every MatMul. The ~3x that
+sentence-transformers reports is for CPUs with VNNI (AVX512-VNNI / AVX-VNNI). So "torch" stays
+the default and this backend is an option to measure on such a CPU (``main.py bench`` with
+``embedding.backend`` set in the data dir's settings.json).
 
 Why not sentence-transformers' own ``backend="onnx"``: it loads through optimum-onnx, whose
 releases pin transformers < 4.58 and would downgrade the transformers 5 that the rest of the
 stack runs on. The graph is the same; only the loader differs.
 
 Where the quantised graph comes from (nothing is ever downloaded):
-1. ``<model folder>/onnx/model_qint8.onnx``, written by ``make setup`` (``desktop_rag.models_setup``)
-   and shipped in the bundle's models/;
+1. ``<model folder>/onnx/model_qint8.onnx`` when one is there (put beside the model, e.g. to ship
+   it in a bundle's models/: ``export_quantized(folder, shipped_graph(folder))``);
 2. otherwise it is exported on first use into a cache folder the app can write (the data
    dir), keyed by the model's files, so a model folder the app cannot write (a bundle's, a
-   shared one) still works. Export takes ~25 s idle, once.
+   shared one) still works. Export takes ~25 s idle, once. It is not made by ``make setup``:
+   with torch the default, every fresh install and CI run would pay for a graph it never uses.
 """
 
 from __future__ import annotations
@@ -70,7 +80,7 @@ def find_or_export(model_dir: Path, cache_dir: Path | None) -> Path:
     if cache_dir is None:
         raise FileNotFoundError(
             f"no int8 ONNX graph at {shipped} and no cache folder to export one into "
-            "(run `make setup`, or set the embedding backend to 'torch')"
+            "(export one there, or set the embedding backend to 'torch')"
         )
     target = cached_graph(model_dir, cache_dir)
     with _export_lock:  # two libraries opening at once must not export twice into one file

@@ -102,7 +102,7 @@ def test_a_shipped_graph_is_used_and_none_without_a_cache_is_an_error(minilm: Pa
 
     folder = tmp_path / "model"
     folder.mkdir()
-    with pytest.raises(FileNotFoundError, match="make setup"):
+    with pytest.raises(FileNotFoundError, match="no int8 ONNX graph"):
         find_or_export(folder, None)
     shipped_graph(folder).parent.mkdir()
     shipped_graph(folder).write_bytes(b"graph")
@@ -144,7 +144,7 @@ FILING_TEXTS = [
 
 @pytest.mark.slow
 def test_int8_vectors_agree_with_torch_on_filing_text(minilm: Path, tmp_path: Path) -> None:
-    """The quantised graph (exported here when `make setup` has not made one) gives unit
+    """The quantised graph (exported here on first use) gives unit
     vectors close to torch's; the retrieval gate on the dev sets is the real measure."""
     import numpy as np
 
