@@ -48,6 +48,8 @@ def main() -> int:
                     help="a question to ask (repeat for a thread); default: Apple's total net sales in Q3 2023")
     ap.add_argument("--reuse", action="store_true", help="reopen the last conversation instead of asking")
     ap.add_argument("--citation", type=int, default=1, help="which citation to click (1-based)")
+    ap.add_argument("--input", type=int, default=0,
+                    help="click this input (1-based) of the answer's calculation card instead of a citation")
     ap.add_argument("--no-model", action="store_true", help="answer without loading the language model")
     ap.add_argument("--details", action="store_true", help="open the last answer's details")
     ap.add_argument("--style", default="", help="the conversation's answer style before the first question")
@@ -87,7 +89,10 @@ def main() -> int:
     if ns.details:
         ex.details_btn.setChecked(True)
     wait(app, lambda: False, 0.5)
-    if len(ex.chips) >= ns.citation:
+    card = ex.calculation_card
+    if ns.input and card is not None and len(card.chips) >= ns.input:
+        card.chips[ns.input - 1].clicked.emit(card.chips[ns.input - 1].item)
+    elif len(ex.chips) >= ns.citation:
         chip = ex.chips[ns.citation - 1]
         chip.clicked.emit(chip.citation)
     win.chat.scroll_to_bottom()

@@ -649,6 +649,9 @@ class ExchangeWidget(QWidget):
             self.calculation_card = CalculationCard(calc, self._input_label)
             self.calculation_card.input_clicked.connect(self.input_clicked)
             self.cites.addWidget(self.calculation_card)
+            # The card says it all (result, formula, each input); the answer's one-line form
+            # repeated above it read as a wall of brackets. Copy still copies that line.
+            self.text.hide()
         for i, c in enumerate(answer.citations, 1):
             chip = CitationChip(i, c, self.page_labeler(c))
             chip.clicked.connect(self._chip_clicked)

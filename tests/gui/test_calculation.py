@@ -40,6 +40,7 @@ def test_calculation_card_inputs_open_the_exact_cell(qtbot, fake_window) -> None
     card = ex.calculation_card
     assert card is not None and ex.badge_texts() == ["Computed"]
     assert displayed_text(card.title) == "R&D as a share of net sales = 9.1%"
+    assert ex.text.isHidden()  # the card, not its one-line form repeated above it
     assert len(card.chips) == 2
     assert "Research and development Q3 FY2023 = $7,442 million" in displayed_text(card.chips[0].text_label)
 
