@@ -4,7 +4,9 @@ Same model, same tokenizer, same pooling as the torch path (``core/embed.py``): 
 transformer's graph is exported from the model folder's weights with ``torch.onnx`` and its
 MatMul/Gather weights quantised to int8 (onnxruntime's dynamic quantisation); the word-piece
 tokenizer (``tokenizer.json``), the pooling and the L2 normalisation run here. Vectors are at
-cosine ~0.99 to torch's (mean 0.991, min 0.979 on 96 real sec10q chunks).
+cosine ~0.99 to torch's (mean 0.991, min 0.979 on 96 real sec10q chunks). Dynamic quantisation
+scales each MatMul's activations over the whole batch, so a text's vector also depends slightly
+on the texts batched with it (a query embedded alone vs the same text in a chunk batch).
 
 Measured speed (2026-11-23, this project's 2-core AMD EPYC with AVX2 but no AVX-512/VNNI, machine
 at load 10-13, so per CPU-second of the process): int8 ONNX 6.1 sequences of 200 tokens per

@@ -156,5 +156,8 @@ def test_int8_vectors_agree_with_torch_on_filing_text(minilm: Path, tmp_path: Pa
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     cosines = (vectors * reference).sum(axis=1)
     assert cosines.min() > 0.97, cosines
-    # a short text alone (one thread, no padding) is the same vector as padded in a batch
-    assert np.allclose(int8_emb.encode_query(FILING_TEXTS[2]), vectors[2], atol=1e-4)
+    # Dynamic quantisation scales each MatMul's activations over the whole batch, so a text's
+    # int8 vector depends a little on its batch (not so in torch): alone it is close, not equal.
+    alone = int8_emb.encode_query(FILING_TEXTS[2])
+    assert float(alone @ vectors[2]) > 0.97
+    assert float(alone @ reference[2]) > 0.97
