@@ -645,11 +645,14 @@ class HybridRetriever:
         of the documents in scope; otherwise that the passages found do not answer."""
         lib = self.library
         scope = plan.doc_ids if plan.doc_ids is not None else list(lib.docs)
-        seen: set[str] = set()
+        printed: set[str] = set()
         for doc_id in scope:
             for cid in lib.doc_chunks.get(doc_id, ()):
-                seen.update(tokenize(lib.chunks[cid].text))
-        nowhere = [t for t in absent if t not in seen]
+                printed.update(tokenize(lib.chunks[cid].text))
+        seen = {word_root(t) for t in printed}
+        # "do not mention" only when no form of the word occurs: a 10-K that says "repurchased"
+        # does mention the analyst's "repurchasing"
+        nowhere = [t for t in absent if word_root(t) not in seen]
         words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'-]+", plan.asked or plan.original)
                  if any(t in nowhere for t in tokenize(w))]
         if nowhere and words:

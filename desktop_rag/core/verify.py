@@ -126,6 +126,11 @@ def complete_cut_sentence(answer: str, passages: list[Passage], limit: int = 300
         if any(is_table_row(line) for line in p.text[line_start:m.end()].splitlines()):
             return answer
         return f"{text} {' '.join(p.text[end:m.end()].split())}".rstrip()
+    # Not the page's words: a dangling last sentence ("... was impacted by the") is dropped
+    # when whole sentences precede it, so the answer claims nothing half-said.
+    units = split_units(text)
+    if len(units) >= 2:
+        return text[:units[-2][1]].rstrip()
     return answer
 
 

@@ -459,3 +459,15 @@ def test_a_line_item_asked_over_several_years_leads_with_its_row(acme_10k) -> No
                      "How did Acme's net income evolve in fiscal 2021?",  # one year: the calculator's or none
                      "How did Acme's Industrial segment revenue evolve from 2019 to 2021?"):  # a part of the company
         assert r.statement_evidence(r.plan(question)) == [], question
+
+
+def test_gate_never_says_a_filing_does_not_mention_a_word_it_prints_in_another_form(retriever: HybridRetriever) -> None:
+    # the analyst writes "satisfying ... returning", the filing "satisfy ... return": the gate
+    # may still refuse (the words as asked are not in the passages), but not as "do not
+    # mention" (a Walmart question about "repurchasing" shares was refused that way over a
+    # 10-K that says "repurchased")
+    plan = retriever.plan("How was Apple satisfying its returning of capital in Q3 2023?")
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert "do not mention" not in gate.reason
+    plan = retriever.plan("What did Apple say about dividend policy and goodwill impairment?")
+    assert "do not mention" in retriever.gate(plan, retriever.search(plan)).reason

@@ -305,3 +305,15 @@ def test_sentences_are_not_cut_after_an_abbreviation_or_a_decimal() -> None:
     units = [text[a:b] for a, b in split_units(text)]
     assert units == ["In December 2018, Northwind IO, Inc. filed a complaint against the Company alleging that it "
                      "infringed patents.", "The plaintiff seeks damages of $1.5 billion."]
+
+
+def test_a_cut_answer_not_from_the_page_loses_its_dangling_sentence() -> None:
+    from desktop_rag.core.verify import complete_cut_sentence
+
+    cut = ("Corning Inc.'s Display Technologies segment was impacted by the pandemic. "
+           "The company's business was impacted by the")
+    assert complete_cut_sentence(cut, _mdna_passages()) == (
+        "Corning Inc.'s Display Technologies segment was impacted by the pandemic.")
+    # one sentence, cut: nothing whole to keep, verification decides
+    only = "The company's business was impacted by the"
+    assert complete_cut_sentence(only, _mdna_passages()) == only
