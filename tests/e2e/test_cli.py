@@ -34,6 +34,8 @@ OUT_OF_CORPUS = "How many vehicles did Tesla deliver in Q3 2023?"
 HIT_KEYS = {"doc", "page_start", "page_end", "chunk_id", "score", "text"}
 ANSWER_KEYS = {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms",
                "calculation", "computed",
+               # the exact quotes shown before the model's answer (issue #10), or null
+               "evidence",
                # the conversation's reading of the question (issue #12)
                "standalone", "route", "attempts", "verified_attempt", "notes"}
 
@@ -198,7 +200,12 @@ def test_ask_json_contract(ask_results: list[dict]) -> None:
         assert isinstance(r["standalone"], str) and r["standalone"]
         assert isinstance(r["notes"], list) and all(isinstance(n, str) for n in r["notes"])
         assert isinstance(r["attempts"], list)
-        assert set(r["timings_ms"]) == {"retrieve", "first_token", "total"}
+        assert set(r["timings_ms"]) - {"evidence"} == {"retrieve", "first_token", "total"}
+        assert ("evidence" in r["timings_ms"]) == (r["evidence"] is not None)
+        if r["evidence"] is not None:
+            assert set(r["evidence"]) == {"text", "citations", "ms"}
+            for c in r["evidence"]["citations"]:
+                assert set(c) == {"doc", "page", "quote"}
         assert all(isinstance(v, (int, float)) and v >= 0 for v in r["timings_ms"].values())
         assert isinstance(r["not_in_corpus"], bool) and isinstance(r["extractive"], bool)
         assert r["model"], "the loaded model is named"
