@@ -74,7 +74,7 @@ def _ask(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stdin: str, *args: str
     monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
     monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
     ns = argparse.Namespace(json="--json" in args, thread="--thread" in args, style="", model=None,
-                            question=["-"] if "-" in args else [])
+                            question=[a for a in args if not a.startswith("--")])
     out = io.StringIO()
     monkeypatch.setattr("sys.stdout", out)
     assert cli.cmd_ask(ns) == 0
@@ -122,26 +122,14 @@ def test_interactive_ask_keeps_the_thread_and_its_memory(monkeypatch: pytest.Mon
 
 
 def test_ask_prints_the_evidence_before_the_answer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    ws = FakeWorkspace(tmp_path)
-    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
-    out = io.StringIO()
-    monkeypatch.setattr("sys.stdout", out)
-    ns = argparse.Namespace(json=False, thread=False, style="", model=None,
-                            question=["What was Apple's R&D in Q3 2023?"])
-    assert cli.cmd_ask(ns) == 0
-    text = out.getvalue()
+    _, text = _ask(monkeypatch, tmp_path, "", "What was Apple's R&D in Q3 2023?")
     assert text.index("Evidence (0.2 s;") < text.index("(model answering)") < text.index("A: R&D was $7,442 million.")
     assert '[E1] 2023 Q3 AAPL.pdf, page 4: "Research and development 7,442 6,797"' in text
 
 
 def test_ask_json_keeps_one_object_per_question_with_the_evidence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    ws = FakeWorkspace(tmp_path)
-    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
-    out = io.StringIO()
-    monkeypatch.setattr("sys.stdout", out)
-    ns = argparse.Namespace(json=True, thread=False, style="", model=None, question=["What was Apple's R&D in Q3 2023?"])
-    assert cli.cmd_ask(ns) == 0
-    [row] = [json.loads(line) for line in out.getvalue().splitlines()]
+    ws, out = _ask(monkeypatch, tmp_path, "", "--json", "What was Apple's R&D in Q3 2023?")
+    [row] = [json.loads(line) for line in out.splitlines()]
     assert ws.engine.evidence_listener is None  # nothing printed beside the JSON
     assert row["answer"] == "R&D was $7,442 million." and row["citations"]
     assert row["evidence"] == {"text": "Research and development 7,442 6,797", "ms": 180.0,
@@ -150,11 +138,5 @@ def test_ask_json_keeps_one_object_per_question_with_the_evidence(monkeypatch: p
 
 
 def test_threaded_ask_passes_the_evidence_through_the_conversation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    ws = FakeWorkspace(tmp_path)
-    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
-    monkeypatch.setattr("sys.stdin", io.StringIO(THREAD))
-    out = io.StringIO()
-    monkeypatch.setattr("sys.stdout", out)
-    ns = argparse.Namespace(json=False, thread=True, style="", model=None, question=["-"])
-    assert cli.cmd_ask(ns) == 0
-    assert out.getvalue().count("Evidence (0.2 s;") == 2  # the summary is from the thread: no search, no evidence
+    _, out = _ask(monkeypatch, tmp_path, THREAD, "--thread", "-")
+    assert out.count("Evidence (0.2 s;") == 2  # the summary is from the thread: no search, no evidence
