@@ -280,12 +280,29 @@ def _part_text(part: list[Line]) -> str:
     return " ".join("".join(c for c, _ in chars) for _, chars in part)
 
 
-def _is_prose(part: list[Line]) -> bool:
-    words = _part_text(part).split()
-    if len(words) < _MIN_PROSE_WORDS:
-        return False
-    alpha = sum(1 for w in words if sum(ch.isalpha() for ch in w) >= max(1, len(w) // 2))
-    return alpha >= 0.7 * len(words)
+WordCounts = dict[int, tuple[int, int]]
+
+
+def _line_words(line: Line) -> tuple[int, int]:
+    """(words, mostly alphabetic words) of one line. A part's counts are its lines' sums:
+    joining lines with a space never merges or splits a word."""
+    words = "".join(c for c, _ in line[1]).split()
+    return len(words), sum(1 for w in words if w.isalpha() or sum(ch.isalpha() for ch in w) >= max(1, len(w) // 2))
+
+
+def _is_prose(part: list[Line], counts: WordCounts | None = None) -> bool:
+    """``counts`` keeps each line's word counts for one page: the gutter search asks about
+    the same lines for every candidate band (a quarter of a 10-K's extraction time before)."""
+    n = alpha = 0
+    for ln in part:
+        c = counts.get(id(ln)) if counts is not None else None
+        if c is None:
+            c = _line_words(ln)
+            if counts is not None:
+                counts[id(ln)] = c
+        n += c[0]
+        alpha += c[1]
+    return n >= _MIN_PROSE_WORDS and alpha >= 0.7 * n
 
 
 def _crosses(rect: Rect, gutter: tuple[float, float]) -> bool:
@@ -300,7 +317,7 @@ def _split(row: list[Line], gutter: tuple[float, float]) -> tuple[list[Line], li
     return left, [ln for ln in row if (ln[0][0] + ln[0][2]) / 2 >= mid]
 
 
-def find_gutter(rows: list[list[Line]]) -> tuple[float, float] | None:
+def find_gutter(rows: list[list[Line]], counts: WordCounts | None = None) -> tuple[float, float] | None:
     """The vertical white band (x from, x to) that best separates two prose columns, or
     None. Candidates start at the right edge of a line; the band runs to the nearest left
     edge of a line beginning right of it; the best band has the most prose parts on its
@@ -313,7 +330,8 @@ def find_gutter(rows: list[list[Line]]) -> tuple[float, float] | None:
     width = x_hi - x_lo
     lo, hi = x_lo + 0.25 * width, x_hi - 0.25 * width
     # Cheap test first: a right column needs prose lines that start well right of the margin.
-    prose = {id(ln): _is_prose([ln]) for ln in all_lines}
+    counts = {} if counts is None else counts
+    prose = {id(ln): _is_prose([ln], counts) for ln in all_lines}
     if sum(1 for ln in all_lines if prose[id(ln)] and ln[0][0] >= lo) < _MIN_PROSE_PARTS:
         return None
     # A column starts where prose lines start (a page number centred in the gutter does not).
@@ -335,8 +353,8 @@ def find_gutter(rows: list[list[Line]]) -> tuple[float, float] | None:
                 cut += 1
                 continue
             left, right = _split(row, band)
-            n_left += bool(left) and (prose[id(left[0])] if len(left) == 1 else _is_prose(left))
-            n_right += bool(right) and (prose[id(right[0])] if len(right) == 1 else _is_prose(right))
+            n_left += bool(left) and (prose[id(left[0])] if len(left) == 1 else _is_prose(left, counts))
+            n_right += bool(right) and (prose[id(right[0])] if len(right) == 1 else _is_prose(right, counts))
         score = (min(n_left, n_right), -cut)
         if score[0] >= _MIN_PROSE_PARTS and (best is None or score > best[0]):
             best = (score, band)
@@ -346,7 +364,8 @@ def find_gutter(rows: list[list[Line]]) -> tuple[float, float] | None:
 def reading_order(rows: list[list[Line]]) -> list[list[Line]]:
     """Rows in reading order: blocks of two-column prose become their left column's rows
     followed by their right column's rows; everything else keeps its visual row."""
-    gutter = find_gutter(rows)
+    counts: WordCounts = {}
+    gutter = find_gutter(rows, counts)
     if gutter is None:
         return rows
     out: list[list[Line]] = []
@@ -356,7 +375,7 @@ def reading_order(rows: list[list[Line]]) -> list[list[Line]]:
         parts = [_split(row, gutter) for row in block]
         left = [p for p, _ in parts if p]
         right = [p for _, p in parts if p]
-        out.extend(left + right if _is_column(left) and _is_column(right) else block)
+        out.extend(left + right if _is_column(left, counts) and _is_column(right, counts) else block)
         block.clear()
 
     for row in rows:
@@ -372,14 +391,14 @@ def reading_order(rows: list[list[Line]]) -> list[list[Line]]:
 _BULLETS = "•◦▪■●–-·* "
 
 
-def _is_column(parts: list[list[Line]]) -> bool:
+def _is_column(parts: list[list[Line]], counts: WordCounts | None = None) -> bool:
     """Parts of rows on one side of a gutter read as a column of running text: enough
     prose parts, prose dominating, lines filling the column's width (a table's label or
     name cells are ragged), and lines continuing a sentence (starting lower-case or with
     a figure) as prose wraps, where table cells start afresh with a capital."""
     if not parts:
         return False
-    prose = [p for p in parts if _is_prose(p)]
+    prose = [p for p in parts if _is_prose(p, counts)]
     if len(prose) < _MIN_PROSE_PARTS or len(prose) < 0.5 * len(parts):
         return False
     x0 = min(p[0][0][0] for p in parts)
