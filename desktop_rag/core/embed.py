@@ -184,7 +184,11 @@ class Embedder:
         return cached
 
     def _count_pieces(self, word: str) -> int:
-        if self._model is None and self._tokenizer is None and (self.path / "tokenizer.json").is_file():
+        # The Rust tokenizer even when the model is loaded: the model's own tokenizer gives the
+        # same pieces 4x slower per word (0.69 vs 0.17 s for a 10-K's 9,474 words) and shares
+        # the encode lock, so a dropped filing's chunking would wait on the embedding batches
+        # of the filing before it.
+        if self._tokenizer is None and (self.path / "tokenizer.json").is_file():
             from tokenizers import Tokenizer  # the fast tokenizer transformers itself wraps
 
             tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
