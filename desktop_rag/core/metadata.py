@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 from desktop_rag.core.domain.companies import cover_identity, derived_aliases, names_in, tidy_name
 from desktop_rag.core.domain.periods import (
+    FiscalCalendar,
     calendar_quarter,
     cover_period,
     file_name_period,
@@ -152,6 +153,20 @@ def _end_date(meta: DocumentMeta) -> date | None:
         return date.fromisoformat(meta.period_end) if meta.period_end else None
     except ValueError:
         return None
+
+
+def fiscal_calendar(meta: DocumentMeta) -> FiscalCalendar | None:
+    """The filer's fiscal calendar as one report states it: its fiscal year and quarter (an
+    annual report closes the fourth) and the date the period ended. None for a report
+    without both (an 8-K, a file whose cover gave no period end)."""
+    end = _end_date(meta)
+    if end is None or not meta.fiscal_year:
+        return None
+    if meta.form_type in ("10-K", "20-F") or meta.fiscal_quarter is None:
+        if meta.form_type not in ("10-K", "20-F"):
+            return None  # a dated event (8-K) or an undated report: no quarter to anchor on
+        return FiscalCalendar(meta.fiscal_year, 4, end)
+    return FiscalCalendar(meta.fiscal_year, meta.fiscal_quarter, end)
 
 
 def labelled_periods(meta: DocumentMeta, file_name: str = "") -> dict[str, set[tuple[int, int | None]]]:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+
+from desktop_rag.core.domain.measures import FINANCE_ABBREVIATIONS, MEASURE_WORDS, QUALIFIER_WORDS
+from desktop_rag.core.domain.periods import MONTH_NAMES
+from desktop_rag.core.lexical import QUESTION_NOISE, SHORTHAND, STOPWORDS
 
 # Legal-form words that end a registrant's name and that nobody says in a question.
 _LEGAL = (r"inc|incorporated|corp|corporation|company|co|companies|ltd|limited|plc|llc|l\.?l\.?c|lp|l\.?p|"
@@ -249,3 +253,61 @@ def subject_names(question: str) -> list[str]:
                 rf"\b(?:did|does|do)\s+(?:the\s+)?{esc}\s+[a-z]+", question):
             out.append(name)
     return out
+
+
+# Words no lower-case name is made of: the vocabulary of questions about filings.
+_NOT_NAME_WORDS = (NOT_NAMES | GENERIC_WORDS | MEASURE_WORDS | QUALIFIER_WORDS | FINANCE_ABBREVIATIONS | STOPWORDS
+                   | QUESTION_NOISE | frozenset(SHORTHAND)
+                   | frozenset(MONTH_NAMES) | frozenset(m[:3] for m in MONTH_NAMES)
+                   | frozenset({"qtr", "qtrs", "yr", "yrs", "pls", "plz", "thx", "thanks", "ok", "okay", "lol", "hmm",
+                                "abt", "w", "vs", "versus", "same", "again", "then", "too", "also", "instead", "now"}))
+_LOWER_NAME_WORD = re.compile(r"[a-z][a-z&'.-]*[a-z0-9]")
+# the endings of common nouns, which a name typed in lower case seldom has: plurals ("layoffs",
+# "warehouses"; not "-ss", "-us", "-is", "-as", "-os": "adidas"), "-ing", "-tion", "-ment"...
+_COMMON_NOUN_END = re.compile(r"(?:[^suaio]s|ing|tion|sion|ment|ness|ity|ance|ence|ism)$")
+
+
+def _deletions(word: str) -> set[str]:
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def near_spelling(word: str, vocabulary: Iterable[str]) -> bool:
+    """``word`` is one slip of the keyboard from a word of ``vocabulary`` (a letter added,
+    dropped, changed or two swapped: "revnue", "gorss"), not being that word."""
+    mine = _deletions(word)
+    n = len(word)
+    for v in vocabulary:
+        if v != word and abs(len(v) - n) <= 1 and v[:1].isalpha() and not mine.isdisjoint(_deletions(v)):
+            return True
+    return False
+
+
+def lower_case_name(phrase: str, printed_lower: Collection[str], vocabulary: Collection[str] = frozenset()) -> str:
+    """A phrase typed in lower case that reads as the name of a company ("google", "pepsi",
+    "under armour"), written as a name ("Google"); "" when it reads as words.
+
+    Names are the words the library's filings never print in lower case in prose
+    (``printed_lower``, from ``company_terms.LibraryTerms``: a filer's own list of competitors
+    such as "including adidas, Anta, ASICS" does not count), of one to three words, none of
+    them a word of a question about filings (a measure, a period, an analyst's abbreviation:
+    "nii", "qtr") or of ``vocabulary`` (the caller's own words, the library's segment and
+    product labels), nor a slip of the keyboard away from one ("revnue", "gorss"), nor
+    ending as common nouns do ("layoffs", "pricing"). The library's company names are
+    matched before this (``names_in``). What remains may still be a word the library never
+    prints ("bitcoin" in a library of chip makers): the searched question shows it as a
+    name, and the analyst can edit it."""
+    words = phrase.split()
+    if not 1 <= len(words) <= 3 or phrase != phrase.lower() or len("".join(words)) < 3:
+        return ""
+    if phrase in vocabulary:
+        return ""
+    for w in words:
+        if not _LOWER_NAME_WORD.fullmatch(w) or w in _NOT_NAME_WORDS or w in printed_lower or w in vocabulary:
+            return ""
+        if w.endswith("'s") or w.endswith("s'") or _COMMON_NOUN_END.search(w):
+            return ""
+        if len(w) >= 4 and (near_spelling(w, printed_lower) or near_spelling(w, _NOT_NAME_WORDS | set(vocabulary))):
+            return ""
+    if len(words) == 1 and len(words[0]) <= 3:
+        return words[0].upper()  # "amd", "ibm": initials or a trading symbol
+    return " ".join(w[:1].upper() + w[1:] for w in words)

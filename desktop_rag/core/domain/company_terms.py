@@ -28,6 +28,11 @@ from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’.-]*[A-Za-z0-9]|[A-Za-z]")
 _FIRST_FIGURE = re.compile(r"[\s(]*[$(]?\s?-?\d")
 MAX_LABEL_WORDS = 6
+# a word a company's prose uses at least this often (per page read, and at all) is its own
+# term: six times in the forty pages of a filing ("Azure" 15, "Converse" 33, "Google" at most
+# 3.5 in a competitor's filing)
+OWN_WORD_RATE = 6 / 40
+OWN_WORD_MIN = 2
 MIN_OCCURRENCES = 2  # prominent at least twice (a segment is a heading and a table row, or rows of several tables)
 # words that say nothing about whose filing it is
 _GENERIC = (STOPWORDS | QUESTION_NOISE | MEASURE_WORDS | QUALIFIER_WORDS | frozenset(MONTH_NAMES) | frozenset({
@@ -50,6 +55,45 @@ _TRADEMARK_BEFORE = re.compile(rf"\b(?:the|our)\s+({_TM_LIST})\s+trademarks?\b(?
 
 
 _ADDRESS = re.compile(r"\S*(?:www\.|https?://|@|\.com/)\S*", re.I)
+# what opens a list of names in prose: "competitors ... including adidas, Anta, ASICS, Puma"
+_LIST_CUE = re.compile(r"\b(?:including|such\s+as|like|namely|include|includes|are|were)\s+")
+_LIST_ITEM_WORDS = 3
+# one item and the separator after it: ", ", ", and ", " and ", " or "; the list ends at a
+# clause's punctuation or a line's end
+_LIST_ITEM = re.compile(r"([^,;:.()\n]+?|[^,;:()\n]+?\.[^,;:()\n\s]+?)(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|(?=[;:.()\n])|$)")
+MIN_LIST_ITEMS = 3
+
+
+def name_lists(text: str) -> list[tuple[int, int]]:
+    """Spans of the lists of names a filing prints ("including adidas, Anta, ASICS, Li Ning,
+    lululemon athletica, Puma, Under Armour and V.F. Corporation"): at least three short
+    items after a cue word, most of them capitalised. A name a filer styles in lower case
+    ("adidas") is printed in lower case only there, and is no common word for it."""
+    out: list[tuple[int, int]] = []
+    for cue in _LIST_CUE.finditer(text):
+        pos = cue.end()
+        items: list[tuple[int, int, bool]] = []
+        after = 0  # where the next item starts (each follows the previous one's separator)
+        for m in _LIST_ITEM.finditer(text[pos:pos + 400]):
+            item = m.group(1).strip()
+            words = item.split()
+            if not words or len(words) > _LIST_ITEM_WORDS or m.start() != after:
+                break
+            after = m.end()
+            items.append((pos + m.start(1), pos + m.start(1) + len(m.group(1)), item[:1].isupper()))
+            if not m.group(0)[len(m.group(1)):].strip():
+                break  # the list's last item
+        capitalised = sum(c for _, _, c in items)
+        if len(items) >= MIN_LIST_ITEMS and capitalised * 2 > len(items):
+            out.append((items[0][0], items[-1][1]))
+    return out
+
+
+def _outside_name_lists(text: str) -> str:
+    spans = name_lists(text)
+    for a, b in reversed(spans):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
 
 
 def trademark_names(page_text: str) -> list[str]:
@@ -112,6 +156,13 @@ class LibraryTerms:
     identifying: dict[str, str] = field(default_factory=dict)
     labels: dict[str, frozenset[str]] = field(default_factory=dict)
     names: frozenset[str] = frozenset()
+    # the words the library's filings print in lower case in prose (not in addresses, nor in
+    # lists of names): common words, which a question typed in lower case uses as words
+    printed_lower: frozenset[str] = frozenset()
+    # per company, the words its prose uses often (its products, brands, places: "Azure",
+    # "Xbox", "Converse"), however cased; another company it names in passing ("Google", a few
+    # times a filing) is not among them
+    own_words: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str, str]:
@@ -133,15 +184,21 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
     lower: dict[str, set[str]] = {}  # words each company's filings print in lower case
     prominent: dict[str, Counter[str]] = {}
     marks: set[str] = set()  # terms of names printed as trademarks
+    own: dict[str, frozenset[str]] = {}
     for company, pages in pages_by_company.items():
         words: set[str] = set()
         in_lower: set[str] = set()
         counts: Counter[str] = Counter()
+        said: Counter[str] = Counter()  # words of its prose, however cased
+        n_pages = 0
         for text in pages:
+            n_pages += 1
             words.update(_words(text))
             # words of prose, not of a web or mail address ("www.adobe.com/adbe")
-            prose = _ADDRESS.sub(" ", text)
-            in_lower.update(w.rstrip(".") for w in _WORD.findall(prose) if w.islower())
+            prose = _outside_name_lists(_ADDRESS.sub(" ", text))
+            found = _WORD.findall(prose)
+            in_lower.update(w.rstrip(".") for w in found if w.islower())
+            said.update(w.lower().rstrip(".").removesuffix("’s").removesuffix("'s") for w in found)
             for label in prominent_labels(text):
                 counts.update(set(_terms(_words(label))))
             for name in trademark_names(text):
@@ -153,10 +210,13 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
         vocab[company] = words
         lower[company] = in_lower
         prominent[company] = counts
+        least = max(OWN_WORD_MIN, OWN_WORD_RATE * n_pages)
+        own[company] = frozenset(w for w, n in said.items() if n >= least and w not in _GENERIC)
     labels = {c: frozenset(t for t, n in counts.items() if n >= MIN_OCCURRENCES) for c, counts in prominent.items()}
     out: dict[str, str] = {}
+    printed_lower = frozenset().union(*lower.values())
     if len(pages_by_company) < 2:
-        return LibraryTerms({}, labels)
+        return LibraryTerms({}, labels, printed_lower=printed_lower, own_words=own)
     for company, counts in prominent.items():
         others = [v for c, v in vocab.items() if c != company]
         for term, n in counts.items():
@@ -167,7 +227,6 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
                 continue
             out[term] = company
     names = {t for t, c in out.items() if t in marks and not any(p in lower[c] for p in t.split())}
-    printed_lower = set().union(*lower.values())
     typed: dict[str, set[str]] = {}  # lower-cased alias -> the companies it names
     capitalised: set[str] = set()
     for company, company_names in (aliases or {}).items():
@@ -186,7 +245,7 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
         if out.get(term, company) in companies:
             out[term] = company
             names.add(term)
-    return LibraryTerms(out, labels, frozenset(names))
+    return LibraryTerms(out, labels, frozenset(names), printed_lower, own)
 
 
 def companies_by_terms(text: str, terms: Mapping[str, str]) -> set[str]:

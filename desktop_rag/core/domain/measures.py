@@ -35,6 +35,14 @@ QUALIFIER_WORDS = frozenset({
     "average", "annual", "annualized", "recurring", "remaining", "performance", "noninterest", "non-interest",
     "sales", "unallocated", "corporate",
 })
+# Analysts' abbreviations of measures and of the words around them, which no filer is named
+# ("and nii?", "arpu?"): never read as the name of a company.
+FINANCE_ABBREVIATIONS = frozenset({
+    "nii", "nim", "arpu", "asp", "asps", "aum", "cet1", "tier1", "dtc", "fx", "ytd", "ltm", "ttm", "yoy", "qoq",
+    "bps", "bp", "roe", "roa", "roic", "roi", "ebitda", "ebit", "capex", "opex", "cogs", "gm", "om", "fcf", "ocf",
+    "nol", "ppe", "dso", "dpo", "dio", "ccc", "sbc", "rpo", "arr", "mrr", "kpi", "kpis", "guidance", "comps", "mix",
+    "headcount", "backlog", "churn", "subs", "rev", "revs", "opinc", "gaap", "non-gaap", "adj", "eps", "pe",
+})
 _COMPLEMENT = frozenset({"of", "for", "on", "from", "to"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z&'-]*(?:\s*&\s*[A-Za-z]+)?")
 

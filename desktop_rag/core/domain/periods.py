@@ -157,6 +157,11 @@ class QuestionPeriods:
 
 
 _Q = r"(?:fy|fiscal\s+(?:year\s+)?)"
+# "the March quarter", "Sept qtr", "the June 2023 quarter", "the december quarter of 2022": a
+# quarter named by the month it ends in ("may" only after "the": a verb otherwise)
+_MONTH_NAMED_QUARTER = (
+    rf"\b(?:the\s+)?(?P<m>(?:(?<=the\s)may|(?!may\b){MONTH_RE}))\.?(?:\s+'?(?P<y>{_YEAR}|\d\d))?\s+(?:fiscal\s+)?"
+    rf"(?:quarter|qtr)(?![a-z])(?:\s+(?:of\s+|in\s+)?(?P<y2>{_YEAR}))?")
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "the quarter ended July 1, 2023", "fiscal year ended January 29, 2023", "as of Dec. 31, 2022"
     ("ended", re.compile(
@@ -182,6 +187,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # FY2024, FY24, FY '24, fiscal 2023, fiscal year 2023, 2023 fiscal year
     ("fy", re.compile(rf"(?<![a-z0-9])(?:fy[\s_.-]*'?|fiscal\s+(?:year\s+)?)(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     ("fy", re.compile(rf"\b(?P<y>{_YEAR})\s+fiscal\s+year\b", re.I)),
+    # a quarter named by its closing month with its year: "the June 2023 quarter", "March quarter 2023"
+    # (the calendar quarter; ``month_quarter`` reads it for one filer's fiscal calendar)
+    ("month_q", re.compile(_MONTH_NAMED_QUARTER, re.I)),
     # a bare year: "in 2021", "2019 revenue"
     ("year", re.compile(rf"(?<![0-9$.,])(?P<y>{_YEAR})(?![0-9%]|,\d)")),
 ]
@@ -252,6 +260,13 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
                              fiscal=bool(m.group("fy") or m.group("fy4")))
     if kind == "fy":
         return PeriodMention(text, start, end, year=full_year(m.group("y")), fiscal=True)
+    if kind == "month_q":
+        year = m.group("y") or m.group("y2")
+        if not year:
+            return None  # the conversation's year: ``month_quarter``
+        name = m.group("m").lower()
+        month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+        return PeriodMention(text, start, end, year=full_year(year), quarter=(month - 1) // 3 + 1)
     before = m.string[max(0, start - 30):start].lower()
     if re.search(rf"\b{MONTH_RE}\.?,?\s*$", before):
         return None  # "in January 2023": a month of the business, not a period of report
@@ -597,3 +612,138 @@ def in_quarter(mention: PeriodMention, quarter: int) -> PeriodMention | None:
     if mention.year is None or mention.date is not None:
         return None
     return PeriodMention("", 0, 0, year=mention.year, quarter=quarter, fiscal=mention.fiscal)
+
+
+# -- quarters named by the month they end in ("the march qtr", "the June quarter") ---------------
+# A month-named quarter with a year or without one ("the March quarter": the conversation's
+# year), or "the quarter ending in March" (no day: with a day it is a date, read by ``find_periods``)
+_MONTH_QUARTER = re.compile(
+    rf"{_MONTH_NAMED_QUARTER}"
+    rf"|\b(?:the\s+)?(?:fiscal\s+)?(?:quarter|qtr)\s+(?:that\s+)?end(?:ed|ing|s)?\s+(?:in\s+)?(?P<m2>{MONTH_RE})(?![a-z])\.?"
+    rf"(?!\s*\d{{1,2}}\b)(?:\s+(?P<y3>{_YEAR}))?",
+    re.I)
+
+
+@dataclass(frozen=True)
+class MonthQuarter:
+    """A quarter named by the month it ends in, with the words as written; ``year`` is None
+    when the text names none (the conversation's year is meant)."""
+
+    month: int
+    year: int | None
+    text: str
+    start: int
+    end: int
+
+
+def month_quarter(text: str) -> MonthQuarter | None:
+    """The first quarter ``text`` names by its closing month ("the march qtr" -> March,
+    "the June 2023 quarter" -> June 2023); None when it names none."""
+    for m in _MONTH_QUARTER.finditer(text):
+        name = (m.group("m") or m.group("m2")).lower()
+        month = _MONTH_NUMBER.get(name[:4] if name.startswith("sept") else name[:3])
+        if not month:
+            continue
+        y = m.group("y") or m.group("y2") or m.group("y3")
+        return MonthQuarter(month, full_year(y) if y else None, m.group(0).strip(), m.start(), m.end())
+    return None
+
+
+@dataclass(frozen=True)
+class FiscalCalendar:
+    """One filer's fiscal calendar, known from one report: its fiscal ``year`` and ``quarter``
+    (4 for an annual report) and the date that period ended. Apple's Q2 FY2023 ended
+    April 1, 2023, so its quarter ending in March 2023 is Q2 FY2023 and its fiscal year ends
+    in September; Intel's Q3 2023 ended September 30, 2023, a calendar fiscal year."""
+
+    year: int
+    quarter: int
+    end: date
+
+    def _month_index(self) -> int:
+        d = self.end - timedelta(days=7)  # 52/53-week quarters end up to a week into the next month
+        return d.year * 12 + d.month - 1
+
+    def quarter_ending(self, year: int, month: int) -> tuple[int, int]:
+        """(fiscal year, fiscal quarter) of the filer's quarter ending in ``month`` of ``year``
+        (the nearest one when no quarter of the filer ends in that month)."""
+        months = year * 12 + month - 1 - self._month_index()
+        steps = round(months / 3)
+        fy, q = divmod(self.year * 4 + self.quarter - 1 + steps, 4)
+        return fy, q + 1
+
+    def quarter_end(self, fiscal_year: int, quarter: int) -> tuple[int, int]:
+        """(calendar year, month) in which the filer's fiscal ``quarter`` of ``fiscal_year`` ends."""
+        steps = fiscal_year * 4 + quarter - 1 - (self.year * 4 + self.quarter - 1)
+        year, month = divmod(self._month_index() + 3 * steps, 12)
+        return year, month + 1
+
+    @property
+    def calendar_year(self) -> bool:
+        """The filer's fiscal year ends in December (its fiscal quarters are calendar quarters)."""
+        return self.quarter_end(self.year, 4)[1] == 12
+
+
+def quarter_end_month(mention: PeriodMention, calendar: FiscalCalendar | None = None) -> tuple[int, int] | None:
+    """(calendar year, month) in which the period ``mention`` names ends: a fiscal quarter
+    through the filer's ``calendar`` (else read as a calendar quarter), a year in its last
+    month (a fiscal year through the calendar), a date as dated."""
+    if mention.date is not None:
+        return mention.date.year, mention.date.month
+    if mention.year is None:
+        return None
+    if mention.quarter:
+        if mention.fiscal and calendar is not None:
+            return calendar.quarter_end(mention.year, mention.quarter)
+        return mention.year, mention.quarter * 3
+    if mention.fiscal and calendar is not None:
+        return calendar.quarter_end(mention.year, 4)
+    return mention.year, 12
+
+
+def quarter_ending_in(year: int, month: int, calendar: FiscalCalendar | None = None,
+                      fiscal: bool = False) -> PeriodMention:
+    """The quarter ending in ``month`` of ``year`` as a question names it: the filer's fiscal
+    quarter when its fiscal year does not end in December (Apple's March 2023 quarter is
+    "Q2 FY2023") or when ``fiscal`` (the conversation writes fiscal periods), else the
+    calendar quarter ("Q1 2023"); without a known calendar, the calendar quarter that month
+    closes or falls in."""
+    if calendar is not None and (fiscal or not calendar.calendar_year):
+        fy, q = calendar.quarter_ending(year, month)
+        return PeriodMention("", 0, 0, year=fy, quarter=q, fiscal=True)
+    # the calendar quarter most of the three months fall in: a quarter ending in April is Q1
+    mid_year, mid_month = divmod(year * 12 + month - 1 - 1, 12)
+    return PeriodMention("", 0, 0, year=mid_year, quarter=mid_month // 3 + 1)
+
+
+def month_quarter_period(found: MonthQuarter, thread: PeriodMention | None = None,
+                         calendar: FiscalCalendar | None = None, thread_calendar: FiscalCalendar | None = None,
+                         ) -> PeriodMention | None:
+    """The period a month-named quarter means: in the year written, else the one nearest the
+    period the conversation is about (``thread``, read through ``thread_calendar``), as the
+    company whose ``calendar`` it is names it (``quarter_ending_in``). None when no year is
+    written and the conversation names no period."""
+    year = found.year
+    if year is None:
+        anchor = quarter_end_month(thread, thread_calendar) if thread is not None else None
+        if anchor is None:
+            return None
+        base = anchor[0] * 12 + anchor[1] - 1
+        year = min((anchor[0] + d for d in (-1, 0, 1)),
+                   key=lambda y: (abs(y * 12 + found.month - 1 - base), y))
+    return quarter_ending_in(year, found.month, calendar, fiscal=bool(thread is not None and thread.fiscal))
+
+
+def fiscal_label_for(mention: PeriodMention, source: FiscalCalendar | None,
+                     target: FiscalCalendar | None, calendar_words: bool = True) -> PeriodMention | None:
+    """A fiscal quarter of one filer (``source``'s calendar) as another filer names the same
+    months: Apple's Q2 FY2023 (ending March 2023) is Q1 2023 of a calendar-year company.
+    None when nothing needs changing (not a fiscal quarter, or ``source``'s fiscal year
+    ends in December), or when the other filer's calendar is not known and the conversation
+    writes fiscal periods (``calendar_words`` false: its label is kept as written)."""
+    if not (mention.quarter and mention.fiscal and mention.year) or source is None or source.calendar_year:
+        return None
+    if target is None and not calendar_words:
+        return None
+    ends = source.quarter_end(mention.year, mention.quarter)
+    return quarter_ending_in(ends[0], ends[1], target)

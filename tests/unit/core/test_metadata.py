@@ -10,6 +10,7 @@ from desktop_rag.core.metadata import (
     company_aliases,
     detect_metadata,
     document_covers,
+    fiscal_calendar,
     parse_file_name,
     parse_first_pages,
     period_labels,
@@ -181,3 +182,14 @@ def test_cover_identity_on_real_filings(name: str, company: str, ticker: str, la
         doc.close()
     meta = detect_metadata(name, "\n".join(pages[:3]), "\n".join(pages[3:]))
     assert (meta.company, meta.ticker, meta.period_label()) == (company, ticker, label)
+
+
+def test_fiscal_calendar_of_a_report() -> None:
+    apple = DocumentMeta(company="Apple Inc.", form_type="10-Q", fiscal_year=2023, fiscal_quarter=2,
+                         period_end="2023-04-01")
+    cal = fiscal_calendar(apple)
+    assert cal is not None and cal.quarter_ending(2023, 3) == (2023, 2) and not cal.calendar_year
+    annual = fiscal_calendar(DocumentMeta(form_type="10-K", fiscal_year=2021, period_end="2021-05-31"))
+    assert annual is not None and annual.quarter == 4 and annual.quarter_ending(2021, 2) == (2021, 3)
+    assert fiscal_calendar(DocumentMeta(form_type="8-K", fiscal_year=2022, period_end="2022-05-20")) is None
+    assert fiscal_calendar(DocumentMeta(form_type="10-Q", fiscal_year=2023, fiscal_quarter=2)) is None

@@ -8,7 +8,9 @@ from desktop_rag.core.domain.companies import (
     core_name,
     cover_identity,
     derived_aliases,
+    lower_case_name,
     names_in,
+    near_spelling,
     proper_names,
     subject_names,
 )
@@ -86,3 +88,33 @@ def test_subject_names_through_legal_forms_and_possessives() -> None:
     # the legal form between the name and its verb or possessive does not hide the subject
     assert subject_names("What comparable sales growth did Target Corporation report for 2022?") == ["Target"]
     assert subject_names("What were The Coca-Cola Company's net operating revenues in 2021?") == ["Coca-Cola"]
+
+
+# the words a small library prints in lower case in prose (``LibraryTerms.printed_lower``)
+PRINTED = frozenset({"services", "gaming", "revenue", "net", "sales", "base", "salary", "first", "republic", "stores",
+                     "export", "restrictions", "the", "segment", "china"})
+
+
+@pytest.mark.parametrize(("typed", "name"), [("google", "Google"), ("pepsi", "Pepsi"), ("adidas", "Adidas"),
+                                             ("amd", "AMD"), ("costco", "Costco")])
+def test_a_lower_case_word_no_filing_prints_as_a_word_is_a_name(typed: str, name: str) -> None:
+    assert lower_case_name(typed, PRINTED) == name
+
+
+@pytest.mark.parametrize("typed", [
+    "services", "gaming",  # words the filings print
+    "revnue", "gorss", "sevices",  # a slip of the keyboard away from one
+    "nii", "arpu", "qtr", "yoy", "march", "fy",  # an analyst's abbreviations, periods
+    "layoffs", "pricing", "acquisitions",  # common nouns by their ending
+    "first republic",  # "first" is a word
+    "iphone",  # a term of the library (the caller's vocabulary)
+    "Google",  # capitalised: read by ``proper_names``
+    "google's", "a", "gm",
+])
+def test_ordinary_lower_case_words_are_not_names(typed: str) -> None:
+    assert lower_case_name(typed, PRINTED, {"iphone"}) == ""
+
+
+def test_near_spelling() -> None:
+    assert near_spelling("revnue", {"revenue"}) and near_spelling("gorss", {"gross"})
+    assert not near_spelling("google", {"goodwill", "gross", "revenue"}) and not near_spelling("revenue", {"revenue"})

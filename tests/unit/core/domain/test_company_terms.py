@@ -6,6 +6,7 @@ from desktop_rag.core.domain.company_terms import (
     companies_named_by_terms,
     identifying_terms,
     library_terms,
+    name_lists,
     prominent_labels,
     short_name,
     trademark_names,
@@ -75,3 +76,17 @@ def test_capitalised_names_typed_in_lower_case() -> None:
     assert terms.identifying["amzn"] == "Amazon.com, Inc." and "amzn" in terms.names
     assert "cost" not in terms.names
     assert companies_named_by_terms("amzn rev 2Q23?", terms.identifying, terms.names) == {"Amazon.com, Inc."}
+
+
+def test_a_list_of_names_is_no_prose_and_a_company_s_frequent_words_are_its_own() -> None:
+    rival_list = ("We compete with apparel and equipment companies, including adidas, Anta, ASICS, Li Ning, "
+                  "lululemon athletica, Puma and Under Armour, among others.")
+    assert any("adidas" in rival_list[a:b] for a, b in name_lists(rival_list))
+    assert name_lists("Our products include servers, storage, and networking equipment sold to customers.") == []
+    shoes = [rival_list, "Converse sales grew. Converse footwear and Converse apparel. Jordan Brand and Converse."]
+    soda = ["Net operating revenues grew. We compete with PepsiCo in many markets. Sprite and Sprite Zero sold well."]
+    terms = library_terms({"NIKE, Inc.": shoes, "The Coca-Cola Company": soda})
+    # "adidas" is printed in lower case only in a list of names: no common word
+    assert "adidas" not in terms.printed_lower and "apparel" in terms.printed_lower
+    assert "converse" in terms.own_words["NIKE, Inc."]  # four times in two pages
+    assert "pepsico" not in terms.own_words["The Coca-Cola Company"]  # named once, in passing

@@ -7,13 +7,17 @@ from datetime import date
 import pytest
 
 from desktop_rag.core.domain.periods import (
+    FiscalCalendar,
     PeriodShift,
     calendar_quarter,
     cover_period,
     file_name_period,
     find_periods,
+    fiscal_label_for,
     fiscal_year_for_end,
     mention_text,
+    month_quarter,
+    month_quarter_period,
     parse_date,
     period_label,
     period_phrase,
@@ -223,3 +227,68 @@ def test_relative_period_in_chat_shorthand() -> None:
     assert relative_period("the prior qtr") == PeriodShift(quarters=-1, text="prior qtr")
     assert relative_period("same qtr last yr") == PeriodShift(years=-1, text="same qtr last yr")
     assert relative_period("lockheed same yr") is None  # the thread's own year
+
+
+# -- quarters named by their closing month ----------------------------------------------------------
+APPLE = FiscalCalendar(2023, 2, date(2023, 4, 1))  # fiscal year ends in September
+NVIDIA = FiscalCalendar(2024, 1, date(2023, 4, 30))  # fiscal year ends in January
+INTEL = FiscalCalendar(2023, 3, date(2023, 9, 30))  # calendar fiscal year
+
+
+@pytest.mark.parametrize(
+    ("text", "month", "year"),
+    [
+        ("how does that compare w/ apple's for the march qtr", 3, None),
+        ("the June quarter", 6, None),
+        ("Sept quarter 2023", 9, 2023),
+        ("the June '23 quarter", 6, 2023),
+        ("the december quarter of 2022", 12, 2022),
+        ("for the quarter ending in March", 3, None),
+        ("the may qtr", 5, None),
+    ],
+)
+def test_month_named_quarter(text: str, month: int, year: int | None) -> None:
+    found = month_quarter(text)
+    assert found is not None and (found.month, found.year) == (month, year)
+
+
+@pytest.mark.parametrize("text", ["the quarter ended March 31, 2023", "sales may quarterly rise", "in March 2023",
+                                  "we may quarter the budget", "the fourth quarter"])
+def test_not_a_month_named_quarter(text: str) -> None:
+    assert month_quarter(text) is None
+
+
+def test_find_periods_reads_a_month_named_quarter_with_its_year_as_the_calendar_quarter() -> None:
+    found = find_periods("Apple revenue for the June 2023 quarter").mentions
+    assert [(m.year, m.quarter, m.fiscal) for m in found] == [(2023, 2, False)]
+    assert find_periods("the march qtr").mentions == []  # no year: the conversation's
+
+
+def test_fiscal_calendar_maps_months_and_quarters() -> None:
+    assert APPLE.quarter_ending(2023, 3) == (2023, 2) and APPLE.quarter_ending(2022, 12) == (2023, 1)
+    assert APPLE.quarter_end(2023, 4) == (2023, 9) and not APPLE.calendar_year
+    assert NVIDIA.quarter_ending(2023, 7) == (2024, 2) and not NVIDIA.calendar_year
+    assert INTEL.calendar_year and INTEL.quarter_ending(2023, 3) == (2023, 1)
+
+
+def test_month_quarter_resolves_in_the_conversation_s_year_as_the_company_names_it() -> None:
+    march = month_quarter("the march qtr")
+    assert march is not None
+    amazon_q1 = find_periods("q1 2023").mentions[0]
+    # Apple's quarter ending in March 2023 is its Q2 FY2023; a calendar-year company's is Q1 2023
+    assert mention_text(month_quarter_period(march, amazon_q1, APPLE)) == "Q2 FY2023"
+    assert mention_text(month_quarter_period(march, amazon_q1, INTEL)) == "Q1 2023"
+    assert mention_text(month_quarter_period(march, amazon_q1, None)) == "Q1 2023"
+    # the nearest March to a thread about Nvidia's Q3 FY2024 (ending October 2023) is March 2023... or 2024
+    nv_q3 = find_periods("Q3 FY2024").mentions[0]
+    assert mention_text(month_quarter_period(march, nv_q3, INTEL, NVIDIA)) == "Q1 FY2024"  # a fiscal thread
+    assert month_quarter_period(march, None, APPLE) is None  # no year anywhere
+
+
+def test_a_fiscal_quarter_as_another_company_names_the_same_months() -> None:
+    q2 = find_periods("Q2 FY2023").mentions[0]
+    assert mention_text(fiscal_label_for(q2, APPLE, None)) == "Q1 2023"
+    assert mention_text(fiscal_label_for(find_periods("Q2 FY2024").mentions[0], NVIDIA, APPLE)) == "Q3 FY2023"
+    assert fiscal_label_for(q2, INTEL, None) is None  # a calendar fiscal year: nothing to change
+    assert fiscal_label_for(q2, APPLE, None, calendar_words=False) is None  # the thread writes fiscal labels
+    assert fiscal_label_for(find_periods("Q2 2023").mentions[0], APPLE, None) is None  # a calendar quarter
