@@ -16,19 +16,23 @@ Three shapes of follow-up:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktop_rag.core.domain.companies import names_in, proper_names, subject_names
+from desktop_rag.core.domain.companies import lower_case_name, names_in, proper_names, subject_names
 from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import (
     DATE_RE,
+    FiscalCalendar,
     PeriodMention,
     PeriodShift,
     find_periods,
+    fiscal_label_for,
     in_quarter,
     mention_text,
+    month_quarter,
+    month_quarter_period,
     quarter_without_year,
     relative_period,
     shift_mention,
@@ -79,6 +83,14 @@ _SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:i
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
 _THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over)\s+(?:that|the\s+same|this)|that|the\s+same)\s+(?:quarter|qtr|year|yr|period)\b",
                           re.I)
+# a question about the previous answer ("what drove that", "why did it grow?"): it carries no
+# measure of its own, so the thread's measure is the one of the question before it
+_REFERS_BACK = re.compile(r"\b(?:that|it|this|those|these)\b", re.I)
+# "how much did it add", "how much did that help": the size of a change in the thread's measure
+_HOW_MUCH_CHANGE = re.compile(
+    r"\bhow\s+much\s+(?:did|does|do|has|have|will|would|could)\s+(?:it|that|this|they|those|these)\s+"
+    r"(?:add|contribute|increase|decrease|reduce|raise|lower|cut|grow|rise|fall|drop|decline|change|move|swing|"
+    r"help|hurt|boost|lift|weigh|shift)\b", re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
 
@@ -91,7 +103,13 @@ class ThreadFacts:
     period: PeriodMention | None = None
     period_text: str = ""  # as written ("Q3 2023", "fiscal 2024")
     form: str = ""  # "10-K", "10-Q"
-    question: str = ""  # the latest standalone question
+    question: str = ""  # the latest standalone question that asks a figure, or the latest one
+    # the company was named by a message answered from the conversation after the latest
+    # searched question ("back to intel, what did u say 1Q was"): the thread is about it again
+    refocused: bool = False
+    # the first period the thread named is a calendar one ("q1 2023", not "Q1 FY2024"): how
+    # the analyst writes periods, for a company whose fiscal calendar is not known
+    calendar_words: bool = True
 
 
 @dataclass
@@ -104,6 +122,7 @@ class Rewrite:
     period: str = ""
     kind: str = "standalone"  # standalone | swap | concept | appended | edited (by the analyst)
     carried: list[str] = field(default_factory=list)  # "company", "period", "concept", "form"
+    absent_company: str = ""  # a company the message names that the library holds no filing of
 
     def note(self) -> str:
         if self.kind == "standalone":
@@ -148,12 +167,20 @@ def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]
 
 
 def thread_facts(previous: list[str], names: Iterable[str], scope_company: str = "",
-                 scope_period: str = "") -> ThreadFacts:
+                 scope_period: str = "", asides: Sequence[str] = ()) -> ThreadFacts:
     """Company, period and form of the thread: the latest previous question that names each;
     the analyst's document scope fills what none names (a chat scoped to one filing is about
-    that filing's company and period)."""
+    that filing's company and period). ``asides``: the messages answered from the conversation
+    since the latest searched question; one naming one library company ("back to intel, what
+    did u say 1Q was") makes the thread about that company again. The question a bare
+    follow-up repeats is the latest one, unless that one only asks about the answer before it
+    ("what drove that"): then the latest one that asks a figure."""
     names = set(names)
     facts = ThreadFacts(question=previous[-1] if previous else "")
+    first = next((found.mentions[0] for found in map(find_periods, previous) if found.mentions), None)
+    facts.calendar_words = first is None or not first.fiscal
+    if previous and not measure_phrase(previous[-1]) and _REFERS_BACK.search(previous[-1]):
+        facts.question = next((q for q in reversed(previous[:-1]) if measure_phrase(q)), previous[-1])
     for q in reversed(previous):
         if not facts.company:
             facts.company = _company_as_written(q, names)[0]
@@ -164,6 +191,13 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         if not facts.form:
             m = _FORM_RE.search(q)
             facts.form = m.group(0).upper() if m else ""
+    for aside in reversed(asides):
+        written, a, b = _company_as_written(aside, names)
+        if not written:
+            continue
+        if not _company_as_written(aside[:a] + " " + aside[b:], names)[0]:  # one company, not "amzn or aapl?"
+            facts.company, facts.refocused = written, True
+        break
     if scope_company and (not facts.company or not names_in(facts.company, _aliases_of(scope_company, names))):
         # the scope wins over an earlier question about another company, and so does its period
         facts.company = scope_company
@@ -182,12 +216,16 @@ def _aliases_of(company: str, names: set[str]) -> set[str]:
 
 
 def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
-                 labels: frozenset[str] = frozenset()) -> str:
+                 labels: frozenset[str] = frozenset(), printed_lower: Collection[str] = frozenset(),
+                 library_labels: Collection[str] = frozenset()) -> str:
     """The company a follow-up names: a library name, or, when the whole rest of a bare
     follow-up is one proper name ("Same for AMD"), that name (the gate then says whether the
-    library has its filings). In a chat limited to one company's filings a bare name the
-    library does not know ("And Mac?") is read as a product or segment of that company,
-    unless the message asks the same question for it ("Same for AMD")."""
+    library has its filings), however typed ("and google?", "vs adidas": words no filing of
+    the library prints in lower case, ``domain.companies.lower_case_name``; not a segment or
+    product any library company prints, ``library_labels``). In a chat limited to one
+    company's filings a bare name the library does not know ("And Mac?") is read as a
+    product or segment of that company, unless the message asks the same question for it
+    ("Same for AMD")."""
     written = _company_as_written(q, names)[0]
     if written:
         return written
@@ -199,12 +237,68 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     cands = proper_names(bare)
     if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
         return cands[0]
+    if printed_lower and bare.lower() not in labels:
+        name = lower_case_name(bare, printed_lower, _FILLER | _TOPIC_WORDS | set(library_labels) | labels)
+        if name:
+            return name
     # "what about AMD's 1Q23 gm": a possessive names whose figure it is, unless it is a segment,
     # product or region the thread's company prints
     owners = [n for n in subject_names(q) if n.lower() not in labels]
     if len(owners) == 1:
         return owners[0]
     return ""
+
+
+def _same_company(a: str, b: str, names: set[str]) -> bool:
+    """Two spellings of one library company ("intel", "INTC"), or the same name."""
+    if a.lower().removesuffix("'s") == b.lower().removesuffix("'s"):
+        return True
+    mine = set(names_in(a, names))
+    return bool(mine) and bool(names_in(b, mine) or names_in(b.lower(), mine) or
+                               mine & set(names_in(b, names)))
+
+
+def _mentions(text: str, company: str, start: int, end: int, names: set[str], terms: Mapping[str, str],
+              name_terms: Iterable[str]) -> list[tuple[int, int]]:
+    """Where ``text`` names ``company`` (found at ``start``:``end``): its library names and
+    the terms that name it ("coke ... (Coca-Cola)"), in order, none overlapping."""
+    aliases = set(names_in(company, names))
+    words = {t for t in name_terms if t in terms and names_in(short_name(terms[t]), aliases | {company})}
+    spans = [(start, end)]
+    for n in aliases | words:
+        if not names_in(text, {n}) and n not in words:
+            continue
+        for m in re.finditer(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I):
+            spans.append((m.start(), m.end()))
+    kept: list[tuple[int, int]] = []
+    for a, b in sorted(spans, key=lambda s: (s[0], -(s[1] - s[0]))):
+        if not kept or a >= kept[-1][1]:
+            kept.append((a, b))
+    return kept
+
+
+def _swap_company(text: str, spans: list[tuple[int, int]], company: str, absent: bool) -> str:
+    """``text`` about ``company`` instead: its first mention of the previous company replaced,
+    the others dropped (an emptied parenthesis too). A company the library lacks is written
+    as whose figure it is ("Google's op income"), so that the search reads it as the subject
+    and refuses it rather than answering about another company."""
+    out = text
+    for i, (a, b) in reversed(list(enumerate(spans))):
+        if i == 0:
+            name = company
+            # "amazon op income" -> "Google's op income"; not "for Amazon", nor "did Amazon spend"
+            if absent and not re.match(r"['’]s?\b", out[b:]) and re.match(r"\s+[A-Za-z0-9]", out[b:]) and not \
+                    re.search(r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|"
+                              r"will|would|can|could)\s+$", out[:a]):
+                name = company + "'s"
+            out = out[:a] + name + out[b:]
+        else:
+            out = out[:a] + out[b:]
+    out = re.sub(r"\(\s*,\s*", "(", out)
+    out = re.sub(r",\s*\)", ")", out)
+    out = re.sub(r"\s*\(\s*\)", "", out)
+    out = re.sub(r"\s{2,}", " ", out).strip()
+    return out
 
 
 def _remove(text: str, pattern: str) -> str:
@@ -232,7 +326,8 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
 def rewrite_followup(question: str, previous: list[str], names: Iterable[str], scope_company: str = "",
                      scope_period: str = "", terms: Mapping[str, str] | None = None,
                      labels: Mapping[str, frozenset[str]] | None = None,
-                     name_terms: Iterable[str] = ()) -> Rewrite:
+                     name_terms: Iterable[str] = (), calendars: Mapping[str, FiscalCalendar] | None = None,
+                     printed_lower: Collection[str] = frozenset(), asides: Sequence[str] = ()) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
@@ -241,7 +336,12 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     identifying terms (``domain.company_terms``), term -> registered company name; ``labels``:
     per name of a library company (lower case), the terms its filings print as headings and
     row labels (segments, products, regions); ``name_terms``: the identifying terms that are
-    names however typed (a filer's trademark: "coke", ``LibraryTerms.names``)."""
+    names however typed (a filer's trademark: "coke", ``LibraryTerms.names``); ``calendars``:
+    per name of a library company (lower case), its fiscal calendar (``metadata.fiscal_calendar``:
+    "the march qtr" is Apple's Q2 FY2023); ``printed_lower``: the words the library's filings
+    print in lower case (``LibraryTerms.printed_lower``: a bare "google" that no filing prints
+    as a word is a company, "services" is a word); ``asides``: the messages answered from the
+    conversation since the latest searched one (``thread_facts``)."""
     names = set(names)
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
     out = Rewrite(question=question, standalone=q)
@@ -257,7 +357,24 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
             q = _append(q, [company])
             out = Rewrite(question=question, standalone=q, company=company, kind="appended",
                           carried=["company (named by its own segment or product)"])
-    facts = thread_facts(previous, names, scope_company, scope_period)
+    facts = thread_facts(previous, names, scope_company, scope_period, asides)
+
+    def calendar_of(company: str) -> FiscalCalendar | None:
+        for n in names_in(company, names) if company else []:
+            found = (calendars or {}).get(n.lower())
+            if found is not None:
+                return found
+        return None
+
+    named_month = month_quarter(q)
+    if named_month and (previous or scope_company or scope_period):
+        # "the march qtr": the quarter ending that month, as the company asked about names it
+        owner = _company_as_written(q, names)[0] or facts.company
+        meant = month_quarter_period(named_month, facts.period, calendar_of(owner), calendar_of(facts.company))
+        if meant is not None:
+            q = q[:named_month.start] + mention_text(meant) + q[named_month.end:]
+            out = Rewrite(question=question, standalone=q, company=out.company, kind="appended",
+                          carried=[*out.carried, "period (a quarter named by its month)"])
     same_quarter = _SAME_QUARTER_OF.search(q)
     if same_quarter and facts.period is not None and (facts.period.quarter or facts.period.date) and facts.period.year:
         # the thread's quarter in the year named, written as the period module writes it
@@ -285,7 +402,11 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     thread_labels: frozenset[str] = frozenset()
     for n in names_in(facts.company, names) if facts.company else []:
         thread_labels |= (labels or {}).get(n.lower(), frozenset())
-    new_company = company_here or _new_company(q, names, rest, bool(scope_company), thread_labels)
+    # the terms that identify a library company ("iphone", "aws") are no company it lacks
+    new_company = company_here or _new_company(q, names, rest, bool(scope_company), thread_labels, printed_lower,
+                                               set(terms or {}))
+    if new_company and not names_in(new_company, names):
+        out.absent_company = new_company
     if new_company and not company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
     rest = _FORM_RE.sub(" ", rest)
@@ -330,12 +451,24 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
                     prev_company, pa, pb = found.group(0), found.start(), found.end()
                     break
         company = new_company or facts.company
-        if new_company and prev_company and new_company.lower() != prev_company.lower():
-            text = text[:pa] + new_company + text[pb:]
+        # the company asked about now: the one named, or the one an aside went back to
+        swap_to = new_company or (facts.company if facts.refocused else "")
+        changed = bool(swap_to and prev_company and not _same_company(swap_to, prev_company, names))
+        if changed:
+            spans = _mentions(text, prev_company, pa, pb, names, terms or {}, name_terms)
+            text = _swap_company(text, spans, swap_to, absent=not names_in(swap_to, names))
         elif not prev_company and company:
             text = _append(text, [company])
         if not new_company and company:
             carried.append("company")
+        if changed and not periods.mentions and not relative_words:
+            # a fiscal quarter is its filer's own: Apple's Q2 FY2023 is another company's Q1 2023
+            old = find_periods(text).mentions
+            moved = fiscal_label_for(old[0], calendar_of(prev_company), calendar_of(swap_to),
+                                     facts.calendar_words) if old else None
+            if moved is not None:
+                text = _replace_period(text, old[0], mention_text(moved))
+                period_text = mention_text(moved)
         if new_period is not None and facts.period is not None and period_text:
             old = find_periods(text).mentions
             if old:
@@ -362,12 +495,14 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         # written right after the subject's last word
         last = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))[-1]
         q = f"{q[:last.end()]} {measure}{q[last.end():]}"
+    # "how much did it add": the change asked is one in the thread's measure
+    change_of = _latest_measure(previous) if not measure and _HOW_MUCH_CHANGE.search(q) and not measure_phrase(q) else ""
     period = period_text or ("" if has_period else facts.period_text)
     if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
         period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
                               ("period", period if not (periods.mentions or relative_words) else "")) if v]
-    if measure:
+    if measure or change_of:
         carried.append("concept")
     if relative_words and period_text:
         q = re.sub(rf"(?:\b(?:in|for|during)\s+)?(?:\bthe\s+)?{re.escape(relative_words)}", f"in {period_text}", q, count=1)
@@ -392,7 +527,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
             text += f" in {period_text}"
         out.standalone, out.kind = text + "?", "concept"
     else:
-        extra = [x for x in ((company if not has_company else ""), (period if not has_period else "")) if x]
+        extra = [x for x in (change_of, (company if not has_company else ""), (period if not has_period else "")) if x]
         if not extra:
             if q != " ".join(question.split()):
                 out.standalone, out.kind, out.carried = q, "appended", carried
@@ -425,6 +560,11 @@ def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:
         return ""
     if any(w.lower() in _TOPIC_WORDS for w in rest_words):
         return ""
+    return _latest_measure(previous)
+
+
+def _latest_measure(previous: list[str]) -> str:
+    """The measure the thread asked last ("" when none did)."""
     for earlier in reversed(previous):
         found = measure_phrase(earlier)
         if found:

@@ -92,11 +92,15 @@ def _entities(text: str, names: Iterable[str]) -> tuple[set[str], set[str]]:
     return comp, per
 
 
-def route(question: str, previous_standalone: list[str], answered: int, names: Iterable[str]) -> Route:
+def route(question: str, previous_standalone: list[str], answered: int, names: Iterable[str],
+          absent_companies: Iterable[str] = ()) -> Route:
     """Where the answer to ``question`` comes from.
 
     ``previous_standalone``: the thread's earlier standalone questions; ``answered``: how
-    many of them have a verified, cited answer stored (what the conversation can quote)."""
+    many of them have a verified, cited answer stored (what the conversation can quote);
+    ``absent_companies``: companies the message names that the library holds no filing of
+    (read by the rewrite: "how does that stack up vs adidas" compares with something the
+    conversation never answered, so the filings are searched too)."""
     names = set(names)
     q = question.strip()
     if not previous_standalone or answered == 0:
@@ -110,11 +114,12 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         return Route(CONVERSATION, "asks about what was already said", task)
     if COMPARE_RE.search(q) or _compares_answers(q):
         comp, per = _entities(q, names)
+        comp |= {c.lower() for c in absent_companies if c}
         known_c: set[str] = set()
         known_p: set[str] = set()
         for s in previous_standalone:
             c, p = _entities(s, names)
-            known_c |= c
+            known_c |= c | {a.lower() for a in absent_companies if a and a.lower() in s.lower()}
             known_p |= p
         new_c, new_p = comp - known_c, per - known_p
         if relative_period(q):

@@ -19,9 +19,10 @@ from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, 
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.domain.periods import FiscalCalendar
 from desktop_rag.core.history import HistoryStore, StoredMessage
 from desktop_rag.core.lexical import content_terms
-from desktop_rag.core.metadata import company_aliases
+from desktop_rag.core.metadata import company_aliases, fiscal_calendar
 from desktop_rag.core.types import Answer, Citation, Document
 
 
@@ -86,6 +87,24 @@ def terms_for(documents: list[Document], page_texts: Callable[[str], list[str]])
     return terms
 
 
+def company_calendars(documents: list[Document]) -> dict[str, FiscalCalendar]:
+    """Each name of a library company (lower case) -> its fiscal calendar, from its latest
+    report that states one (``metadata.fiscal_calendar``)."""
+    latest: dict[str, tuple[str, FiscalCalendar]] = {}
+    for d in documents:
+        cal = fiscal_calendar(d.meta)
+        if cal is None or not d.meta.company:
+            continue
+        if d.meta.company not in latest or d.meta.period_end > latest[d.meta.company][0]:
+            latest[d.meta.company] = (d.meta.period_end, cal)
+    out: dict[str, FiscalCalendar] = {}
+    for d in documents:
+        if d.meta.company in latest:
+            for n in company_aliases(d.meta):
+                out.setdefault(n.lower(), latest[d.meta.company][1])
+    return out
+
+
 class ConversationSession:
     def __init__(self, history: HistoryStore, memory: MemoryStore, documents: list[Document],
                  conv_id: int | None = None, page_texts: Callable[[str], list[str]] | None = None) -> None:
@@ -104,6 +123,7 @@ class ConversationSession:
         """The library's documents changed (added, removed, metadata edited)."""
         self.documents = list(documents)
         self.names = {n for d in documents for n in company_aliases(d.meta)}
+        self.calendars = company_calendars(documents)
 
     def company_terms(self) -> LibraryTerms:
         """The library's prominent labels and identifying terms (term -> company), derived
@@ -152,11 +172,21 @@ class ConversationSession:
         text = strip_style(question) if asked_style and not is_style_only(question) else question
         terms = self.company_terms()
         # each name the library knows a company by -> that company's printed labels
-        labels = {n.lower(): terms.labels[d.meta.company] for d in self.documents if d.meta.company in terms.labels
-                  for n in company_aliases(d.meta)}
-        rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels, terms.names)
+        # (and the words its prose uses often: its products and brands, "Azure", "Converse")
+        labels = {n.lower(): terms.labels[d.meta.company] | terms.own_words.get(d.meta.company, frozenset())
+                  for d in self.documents if d.meta.company in terms.labels for n in company_aliases(d.meta)}
+        # the messages answered from the conversation since the latest searched one ("back to
+        # intel, what did u say 1Q was"): the company they name is the thread's again
+        asides: list[str] = []
+        for m in reversed([m for m in msgs if not m.answer.cancelled]):
+            if getattr(route_in(m.answer.notes), "kind", RETRIEVE) != CONVERSATION:
+                break
+            asides.insert(0, m.question)
+        rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels, terms.names,
+                              calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
-        rt = route(question, previous, answered, self.names)
+        rt = route(question, previous, answered, self.names,
+                   absent_companies=[rw.absent_company] if rw.absent_company else [])
         notes.append(rt.note())
         if rt.kind == CONVERSATION:
             # nothing is searched: the message is read as written ("Summarise what we found"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from desktop_rag.core.conversation.rewrite import rewrite_followup, thread_facts
+from desktop_rag.core.domain.periods import FiscalCalendar
 
 NAMES = {"apple", "apple inc.", "aapl", "AAPL", "nvidia", "nvda", "NVDA", "microsoft", "msft", "MSFT",
          "intel", "INTC"}
@@ -181,3 +184,83 @@ def test_chat_shorthand_for_companies_and_periods() -> None:
     # a possessive names whose figure it is: a company the library lacks is not Intel's segment
     out = rewrite_followup("ok what about AMD's 1Q23 gm", prev, names).standalone
     assert "AMD" in out and "INTC" not in out and "Intel" not in out
+
+
+# -- companies the library lacks, typed in lower case ---------------------------------------------------
+# the words the library's filings print in lower case (``LibraryTerms.printed_lower``)
+PRINTED = frozenset({"services", "gaming", "revenue", "operating", "income", "first", "republic", "the", "margins",
+                     "data", "center"})
+OPINC = ["What was Apple's operating income in Q1 2023?"]
+
+
+@pytest.mark.parametrize(("question", "expected", "absent"), [
+    ("and google?", "What was Google's operating income in Q1 2023?", "Google"),
+    ("pepsi 2022?", "What was Pepsi's operating income in 2022?", "Pepsi"),
+    ("how does that stack up vs adidas", "What was Adidas's operating income in Q1 2023?", "Adidas"),
+    ("And Google?", "What was Google's operating income in Q1 2023?", "Google"),  # capitalised, as before
+])
+def test_a_lower_case_name_no_filing_prints_is_a_company_the_library_lacks(question: str, expected: str,
+                                                                            absent: str) -> None:
+    out = rewrite_followup(question, OPINC, NAMES, printed_lower=PRINTED)
+    assert (out.standalone, out.absent_company) == (expected, absent)
+
+
+@pytest.mark.parametrize("question", ["and services?", "gaming?", "and revnue?", "and nii?", "and the year before?",
+                                      "data center?", "and azure?", "and layoffs?", "and iphone?"])
+def test_ordinary_lower_case_follow_ups_stay_with_the_thread_s_company(question: str) -> None:
+    out = rewrite_followup(question, OPINC, NAMES, terms={"iphone": "Apple Inc."},
+                           labels={"apple": frozenset({"azure"})}, printed_lower=PRINTED)
+    assert out.absent_company == "" and "Apple" in out.standalone, out.standalone
+
+
+def test_a_name_the_library_lacks_replaces_every_mention_of_the_previous_company() -> None:
+    names = {"coca-cola", "Coca-Cola", "the coca-cola company", "KO"}
+    prev = ["coke net operating revenues 2016 (Coca-Cola)?"]
+    out = rewrite_followup("pepsi 2017?", prev, names, terms={"coke": "The Coca-Cola Company"}, name_terms={"coke"},
+                           printed_lower=PRINTED)
+    assert out.standalone == "Pepsi's net operating revenues 2017?"
+    # the previous company in the subject of a verb stays as it was written ("did Alphabet spend")
+    out = rewrite_followup("and google?", ["How much did Intel spend on R&D in Q1 2023?"], NAMES, printed_lower=PRINTED)
+    assert out.standalone == "How much did Google spend on R&D in Q1 2023?"
+
+
+def test_a_month_named_quarter_is_the_company_s_own_quarter() -> None:
+    apple = FiscalCalendar(2023, 2, date(2023, 4, 1))  # fiscal year ends in September
+    names = {"amazon", "AMZN", "apple", "AAPL"}
+    cals = {"apple": apple, "aapl": apple}
+    out = rewrite_followup("how does that compare w/ apple's for the march qtr", ["amazon op income q1 2023"], names,
+                           calendars=cals)
+    assert out.standalone == "apple op income Q2 FY2023"
+    # a company whose calendar is unknown gets the same months as the thread writes them (calendar quarters)
+    out = rewrite_followup("and google?", ["amazon op income q1 2023", out.standalone], names, calendars=cals,
+                           printed_lower=PRINTED)
+    assert out.standalone == "Google's op income Q1 2023"
+    assert rewrite_followup("And the June quarter?", ["amazon op income q1 2023"], names,
+                            calendars=cals).standalone == "amazon op income Q2 2023"
+
+
+def test_an_aside_answered_from_the_conversation_can_bring_the_thread_back_to_a_company() -> None:
+    prev = ["INTC gross margin 4Q22", "ok what about AMD's 1Q23 gm"]
+    names = {"intel", "INTC", "nvidia"}
+    back = rewrite_followup("and 3Q23?", prev, names, asides=["back to intel, what did u say 1Q was"])
+    assert back.standalone == "ok what about intel's 3Q23 gm"
+    assert rewrite_followup("and 3Q23?", prev, names).standalone == "ok what about AMD's 3Q23 gm"
+    # an aside naming two companies brings the thread back to neither
+    both = rewrite_followup("and 3Q23?", prev, names, asides=["which was bigger, intel or nvidia?"])
+    assert both.standalone == "ok what about AMD's 3Q23 gm"
+
+
+def test_a_question_about_the_previous_answer_keeps_the_thread_s_measure() -> None:
+    prev = ["NVDA net income Q3 FY2024", "wow. what drove that (NVDA, Q3 FY2024)?"]
+    assert rewrite_followup("q4 fy24?", prev, NAMES).standalone == "NVDA net income q4 fy24"
+    # a qualitative question with its own subject is the one repeated
+    risk = ["What did Apple say about currency risk in Q3 2023?"]
+    assert rewrite_followup("And in 2022?", risk, NAMES).standalone == "What did Apple say about currency risk in 2022?"
+
+
+def test_how_much_a_change_added_asks_the_thread_s_measure() -> None:
+    prev = ["nii for the qtr (JPMorgan Chase & Co., Q2 2023)?", "provision for credit losses (JPMorgan Chase & Co, Q2 2023)?"]
+    out = rewrite_followup("anything on first republic? how much did it add", prev, {"jpmorgan", "JPM"},
+                           printed_lower=PRINTED)
+    assert "provision for credit losses" in out.standalone and out.absent_company == ""
+    assert "concept" in out.carried

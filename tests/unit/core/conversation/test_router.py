@@ -76,3 +76,13 @@ def test_chat_shorthand_routes_to_the_conversation() -> None:
     assert route("sum up the trend in two lines", prev, 2, names).task == "summary"
     assert route("table pls", prev, 2, names).task == "restyle"
     assert route("sum up revenue for walmart", prev, 2, names).kind == RETRIEVE  # names a measure of its own
+
+
+def test_a_comparison_with_a_company_the_library_lacks_searches_too() -> None:
+    # "adidas" names no library company; the rewrite reads it as one the library lacks
+    q = "how does that stack up vs adidas"
+    assert route(q, PREV, 2, NAMES).kind == CONVERSATION
+    assert route(q, PREV, 2, NAMES, absent_companies=["Adidas"]).kind == BOTH
+    # a company the thread already asked about is nothing new
+    prev = [*PREV, "What was Adidas's revenue in Q3 2023?"]
+    assert route("which was higher, adidas or apple?", prev, 3, NAMES, absent_companies=["Adidas"]).kind == CONVERSATION

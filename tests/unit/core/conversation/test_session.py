@@ -175,3 +175,25 @@ def test_a_filer_s_own_trademark_names_it_however_typed(tmp_path: Path) -> None:
     assert not recall.answer.startswith("Nothing said") and "35,410" in recall.answer and "24,977" not in recall.answer
     hist.close()
     mem.close()
+
+
+def test_the_thread_s_company_and_calendar_reach_the_rewrite_and_the_router(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    apple = Document("a" * 64, "2023 Q2 AAPL.pdf", "/x", 30, DocumentMeta(
+        company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=2, period_end="2023-04-01"))
+    intel = Document("i" * 64, "2023 Q1 INTC.pdf", "/y", 60, DocumentMeta(
+        company="Intel Corporation", ticker="INTC", form_type="10-Q", fiscal_year=2023, fiscal_quarter=1,
+        period_end="2023-04-01"))
+    s = ConversationSession(hist, mem, [apple, intel])
+    engine = FakeEngine()
+    s.ask(engine, "What was Intel's research and development expense in Q1 2023?")
+    # Apple's quarter ending in March is its Q2 FY2023 (from its filing's cover)
+    turn = s.prepare("And Apple's for the March quarter?")
+    assert turn.standalone == "What was Apple's research and development expense in Q2 FY2023?"
+    s.ask(engine, "And Apple's for the March quarter?")
+    s.ask(engine, "What did you say about Intel?")  # answered from the conversation, names Intel
+    back = s.prepare("And Q3 2023?")
+    assert back.standalone == "What was Intel's research and development expense in Q3 2023?"
+    # a comparison with a company the library lacks (an unknown capitalised name) searches it too
+    assert s.prepare("How does that stack up vs Samsung?").route.kind == "both"
