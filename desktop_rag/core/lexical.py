@@ -19,7 +19,7 @@ from desktop_rag.core.domain.periods import FY_SHORT_RE, FY_TOKEN_RE, QY_TOKEN_R
 
 # Bump when the alias table or tokenisation changes: stored chunk tokens are then
 # recomputed from their text on the next load (no re-embedding needed).
-TOKENIZER_VERSION = 3  # 3: running headers/footers are not indexed (library.lexical_text)
+TOKENIZER_VERSION = 4  # 3: running headers/footers not indexed (library.lexical_text); 4: buyback verbs
 
 # canonical token -> phrases that mean it (lower-case; regex allowed). Longest match wins.
 FINANCE_ALIASES: dict[str, list[str]] = {
@@ -50,7 +50,13 @@ FINANCE_ALIASES: dict[str, list[str]] = {
                    "cash generated (?:by|from) operating activities"],
     "fcf": ["fcf", "free cash flows?"],
     "buyback": ["buybacks?", "buy(?:ing)? back", "bought back", "share repurchases?", "stock repurchases?",
-                "repurchases? of (?:our )?common stock", "repurchased shares"],
+                "repurchases? of (?:our )?common stock", "repurchased shares",
+                # the verb as analysts write it ("spend repurchasing its own shares") and the
+                # cash-flow line some filers print ("Purchase of Company stock"); "repurchase
+                # agreements" (a bank's secured borrowing) stays apart: shares or stock must follow
+                r"repurchas(?:e|es|ed|ing)(?: of)? (?:its |our |their |the company's )?(?:own )?"
+                r"(?:common |ordinary |class [ab] )?(?:shares|stock)",
+                "purchases? of (?:company|common|treasury|our) stock"],
     "sbc": ["sbc", "stock-based compensation", "share-based compensation",
             "stock based compensation"],
     "dna": ["d&a", "depreciation and amortization", "depreciation & amortization"],

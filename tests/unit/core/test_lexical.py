@@ -134,6 +134,9 @@ def test_search_k_limits_results(index: LexicalIndex) -> None:
 def test_buy_back_and_expenditure_fold_onto_filing_words() -> None:
     assert "buyback" in tokenize("How much stock did Apple buy back?")
     assert "buyback" in tokenize("Repurchases of common stock (56,547)")
+    assert "buyback" in tokenize("How much did Walmart spend repurchasing its own shares in fiscal 2020?")
+    assert "buyback" in tokenize("Purchase of Company stock (5,717) (7,410)")
+    assert "buyback" not in tokenize("Securities sold under repurchase agreements 1,234")
     assert tokenize("R&D expenditure") == tokenize("research and development expense")
 
 
