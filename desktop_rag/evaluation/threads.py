@@ -11,7 +11,10 @@ filing that answers it, or null)}]}``.
 Measures:
 - resolution: of the follow-up turns (not the first) that are retrieved, the share whose
   standalone question names the expected company (and no other library company) and the
-  expected period;
+  expected period (a fiscal quarter and the date it ends are one period through the expected
+  company's fiscal calendar, read from its filing's cover: Apple's "Q1 FY2023" is "the quarter
+  ended December 31, 2022"; a calendar quarter is the one a period mostly covers, as the search
+  reads a filing's calendar label);
 - concept kept: of those, the share whose standalone question keeps the measure asked
   (``thread_concept``: the follow-up's own measure, else the latest earlier question's,
   unless the follow-up asks a qualitative question); "all three" is company, period and
@@ -40,7 +43,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +52,7 @@ from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import names_in, subject_names
 from desktop_rag.core.domain.measures import measure_phrase
-from desktop_rag.core.domain.periods import PeriodMention, find_periods
+from desktop_rag.core.domain.periods import FiscalCalendar, PeriodMention, calendar_quarter, find_periods
 from desktop_rag.core.history import HistoryStore
 from desktop_rag.core.lexical import content_terms
 from desktop_rag.core.metadata import company_aliases, detect_metadata
@@ -110,19 +113,34 @@ def cover_library(folder: Path, cache: Path | None = None) -> tuple[list[Documen
 
 
 # -- scoring (pure) ---------------------------------------------------------------------------------
-def _same_period(a: PeriodMention, b: PeriodMention) -> bool:
+def _same_period(a: PeriodMention, b: PeriodMention, calendar: FiscalCalendar | None = None) -> bool:
+    """One period however written. ``calendar``: the expected company's fiscal calendar (from
+    its filing's cover), through which its fiscal quarter and the date that quarter ends (or
+    the calendar quarter it mostly covers) are the same period, as the search reads them."""
     if a.date and b.date:
         return abs((a.date - b.date).days) <= 7
     day, quarter = (a.date, b) if a.date else (b.date, a) if b.date else (None, None)
     if day is not None and quarter is not None:
-        # "Q3 2023" written without "fiscal" is the calendar quarter: the quarter ended
-        # September 30, 2023 (as the search reads it: a filing's calendar label)
-        return bool(quarter.quarter and not quarter.fiscal and quarter.year == day.year
-                    and quarter.quarter == (day.month - 1) // 3 + 1 and day.month % 3 == 0)
+        if not quarter.quarter:
+            return False
+        if quarter.fiscal and calendar is not None:
+            ends = calendar.quarter_end(quarter.year or 0, quarter.quarter)
+            slack = day - timedelta(days=7)
+            return ends == (slack.year, slack.month)
+        # "Q3 2023" written without "fiscal" is the calendar quarter the period mostly covers
+        # (the quarter ended September 30, 2023; Apple's ended July 1, 2023 is Q2 2023), as the
+        # search reads a filing's calendar label
+        mid = day - timedelta(days=45)
+        return bool(not quarter.fiscal and quarter.year == mid.year and quarter.quarter == calendar_quarter(day))
+    if calendar is not None and a.quarter and b.quarter and a.fiscal != b.fiscal:
+        fiscal, plain = (a, b) if a.fiscal else (b, a)
+        year, month = calendar.quarter_end(fiscal.year or 0, fiscal.quarter or 0)
+        end = date(year, month, 28)
+        return (plain.year, plain.quarter) == ((end - timedelta(days=45)).year, calendar_quarter(end))
     return (a.year, a.quarter) == (b.year, b.quarter)
 
 
-def period_resolved(standalone: str, expected: str | None) -> bool:
+def period_resolved(standalone: str, expected: str | None, calendar: FiscalCalendar | None = None) -> bool:
     if not expected:
         return True
     iso = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)", expected.strip())
@@ -133,7 +151,7 @@ def period_resolved(standalone: str, expected: str | None) -> bool:
         want = find_periods(expected).mentions
     if not want:
         return False
-    return any(_same_period(m, want[0]) for m in find_periods(standalone).mentions)
+    return any(_same_period(m, want[0], calendar) for m in find_periods(standalone).mentions)
 
 
 def company_resolved(standalone: str, expected: str | None, docs: list[Document]) -> bool:
@@ -153,7 +171,8 @@ def company_resolved(standalone: str, expected: str | None, docs: list[Document]
         named = expected.lower() in standalone.lower()
     # nor a company the library lacks that an earlier turn named ("What were AMD's ... (Intel)?")
     strays = [n for n in subject_names(standalone)
-              if not names_in(n, mine | {expected}) and expected.lower() not in n.lower()]
+              if not names_in(n, mine | {expected}) and expected.lower() not in n.lower()
+              and n.lower() not in expected.lower()]  # "3M" of "3M Company"
     return named and not names_in(standalone, others) and not strays
 
 
@@ -218,6 +237,8 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
             page_texts = (page_texts_by_set or {}).get(th["set"])
             session = ConversationSession(hist, mem, docs, page_texts=page_texts)
             session.company_terms()  # derived once per set (a shared cache), as a long-lived window does
+            calendars = {d.meta.company: session.calendars.get(next(iter(company_aliases(d.meta))).lower())
+                         for d in docs if d.meta.company and company_aliases(d.meta)}
             scope = [by_name[f].doc_id for f in th.get("scope") or [] if f in by_name] or None
             stored: set[tuple[str, int, str]] = set()
             asked: list[str] = []  # the thread's questions answered from the filings, as typed
@@ -233,7 +254,7 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                        "route_ok": turn.route.kind == t["route"], "ms": round((time.perf_counter() - t0) * 1000, 1)}
                 if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
                     row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs)
-                    row["period_ok"] = period_resolved(turn.standalone, t.get("period"))
+                    row["period_ok"] = period_resolved(turn.standalone, t.get("period"), calendars.get(t.get("company") or ""))
                     concept = thread_concept(t["q"], asked)
                     if concept:
                         row["concept"] = concept

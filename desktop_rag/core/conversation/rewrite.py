@@ -36,6 +36,8 @@ from desktop_rag.core.domain.periods import (
     quarter_without_year,
     relative_period,
     shift_mention,
+    year_to_date,
+    year_to_date_of,
 )
 from desktop_rag.core.lexical import content_terms
 
@@ -86,11 +88,28 @@ _THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over)\s+(?:that|the\s+same|
 # a question about the previous answer ("what drove that", "why did it grow?"): it carries no
 # measure of its own, so the thread's measure is the one of the question before it
 _REFERS_BACK = re.compile(r"\b(?:that|it|this|those|these)\b", re.I)
-# "how much did it add", "how much did that help": the size of a change in the thread's measure
+# "how much did it add", "how much did that help", "how much of the 9M figure was Services": a
+# part or the size of a change of the thread's measure
 _HOW_MUCH_CHANGE = re.compile(
     r"\bhow\s+much\s+(?:did|does|do|has|have|will|would|could)\s+(?:it|that|this|they|those|these)\s+"
     r"(?:add|contribute|increase|decrease|reduce|raise|lower|cut|grow|rise|fall|drop|decline|change|move|swing|"
-    r"help|hurt|boost|lift|weigh|shift)\b", re.I)
+    r"help|hurt|boost|lift|weigh|shift)\b"
+    r"|\bhow\s+much\s+of\s+(?:it|that|this|the\s+(?:[\w-]+\s+){0,2}?(?:figure|number|total|amount|jump|increase|"
+    r"drop|change|gap|growth|decline|rise))\b", re.I)
+# a question about a change the thread found ("what drove the gap?", "why did it grow?", "big
+# jump. how much of it was ..."): it is about the thread's measure, in the later of the two
+# periods compared (the filing that explains the change)
+_ABOUT_CHANGE = re.compile(
+    r"\b(?:drove|drive[sn]?|driving|drivers?|caused?|causes|behind|explains?|blamed?|reasons?\s+for)\b.*?"
+    r"\b(?:change|gap|drop|increase|decrease|decline|rise|jump|fall|growth|swing|difference|that|it|this)\b"
+    r"|\bwhy\s+(?:did|was|were|is|has|had)\s+(?:it|that|this)\b|\bhow\s+come\b"
+    r"|\bhow\s+much\s+of\s+(?:it|that|this|the\s+(?:jump|increase|drop|change|gap|difference|growth|decline|rise))\b",
+    re.I)
+# "(Apple, Q3 2023)": what a follow-up's standalone question carried from the thread
+_CARRIED_TAIL = re.compile(r"\s*\([^()]*\)\s*\??\s*$")
+# a question that may span several companies: no thread company is added to it
+_CROSS_COMPANY = re.compile(r"\b(?:compan(?:y|ies)|firms?|filers?|issuers?|peers?|competitors?|rivals?|industry|"
+                            r"sector|each|every|both)\b", re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
 
@@ -110,6 +129,10 @@ class ThreadFacts:
     # the first period the thread named is a calendar one ("q1 2023", not "Q1 FY2024"): how
     # the analyst writes periods, for a company whose fiscal calendar is not known
     calendar_words: bool = True
+    # of the two periods the thread named last, the later one (a change between them is
+    # explained in its filing), with its words
+    later: PeriodMention | None = None
+    later_text: str = ""
 
 
 @dataclass
@@ -123,6 +146,7 @@ class Rewrite:
     kind: str = "standalone"  # standalone | swap | concept | appended | edited (by the analyst)
     carried: list[str] = field(default_factory=list)  # "company", "period", "concept", "form"
     absent_company: str = ""  # a company the message names that the library holds no filing of
+    named_period: str = ""  # the period the message names, as resolved ("the first half" -> "the first half of 2023")
 
     def note(self) -> str:
         if self.kind == "standalone":
@@ -179,15 +203,20 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
     facts = ThreadFacts(question=previous[-1] if previous else "")
     first = next((found.mentions[0] for found in map(find_periods, previous) if found.mentions), None)
     facts.calendar_words = first is None or not first.fiscal
-    if previous and not measure_phrase(previous[-1]) and _REFERS_BACK.search(previous[-1]):
-        facts.question = next((q for q in reversed(previous[:-1]) if measure_phrase(q)), previous[-1])
+    if previous and _about_the_answer(previous[-1]):
+        facts.question = next((q for q in reversed(previous[:-1]) if measure_phrase(q) and not _about_the_answer(q)),
+                              previous[-1])
+    recent: list[tuple[PeriodMention, str]] = []
     for q in reversed(previous):
         if not facts.company:
             facts.company = _company_as_written(q, names)[0]
-        if facts.period is None:
-            found = find_periods(q).mentions
-            if found:
-                facts.period, facts.period_text = found[0], found[0].text
+        found = find_periods(q).mentions
+        if found:
+            text = mention_text(found[0]) if found[0].date and not found[0].span else found[0].text
+            if facts.period is None:
+                facts.period, facts.period_text = found[0], text
+            if len(recent) < 2 and not any(_period_key(found[0]) == _period_key(m) for m, _ in recent):
+                recent.append((found[0], text))
         if not facts.form:
             m = _FORM_RE.search(q)
             facts.form = m.group(0).upper() if m else ""
@@ -207,7 +236,25 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         found = find_periods(scope_period).mentions
         if found:
             facts.period, facts.period_text = found[0], scope_period
+    if recent:
+        facts.later, facts.later_text = max(recent, key=lambda r: _period_key(r[0]))
+    elif facts.period is not None:
+        facts.later, facts.later_text = facts.period, facts.period_text
     return facts
+
+
+def _period_key(m: PeriodMention) -> tuple[int, int, int]:
+    """An order of periods by when they end (a date, a quarter, a year's last quarter)."""
+    if m.date is not None:
+        return m.date.year, (m.date.month - 1) // 3 + 1, m.date.toordinal()
+    return m.year or 0, m.quarter or 4, 0
+
+
+def _about_the_answer(question: str) -> bool:
+    """A question only about the answer before it ("what drove that", "what drove the change
+    (gross margin %, Apple, Q3 2023)?"): no measure of its own, outside what was carried."""
+    own = _CARRIED_TAIL.sub("", question)
+    return not measure_phrase(own) and bool(_REFERS_BACK.search(own) or _ABOUT_CHANGE.search(own))
 
 
 def _aliases_of(company: str, names: set[str]) -> set[str]:
@@ -238,9 +285,15 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
         return cands[0]
     if printed_lower and bare.lower() not in labels:
-        name = lower_case_name(bare, printed_lower, _FILLER | _TOPIC_WORDS | set(library_labels) | labels)
+        vocabulary = _FILLER | _TOPIC_WORDS | set(library_labels) | labels
+        name = lower_case_name(bare, printed_lower, vocabulary)
         if name:
             return name
+        # "pepsico top line 2017?": a name before the measure asked, however typed
+        measure = measure_phrase(bare)
+        head = bare[:bare.lower().find(measure.lower())].strip(" ,:-") if measure else ""
+        if head and head.lower() not in labels and lower_case_name(head.lower(), printed_lower, vocabulary):
+            return head if head != head.lower() else lower_case_name(head, printed_lower, vocabulary)
     # "what about AMD's 1Q23 gm": a possessive names whose figure it is, unless it is a segment,
     # product or region the thread's company prints
     owners = [n for n in subject_names(q) if n.lower() not in labels]
@@ -315,10 +368,9 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
                 new_date = re.sub(r"^(?:the\s+)?(?:fiscal\s+)?(?:quarter|year)\s+ended\s+|^as\s+of\s+", "", new_text)
                 replaced = DATE_RE.sub(new_date, span_text, count=1)
                 return text[:m.start] + replaced + text[m.end:]
-            head = text[:m.start]
-            if not new_text.lower().startswith("the "):
-                # "for the second quarter of 2023" -> "for 2Q22", "in the quarter ended ..." -> "in Q4 FY2023"
-                head = re.sub(r"(?i)\bthe\s+$", "", head)
+            # "for the second quarter of 2023" -> "for 2Q22", "in the quarter ended ..." -> "in Q4 FY2023";
+            # "the first nine months of 2023" -> "the first half of 2023" (one "the")
+            head = re.sub(r"(?i)\bthe\s+$", "", text[:m.start])
             return head + new_text + text[m.end:]
     return text
 
@@ -341,7 +393,57 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     "the march qtr" is Apple's Q2 FY2023); ``printed_lower``: the words the library's filings
     print in lower case (``LibraryTerms.printed_lower``: a bare "google" that no filing prints
     as a word is a company, "services" is a word); ``asides``: the messages answered from the
-    conversation since the latest searched one (``thread_facts``)."""
+    conversation since the latest searched one (``thread_facts``).
+
+    A company the library lacks is written as whose figure is asked ("Google's op income
+    Q1 2023"), so that the search reads it as the subject and refuses it."""
+    out = _rewrite(question, previous, names, scope_company, scope_period, terms, labels, name_terms, calendars,
+                   printed_lower, asides)
+    if out.absent_company:
+        out.standalone = _as_owner(out.standalone, out.absent_company)
+    return out
+
+
+def _as_owner(text: str, company: str) -> str:
+    """``text`` naming ``company`` (one the library lacks) as the owner of the figure asked:
+    "pepsico top line 2017?" -> "Pepsico's top line 2017?", "FCF for calendar 2022 (Northrop)?"
+    -> "Northrop's FCF for calendar 2022?"; left as it is when it already is, or names it
+    after a preposition ("revenue for Google")."""
+    # with the legal form the analyst may type after it ("3M Company's")
+    m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(company)}(?:,?\s+(?:Company|Inc\.?|Incorporated|Corporation|Corp\.?|"
+                  rf"Co\.|plc|Ltd\.?|Holdings|Group))*(?![A-Za-z0-9&])", text, re.I)
+    if m is None:
+        return text
+    tail = _CARRIED_TAIL.search(text)
+    if tail and m.start() >= tail.start():
+        inside = re.sub(rf"(?<![A-Za-z0-9&]){re.escape(company)}(?![A-Za-z0-9&])", " ", tail.group(0), flags=re.I)
+        inside = re.sub(r"\(\s*,\s*", "(", re.sub(r",\s*\)", ")", re.sub(r"\s*,\s*,", ",", inside)))
+        inside = re.sub(r"\s*\(\s*\)", "", inside).rstrip(" ?")
+        body = text[:tail.start()] + inside
+        measure = measure_phrase(body)
+        at = body.find(measure) if measure else -1
+        if at < 0:
+            return f"{body.rstrip(' ?')} ({company})?"
+        head = re.sub(r"(?i)\bthe\s+$", "", body[:at])  # "the revenue drop" -> "AMD's revenue drop"
+        return f"{head}{company}'s {body[at:]}".rstrip(" ?") + "?"
+    after, before = text[m.end():], text[:m.start()]
+    if re.match(r"['’]", after) or not re.match(r"\s+[A-Za-z0-9]", after) or re.search(
+            r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|will|would|can|could|"
+            r"vs\.?|versus|than|and|or|with)\s+$", before):
+        return before + _capitalised(m.group(0), company) + after
+    return f"{before}{_capitalised(m.group(0), company)}'s{after}"
+
+
+def _capitalised(written: str, company: str) -> str:
+    """The name as written, with the capitals of ``company`` when typed in lower case."""
+    return company + written[len(company):] if written[:len(company)].lower() == company.lower() else written
+
+
+def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_company: str,
+             scope_period: str, terms: Mapping[str, str] | None, labels: Mapping[str, frozenset[str]] | None,
+             name_terms: Iterable[str], calendars: Mapping[str, FiscalCalendar] | None,
+             printed_lower: Collection[str], asides: Sequence[str]) -> Rewrite:
+    """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
     out = Rewrite(question=question, standalone=q)
@@ -366,6 +468,14 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
                 return found
         return None
 
+    if facts.period is None and any(find_periods(p).latest for p in previous):
+        # "nvda revenue last quarter?": the latest quarter the library holds of the company
+        latest = calendar_of(facts.company)
+        if latest is not None:
+            facts.period = PeriodMention("", 0, 0, year=latest.year, quarter=latest.quarter,
+                                         fiscal=not latest.calendar_year)
+            facts.period_text = mention_text(facts.period)
+            facts.later, facts.later_text = facts.period, facts.period_text
     named_month = month_quarter(q)
     if named_month and (previous or scope_company or scope_period):
         # "the march qtr": the quarter ending that month, as the company asked about names it
@@ -385,6 +495,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     shift = relative_period(q)
     # "and in Q1?": a quarter of the thread's year
     alone = quarter_without_year(q) if not periods.mentions and not shift else None
+    # "and the nine months?", "the first half", "the full year": the thread's year to date
+    ytd = year_to_date(q) if not periods.mentions and not shift and not alone else None
     company_here = _company_as_written(q, names)[0]
 
     # what is left once the follow-up words, company and period are taken out
@@ -399,6 +511,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         rest = rest.replace(shift.text, " ")
     if alone:
         rest = rest.replace(alone.text, " ")
+    if ytd:
+        rest = rest.replace(ytd.text, " ")
     thread_labels: frozenset[str] = frozenset()
     for n in names_in(facts.company, names) if facts.company else []:
         thread_labels |= (labels or {}).get(n.lower(), frozenset())
@@ -413,7 +527,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     rest_words = [w for w in re.findall(r"[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]
     concept_terms = [t for t in content_terms(" ".join(rest_words))]
 
-    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or len(q.split()) <= 8)
+    # a longer question naming a period but no company, in a thread about one ("what happened to
+    # gross margin % in FY23 and why"), is about that company too, unless it may span several (a
+    # long question naming neither reads as a new one: "Describe the principal risk factors ...")
+    about_none = bool(previous and facts.company and not new_company and periods.mentions
+                      and len(q.split()) <= 14 and not _CROSS_COMPANY.search(q))
+    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or about_none
+                       or len(q.split()) <= 8)
     has_company = bool(new_company)
     has_period = bool(periods.mentions) or periods.latest
     if not previous and not scope_company and not scope_period:
@@ -435,8 +555,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     elif alone and facts.period is not None:
         new_period = in_quarter(facts.period, alone.quarter)
         period_text = mention_text(new_period) if new_period else ""
+    elif ytd and facts.period is not None:
+        new_period = year_to_date_of(facts.period, ytd)
+        period_text = mention_text(new_period) if new_period else ""
     # the words naming the period relative to the thread's, replaced by the period they name
-    relative_words = shift.text if shift else alone.text if (alone and period_text) else ""
+    relative_words = (shift.text if shift else alone.text if (alone and period_text) else
+                      ytd.text if (ytd and period_text) else "")
+    out.named_period = period_text
 
     if not concept_terms and facts.question and (new_company or periods.mentions or relative_words):
         # a swap: the previous question with the company and/or period replaced
@@ -495,9 +620,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
         # written right after the subject's last word
         last = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))[-1]
         q = f"{q[:last.end()]} {measure}{q[last.end():]}"
-    # "how much did it add": the change asked is one in the thread's measure
-    change_of = _latest_measure(previous) if not measure and _HOW_MUCH_CHANGE.search(q) and not measure_phrase(q) else ""
-    period = period_text or ("" if has_period else facts.period_text)
+    # "how much did it add", "what drove the gap?": the change asked is one in the thread's measure,
+    # between the two periods it compared: the later one's filing explains it
+    about_change = bool(_ABOUT_CHANGE.search(q))
+    change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change)
+                 and not measure_phrase(q) else "")
+    period = period_text or ("" if has_period else facts.later_text if about_change and facts.later_text
+                             and not _THAT_PERIOD.search(q) else facts.period_text)
     if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
         period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
@@ -505,7 +634,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     if measure or change_of:
         carried.append("concept")
     if relative_words and period_text:
-        q = re.sub(rf"(?:\b(?:in|for|during)\s+)?(?:\bthe\s+)?{re.escape(relative_words)}", f"in {period_text}", q, count=1)
+        q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over)\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
+                   lambda m: f"{m.group('prep') or 'in'} {period_text}", q, count=1, flags=re.I)
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period

@@ -4,10 +4,10 @@ from the filings, or both (compare an answer already given with a new one)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from desktop_rag.core.conversation.styles import is_style_only
+from desktop_rag.core.conversation.styles import is_style_only, style_request
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.periods import find_periods, relative_period
 from desktop_rag.core.lexical import content_terms
@@ -29,7 +29,8 @@ COMPARE_RE = re.compile(
     r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
     r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
     r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
-    r"(?:higher|larger|bigger|lower|smaller)\s+than|side[-\s]+by[-\s]+side|next\s+to\s+each\s+other)\b", re.I)
+    r"(?:higher|larger|bigger|lower|smaller)\s+than|side[-\s]+by[-\s]+side|next\s+to\s+each\s+other|"
+    r"stacks?\s+up|stacked\s+up|measures?\s+up)\b", re.I)
 # "Which company had the larger figure?", "Which product did better?", "Who paid more?": a
 # comparison of answers already given when nothing but generic words is left beside it
 # ("Which segment had the highest revenue?" asks the filings something new)
@@ -86,41 +87,60 @@ def _compares_answers(q: str) -> bool:
     return not [t for t in content_terms(rest) if t not in _GENERIC]
 
 
-def _entities(text: str, names: Iterable[str]) -> tuple[set[str], set[str]]:
-    comp = {n.lower() for n in names_in(text, names)}
+def _entities(text: str, names: Iterable[str], company_of: Mapping[str, str] | None = None) -> tuple[set[str], set[str]]:
+    """The companies (one key per company however spelled: "wmt", "walmart") and periods a text names."""
+    comp = {(company_of or {}).get(n.lower(), n.lower()) for n in names_in(text, names)}
     per = set(find_periods(text).labels())
     return comp, per
 
 
+def _without_known(text: str, names: Iterable[str], known: set[str], company_of: Mapping[str, str] | None) -> str:
+    """``text`` without the names of companies the thread already asked about ("put the MSFT
+    numbers in a table" is a layout request when MSFT's numbers were answered)."""
+    for n in sorted(names_in(text, names), key=len, reverse=True):
+        if (company_of or {}).get(n.lower(), n.lower()) in known:
+            text = re.sub(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?:'s|’s)?(?![A-Za-z0-9&])", " ", text, flags=re.I)
+    return text
+
+
 def route(question: str, previous_standalone: list[str], answered: int, names: Iterable[str],
-          absent_companies: Iterable[str] = ()) -> Route:
+          absent_companies: Iterable[str] = (), company_of: Mapping[str, str] | None = None,
+          periods: Iterable[str] = ()) -> Route:
     """Where the answer to ``question`` comes from.
 
     ``previous_standalone``: the thread's earlier standalone questions; ``answered``: how
     many of them have a verified, cited answer stored (what the conversation can quote);
     ``absent_companies``: companies the message names that the library holds no filing of
     (read by the rewrite: "how does that stack up vs adidas" compares with something the
-    conversation never answered, so the filings are searched too)."""
+    conversation never answered, so the filings are searched too); ``company_of``: each
+    library name (lower case) -> its company, so that "wmt" and "walmart" are one company;
+    ``periods``: the periods the rewrite read the message as naming ("the first half" ->
+    "the first half of 2023"), which may be new to the thread."""
     names = set(names)
     q = question.strip()
     if not previous_standalone or answered == 0:
         return Route(RETRIEVE, "nothing answered yet in this conversation")
+    known_c: set[str] = set()
+    known_p: set[str] = set()
+    for s in previous_standalone:
+        c, p = _entities(s, names, company_of)
+        known_c |= c | {a.lower() for a in absent_companies if a and a.lower() in s.lower()}
+        known_p |= p
     if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_OF.sub(" ", _SUMMARY_VERB.sub(" as a list ", q))):
         return Route(CONVERSATION, "asks for a summary of what was said, naming nothing new", "summary")
-    if is_style_only(q):
-        return Route(CONVERSATION, "asks only for another layout of the last answer", "restyle")
+    if is_style_only(q) and style_request(q) == "detailed":
+        # a longer answer needs the passages again, beside the one given
+        return Route(BOTH, "asks for a more detailed answer: the filings are read again", "restyle")
+    if is_style_only(q) or is_style_only(_without_known(q, names, known_c, company_of)):
+        return Route(CONVERSATION, "asks only for another layout of what was answered", "restyle")
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
         return Route(CONVERSATION, "asks about what was already said", task)
     if COMPARE_RE.search(q) or _compares_answers(q):
-        comp, per = _entities(q, names)
+        comp, per = _entities(q, names, company_of)
         comp |= {c.lower() for c in absent_companies if c}
-        known_c: set[str] = set()
-        known_p: set[str] = set()
-        for s in previous_standalone:
-            c, p = _entities(s, names)
-            known_c |= c | {a.lower() for a in absent_companies if a and a.lower() in s.lower()}
-            known_p |= p
+        for named in periods:
+            per |= set(find_periods(named).labels())
         new_c, new_p = comp - known_c, per - known_p
         if relative_period(q):
             new_p.add("shifted")

@@ -124,6 +124,7 @@ class ConversationSession:
         self.documents = list(documents)
         self.names = {n for d in documents for n in company_aliases(d.meta)}
         self.calendars = company_calendars(documents)
+        self.company_of = {n.lower(): d.meta.company for d in documents if d.meta.company for n in company_aliases(d.meta)}
 
     def company_terms(self) -> LibraryTerms:
         """The library's prominent labels and identifying terms (term -> company), derived
@@ -186,7 +187,11 @@ class ConversationSession:
                               calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names,
-                   absent_companies=[rw.absent_company] if rw.absent_company else [])
+                   absent_companies=[rw.absent_company] if rw.absent_company else [], company_of=self.company_of,
+                   periods=[rw.named_period] if rw.named_period else [])
+        if rt.kind == BOTH and is_style_only(question) and searched:
+            # "give me a detailed version": the last question searched again, laid out in the style
+            rw = Rewrite(question=question, standalone=searched[-1], kind="swap", carried=["question"])
         notes.append(rt.note())
         if rt.kind == CONVERSATION:
             # nothing is searched: the message is read as written ("Summarise what we found"

@@ -38,7 +38,7 @@ _STYLE_ONLY_WORDS = re.compile(
     r"short|keep|"
     # casual words and a count of the layout's parts ("in 3 bullets", "two sentences pls")
     r"pls|plz|please|thx|ty|kindly|quick(?:ly)?|\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|sentences?|lines?|"
-    r"bullets?|rows?|columns?|up|out)\b", re.I)
+    r"bullets?|rows?|columns?|up|out|for)\b", re.I)
 
 
 def style_request(text: str) -> str | None:

@@ -52,9 +52,21 @@ def _norm(word: str) -> str:
     return re.sub(r"\s+", "", word.lower()).removesuffix("'s").removesuffix("’s").removesuffix("-wise")
 
 
+# analysts' idioms for a measure that no single measure word makes: revenue, net income
+_IDIOM = re.compile(r"\b(?:top|bottom)[-\s]?line\b", re.I)
+
+
 def measure_phrase(text: str) -> str:
     """The first measure ``text`` names, as written ("segment operating income", "R&D",
-    "provision for credit losses"); "" when it names none."""
+    "provision for credit losses", "top line"); "" when it names none."""
+    idiom = _IDIOM.search(text)
+    found = _measure_words_phrase(text)
+    if idiom and (not found or text.find(found) > idiom.start()):
+        return idiom.group(0)
+    return found
+
+
+def _measure_words_phrase(text: str) -> str:
     words = list(_WORD.finditer(text))
     norms = [_norm(w.group(0)) for w in words]
     for i, n in enumerate(norms):

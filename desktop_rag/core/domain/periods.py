@@ -76,6 +76,13 @@ QY_TOKEN_RE = re.compile(r"\bq([1-4])\s?'?(?:fy)?\s?(\d{4}|\d{2})\b")  # q3 2023
 FY_SHORT_RE = re.compile(r"\bFY\s?'?(\d{2}|\d{4})\b", re.I)  # "FY23" spelled out for the embedder
 
 
+# A quarter's mention that means its fiscal year to date ("the first nine months of 2023" is
+# the third quarter's year to date)
+YEAR_TO_DATE = "year to date"
+_YTD_WORDS = {1: "the first three months", 2: "the first half", 3: "the first nine months"}
+_YTD_MONTHS = {1: "three months", 2: "six months", 3: "nine months", 4: "twelve months"}
+
+
 # -- labels -------------------------------------------------------------------------------------
 def period_label(fiscal_year: int | None, quarter: int | None = None) -> str:
     """"Q2 FY2024", "FY2023", or "" when the year is unknown."""
@@ -114,7 +121,7 @@ class PeriodMention:
     quarter: int | None = None
     fiscal: bool = False  # named as a fiscal period ("FY2024", "fiscal 2023", "Q2 FY24")
     date: date | None = None  # "as of December 31, 2022", "the quarter ended July 1, 2023"
-    span: str = ""  # "quarter" / "year" for "... ended <date>", else ""
+    span: str = ""  # "quarter" / "year" for "... ended <date>"; YEAR_TO_DATE for "the first nine months of 2023"
 
 
 @dataclass
@@ -176,8 +183,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "the first nine months of 2023", "first half of fiscal 2024": the report whose year to
     # date that is (the third / second quarter's)
     ("ytd", re.compile(
-        rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*(?P<y>{_YEAR})\b"
-        rf"|\bfirst\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*(?P<yh>{_YEAR})\b", re.I)),
+        rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
+        rf"|\bfirst\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b", re.I)),
     # Q2 2023, Q2'23, Q2FY24, Q2-2023
     ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # 2023 Q2, 2023-Q2, FY2024 Q2, FY24 Q2
@@ -185,7 +192,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # 2Q23, 2Q 2023, 2QFY24
     ("nq", re.compile(rf"(?<![a-z0-9])(?P<q>[1-4])q[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # FY2024, FY24, FY '24, fiscal 2023, fiscal year 2023, 2023 fiscal year
-    ("fy", re.compile(rf"(?<![a-z0-9])(?:fy[\s_.-]*'?|fiscal\s+(?:year\s+)?)(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    ("fy", re.compile(rf"(?<![a-z0-9])(?:fy[\s_.-]*'?|fiscal\s+(?:year\s+)?'?)(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     ("fy", re.compile(rf"\b(?P<y>{_YEAR})\s+fiscal\s+year\b", re.I)),
     # a quarter named by its closing month with its year: "the June 2023 quarter", "March quarter 2023"
     # (the calendar quarter; ``month_quarter`` reads it for one filer's fiscal calendar)
@@ -248,9 +255,11 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=fiscal)
     if kind == "ytd":
         if m.group("half"):
-            return PeriodMention(text, start, end, year=int(m.group("yh")), quarter=2, fiscal=bool(m.group("fyh")))
+            return PeriodMention(text, start, end, year=full_year(m.group("yh")), quarter=2, fiscal=bool(m.group("fyh")),
+                                 span=YEAR_TO_DATE)
         quarter = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[m.group("n").lower()]
-        return PeriodMention(text, start, end, year=int(m.group("y")), quarter=quarter, fiscal=bool(m.group("fy")))
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=bool(m.group("fy")),
+                             span=YEAR_TO_DATE)
     if kind in ("qy", "nq"):
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=int(m.group("q")),
                              fiscal=bool(m.group("fy")))
@@ -567,9 +576,13 @@ def mention_text(mention: PeriodMention) -> str:
     if mention.date is not None:
         d = mention.date
         when = f"{MONTH_NAMES[d.month - 1].capitalize()} {d.day}, {d.year}"
+        if mention.span == YEAR_TO_DATE:
+            return f"the {_YTD_MONTHS.get(mention.quarter or 0, 'year to date')} ended {when}"
         if mention.span:
             return f"the {'fiscal ' if mention.fiscal else ''}{mention.span} ended {when}"
         return f"as of {when}"
+    if mention.quarter and mention.span == YEAR_TO_DATE and mention.quarter in _YTD_WORDS:
+        return f"{_YTD_WORDS[mention.quarter]} of {'fiscal ' if mention.fiscal else ''}{mention.year}"
     if mention.quarter:
         return f"Q{mention.quarter} {'FY' if mention.fiscal else ''}{mention.year}"
     return f"fiscal {mention.year}" if mention.fiscal else str(mention.year)
@@ -701,14 +714,12 @@ def quarter_end_month(mention: PeriodMention, calendar: FiscalCalendar | None = 
     return mention.year, 12
 
 
-def quarter_ending_in(year: int, month: int, calendar: FiscalCalendar | None = None,
-                      fiscal: bool = False) -> PeriodMention:
+def quarter_ending_in(year: int, month: int, calendar: FiscalCalendar | None = None) -> PeriodMention:
     """The quarter ending in ``month`` of ``year`` as a question names it: the filer's fiscal
     quarter when its fiscal year does not end in December (Apple's March 2023 quarter is
-    "Q2 FY2023") or when ``fiscal`` (the conversation writes fiscal periods), else the
-    calendar quarter ("Q1 2023"); without a known calendar, the calendar quarter that month
-    closes or falls in."""
-    if calendar is not None and (fiscal or not calendar.calendar_year):
+    "Q2 FY2023"), else the calendar quarter ("Q1 2023", the same quarter); without a known
+    calendar, the calendar quarter most of the three months fall in."""
+    if calendar is not None and not calendar.calendar_year:
         fy, q = calendar.quarter_ending(year, month)
         return PeriodMention("", 0, 0, year=fy, quarter=q, fiscal=True)
     # the calendar quarter most of the three months fall in: a quarter ending in April is Q1
@@ -731,7 +742,7 @@ def month_quarter_period(found: MonthQuarter, thread: PeriodMention | None = Non
         base = anchor[0] * 12 + anchor[1] - 1
         year = min((anchor[0] + d for d in (-1, 0, 1)),
                    key=lambda y: (abs(y * 12 + found.month - 1 - base), y))
-    return quarter_ending_in(year, found.month, calendar, fiscal=bool(thread is not None and thread.fiscal))
+    return quarter_ending_in(year, found.month, calendar)
 
 
 def fiscal_label_for(mention: PeriodMention, source: FiscalCalendar | None,
@@ -747,3 +758,63 @@ def fiscal_label_for(mention: PeriodMention, source: FiscalCalendar | None,
         return None
     ends = source.quarter_end(mention.year, mention.quarter)
     return quarter_ending_in(ends[0], ends[1], target)
+
+
+# -- follow-ups: the year to date of the conversation's period ------------------------------------
+# "and the nine months?", "the first half", "the 9M figure", "H1", "year to date", "the full year"
+_YTD_RELATIVE = re.compile(
+    r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)\s*months?\b"
+    r"(?!\s+(?:ended|ending|of|in)\b)"
+    r"|the\s+(?P<nm>[369])m\b"
+    r"|(?:the\s+)?(?:first\s+half|1h|h1)\b(?!\s+(?:of|in)\b)"
+    r"|(?:the\s+)?(?P<ytd>ytd|year[-\s]to[-\s]date)\b"
+    r"|(?:the\s+)?(?P<full>full[-\s]year|whole\s+year|full\s+fiscal\s+year|entire\s+year)\b)", re.I)
+
+
+@dataclass(frozen=True)
+class YearToDate:
+    """A year-to-date span named without its year: ``quarters`` (1-3, 4 = the full year;
+    0 = to the end of the conversation's quarter), with the words as written."""
+
+    quarters: int
+    text: str
+
+
+def year_to_date(text: str) -> YearToDate | None:
+    """The year-to-date span ``text`` names without a year ("and the nine months?" -> 3, "the
+    first half" -> 2, "the full year" -> 4, "ytd" -> 0); None when it names none or names
+    its year ("the first nine months of 2023" is read by ``find_periods``)."""
+    taken = [(m.start, m.end) for m in find_periods(text).mentions]
+    for m in _YTD_RELATIVE.finditer(text):
+        if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
+            continue
+        if m.group("n") or m.group("nm"):
+            quarters = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[(m.group("n") or m.group("nm")).lower()]
+        elif m.group("full"):
+            quarters = 4
+        elif m.group("ytd"):
+            quarters = 0
+        else:
+            quarters = 2
+        return YearToDate(quarters, m.group(0).strip())
+    return None
+
+
+def year_to_date_of(mention: PeriodMention, ytd: YearToDate) -> PeriodMention | None:
+    """The span ``ytd`` names in the year of the conversation's period ``mention``: "the nine
+    months" of Q3 2023 is the first nine months of 2023; "the full year" of Q3 FY2023 is fiscal
+    2023; of the quarter ended July 1, 2023, the nine months ended July 1, 2023 (the year to
+    date ending there, when ``ytd`` says how long: else None)."""
+    if mention.year is None:
+        return None
+    if mention.date is not None:
+        if ytd.quarters in (0, 4):
+            return None  # how far into its fiscal year a date is is not known here
+        return PeriodMention("", 0, 0, year=mention.date.year, date=mention.date, span=YEAR_TO_DATE,
+                             quarter=ytd.quarters, fiscal=mention.fiscal)
+    if ytd.quarters == 4:
+        return PeriodMention("", 0, 0, year=mention.year, fiscal=mention.fiscal or bool(mention.quarter))
+    quarters = ytd.quarters or mention.quarter
+    if not quarters:
+        return None
+    return PeriodMention("", 0, 0, year=mention.year, quarter=quarters, fiscal=mention.fiscal, span=YEAR_TO_DATE)

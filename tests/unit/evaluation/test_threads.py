@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
+from desktop_rag.core.domain.periods import FiscalCalendar
 from desktop_rag.core.types import Answer, Citation, Document, DocumentMeta
 from desktop_rag.evaluation.threads import (
     StubEngine,
@@ -122,3 +124,12 @@ def test_a_calendar_quarter_is_the_quarter_ended_on_its_last_day() -> None:
     assert not period_resolved("What was MSFT intelligent cloud revenue in Q3 FY2023?",
                                "the quarter ended September 30, 2023")  # fiscal: another quarter
     assert not period_resolved("revenue in Q2 2023?", "the quarter ended September 30, 2023")
+
+
+def test_a_fiscal_quarter_and_the_date_it_ends_are_one_period_through_the_company_s_calendar() -> None:
+    apple = FiscalCalendar(2023, 2, date(2023, 4, 1))
+    assert period_resolved("Apple gross margin in Q1 FY2023?", "the quarter ended December 31, 2022", apple)
+    assert not period_resolved("Apple gross margin in Q1 FY2023?", "the quarter ended December 31, 2022")
+    assert period_resolved("Apple gross margin in Q2 2023?", "the quarter ended July 1, 2023")  # its calendar quarter
+    assert period_resolved("Apple gross margin in Q1 2023?", "Q2 FY2023", apple)
+    assert not period_resolved("Apple gross margin in Q2 2023?", "Q2 FY2023", apple)

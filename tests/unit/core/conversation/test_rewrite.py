@@ -264,3 +264,55 @@ def test_how_much_a_change_added_asks_the_thread_s_measure() -> None:
                            printed_lower=PRINTED)
     assert "provision for credit losses" in out.standalone and out.absent_company == ""
     assert "concept" in out.carried
+
+
+# -- year-to-date spans, questions about a change, the latest quarter -------------------------------------
+def test_a_year_to_date_span_of_the_thread_s_year() -> None:
+    prev = ["Amazon net sales 3Q 2023?"]
+    names = {"amazon", "AMZN"}
+    nine = rewrite_followup("and the nine months?", prev, names)
+    assert nine.standalone == "Amazon net sales the first nine months of 2023?"
+    half = rewrite_followup("how did that compare with the first half", [*prev, nine.standalone], names)
+    assert half.standalone == "Amazon net sales the first half of 2023?" and half.named_period == "the first half of 2023"
+    full = rewrite_followup("and for the full year?", ["AAPL total net sales, first nine months of fiscal '23?"],
+                            {"apple", "AAPL"})
+    assert full.standalone == "AAPL total net sales, fiscal 2023?"
+
+
+def test_a_question_about_a_change_asks_the_measure_in_the_later_period() -> None:
+    prev = ["What was Apple's gross margin in Q3 2023?", "What was Apple's gross margin in Q3 2022?"]
+    why = rewrite_followup("what drove the change?", prev, NAMES)
+    assert why.standalone == "what drove the change (gross margin, Apple, Q3 2023)?"
+    # a period after it repeats the figure question, not the why-question
+    assert rewrite_followup("And in Q1 2023?", [*prev, why.standalone], NAMES).standalone == \
+        "What was Apple's gross margin in Q1 2023?"
+    # "that quarter" is the one the thread named last
+    assert rewrite_followup("what did mgmt say drove that in that quarter?", prev, NAMES).standalone == \
+        "what did mgmt say drove that in Q3 2022 (gross margin, Apple)?"
+
+
+def test_the_latest_quarter_is_the_latest_report_of_the_company() -> None:
+    nvidia = FiscalCalendar(2024, 3, date(2023, 10, 29))
+    out = rewrite_followup("gross margin %?", ["nvda revenue last quarter?"], {"nvidia", "NVDA"},
+                           calendars={"nvda": nvidia, "nvidia": nvidia})
+    assert out.standalone == "gross margin % (NVDA, Q3 FY2024)?"
+
+
+def test_a_question_naming_a_period_but_no_company_is_about_the_thread_s() -> None:
+    prev = ["nike revenues fiscal '23?"]
+    names = {"nike", "NKE"}
+    assert rewrite_followup("what happened to gross margin % in FY23 and why", prev, names).standalone == \
+        "what happened to gross margin % in FY23 and why (nike)?"
+    # not one that may span several companies, nor a long new question naming no period
+    which = "which company had the highest gross margin in FY23 of all?"
+    assert rewrite_followup(which, prev, names).standalone == which
+
+
+def test_a_name_before_the_measure_and_one_carried_in_parentheses_are_written_as_owners() -> None:
+    names = {"coca-cola", "Coca-Cola", "KO"}
+    prev = ["The Coca-Cola Company: net operating revenues for 2017?"]
+    out = rewrite_followup("pepsico top line 2017?", prev, names, printed_lower=PRINTED)
+    assert (out.standalone, out.absent_company) == ("Pepsico's top line 2017?", "Pepsico")
+    out = rewrite_followup("Northrop's?", ["FCF for calendar 2022 (Lockheed)?"], {"lockheed", "Lockheed", "LMT"},
+                           printed_lower=PRINTED)
+    assert out.standalone == "Northrop's FCF for calendar 2022?"

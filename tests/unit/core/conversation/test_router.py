@@ -86,3 +86,19 @@ def test_a_comparison_with_a_company_the_library_lacks_searches_too() -> None:
     # a company the thread already asked about is nothing new
     prev = [*PREV, "What was Adidas's revenue in Q3 2023?"]
     assert route("which was higher, adidas or apple?", prev, 3, NAMES, absent_companies=["Adidas"]).kind == CONVERSATION
+
+
+def test_routes_read_companies_as_companies_and_layouts_of_what_was_asked() -> None:
+    company_of = {"wmt": "Walmart Inc.", "walmart": "Walmart Inc.", "costco": "Costco Wholesale Corporation"}
+    names = {"WMT", "walmart", "costco"}
+    prev = ["WMT total revenues FY20?", "Costco's net sales for its fiscal 2021?"]
+    which = "which was bigger, walmart's FY20 revenue or costco's FY21 net sales? one line"
+    assert route(which, prev, 2, names, company_of=company_of).kind == CONVERSATION
+    assert route("ok put the WMT numbers in a table, shorter please", prev, 2, names, company_of=company_of).kind == \
+        CONVERSATION
+    assert route("bullet that for me", prev, 2, names).kind == CONVERSATION
+    assert route("give me a detailed version", prev, 2, names).kind == BOTH  # the passages are read again
+    assert route("How does Intel's gross margin stack up for Q3 2023?", PREV, 2, NAMES).kind == BOTH
+    # a period the rewrite read ("the first half") that the thread has not answered
+    assert route("how did that compare with the first half", PREV, 2, NAMES,
+                 periods=["the first half of 2022"]).kind == BOTH

@@ -23,3 +23,10 @@ from desktop_rag.core.domain.measures import measure_phrase
 )
 def test_measure_phrase(text: str, measure: str) -> None:
     assert measure_phrase(text) == measure
+
+
+def test_analysts_idioms_for_a_measure() -> None:
+    assert measure_phrase("pepsico top line 2017?") == "top line"
+    assert measure_phrase("what hit the bottom-line?") == "bottom-line"
+    assert measure_phrase("revenue, the top line") == "revenue"  # the first one named
+    assert measure_phrase("the product line") == ""

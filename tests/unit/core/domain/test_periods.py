@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from desktop_rag.core.domain.periods import (
+    YEAR_TO_DATE,
     FiscalCalendar,
     PeriodShift,
     calendar_quarter,
@@ -23,7 +24,9 @@ from desktop_rag.core.domain.periods import (
     period_phrase,
     relative_period,
     shift_mention,
+    year_to_date,
     year_to_date_months,
+    year_to_date_of,
 )
 
 from .conftest import filing_pages, shared_pdf
@@ -279,9 +282,9 @@ def test_month_quarter_resolves_in_the_conversation_s_year_as_the_company_names_
     assert mention_text(month_quarter_period(march, amazon_q1, APPLE)) == "Q2 FY2023"
     assert mention_text(month_quarter_period(march, amazon_q1, INTEL)) == "Q1 2023"
     assert mention_text(month_quarter_period(march, amazon_q1, None)) == "Q1 2023"
-    # the nearest March to a thread about Nvidia's Q3 FY2024 (ending October 2023) is March 2023... or 2024
+    # the nearest March to a thread about Nvidia's Q3 FY2024 (ending October 2023) is March 2024
     nv_q3 = find_periods("Q3 FY2024").mentions[0]
-    assert mention_text(month_quarter_period(march, nv_q3, INTEL, NVIDIA)) == "Q1 FY2024"  # a fiscal thread
+    assert mention_text(month_quarter_period(march, nv_q3, INTEL, NVIDIA)) == "Q1 2024"  # Intel's year is the calendar's
     assert month_quarter_period(march, None, APPLE) is None  # no year anywhere
 
 
@@ -292,3 +295,35 @@ def test_a_fiscal_quarter_as_another_company_names_the_same_months() -> None:
     assert fiscal_label_for(q2, INTEL, None) is None  # a calendar fiscal year: nothing to change
     assert fiscal_label_for(q2, APPLE, None, calendar_words=False) is None  # the thread writes fiscal labels
     assert fiscal_label_for(find_periods("Q2 2023").mentions[0], APPLE, None) is None  # a calendar quarter
+
+
+@pytest.mark.parametrize(("text", "quarters"), [("and the nine months?", 3), ("how did that compare with the first half", 2),
+                                                ("and for the full year?", 4), ("how much of the 9M figure was it?", 3),
+                                                ("over those nine months", 3), ("what about ytd", 0)])
+def test_year_to_date_named_without_its_year(text: str, quarters: int) -> None:
+    found = year_to_date(text)
+    assert found is not None and found.quarters == quarters
+
+
+@pytest.mark.parametrize("text", ["the first nine months of 2023", "six months ended June 30, 2023",
+                                  "3M Company's net sales", "$9m of revenue", "the first quarter"])
+def test_not_a_year_to_date_without_its_year(text: str) -> None:
+    assert year_to_date(text) is None
+
+
+def test_year_to_date_of_the_conversation_s_period() -> None:
+    nine, half, full = year_to_date("the nine months"), year_to_date("the first half"), year_to_date("the full year")
+    assert nine and half and full
+    assert mention_text(year_to_date_of(find_periods("3Q 2023").mentions[0], nine)) == "the first nine months of 2023"
+    assert mention_text(year_to_date_of(find_periods("Q2 FY2024").mentions[0], half)) == "the first half of fiscal 2024"
+    assert mention_text(year_to_date_of(find_periods("the first nine months of fiscal '23").mentions[0], full)) == \
+        "fiscal 2023"
+    assert mention_text(year_to_date_of(find_periods("the quarter ended July 1, 2023").mentions[0], nine)) == \
+        "the nine months ended July 1, 2023"
+    # written so that the period module reads it back as the same year to date
+    back = find_periods("the first nine months of 2023").mentions[0]
+    assert (back.year, back.quarter, back.span) == (2023, 3, YEAR_TO_DATE)
+
+
+def test_fiscal_year_with_an_apostrophe() -> None:
+    assert [(m.year, m.fiscal) for m in find_periods("nike revenues fiscal '23?").mentions] == [(2023, True)]
