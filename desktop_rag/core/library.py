@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import Enum
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from desktop_rag.core.backends import LibraryUnavailable, ReadOnlyLibrary, open_store
+from desktop_rag.core.backends import LibraryStore, LibraryUnavailable, ReadOnlyLibrary, open_store
 from desktop_rag.core.chunking import chunk_pages, is_page_furniture
 from desktop_rag.core.embed import Embedder
 from desktop_rag.core.lexical import TOKENIZER_VERSION, LexicalIndex, tokenize
@@ -38,7 +39,7 @@ from desktop_rag.core.pdf import (
 )
 from desktop_rag.core.statements import store as statement_store
 from desktop_rag.core.statements.model import EXTRACTOR_VERSION as STATEMENTS_VERSION
-from desktop_rag.core.statements.model import Statement
+from desktop_rag.core.statements.model import Statement, page_kinds
 from desktop_rag.core.store import SCHEMA_VERSION, DenseIndex
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
@@ -152,11 +153,83 @@ class _Rows:
     """Chunk rows of the store as the in-memory views hold them (``Library._read_rows``)."""
 
     ids: list[int] = field(default_factory=list)
-    chunks: dict[int, Chunk] = field(default_factory=dict)
+    chunks: dict[int, Chunk] = field(default_factory=dict)  # empty for a team library (ServerChunks)
     tokens: list[list[str]] = field(default_factory=list)
     doc_chunks: dict[str, list[int]] = field(default_factory=dict)  # doc_id -> chunk ids by ordinal
+    doc_of: list[str] = field(default_factory=list)  # per row: its document
+    pages: list[int] = field(default_factory=list)  # per row: its page
+    # per row; a team library keeps no vectors on the desktop (width 0, pgvector searches them)
     vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     embedded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    lexical: LexicalIndex | None = None  # built while reading (then ``tokens`` stays empty)
+
+
+class ServerChunks(Mapping[int, Chunk]):
+    """The chunks of a team library as ``Library.chunks``: read from the server when a search
+    needs them (a search's candidates arrive with its dense query, ``search_candidates``) and
+    kept in a bounded cache, never the whole library (at 300k chunks the desktop's full copy
+    of texts and vectors took +4.5 GB). Ids are those of the Library's rows."""
+
+    CACHE = 20_000  # chunks kept (~1-2 KB of text each): a few hundred searches' candidates
+
+    def __init__(self, store: LibraryStore, ids: np.ndarray) -> None:
+        self._store = store
+        self._ids = ids  # ascending (the Library's rows)
+        self._cache: OrderedDict[int, Chunk] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getitem__(self, chunk_id: int) -> Chunk:
+        chunk = self._cache.get(chunk_id)
+        if chunk is None:
+            self.prefetch([chunk_id])
+            chunk = self._cache.get(chunk_id)
+            if chunk is None:
+                raise KeyError(chunk_id)
+        return chunk
+
+    def __contains__(self, chunk_id: object) -> bool:
+        if not isinstance(chunk_id, (int, np.integer)):
+            return False
+        i = int(np.searchsorted(self._ids, chunk_id))
+        return i < len(self._ids) and int(self._ids[i]) == chunk_id
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids.tolist())
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def put(self, chunks: Iterable[Chunk]) -> None:
+        with self._lock:
+            for c in chunks:
+                self._cache[c.chunk_id] = c
+                self._cache.move_to_end(c.chunk_id)
+            while len(self._cache) > self.CACHE:
+                self._cache.popitem(last=False)
+
+    def prefetch(self, ids: Iterable[int]) -> None:
+        """Read the chunks of ``ids`` not cached yet, in one round trip."""
+        missing = [int(c) for c in dict.fromkeys(ids) if c not in self._cache and c in self]
+        if missing:
+            self.put(self._store.chunks_by_id(missing))
+
+    def over(self, ids: np.ndarray) -> ServerChunks:
+        """The same cache over new rows (a document added or removed)."""
+        out = ServerChunks(self._store, ids)
+        out._cache = self._cache
+        return out
+
+    def forget(self, doc_ids: set[str]) -> None:
+        """Drop the cached chunks of documents that changed."""
+        with self._lock:
+            for cid in [c for c, ch in self._cache.items() if ch.doc_id in doc_ids]:
+                del self._cache[cid]
+
+
+def _array(values: list[Any], dtype: Any) -> np.ndarray:
+    out = np.empty(len(values), dtype=dtype)
+    out[:] = values
+    return out
 
 
 class Library:
@@ -171,11 +244,14 @@ class Library:
         self._lock = threading.RLock()
         self._views_generation = -1
         self.docs: dict[str, Document] = {}
-        self.chunks: dict[int, Chunk] = {}
+        # this computer: every chunk in memory; a team library: read per search (ServerChunks)
+        self.chunks: Mapping[int, Chunk] = {}
         self.chunk_ids = np.zeros(0, dtype=np.int64)
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.embedded = np.zeros(0, dtype=bool)  # per row: has its embedding (else lexical only)
         self.row_of: dict[int, int] = {}
+        self.row_doc = np.zeros(0, dtype=object)  # per row: its document's id
+        self.row_page = np.zeros(0, dtype=np.int32)  # per row: its page
         self.doc_chunks: dict[str, list[int]] = {}  # doc_id -> chunk ids by ordinal
         self.lexical = LexicalIndex([], [])
         self._dense: DenseIndex | None = None
@@ -265,17 +341,21 @@ class Library:
                         return
                 t0 = time.perf_counter()
                 docs = {d.doc_id: d for d in self.store.documents()}
-                rows = self._read_rows(self.store.chunk_rows())
+                rows = self._read_index(None, index=True) if self.on_server else self._read_rows(self.store.chunk_rows())
                 stale_tokens = bool(rows.ids) and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION
+                if stale_tokens and self.on_server:  # every chunk's text, once, to tokenise it again
+                    rows.chunks = self._read_rows(self.store.chunk_rows()).chunks
+                    rows.lexical = None
             t1 = time.perf_counter()
             self.docs = docs
-            self.chunks = rows.chunks
             self.chunk_ids = np.asarray(rows.ids, dtype=np.int64)
+            self.chunks = ServerChunks(self.store, self.chunk_ids) if self.on_server else rows.chunks
+            self.row_doc, self.row_page = _array(rows.doc_of, object), _array(rows.pages, np.int32)
             self.embedded, self.vectors = rows.embedded, rows.vectors
             self.row_of = {cid: i for i, cid in enumerate(rows.ids)}
             self.doc_chunks = rows.doc_chunks
-            token_lists = self._retokenize(rows.ids) if stale_tokens else rows.tokens
-            self.lexical = LexicalIndex(rows.ids, token_lists)
+            token_lists = self._retokenize(rows.ids, rows.chunks) if stale_tokens else rows.tokens
+            self.lexical = rows.lexical if rows.lexical is not None else LexicalIndex(rows.ids, token_lists)
             t2 = time.perf_counter()
             if not self.on_server:
                 self._ensure_dense(gen)
@@ -292,6 +372,8 @@ class Library:
                 pages[doc_id] = self.store.page_texts(doc_id)
             out.chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, pages[doc_id][page - 1][a:b], kind, section)
             out.ids.append(cid)
+            out.doc_of.append(doc_id)
+            out.pages.append(page)
             vecs.append(emb)
             out.tokens.append(tokens.split())
             out.doc_chunks.setdefault(doc_id, []).append(cid)
@@ -309,6 +391,39 @@ class Library:
             lst.sort(key=lambda c: out.chunks[c].ordinal)
         return out
 
+    def _read_index(self, doc_ids: Iterable[str] | None, index: bool = False) -> _Rows:
+        """A team library's rows as the desktop keeps them: ids, documents, pages, BM25 tokens
+        (``index``: their BM25 index built batch by batch as they arrive, so the token lists of
+        the whole library never sit in memory at once), no text and no vectors
+        (``ServerChunks``, pgvector)."""
+        out = _Rows()
+        ordinal: dict[int, int] = {}
+        embedded: list[bool] = []
+        if index:
+            out.lexical = LexicalIndex([], [])
+        batch: list[int] = []
+        for cid, doc_id, n, page, tokens, has_vector in self.store.chunk_index(doc_ids):
+            out.ids.append(cid)
+            out.doc_of.append(doc_id)
+            out.pages.append(page)
+            out.tokens.append(tokens.split())
+            out.doc_chunks.setdefault(doc_id, []).append(cid)
+            ordinal[cid] = n
+            embedded.append(has_vector)
+            if out.lexical is not None:
+                batch.append(cid)
+                if len(batch) == 20_000:
+                    out.lexical.append(batch, out.tokens)
+                    batch, out.tokens = [], []
+        if out.lexical is not None:
+            out.lexical.append(batch, out.tokens)
+            out.tokens = []
+        for lst in out.doc_chunks.values():
+            lst.sort(key=ordinal.__getitem__)
+        out.embedded = np.asarray(embedded, dtype=bool)
+        out.vectors = np.zeros((len(out.ids), 0), dtype=np.float32)
+        return out
+
     def _apply_changes(self, changed: set[str]) -> bool:
         """Bring the views up to date for the documents ``changed`` (added, removed, new
         metadata, chunks or vectors) without reading the rest of the library: their rows
@@ -320,32 +435,44 @@ class Library:
         if self.store.manifest().get("tokenizer") != TOKENIZER_VERSION:
             return False  # every chunk's tokens are to be recomputed: the full load does that
         docs = {d.doc_id: d for d in self.store.documents()}
-        fresh = self._read_rows(self.store.chunk_rows([d for d in changed if d in docs]))
+        wanted = [d for d in changed if d in docs]
+        fresh = self._read_index(wanted) if self.on_server else self._read_rows(self.store.chunk_rows(wanted))
         in_place = {d for d in changed if d in self.doc_chunks and sorted(self.doc_chunks[d])
                     == sorted(fresh.doc_chunks.get(d, []))}  # same chunks: metadata or vectors changed
         leaving = [self.row_of[c] for d in changed - in_place for c in self.doc_chunks.get(d, ())]
-        arriving = [i for i, c in enumerate(fresh.ids) if fresh.chunks[c].doc_id not in in_place]
+        arriving = [i for i, d in enumerate(fresh.doc_of) if d not in in_place]
         keep = np.ones(len(self.chunk_ids), dtype=bool)
         keep[leaving] = False
         if arriving and keep.any() and fresh.ids[arriving[0]] <= int(self.chunk_ids[keep].max()):
             return False  # rows are kept in chunk-id order (BM25 ties); ids are allocated in commit order
+        local = self.chunks if isinstance(self.chunks, dict) else None  # else ServerChunks
         for i, cid in enumerate(fresh.ids):
-            if fresh.chunks[cid].doc_id in in_place:
+            if fresh.doc_of[i] in in_place:
                 row = self.row_of[cid]
-                self.chunks[cid] = fresh.chunks[cid]
+                if local is not None:
+                    local[cid] = fresh.chunks[cid]
                 self.vectors[row], self.embedded[row] = fresh.vectors[i], fresh.embedded[i]
         if leaving:
             self.lexical.remove_rows(np.asarray(leaving, dtype=np.int64))
             for d in changed - in_place:
                 for cid in self.doc_chunks.pop(d, ()):
-                    del self.chunks[cid]
+                    if local is not None:
+                        del local[cid]
         new_ids = [fresh.ids[i] for i in arriving]
         self.chunk_ids = np.concatenate((self.chunk_ids[keep], np.asarray(new_ids, dtype=np.int64)))
         self.vectors = np.concatenate((self.vectors[keep], fresh.vectors[arriving]))
         self.embedded = np.concatenate((self.embedded[keep], fresh.embedded[arriving]))
+        self.row_doc = np.concatenate((self.row_doc[keep], _array([fresh.doc_of[i] for i in arriving], object)))
+        self.row_page = np.concatenate((self.row_page[keep], _array([fresh.pages[i] for i in arriving], np.int32)))
         self.lexical.append(new_ids, [fresh.tokens[i] for i in arriving])
-        for cid in new_ids:
-            self.chunks[cid] = fresh.chunks[cid]
+        if local is not None:
+            for cid in new_ids:
+                local[cid] = fresh.chunks[cid]
+        else:  # the rows changed: a new mapping over them, the cache without the changed documents
+            cache = self.chunks
+            assert isinstance(cache, ServerChunks)
+            cache.forget(changed)
+            self.chunks = cache.over(self.chunk_ids)
         for d, ids in fresh.doc_chunks.items():
             if d not in in_place:
                 self.doc_chunks[d] = ids
@@ -379,10 +506,10 @@ class Library:
         self._follower = threading.Thread(target=follow, name="desktop_rag-follow", daemon=True)
         self._follower.start()
 
-    def _retokenize(self, ids: list[int]) -> list[list[str]]:
+    def _retokenize(self, ids: list[int], chunks: Mapping[int, Chunk]) -> list[list[str]]:
         """The alias table or tokenizer changed: recompute BM25 tokens from the stored text
         (cheap, no re-embedding) so chunks and queries are tokenised alike again."""
-        token_lists = [tokenize(lexical_text(self.chunks[c], self.docs[self.chunks[c].doc_id])) for c in ids]
+        token_lists = [tokenize(lexical_text(chunks[c], self.docs[chunks[c].doc_id])) for c in ids]
         if self.store.can_write():  # a team reader re-tokenises in memory only
             self.store.set_tokens(ids, token_lists, TOKENIZER_VERSION)
         return token_lists
@@ -444,6 +571,51 @@ class Library:
         allowed = None if mask is None else {int(c) for c in self.chunk_ids[mask]}
         return self.dense.search(vector, k, allowed)
 
+    def search_candidates(
+        self, vector: np.ndarray, k: int, doc_ids: list[str] | None, lexical_ids: list[int], exact: bool = False,
+    ) -> tuple[dict[int, float], dict[int, float], dict[tuple[str, int], str]]:
+        """A team library's dense top-k (chunk_id -> cosine; see ``dense_search``), the cosine
+        of every candidate, the lexical ones too, and the stored types of their pages
+        ((doc_id, page) -> domain.page_types type), with all their chunks read into
+        ``chunks``: one round trip for a hybrid search's server side."""
+        dense, chunks, cosines, types = self.store.search_candidates(vector, k, doc_ids, lexical_ids, exact)
+        view = self.chunks
+        if isinstance(view, ServerChunks):
+            view.put(chunks)
+        return dict(dense), cosines, types
+
+    def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """chunk_id -> embedding (zeros for a chunk not embedded yet); a team library: one round trip."""
+        if not self.on_server:
+            return {c: self.vectors[self.row_of[c]] for c in ids}
+        got = self.store.vectors_by_id(ids)
+        return {c: got.get(c, np.zeros(self.embedder.dim, dtype=np.float32)) for c in ids}
+
+    def prefetch(self, ids: Iterable[int]) -> None:
+        """Chunks about to be read (a team library: in one round trip, not one each)."""
+        if isinstance(self.chunks, ServerChunks):
+            self.chunks.prefetch(ids)
+
+    def pages_of_rows(self, rows: np.ndarray) -> set[tuple[str, int]]:
+        """(doc_id, page) of in-memory rows (no chunk read)."""
+        return set(zip(self.row_doc[rows].tolist(), self.row_page[rows].tolist(), strict=True))
+
+    def all_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, embeddings) of every embedded chunk, for exact-search baselines of the
+        evaluation and the bench (a team library reads them all from the server: no search
+        path keeps them on the desktop)."""
+        self.refresh()
+        if not self.on_server:
+            return self.chunk_ids[self.embedded], self.vectors[self.embedded]
+        ids, vecs = [], []
+        for row in self.store.chunk_rows():
+            if row[9]:
+                ids.append(row[0])
+                vecs.append(row[9])
+        dim = self.embedder.dim
+        matrix = np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(vecs), dim)
+        return np.asarray(ids, dtype=np.int64), matrix
+
     def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
         """Top-k (chunk_id, Okapi BM25: rank-bm25's scores) among the chunks of ``doc_ids``
         (None = all), from the in-memory postings on both backends (on a team library a copy
@@ -467,6 +639,20 @@ class Library:
         """The financial statements extracted from a document (see core/statements)."""
         doc = self.docs.get(doc_id) or next(d for d in self.store.documents() if d.doc_id == doc_id)
         return statement_store.statements_for(self.store, doc)
+
+    def statement_pages(self, doc_ids: list[str]) -> dict[str, dict[int, list[str]]]:
+        """doc_id -> (page -> kinds of statement printed on it) of each document: the stored
+        page maps (on a team library one round trip for all, nothing parsed); a document whose
+        statements are missing or from an older extractor has them (re-)extracted first."""
+        stored = self.store.statement_pages(doc_ids)
+        out: dict[str, dict[int, list[str]]] = {}
+        for doc_id in doc_ids:
+            got = stored.get(doc_id)
+            if got is not None and got[0] == STATEMENTS_VERSION:
+                out[doc_id] = got[1]
+            else:
+                out[doc_id] = page_kinds(statement_store.to_rows(self.statements(doc_id)))
+        return out
 
     def neighbours(self, chunk_id: int, n: int = 1) -> list[int]:
         c = self.chunks[chunk_id]

@@ -50,6 +50,10 @@ _PERIOD_TOKEN = re.compile(r"^(?:q[1-4]|fy\d{4}|(?:19|20)\d\d|\d{1,2})$")
 # A computed figure is looked for in the filings of one company (or the analyst's scope): a
 # handful of documents, not a whole library.
 _MAX_CALCULATION_DOCS = 12
+# Dense search is exact (brute force) over at most this many chunks of a filter's documents,
+# or of a whole library this small; the HNSW graph otherwise.
+EXACT_FILTERED = 60000
+EXACT_UNFILTERED = 2000
 
 
 def _date_matches(doc: Document, periods: QuestionPeriods, prior_years: bool = False) -> bool:
@@ -243,7 +247,7 @@ class HybridRetriever:
         qv = self.query_vector(plan)
         mask = self._allowed_rows(plan)
         n_allowed = len(lib.chunk_ids) if mask is None else int(mask.sum())
-        if exact or (n_allowed <= 60000 and (mask is not None or n_allowed <= 2000)):
+        if exact or (n_allowed <= EXACT_FILTERED and (mask is not None or n_allowed <= EXACT_UNFILTERED)):
             # Brute force is exact and, for a filtered or small set, faster than the graph: a
             # filtered graph search calls a Python filter per visited node (measured at 100k
             # chunks with a third allowed: ~6x slower than unfiltered, recall 0.69), while
@@ -254,10 +258,22 @@ class HybridRetriever:
             # Indexing copies the rows: for a large share of the library one product over
             # all of it and a pick is cheaper than the copy.
             sims = (lib.vectors @ qv)[rows] if 4 * len(rows) > len(lib.chunk_ids) else lib.vectors[rows] @ qv
-            top = rows[np.argsort(-sims)[:k]]
+            # the k best, ties in chunk order (as the team library's exact search orders them)
+            sel = np.arange(len(rows))
+            if len(rows) > k > 0:
+                sel = np.flatnonzero(sims >= np.partition(sims, len(sims) - k)[len(sims) - k])
+            top = rows[sel[np.lexsort((sel, -sims[sel]))][:k]]
             return {int(lib.chunk_ids[r]): float(lib.vectors[r] @ qv) for r in top}
         # the graph: hnswlib here, pgvector's HNSW index (filter in SQL) on a team library
         return dict(lib.dense_search(qv, k, plan.doc_ids))
+
+    def _exact_is_cheap(self, plan: QueryPlan) -> bool:
+        """Search a small library, or a filter's few documents, exactly rather than through the
+        graph (as ``dense_candidates`` does on this computer; on a team library in the server)."""
+        lib = self.library
+        if plan.doc_ids is None:
+            return len(lib.chunk_ids) <= EXACT_UNFILTERED
+        return sum(len(lib.doc_chunks.get(d, ())) for d in plan.doc_ids) <= EXACT_FILTERED
 
     def query_vector(self, plan: QueryPlan) -> np.ndarray:
         """The question's embedding, computed once per plan."""
@@ -277,8 +293,25 @@ class HybridRetriever:
         plan = question if isinstance(question, QueryPlan) else self.plan(question, doc_scope)
         lib = self.library
         n = max(cfg.candidates, k)
-        dense = self.dense_candidates(plan, n, exact=(mode == "exact")) if mode != "bm25" else {}
-        lexical = self.bm25_candidates(plan, n) if mode in ("hybrid", "bm25") else {}
+        cosines: dict[int, float] = {}
+        dense: dict[int, float]
+        if lib.on_server:
+            # a team library: BM25 here first, then one round trip for the dense candidates and
+            # every candidate's chunk and cosine (no chunk text or vector is kept on the desktop)
+            lexical = self.bm25_candidates(plan, n) if mode in ("hybrid", "bm25") else {}
+            if mode == "bm25":
+                dense = {}
+                lib.prefetch(sorted(lexical, key=lambda c: -lexical[c])[:k])
+            elif not len(lib.chunk_ids) or (plan.doc_ids is not None and not plan.doc_ids):
+                dense = {}
+            else:
+                dense, cosines, types = lib.search_candidates(
+                    self.query_vector(plan), n, plan.doc_ids, list(lexical),
+                    exact=mode == "exact" or self._exact_is_cheap(plan))
+                self._page_type_cache.update(types)  # typed when stored: nothing to type here
+        else:
+            dense = self.dense_candidates(plan, n, exact=(mode == "exact")) if mode != "bm25" else {}
+            lexical = self.bm25_candidates(plan, n) if mode in ("hybrid", "bm25") else {}
         if mode in ("dense", "exact"):
             ranked = sorted(dense, key=lambda c: -dense[c])[:k]
             scores = dense
@@ -294,15 +327,15 @@ class HybridRetriever:
                 ranked, scores = self._rank_pages(scores, k)
             else:
                 order = sorted(scores, key=lambda c: -scores[c])
-                vecs = {c: lib.vectors[lib.row_of[c]] for c in order}
-                ranked = mmr(order, scores, vecs, cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0 else order[:k]
+                ranked = (mmr(order, scores, lib.vectors_of(order), cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0
+                          else order[:k])
             ranked = self._pin_statement_evidence(plan, ranked, scores, k)
         # Fill in the cosine of BM25-only candidates so the gate and UI see real numbers.
         hits = []
         for c in ranked:
             cos = dense.get(c)
             if cos is None and mode != "bm25":
-                cos = float(lib.vectors[lib.row_of[c]] @ self.query_vector(plan))
+                cos = cosines[c] if c in cosines else float(lib.vectors_of([c])[c] @ self.query_vector(plan))
             chunk = lib.chunks[c]
             hits.append(Hit(chunk, lib.docs[chunk.doc_id], float(scores[c]), cos or 0.0, lexical.get(c, 0.0)))
         return hits
@@ -325,6 +358,8 @@ class HybridRetriever:
         wanted = [STATEMENT_TITLES[s] for s in kinds if s in STATEMENT_TITLES]
         if not kinds or not self.settings.statement_boost:
             return
+        if self.settings.statement_pages:
+            self._load_statement_pages({self.library.chunks[c].doc_id for c in scores})
         for cid in scores:
             chunk = self.library.chunks[cid]
             section = chunk.section
@@ -409,6 +444,7 @@ class HybridRetriever:
     def _chunk_at(self, doc_id: str, page: int, offset: int) -> int | None:
         """The chunk of a page holding character ``offset`` (else the page's first chunk)."""
         lib = self.library
+        lib.prefetch(lib.doc_chunks.get(doc_id, ()))
         on_page = [c for c in lib.doc_chunks.get(doc_id, ()) if lib.chunks[c].page == page]
         for c in on_page:
             if lib.chunks[c].char_start <= offset < lib.chunks[c].char_end:
@@ -434,15 +470,25 @@ class HybridRetriever:
 
     def _statement_pages(self, doc_id: str) -> dict[int, set[str]]:
         """page -> statement kinds printed on it, from the document's extracted statements."""
-        key = doc_id  # a content hash: its statements change only with the statement reader
-        cached = self._statement_page_cache.get(key)
-        if cached is None:
-            cached = {}
-            for st in self.statements(doc_id):
-                for page in {st.page, *st.pages, *(r.page for r in st.rows)}:
-                    cached.setdefault(page, set()).add(st.kind)
-            self._statement_page_cache[key] = cached
-        return cached
+        if doc_id not in self._statement_page_cache:
+            self._load_statement_pages({doc_id})
+        return self._statement_page_cache[doc_id]
+
+    def _load_statement_pages(self, doc_ids: set[str]) -> None:
+        """Cache the statement page maps of documents not seen yet, read at once (the stored
+        maps: on a team library one round trip, no statement parsed; measured before at ~40 ms
+        a filing, most of a filtered search at 100k chunks). Doc ids are content hashes: a
+        document's map changes only with the statement reader. None when reading fails (that
+        must never break search)."""
+        missing = sorted(d for d in doc_ids if d not in self._statement_page_cache)
+        if not missing:
+            return
+        try:
+            maps = self.library.statement_pages(missing)
+        except Exception:
+            maps = {}
+        for doc_id in missing:
+            self._statement_page_cache[doc_id] = {page: set(kinds) for page, kinds in maps.get(doc_id, {}).items()}
 
     def page_type(self, doc_id: str, page: int) -> str:
         """domain.page_types of a library page, cached (doc ids are content hashes)."""
@@ -498,6 +544,8 @@ class HybridRetriever:
         lib = self.library
         out: list[Hit] = []
         seen: set[int] = set()
+        if self.settings.neighbours:  # a team library reads them in one round trip
+            lib.prefetch([n for h in hits[:limit] for n in lib.neighbours(h.chunk.chunk_id, self.settings.neighbours)])
         for h in hits[:limit]:
             group = [h.chunk.chunk_id]
             if self.settings.neighbours:
@@ -598,7 +646,7 @@ class HybridRetriever:
         def pages(term: str) -> set[tuple[str, int]]:
             found = lib.lexical.rows_with_root(word_root(term))
             rows = found[mask[found]] if mask is not None else found
-            return {(lib.chunks[c].doc_id, lib.chunks[c].page) for c in lib.chunk_ids[rows].tolist()}
+            return lib.pages_of_rows(rows)
 
         # pages, not passages: a table's row label and its column heading may sit in two chunks
         found = {t: pages(t) for t in terms}
@@ -646,6 +694,7 @@ class HybridRetriever:
         lib = self.library
         scope = plan.doc_ids if plan.doc_ids is not None else list(lib.docs)
         printed: set[str] = set()
+        lib.prefetch([c for doc_id in scope for c in lib.doc_chunks.get(doc_id, ())])
         for doc_id in scope:
             for cid in lib.doc_chunks.get(doc_id, ()):
                 printed.update(tokenize(lib.chunks[cid].text))

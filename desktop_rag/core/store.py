@@ -30,6 +30,7 @@ import hnswlib
 import numpy as np
 
 from desktop_rag.core.backends.base import ids_by_document
+from desktop_rag.core.statements.model import page_kinds
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import write_text_atomic
 
@@ -247,6 +248,21 @@ class IndexStore:
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
         raise NotImplementedError("the embedded library searches its in-memory graph (Library.dense_search)")
 
+    # the embedded library keeps every chunk and vector in memory (Library): these are a team server's
+    def chunk_index(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
+        raise NotImplementedError("the embedded library reads whole rows (chunk_rows)")
+
+    def chunks_by_id(self, ids: list[int]) -> list[Chunk]:
+        raise NotImplementedError("the embedded library keeps its chunks in memory (Library.chunks)")
+
+    def vectors_by_id(self, ids: list[int]) -> dict[int, np.ndarray]:
+        raise NotImplementedError("the embedded library keeps its vectors in memory (Library.vectors)")
+
+    def search_candidates(
+        self, vector: np.ndarray, k: int, doc_ids: list[str] | None, extra_ids: list[int], exact: bool = False,
+    ) -> tuple[list[tuple[int, float]], list[Chunk], dict[int, float], dict[tuple[str, int], str]]:
+        raise NotImplementedError("the embedded library searches its in-memory graph (Library.dense_search)")
+
     # one process writes this computer's library: no other desktop's changes to follow
     def listen(self, timeout: float = 5.0) -> None:
         return None
@@ -324,6 +340,16 @@ class IndexStore:
         with self._lock:
             row = self._db.execute("SELECT extractor, data FROM statements WHERE doc_id=?", (doc_id,)).fetchone()
         return (int(row[0]), json.loads(row[1])) if row else None
+
+    def statement_pages(self, doc_ids: list[str]) -> dict[str, tuple[int, dict[int, list[str]]]]:
+        """doc_id -> (extractor version, page -> statement kinds) of the documents that have
+        stored statements (``statements.model.page_kinds``, no Statement objects built)."""
+        out: dict[str, tuple[int, dict[int, list[str]]]] = {}
+        for doc_id in dict.fromkeys(doc_ids):
+            stored = self.load_statements(doc_id)
+            if stored is not None:
+                out[doc_id] = (stored[0], page_kinds(stored[1]))
+        return out
 
     def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
         """(chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding)."""

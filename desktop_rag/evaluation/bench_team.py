@@ -149,16 +149,20 @@ def _bulk_write(store: Any, docs: list[tuple[Any, list[str], list[Any], list[lis
     their vectors and tokens, statements, and the corpus statistics; not the postings table
     (search never reads it: every desktop scores BM25 from its copy, loaded from the chunks'
     tokens). Writing 100k chunks document by document (postings included) took 1,435 s."""
+    from desktop_rag.core.backends.postgres import _page_map
+    from desktop_rag.core.domain.page_types import PAGE_TYPES_VERSION, page_type
+
     with store._cursor(write=True) as cur:
         vector_oid = int(cur.execute("SELECT 'public.vector'::regtype::oid").fetchone()[0])
         with cur.copy("COPY documents (doc_id, file_name, path, pages, meta, meta_edited, added_at) FROM STDIN") as cp:
             for doc, *_rest in docs:
                 cp.write_row((doc.doc_id, doc.file_name, doc.path, doc.pages, json.dumps(dataclasses.asdict(doc.meta)),
                               False, "2026-01-01T00:00:00+00:00"))
-        with cur.copy("COPY pages (doc_id, page, text) FROM STDIN") as cp:
+        with cur.copy("COPY pages (doc_id, page, text, page_type, page_type_version) FROM STDIN") as cp:
             for doc, pages, *_rest in docs:
+                types = [page_type(text) for text in pages]  # a replica's pages are the seed's
                 for i, text in enumerate(pages):
-                    cp.write_row((doc.doc_id, i + 1, text))
+                    cp.write_row((doc.doc_id, i + 1, text, types[i], PAGE_TYPES_VERSION))
         total = n = 0
         with cur.copy("COPY chunks (doc_id, ordinal, page, char_start, char_end, kind, section, tokens, length,"
                       " embedding) FROM STDIN (FORMAT BINARY)") as cp:
@@ -171,8 +175,8 @@ def _bulk_write(store: Any, docs: list[tuple[Any, list[str], list[Any], list[lis
                     total, n = total + length, n + 1
         for doc, *_rest, statements in docs:
             if statements is not None:
-                cur.execute("INSERT INTO statements VALUES (%s, %s, %s)",
-                            (doc.doc_id, statements[0], json.dumps(statements[1])))
+                cur.execute("INSERT INTO statements (doc_id, extractor, data, page_map) VALUES (%s, %s, %s, %s)",
+                            (doc.doc_id, statements[0], json.dumps(statements[1]), _page_map(statements[1])))
         cur.execute("UPDATE bm25_stats SET n = n + %s, total_len = total_len + %s WHERE id = 1", (n, total))
         store._bump_generation(cur, None)
 
@@ -296,6 +300,7 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     for mode in ("dense", "bm25", "hybrid"):
         out[mode] = _search_stats(time_searches(unfiltered, questions, mode))
     out["hybrid_filtered"] = _search_stats(time_searches(filtered, questions, "hybrid"))
+    out["search_rss_mb"] = round(rss_mb() - rss0, 1)  # the views and the chunk cache after the searches
 
     # pgvector's HNSW recall@10 against exact search over the same vectors, and the server's
     # query time, at the settings' ef_search and the others of EF_SWEEP
@@ -331,14 +336,15 @@ def sweep_ef_search(url: str, settings: Any, lib: Any, qvecs: list[np.ndarray], 
 
     docs = sorted(lib.doc_chunks)
     allowed = docs[::3]
-    mask = lib.allowed_rows(allowed)
-    assert mask is not None
-    rows = np.flatnonzero(mask)
+    ids, vectors = lib.all_vectors()  # read from the server for this baseline (the desktop keeps none)
+    wanted = {c for d in allowed for c in lib.doc_chunks[d]}
+    rows = np.flatnonzero(np.fromiter((int(c) in wanted for c in ids), dtype=bool, count=len(ids)))
     exact, exact_f = [], []
     for qv in qvecs:
-        sims = lib.vectors @ qv
-        exact.append(set(lib.chunk_ids[np.argsort(-sims)[:10]].tolist()))
-        exact_f.append(set(lib.chunk_ids[rows[np.argsort(-sims[rows])[:10]]].tolist()))
+        sims = vectors @ qv
+        exact.append(set(ids[np.argsort(-sims)[:10]].tolist()))
+        exact_f.append(set(ids[rows[np.argsort(-sims[rows])[:10]]].tolist()))
+    del vectors
     out: dict[str, Any] = {"queries": len(qvecs), "filtered_rows": len(rows), "rows": []}
     for ef in ef_values:
         s_ef = dataclasses.replace(settings, library=dataclasses.replace(settings.library, server_hnsw_ef_search=ef))

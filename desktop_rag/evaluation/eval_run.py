@@ -128,11 +128,13 @@ def _searcher(ws: Any, variant: str) -> Callable[[str, int], list[Any]]:
     if variant == "dense-plain":
         def dense_plain(q: str, k: int) -> list[Any]:
             qv = lib.embedder.encode_query(q)
-            sims = lib.vectors @ qv
+            ids, vectors = lib.all_vectors()
+            sims = vectors @ qv
             top = np.argsort(-sims)[:k]
+            lib.prefetch(ids[top].tolist())
             out = []
             for r in top:
-                ch = lib.chunks[int(lib.chunk_ids[r])]
+                ch = lib.chunks[int(ids[r])]
                 out.append(Hit(ch, lib.docs[ch.doc_id], float(sims[r]), float(sims[r])))
             return out
         return dense_plain
@@ -206,10 +208,11 @@ def evaluate_ann(ws: Any, questions: list[str], k: int = 10) -> dict[str, Any]:
     from desktop_rag.core.lexical import expand_shorthand
 
     recalls, t_ann, t_exact = [], [], []
+    ids, vectors = lib.all_vectors()  # a team library's are read from the server, for this baseline only
     for q in questions:
         qv = lib.embedder.encode_query(expand_shorthand(q))
         t0 = time.perf_counter()
-        exact = lib.chunk_ids[np.argsort(-(lib.vectors @ qv))[:k]].tolist()
+        exact = ids[np.argsort(-(vectors @ qv))[:k]].tolist()
         t1 = time.perf_counter()
         ann = [c for c, _ in lib.dense_search(qv, k)]  # hnswlib, or pgvector on a team library
         t2 = time.perf_counter()

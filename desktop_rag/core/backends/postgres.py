@@ -57,6 +57,8 @@ from desktop_rag.core.backends.base import (
     ids_by_document,
     redact,
 )
+from desktop_rag.core.domain.page_types import PAGE_TYPES_VERSION, page_type
+from desktop_rag.core.statements.model import page_kinds
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
 
@@ -159,6 +161,13 @@ def _schema_sql(dim: int, m: int, ef_construction: int) -> list[str]:
         """CREATE TABLE IF NOT EXISTS statements (
             doc_id text PRIMARY KEY REFERENCES documents ON DELETE CASCADE, extractor int NOT NULL,
             data text NOT NULL)""",
+        # page -> statement kinds on it (statements.model.page_kinds of ``data``): what search
+        # reads (the statement boost), so no desktop fetches and parses the statements to search
+        "ALTER TABLE statements ADD COLUMN IF NOT EXISTS page_map jsonb",
+        # each page's domain.page_types type and the rules' version that typed it, written with
+        # the page: a search reads its pages' types with its candidates instead of typing them
+        "ALTER TABLE pages ADD COLUMN IF NOT EXISTS page_type text",
+        "ALTER TABLE pages ADD COLUMN IF NOT EXISTS page_type_version int",
     ]
 
 
@@ -180,6 +189,29 @@ def server_index_params(settings: Settings) -> tuple[int, int]:
     limits (m <= 100, ef_construction >= 2 * m)."""
     m = min(settings.library.server_hnsw_m, PGVECTOR_MAX_M)
     return m, max(settings.library.server_hnsw_ef_construction, 2 * m)
+
+
+def _page_map(statements: list[dict[str, Any]]) -> Jsonb:
+    return Jsonb({str(page): kinds for page, kinds in page_kinds(statements).items()})
+
+
+def _fill_page_maps(conn: psycopg.Connection[Any]) -> int:
+    """Store the page map of statements written before it existed (a library made by an
+    earlier version); returns how many documents got one."""
+    rows = conn.execute("SELECT doc_id, data FROM statements WHERE page_map IS NULL").fetchall()
+    for doc_id, data in rows:
+        conn.execute("UPDATE statements SET page_map = %s WHERE doc_id = %s", (_page_map(json.loads(data)), doc_id))
+    return len(rows)
+
+
+def _fill_page_types(conn: psycopg.Connection[Any]) -> int:
+    """Type the pages stored without a type of this version (an earlier version's library)."""
+    rows = conn.execute("SELECT doc_id, page, text FROM pages WHERE page_type_version IS DISTINCT FROM %s",
+                        (PAGE_TYPES_VERSION,)).fetchall()
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE pages SET page_type = %s, page_type_version = %s WHERE doc_id = %s AND page = %s",
+                        [(page_type(text), PAGE_TYPES_VERSION, doc_id, page) for doc_id, page, text in rows])
+    return len(rows)
 
 
 def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) -> str:
@@ -204,6 +236,8 @@ def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) ->
                 for k, v in {**manifest, "db_schema": DB_SCHEMA_VERSION, "generation": 0}.items():
                     conn.execute("INSERT INTO manifest VALUES (%s, %s)", (k, Jsonb(v)))
                 created = True
+            _fill_page_maps(conn)
+            _fill_page_types(conn)
             for stmt in _roles_sql():
                 conn.execute(stmt)
     except psycopg.errors.InsufficientPrivilege as exc:
@@ -501,13 +535,13 @@ class PostgresStore:
                  doc.added_at or datetime.now(timezone.utc).isoformat(timespec="seconds")))
             if cur.rowcount == 0:
                 return None  # the same file, committed first by another desktop
-            with cur.copy("COPY pages (doc_id, page, text) FROM STDIN") as cp:
+            with cur.copy("COPY pages (doc_id, page, text, page_type, page_type_version) FROM STDIN") as cp:
                 for i, t in enumerate(page_texts):
-                    cp.write_row((doc.doc_id, i + 1, t))
+                    cp.write_row((doc.doc_id, i + 1, t, page_type(t), PAGE_TYPES_VERSION))
             ids = self._insert_chunks(cur, doc.doc_id, chunks, tokens, vectors)
             if statements is not None:
-                cur.execute("INSERT INTO statements VALUES (%s, %s, %s)",
-                            (doc.doc_id, statements[0], json.dumps(statements[1])))
+                cur.execute("INSERT INTO statements (doc_id, extractor, data, page_map) VALUES (%s, %s, %s, %s)",
+                            (doc.doc_id, statements[0], json.dumps(statements[1]), _page_map(statements[1])))
                 self._set_manifest(cur, extractor_version=statements[0])
             self._bump_generation(cur, [doc.doc_id])
         return ids
@@ -582,8 +616,10 @@ class PostgresStore:
     ) -> list[int]:
         with self._cursor(write=True) as cur:
             if page_texts is not None:
-                cur.executemany("UPDATE pages SET text = %s WHERE doc_id = %s AND page = %s",
-                                [(t, doc_id, i + 1) for i, t in enumerate(page_texts)])
+                cur.executemany("UPDATE pages SET text = %s, page_type = %s, page_type_version = %s"
+                                " WHERE doc_id = %s AND page = %s",
+                                [(t, page_type(t), PAGE_TYPES_VERSION, doc_id, i + 1)
+                                 for i, t in enumerate(page_texts)])
             self._delete_chunks(cur, "c.doc_id = %s", (doc_id,))
             ids = self._insert_chunks(cur, doc_id, chunks, tokens, vectors)
             self._bump_generation(cur, [doc_id])
@@ -659,17 +695,112 @@ class PostgresStore:
         for r in rows:
             yield (int(r[0]), *r[1:9], r[9] if r[9] is not None else b"")
 
+    def chunk_index(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
+        """(chunk_id, doc_id, ordinal, page, tokens, embedded) by chunk id: what a desktop keeps
+        of a team library (its BM25 postings and where each chunk is), neither the chunks'
+        text nor their vectors (read per search, ``search_candidates``/``chunks_by_id``)."""
+        sql = "SELECT chunk_id, doc_id, ordinal, page, tokens, embedding IS NOT NULL FROM chunks"
+        if doc_ids is None:
+            sql, params = sql + " ORDER BY chunk_id", None
+        else:
+            sql, params = sql + " WHERE doc_id = ANY(%s) ORDER BY chunk_id", (list(doc_ids),)
+        # a server-side cursor read in batches: the rows never all sit in memory at once
+        with self._cursor() as cur, cur.connection.cursor(name="desktop_rag_chunk_index") as named:
+            named.execute(sql, params)
+            while rows := named.fetchmany(20_000):
+                for r in rows:
+                    yield (int(r[0]), r[1], int(r[2]), int(r[3]), r[4], bool(r[5]))
+
+    # a chunk as the desktop reads it: its text cut from its page's (characters, as Python slices)
+    _CHUNK_COLUMNS = ("c.chunk_id, c.doc_id, c.ordinal, c.page, c.char_start, c.char_end,"
+                      " substr(p.text, c.char_start + 1, c.char_end - c.char_start), c.kind, c.section")
+    _CHUNK_PAGES = " JOIN pages p ON p.doc_id = c.doc_id AND p.page = c.page"
+
+    @staticmethod
+    def _chunk(r: tuple[Any, ...]) -> Chunk:
+        return Chunk(int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]), r[6], r[7], r[8])
+
+    def chunks_by_id(self, ids: list[int]) -> list[Chunk]:
+        """The chunks of these ids (text included), in one round trip; unknown ids absent."""
+        if not ids:
+            return []
+        with self._read() as cur:
+            rows = cur.execute(f"SELECT {self._CHUNK_COLUMNS} FROM chunks c{self._CHUNK_PAGES}"
+                               " WHERE c.chunk_id = ANY(%s)", ([int(c) for c in ids],)).fetchall()
+        return [self._chunk(r) for r in rows]
+
+    def vectors_by_id(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """The embeddings of these chunks (those that have one), in one round trip."""
+        if not ids:
+            return {}
+        with self._cursor(binary=True) as cur:
+            rows = cur.execute("SELECT chunk_id, embedding FROM chunks WHERE chunk_id = ANY(%s)"
+                               " AND embedding IS NOT NULL", ([int(c) for c in ids],)).fetchall()
+        return {int(c): np.frombuffer(v, dtype=np.float32) for c, v in rows}
+
+    def search_candidates(
+        self, vector: np.ndarray, k: int, doc_ids: list[str] | None, extra_ids: list[int], exact: bool = False,
+    ) -> tuple[list[tuple[int, float]], list[Chunk], dict[int, float], dict[tuple[str, int], str]]:
+        """A hybrid search's server side in one round trip: the dense top-k (chunk_id, cosine)
+        among the chunks of ``doc_ids`` (None = all; pgvector's HNSW index as ``dense_search``,
+        or an exact scan given ``exact``), and the chunks of those and of ``extra_ids`` (the
+        lexical candidates, scored on the desktop) with their text and their cosine to
+        ``vector`` (chunk_id -> cosine, for those that have an embedding), and the stored
+        ``domain.page_types`` type of their pages ((doc_id, page) -> type; those typed by
+        this version of the rules)."""
+        if doc_ids is not None and not doc_ids:
+            k = 0
+        where = "" if doc_ids is None else " AND doc_id = ANY(%(docs)s)"
+        # ``+ 0`` orders by a value the index cannot provide: an exact scan of the allowed rows
+        order = "(embedding <=> %(q)b) + 0, chunk_id" if exact else "d"
+        with self._read() as cur:
+            if not exact:
+                self._set_hnsw(cur, k)
+            rows = cur.execute(
+                "WITH dense AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)b AS d FROM chunks"
+                f" WHERE embedding IS NOT NULL{where} ORDER BY {order} LIMIT %(k)s),"
+                " wanted AS (SELECT chunk_id FROM dense UNION SELECT unnest(%(extra)s::bigint[]))"
+                f" SELECT {self._CHUNK_COLUMNS}, dense.d, c.embedding <=> %(q)b,"
+                " CASE WHEN p.page_type_version = %(types)s THEN p.page_type END"
+                f" FROM wanted JOIN chunks c ON c.chunk_id = wanted.chunk_id{self._CHUNK_PAGES}"
+                " LEFT JOIN dense ON dense.chunk_id = c.chunk_id",
+                {"q": np.asarray(vector, dtype=np.float32), "docs": doc_ids, "k": int(max(k, 0)),
+                 "extra": [int(c) for c in extra_ids], "types": PAGE_TYPES_VERSION}).fetchall()
+        dense = sorted(((int(r[0]), 1.0 - float(r[9])) for r in rows if r[9] is not None), key=lambda x: (-x[1], x[0]))
+        cosines = {int(r[0]): 1.0 - float(r[10]) for r in rows if r[10] is not None}
+        types = {(r[1], int(r[3])): r[11] for r in rows if r[11] is not None}
+        return dense, [self._chunk(r) for r in rows], cosines, types
+
+    def _set_hnsw(self, cur: psycopg.Cursor[Any], k: int) -> None:
+        ef = min(PGVECTOR_MAX_EF_SEARCH, max(self.settings.library.server_hnsw_ef_search, k))
+        self._set_session(cur, "hnsw.ef_search", str(int(ef)))
+        # no effect on an unfiltered query (every row of the index qualifies)
+        self._set_session(cur, "hnsw.iterative_scan", "strict_order")
+
     def save_statements(self, doc_id: str, extractor: int, statements: list[dict[str, Any]]) -> None:
         with self._cursor(write=True) as cur:
-            cur.execute("INSERT INTO statements VALUES (%s, %s, %s) ON CONFLICT (doc_id) DO UPDATE"
-                        " SET extractor = excluded.extractor, data = excluded.data",
-                        (doc_id, extractor, json.dumps(statements)))
+            cur.execute("INSERT INTO statements (doc_id, extractor, data, page_map) VALUES (%s, %s, %s, %s)"
+                        " ON CONFLICT (doc_id) DO UPDATE"
+                        " SET extractor = excluded.extractor, data = excluded.data, page_map = excluded.page_map",
+                        (doc_id, extractor, json.dumps(statements), _page_map(statements)))
             self._set_manifest(cur, extractor_version=extractor)
 
     def load_statements(self, doc_id: str) -> tuple[int, list[dict[str, Any]]] | None:
         with self._cursor() as cur:
             row = cur.execute("SELECT extractor, data FROM statements WHERE doc_id = %s", (doc_id,)).fetchone()
         return (int(row[0]), json.loads(row[1])) if row else None
+
+    def statement_pages(self, doc_ids: list[str]) -> dict[str, tuple[int, dict[int, list[str]]]]:
+        """doc_id -> (extractor version, page -> statement kinds) of the documents that have
+        stored statements: the stored page maps, one round trip for all (a map missing, from
+        before ``team init`` added them, is computed from the statements)."""
+        if not doc_ids:
+            return {}
+        with self._read() as cur:
+            rows = cur.execute("SELECT doc_id, extractor, page_map, CASE WHEN page_map IS NULL THEN data END"
+                               " FROM statements WHERE doc_id = ANY(%s)", (list(doc_ids),)).fetchall()
+        return {r[0]: (int(r[1]), {int(p): k for p, k in r[2].items()} if r[2] is not None
+                       else page_kinds(json.loads(r[3]))) for r in rows}
 
     # -- search in the server -----------------------------------------------------------
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None) -> list[tuple[int, float]]:
@@ -680,12 +811,9 @@ class PostgresStore:
         query reads only the chunk id and distance (the index scan orders by the distance)."""
         if k <= 0 or (doc_ids is not None and not doc_ids):
             return []
-        ef = min(PGVECTOR_MAX_EF_SEARCH, max(self.settings.library.server_hnsw_ef_search, k))
         where = "" if doc_ids is None else " AND doc_id = ANY(%(docs)s)"
         with self._read() as cur:
-            self._set_session(cur, "hnsw.ef_search", str(int(ef)))
-            # no effect on an unfiltered query (every row of the index qualifies)
-            self._set_session(cur, "hnsw.iterative_scan", "strict_order")
+            self._set_hnsw(cur, k)
             rows = cur.execute(
                 "SELECT chunk_id, embedding <=> %(q)b AS d FROM chunks WHERE embedding IS NOT NULL" + where
                 + " ORDER BY d LIMIT %(k)s",

@@ -19,6 +19,9 @@ import re
 from typing import Literal
 
 PageType = Literal["toc", "exhibits", "signatures", "cover", "text"]
+# Bump when the rules change: a team library stores each page's type with the version that
+# typed it, and a desktop types again the pages stored with another version.
+PAGE_TYPES_VERSION = 1
 DOWNWEIGHTED: frozenset[str] = frozenset({"toc", "exhibits", "signatures", "cover"})
 
 # "Item 7. Management's Discussion ... 25", "Consolidated Balance Sheets 52", "Risk Factors 12-30"

@@ -17,6 +17,19 @@ Box = tuple[float, float, float, float]
 EXTRACTOR_VERSION = 3  # 3: per-share rows under a share-class heading
 
 
+def page_kinds(rows: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """page -> the kinds of statement printed on it (its title page, continuation pages and
+    every row's page), from statements as stored (``Statement.to_json`` plus ``pages``),
+    without building them: retrieval's statement boost reads only this map of a filing,
+    and a team library stores it beside the statements so no desktop parses them to search."""
+    out: dict[int, set[str]] = {}
+    for st in rows:
+        pages = {int(st["page"]), *(int(p) for p in st.get("pages") or ()), *(int(r["page"]) for r in st["rows"])}
+        for page in pages:
+            out.setdefault(page, set()).add(str(st["kind"]))
+    return {page: sorted(kinds) for page, kinds in sorted(out.items())}
+
+
 @dataclass
 class Period:
     label: str  # the column heading as printed, e.g. "Three Months Ended July 1, 2023"

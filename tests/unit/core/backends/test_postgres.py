@@ -80,6 +80,7 @@ def test_bm25_equals_rank_bm25_on_a_real_filing(real_pair) -> None:
 def _views(lib: Library) -> tuple:
     """What retrieval reads from a Library's in-memory views, comparable across two."""
     return (lib.chunk_ids.tolist(), lib.vectors.tobytes(), lib.embedded.tolist(), lib.row_of,
+            lib.row_doc.tolist(), lib.row_page.tolist(),
             {c: (ch.doc_id, ch.ordinal, ch.page, ch.text) for c, ch in lib.chunks.items()},
             lib.doc_chunks, {d: (doc.meta, doc.chunk_count) for d, doc in lib.docs.items()})
 
@@ -254,7 +255,7 @@ def test_dense_search_takes_the_server_settings_in_one_round_trip(real_pair) -> 
     store.settings.library.server_hnsw_ef_search = 64
     team.refresh()
     qv = team.embedder.encode_query("research and development expense")
-    exact = np.sort(team.vectors @ qv)[::-1][:10]  # the scores (equal scores may come in either order)
+    exact = np.sort(team.all_vectors()[1] @ qv)[::-1][:10]  # the scores (equal scores may come in either order)
 
     def top10() -> np.ndarray:
         return np.array([s for _, s in store.dense_search(qv, 10, None)])
@@ -293,3 +294,65 @@ def test_team_init_builds_the_index_with_the_server_settings(pg_database: str, f
     with psycopg.connect(pg_database) as conn:
         ddl = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding'").fetchone()
     assert ddl and "m='12'" in ddl[0] and "ef_construction='24'" in ddl[0]
+
+
+def test_the_desktop_keeps_no_chunk_text_or_vectors_of_a_team_library(real_pair, monkeypatch) -> None:
+    """A team library's views are its rows' index (ids, documents, pages, BM25 postings): no
+    chunk text, no vectors (1M chunks would need ~15 GB on the desktop). A hybrid search's
+    server side is one round trip (dense candidates, every candidate's chunk and cosine, the
+    stored types of their pages); its chunks are then read from a bounded cache."""
+    from desktop_rag.core.library import ServerChunks
+
+    local, team = real_pair
+    team.refresh()
+    assert isinstance(team.chunks, ServerChunks) and not team.chunks._cache
+    assert team.vectors.shape == (len(team.chunk_ids), 0) and team.embedded.all()
+    assert team.row_doc.tolist() == local.row_doc.tolist() and team.row_page.tolist() == local.row_page.tolist()
+    calls: list[str] = []
+    store = team.store
+    for name in ("search_candidates", "chunks_by_id", "page_texts_at", "dense_search", "statement_pages",
+                 "vectors_by_id", "chunk_rows"):
+        real = getattr(store, name)
+        monkeypatch.setattr(store, name, lambda *a, _real=real, _name=name, **kw: calls.append(_name) or _real(*a, **kw))
+    retriever = HybridRetriever(team, Settings().retrieval)
+    hits = retriever.search("research and development expense", k=10, mode="hybrid")
+    assert hits and calls.count("search_candidates") == 1
+    assert "page_texts_at" not in calls and "chunks_by_id" not in calls and "chunk_rows" not in calls
+    assert all(h.chunk.text == local.chunks[h.chunk.chunk_id].text for h in hits)  # ids are equal here
+    assert 0 < len(team.chunks._cache) <= ServerChunks.CACHE
+    calls.clear()
+    team.chunks._cache.clear()
+    retriever.search("research and development expense", k=10, mode="bm25")
+    assert calls == ["chunks_by_id"]  # the BM25 hits' chunks, at once
+
+
+def test_statement_page_maps_and_page_types_are_stored(real_pair, team_url: str) -> None:
+    """Search reads a filing's statement pages from the stored page map (no statement parsed)
+    and its pages' types as stored; both equal what the desktop computes, on both backends,
+    and `team init` fills them in for a library written before they existed."""
+    from desktop_rag.core.backends.postgres import init_team_library
+    from desktop_rag.core.domain.page_types import PAGE_TYPES_VERSION, page_type
+    from desktop_rag.core.library import library_manifest
+    from desktop_rag.core.statements.model import page_kinds
+    from desktop_rag.core.statements.store import to_rows
+
+    local, team = real_pair
+    doc_id = team.documents()[0].doc_id
+    computed = page_kinds(to_rows(local.statements(doc_id)))
+    assert computed and team.statement_pages([doc_id]) == local.statement_pages([doc_id]) == {doc_id: computed}
+
+    def stored() -> tuple[list, list]:
+        with psycopg.connect(team_url, autocommit=True) as conn:
+            maps = conn.execute("SELECT page_map FROM desktop_rag.statements").fetchall()
+            types = conn.execute("SELECT text, page_type, page_type_version FROM desktop_rag.pages ORDER BY doc_id, page").fetchall()
+        return maps, types
+
+    maps, types = stored()
+    assert maps == [({str(p): k for p, k in computed.items()},)]
+    assert types and all(t == page_type(text) and v == PAGE_TYPES_VERSION for text, t, v in types)
+    with psycopg.connect(team_url, autocommit=True) as conn:  # as an earlier version wrote them
+        conn.execute("UPDATE desktop_rag.statements SET page_map = NULL")
+        conn.execute("UPDATE desktop_rag.pages SET page_type = NULL, page_type_version = NULL")
+    assert team.statement_pages([doc_id]) == {doc_id: computed}  # computed from the statements meanwhile
+    init_team_library(team_url, Settings(), library_manifest(Settings(), team.embedder))
+    assert stored() == (maps, types)

@@ -43,3 +43,23 @@ def test_removing_a_document_removes_its_statements(build_library: Callable[...,
     assert lib.store.load_statements(apple.doc_id) is not None
     lib.remove(apple.doc_id)
     assert lib.store.load_statements(apple.doc_id) is None
+
+
+def test_statement_page_map_from_the_stored_statements(build_library: Callable[..., object]) -> None:
+    """Search reads which pages carry which statement from the stored rows (``page_kinds``,
+    no Statement built): the same pages as the statements' own (title, continuation, rows)."""
+    from desktop_rag.core.statements.model import page_kinds
+
+    lib = build_library()
+    docs = {d.file_name: d.doc_id for d in lib.documents()}
+    apple, nvidia = docs["2023 Q3 AAPL.pdf"], docs["2023 Q2 NVDA.pdf"]
+    expected: dict[int, set[str]] = {}
+    for st in lib.statements(apple):
+        for page in {st.page, *st.pages, *(r.page for r in st.rows)}:
+            expected.setdefault(page, set()).add(st.kind)
+    got = lib.statement_pages([apple, nvidia])
+    assert expected and {p: set(k) for p, k in got[apple].items()} == expected
+    assert got[nvidia] == {}
+    assert page_kinds([{"kind": "balance", "page": 3, "pages": [3, 4], "rows": [{"page": 5}]},
+                       {"kind": "income", "page": 5, "rows": []}]) == {3: ["balance"], 4: ["balance"],
+                                                                        5: ["balance", "income"]}
