@@ -174,6 +174,17 @@ def labelled_periods(meta: DocumentMeta, file_name: str = "") -> dict[str, set[t
     where they come from: "file" (the analyst's file name), "calendar" (the calendar quarter
     or year its period covers) and "fiscal" (the filer's own label). Analysts mix them:
     Nvidia's Q2 FY2024 is "Q2 2023" to many, and "2023 Q2 NVDA.pdf" on disk."""
+    cached = _labelled_periods(meta.form_type, meta.fiscal_year, meta.fiscal_quarter, meta.period_end, file_name)
+    return {tier: set(labels) for tier, labels in cached}
+
+
+@functools.lru_cache(maxsize=8192)
+def _labelled_periods(form_type: str, fiscal_year: int | None, fiscal_quarter: int | None, period_end: str,
+                      file_name: str) -> tuple[tuple[str, frozenset[tuple[int, int | None]]], ...]:
+    """``labelled_periods`` once per document: a question's plan asks it of every filing of
+    the companies it names (the file name's period is a regex parse)."""
+    meta = DocumentMeta(form_type=form_type, fiscal_year=fiscal_year, fiscal_quarter=fiscal_quarter,
+                        period_end=period_end)
     out: dict[str, set[tuple[int, int | None]]] = {"file": set(), "calendar": set(), "fiscal": set()}
     quarterly = meta.form_type not in ("10-K", "20-F") and meta.fiscal_quarter is not None
     if meta.fiscal_year:
@@ -189,7 +200,7 @@ def labelled_periods(meta: DocumentMeta, file_name: str = "") -> dict[str, set[t
         year, quarter, _ = file_name_period(re.sub(r"\.pdf$", "", file_name, flags=re.I))
         if year and (quarter or not quarterly):
             out["file"].add((year, quarter))
-    return out
+    return tuple((tier, frozenset(labels)) for tier, labels in out.items())
 
 
 def period_labels(meta: DocumentMeta, file_name: str = "") -> set[tuple[int, int | None]]:

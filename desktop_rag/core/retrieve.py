@@ -4,6 +4,7 @@ neighbour expansion for context, and the context gate that says "Not in corpus".
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -54,6 +55,11 @@ _MAX_CALCULATION_DOCS = 12
 # or of a whole library this small; the HNSW graph otherwise.
 EXACT_FILTERED = 60000
 EXACT_UNFILTERED = 2000
+# On a team library exact search reads every allowed row's vector from the server's heap (a
+# TOASTed value: 175 ms for 12k rows at 100k chunks), so the HNSW index (its filter in the same
+# query, an iterative scan) serves any set larger than this.
+EXACT_ON_SERVER = 2000
+_core_name = functools.lru_cache(maxsize=8192)(core_name)  # asked of every filing per question
 
 
 def _date_matches(doc: Document, periods: QuestionPeriods, prior_years: bool = False) -> bool:
@@ -139,6 +145,8 @@ class HybridRetriever:
         self._page_type_cache: dict[tuple[str, int], str] = {}
         self._statement_page_cache: dict[str, dict[int, set[str]]] = {}
         self._statements_cache: dict[str, list[Statement]] = {}
+        # the library's documents (the dict of one load) -> doc_id -> its company aliases
+        self._aliases_of: tuple[dict[str, Document] | None, dict[str, frozenset[str]]] = (None, {})
 
     # -- understanding the question -------------------------------------------------
     def plan(self, question: str, doc_scope: list[str] | None = None) -> QueryPlan:
@@ -159,12 +167,12 @@ class HybridRetriever:
         # Names anywhere in the question count, the persona's too ("You are an analyst
         # looking at Walmart."); a company is all filings of the same registrant, whichever
         # of them printed the ticker the question uses.
-        names_of = {d.doc_id: frozenset(company_aliases(d.meta)) for d in docs}
+        names_of = {d.doc_id: self._aliases(d) for d in docs}
         matched = {names: bool(names_in(q, names)) for names in set(names_of.values())}  # once per company
         named = {doc_id for doc_id, names in names_of.items() if matched[names]}
         if named:
-            cores = {core_name(lib.docs[i].meta.company) for i in named if lib.docs[i].meta.company}
-            named |= {d.doc_id for d in docs if d.meta.company and core_name(d.meta.company) in cores}
+            cores = {_core_name(lib.docs[i].meta.company) for i in named if lib.docs[i].meta.company}
+            named |= {d.doc_id for d in docs if d.meta.company and _core_name(d.meta.company) in cores}
         if named:
             docs = [d for d in docs if d.doc_id in named]
             plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})
@@ -236,6 +244,18 @@ class HybridRetriever:
         plan.filters.statements = sorted(set(named_statements) or statement_intent(plan.bm25_terms))
         return plan
 
+    def _aliases(self, doc: Document) -> frozenset[str]:
+        """``company_aliases`` of a document, once per loaded state of the library (a question
+        asks them of every filing: a large library's planning was mostly this)."""
+        docs = self.library.docs
+        if self._aliases_of[0] is not docs:
+            self._aliases_of = (docs, {})
+        memo = self._aliases_of[1]
+        names = memo.get(doc.doc_id)
+        if names is None:
+            names = memo[doc.doc_id] = frozenset(company_aliases(doc.meta))
+        return names
+
     # -- search -----------------------------------------------------------------------
     def _allowed_rows(self, plan: QueryPlan) -> np.ndarray | None:
         return self.library.allowed_rows(plan.doc_ids)
@@ -272,8 +292,8 @@ class HybridRetriever:
         graph (as ``dense_candidates`` does on this computer; on a team library in the server)."""
         lib = self.library
         if plan.doc_ids is None:
-            return len(lib.chunk_ids) <= EXACT_UNFILTERED
-        return sum(len(lib.doc_chunks.get(d, ())) for d in plan.doc_ids) <= EXACT_FILTERED
+            return len(lib.chunk_ids) <= EXACT_ON_SERVER
+        return sum(len(lib.doc_chunks.get(d, ())) for d in plan.doc_ids) <= EXACT_ON_SERVER
 
     def query_vector(self, plan: QueryPlan) -> np.ndarray:
         """The question's embedding, computed once per plan."""
