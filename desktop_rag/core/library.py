@@ -607,14 +607,13 @@ class Library:
         self.refresh()
         if not self.on_server:
             return self.chunk_ids[self.embedded], self.vectors[self.embedded]
-        ids, vecs = [], []
-        for row in self.store.chunk_rows():
-            if row[9]:
-                ids.append(row[0])
-                vecs.append(row[9])
-        dim = self.embedder.dim
-        matrix = np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(vecs), dim)
-        return np.asarray(ids, dtype=np.int64), matrix
+        ids = self.chunk_ids[self.embedded]
+        matrix = np.empty((len(ids), self.embedder.dim), dtype=np.float32)
+        for start in range(0, len(ids), 50_000):  # batches: no 1M-row result in memory at once
+            part = ids[start:start + 50_000].tolist()
+            got = self.store.vectors_by_id(part)
+            matrix[start:start + len(part)] = [got[c] for c in part]
+        return ids, matrix
 
     def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
         """Top-k (chunk_id, Okapi BM25: rank-bm25's scores) among the chunks of ``doc_ids``
