@@ -217,6 +217,10 @@ NOT_NAMES = frozenset(
 )
 
 
+# words trimmed off a run of capitalised words: finance vocabulary and analysts' abbreviations
+_TRIMMED = NOT_NAMES | FINANCE_ABBREVIATIONS
+
+
 def proper_names(question: str) -> list[str]:
     """Capitalised names in a question that may be companies ("Boeing", "Home Depot"), not
     counting the first word of a sentence when it is a common word, nor finance vocabulary."""
@@ -224,10 +228,10 @@ def proper_names(question: str) -> list[str]:
     for m in _PROPER.finditer(question):
         words = [w.strip(".,'’") for w in re.split(r"\s+", m.group(1))]
         words = [re.sub(r"(?:'s|’s)$", "", w) for w in words]
-        # drop leading/trailing vocabulary ("FY2015", "What", "Revenue")
-        while words and (words[0].lower() in NOT_NAMES or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):
+        # drop leading/trailing vocabulary ("FY2015", "What", "Revenue", "FCF": "Northrop's FCF")
+        while words and (words[0].lower() in _TRIMMED or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):
             words.pop(0)
-        while words and (words[-1].lower() in NOT_NAMES or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[-1].lower())):
+        while words and (words[-1].lower() in _TRIMMED or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[-1].lower())):
             words.pop()
         if not words:
             continue

@@ -118,3 +118,9 @@ def test_ordinary_lower_case_words_are_not_names(typed: str) -> None:
 def test_near_spelling() -> None:
     assert near_spelling("revnue", {"revenue"}) and near_spelling("gorss", {"gross"})
     assert not near_spelling("google", {"goodwill", "gross", "revenue"}) and not near_spelling("revenue", {"revenue"})
+
+
+def test_an_analyst_s_abbreviation_ends_a_name() -> None:
+    # "Northrop's FCF": the figure's owner is Northrop (a possessive before "FCF", "YTD", "ARR")
+    assert subject_names("Northrop's FCF for calendar 2022?") == ["Northrop"]
+    assert proper_names("What was Intel's YTD effective tax rate?") == ["Intel"]
