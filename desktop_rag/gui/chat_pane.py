@@ -50,6 +50,8 @@ BADGE_HELP = {
     "Not in corpus": "None of the documents searched contains an answer to this question.",
     "Stopped": "You stopped this answer before it finished; what is shown quotes the filing.",
 }
+# An extractive answer made with no model at all: nothing's wording failed a check.
+EXTRACTIVE_WITHOUT_MODEL = "No language model is loaded, so the answer quotes the filing's own sentences."
 
 
 def default_page_label(citation: Citation) -> str:
@@ -629,7 +631,9 @@ class ExchangeWidget(QWidget):
         elif answer.citations:
             self._badge("Verified", "BadgeVerified")
         # The badge says it in words too, not only in a hover tooltip.
-        explain = [BADGE_HELP[b] for b in self.badge_texts() if b in BADGE_HELP]
+        unasked = not answer.model and not any(n.startswith(EXTRACTIVE_NOTE) for n in answer.notes)
+        explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else BADGE_HELP[b]
+                   for b in self.badge_texts() if b in BADGE_HELP]
         set_plain(self.badge_help, " ".join(explain))
         self.badge_help.setVisible(bool(explain))
         self.text.setObjectName("AnswerText")
@@ -967,6 +971,9 @@ class ChatPane(QFrame):
     def clear(self) -> None:
         for ex in self.exchanges:
             self.body_layout.removeWidget(ex)
+            # hidden now: out of the layout it would otherwise stay painted at its last place
+            # under the next conversation's first exchange until the deferred delete runs
+            ex.hide()
             ex.deleteLater()
         self.exchanges = []
         self._active_chip = None

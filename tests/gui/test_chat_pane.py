@@ -125,3 +125,20 @@ def test_scope_clear_button_works_and_suggestions_follow_the_scope(qtbot, fake_w
     qtbot.mouseClick(win.chat.scope_clear, Qt.MouseButton.LeftButton)
     assert win.scope_ids == [] and win.library.selected_doc_ids() == []
     assert not win.chat.scope_bar.isVisibleTo(win.chat)
+
+
+def test_a_new_conversation_leaves_no_exchange_painted(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    # Out of the layout but not yet deleted, an old exchange used to stay painted where it was,
+    # under the next conversation's first question (seen in a screenshot).
+    win = fake_window(files={})
+    win.show()
+    win.conv_id = win.ws.history.new_conversation()
+    old = win.chat.add_exchange("What was Apple's capex as a share of net sales?")
+    win._answered(old, Answer(query="q", answer="3.0%", citations=[], model="m"), win.conv_id)
+    qtbot.wait(20)
+    assert old.isVisible()
+    win.new_conversation()
+    assert not old.isVisible()
+    new = win.chat.add_exchange("What did Nvidia say about export restrictions?")
+    qtbot.wait(20)
+    assert new.isVisible() and win.chat.exchanges == [new]

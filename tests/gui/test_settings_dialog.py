@@ -132,3 +132,12 @@ def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # 
     assert ex.badge_help.isVisibleTo(ex) and "quotes the filing" in displayed_text(ex.badge_help)
     shown = " ".join(displayed_text(w) + " " + w.toolTip() for w in ex.findChildren(QLabel))
     assert "1.0323e+07" not in shown and "fallback" not in shown
+    assert "could not be checked" in displayed_text(ex.badge_help)
+
+    # With no model loaded nothing's wording was checked: the note says so instead.
+    ex2 = win.chat.add_exchange("What was the figure?")
+    win._answered(ex2, Answer("What was the figure?", "Total net sales 81,797",
+                              [Citation("d", "a.pdf", 2, "Total net sales 81,797")], extractive=True), win.conv_id)
+    assert ex2.badge_texts() == ["Extractive"]
+    assert "No language model is loaded" in displayed_text(ex2.badge_help)
+    assert "could not be checked" not in displayed_text(ex2.badge_help)
