@@ -67,6 +67,7 @@ from desktop_rag.evaluation.metrics import (
     quote_exact,
     quote_verbatim,
     retrieval_metrics,
+    retry_record,
     score_statement_cells,
     summarise_answers,
 )
@@ -289,6 +290,7 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
             "citations": citations, "computed": computed, "calculation": calculation,
             "total_ms": ans.timings_ms.get("total", 0.0), "first_token_ms": first_token_ms, "notes": ans.notes,
         }
+        row["first_failed"], row["attempt"], _ = retry_record(ans.notes, ans.timings_ms)
         if is_ans:
             row["expected"] = it["answer"]
             row["expected_where"] = f"{it['doc']} p.{','.join(map(str, it['pages']))}"
@@ -738,6 +740,10 @@ _ANSWER_ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("metric: presented as computed", lambda a: _pct(a["computed_rate"])),
     ("metric: wrong figure presented as computed", lambda a: _pct(a["wrong_computed_rate"])),
     ("extractive fallback (of answered)", lambda a: _pct(a["extractive_rate"])),
+    ("retries: first attempt failed -> verified by a retry",
+     lambda a: f"{a['converted_by_retry']} of {a['first_attempt_failed']}"
+               + ("" if a["retry_conversion"] is None else f" ({a['retry_conversion']:.0%})")),
+    ("retries: must-refuse answered after a retry", lambda a: str(a["retry_regressions"])),
     ("faithfulness (all / generated)",
      lambda a: f"{_pct(a['faithfulness_mean'])} / {_pct(a['faithfulness_generated_mean'])}"),
     ("mean answer time / first token",

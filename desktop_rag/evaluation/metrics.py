@@ -217,6 +217,14 @@ def percentile(values: Sequence[float], p: float) -> float:
     return float(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
 
 
+def retry_record(notes: Sequence[str], timings_ms: dict[str, float]) -> tuple[bool, int, list[str]]:
+    """(the first attempt failed, the attempt that gave the answer, the attempt notes) of an
+    answer: the engine notes "attempt 1: ... — <why>" only when its first attempt failed
+    verification or a borderline gate, then one "attempt N ..." per retry."""
+    attempts = [n for n in notes if n.startswith("attempt ")]
+    return bool(attempts), int(timings_ms.get("attempt", 1)), attempts
+
+
 def _rate(xs: list[bool]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
@@ -238,6 +246,12 @@ def answer_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
     faith_gen = [r["faithfulness"] for r in ans if "faithfulness" in r and not r["extractive"]]
     gen = [r for r in rows if not r["not_in_corpus"] and not r["extractive"]]
     metric = [r for r in ans if "metric_match" in r]
+    # Retries (issue #12): of the answerable questions whose first attempt failed, those a
+    # retry turned into a verified answer citing no other company; a must-refuse question a
+    # retry answered is a regression.
+    failed = [r for r in ans if r.get("first_failed")]
+    converted = [r for r in failed if r.get("attempt", 1) > 1 and not r["not_in_corpus"] and not r["extractive"]
+                 and r["citations"] and not r.get("cites_other_company")]
     return {
         "n_answerable": len(ans), "n_ooc": len(ooc),
         "quotes_exact_rate": rate(cites), "n_quotes": len(cites),
@@ -259,6 +273,10 @@ def answer_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "faithfulness_mean": sum(faith) / len(faith) if faith else None,
         "faithfulness_generated_mean": sum(faith_gen) / len(faith_gen) if faith_gen else None,
         "n_generated": len(gen),
+        "first_attempt_failed": len(failed), "converted_by_retry": len(converted),
+        "retry_conversion": rate([r in converted for r in failed]),
+        "retry_regressions": sum(1 for r in ooc if r.get("first_failed") and r.get("attempt", 1) > 1
+                                 and not r["not_in_corpus"]),
         "total_ms_mean": sum(r["total_ms"] for r in rows) / len(rows) if rows else None,
         "first_token_ms_mean": (sum(ft) / len(ft)) if (ft := [r["first_token_ms"] for r in rows if r["first_token_ms"] > 0]) else None,
     }

@@ -58,6 +58,7 @@ from desktop_rag.core.lexical import content_terms
 from desktop_rag.core.metadata import company_aliases, detect_metadata
 from desktop_rag.core.types import Answer, Citation, Document
 from desktop_rag.evaluation.devsets import shared_dir
+from desktop_rag.evaluation.metrics import retry_record
 
 SET_DIRS = {"sec10q": ("sec10q", "pdfs"), "financebench-dev": ("financebench-dev", "pdfs")}
 
@@ -286,16 +287,15 @@ def _answer_row(ans: Answer, t: dict[str, Any], docs: list[Document]) -> dict[st
     turned a right refusal into an answer, a regression (``retry_regression``), never a
     conversion; a conversion is an answerable turn whose first attempt failed and whose retry
     was verified without a citation of another company."""
-    attempts = [n for n in ans.notes if n.startswith("attempt ")]
-    attempt = int(ans.timings_ms.get("attempt", 1))
+    first_failed, attempt, attempts = retry_record(ans.notes, ans.timings_ms)
     verified = not ans.extractive and not ans.not_in_corpus and bool(ans.citations)
     companies = {d.file_name: d.meta.company for d in docs}
     expected = t.get("company")
     wrong = [c.doc for c in ans.citations if expected and companies.get(c.doc) not in (None, expected)
              and expected in companies.values()]
     answerable = bool(t.get("doc"))
-    retried = bool(attempts) and attempt > 1 and verified
-    return {"first_failed": bool(attempts), "attempt": attempt, "verified": verified, "answerable": answerable,
+    retried = first_failed and attempt > 1 and verified
+    return {"first_failed": first_failed, "attempt": attempt, "verified": verified, "answerable": answerable,
             "retry_verified": retried and answerable and not wrong,
             "retry_regression": retried and not answerable,
             "retry_cites_expected_doc": retried and answerable and not wrong

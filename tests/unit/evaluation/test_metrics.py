@@ -315,3 +315,26 @@ def test_answer_rates_trust_measures_and_categories():
     assert s["by_category"]["metric"]["correct_rate"] == pytest.approx(1 / 3)
     assert s["by_category"]["refuse-company"]["refusal_rate_ooc"] == 0.5
     assert s["by_category"]["line-item"]["n_metric"] == 0 and s["by_category"]["line-item"]["metric_match_rate"] is None
+
+
+def test_retry_record_and_conversion_over_single_questions():
+    assert ev.retry_record([], {"total": 5.0}) == (False, 1, [])
+    notes = ["route: retrieve", "attempt 1: rev q2 — gate: 'rev' not found", "attempt 2 (synonyms): revenue q2 — verified"]
+    assert ev.retry_record(notes, {"attempt": 2.0}) == (True, 2, notes[1:])
+
+    def row(answerable=True, failed=False, attempt=1, refused=False, extractive=False, other=False):
+        r = {"answerable": answerable, "category": "mdna", "not_in_corpus": refused, "extractive": extractive,
+             "citations": [] if refused else [{"exact": True, "verbatim": True}], "total_ms": 1.0,
+             "first_token_ms": 0.0, "first_failed": failed, "attempt": attempt}
+        if answerable:
+            r |= {"correct": True, "cited_right_page": True, "cites_other_company": other}
+        return r
+    rows = [row(), row(failed=True, attempt=2),  # converted
+            row(failed=True, attempt=3, other=True),  # verified, but cites another company: not converted
+            row(failed=True, extractive=True),  # fell back to quoting: not converted
+            row(failed=True, refused=True),
+            row(answerable=False, failed=True, attempt=2),  # a must-refuse question a retry answered
+            row(answerable=False, refused=True)]
+    s = ev.summarise_answers(rows)
+    assert (s["first_attempt_failed"], s["converted_by_retry"]) == (4, 1)
+    assert s["retry_conversion"] == pytest.approx(0.25) and s["retry_regressions"] == 1
