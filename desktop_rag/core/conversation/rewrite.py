@@ -105,6 +105,8 @@ _ABOUT_CHANGE = re.compile(
     r"|\bwhy\s+(?:did|was|were|is|has|had)\s+(?:it|that|this)\b|\bhow\s+come\b"
     r"|\bhow\s+much\s+of\s+(?:it|that|this|the\s+(?:jump|increase|drop|change|gap|difference|growth|decline|rise))\b",
     re.I)
+# "those nine months", "these quarters": a period named only by pointing back at it
+_THOSE_PERIOD = re.compile(r"\b(?:those|these)\s+(?:\w+\s+)?(?:months|quarters?|qtrs?|years?|yrs?|periods?)\b", re.I)
 # "(Apple, Q3 2023)": what a follow-up's standalone question carried from the thread
 _CARRIED_TAIL = re.compile(r"\s*\([^()]*\)\s*\??\s*$")
 # a question that may span several companies: no thread company is added to it
@@ -302,10 +304,15 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     return ""
 
 
-def _same_company(a: str, b: str, names: set[str]) -> bool:
-    """Two spellings of one library company ("intel", "INTC"), or the same name."""
+def _same_company(a: str, b: str, names: set[str], company_of: Mapping[str, str] | None = None) -> bool:
+    """Two spellings of one library company ("intel", "INTC"; through ``company_of``, each
+    library name's company: "AAPL", "Apple"), or the same name."""
     if a.lower().removesuffix("'s") == b.lower().removesuffix("'s"):
         return True
+    if company_of:
+        ours = {company_of.get(n.lower()) for n in names_in(a, names)} - {None}
+        if ours & ({company_of.get(n.lower()) for n in names_in(b, names)} - {None}):
+            return True
     mine = set(names_in(a, names))
     return bool(mine) and bool(names_in(b, mine) or names_in(b.lower(), mine) or
                                mine & set(names_in(b, names)))
@@ -379,7 +386,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
                      scope_period: str = "", terms: Mapping[str, str] | None = None,
                      labels: Mapping[str, frozenset[str]] | None = None,
                      name_terms: Iterable[str] = (), calendars: Mapping[str, FiscalCalendar] | None = None,
-                     printed_lower: Collection[str] = frozenset(), asides: Sequence[str] = ()) -> Rewrite:
+                     printed_lower: Collection[str] = frozenset(), asides: Sequence[str] = (),
+                     company_of: Mapping[str, str] | None = None) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
@@ -393,12 +401,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     "the march qtr" is Apple's Q2 FY2023); ``printed_lower``: the words the library's filings
     print in lower case (``LibraryTerms.printed_lower``: a bare "google" that no filing prints
     as a word is a company, "services" is a word); ``asides``: the messages answered from the
-    conversation since the latest searched one (``thread_facts``).
+    conversation since the latest searched one (``thread_facts``); ``company_of``: each library
+    name (lower case) -> its company ("aapl" and "apple" are one).
 
     A company the library lacks is written as whose figure is asked ("Google's op income
     Q1 2023"), so that the search reads it as the subject and refuses it."""
     out = _rewrite(question, previous, names, scope_company, scope_period, terms, labels, name_terms, calendars,
-                   printed_lower, asides)
+                   printed_lower, asides, company_of)
     if out.absent_company:
         out.standalone = _as_owner(out.standalone, out.absent_company)
     return out
@@ -442,7 +451,7 @@ def _capitalised(written: str, company: str) -> str:
 def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_company: str,
              scope_period: str, terms: Mapping[str, str] | None, labels: Mapping[str, frozenset[str]] | None,
              name_terms: Iterable[str], calendars: Mapping[str, FiscalCalendar] | None,
-             printed_lower: Collection[str], asides: Sequence[str]) -> Rewrite:
+             printed_lower: Collection[str], asides: Sequence[str], company_of: Mapping[str, str] | None) -> Rewrite:
     """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
@@ -498,6 +507,15 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # "and the nine months?", "the first half", "the full year": the thread's year to date
     ytd = year_to_date(q) if not periods.mentions and not shift and not alone else None
     company_here = _company_as_written(q, names)[0]
+    if (company_here and facts.company and not _same_company(company_here, facts.company, names, company_of)
+            and not periods.mentions and (ytd or _THAT_PERIOD.search(q) or _THOSE_PERIOD.search(q))):
+        # "on Apple: what drove Services growth over those nine months?": the period that was
+        # asked of that company, not of the one asked last
+        own = [p for p in previous
+               if (w := _company_as_written(p, names)[0]) and _same_company(w, company_here, names, company_of)]
+        mine = thread_facts(own, names) if own else None
+        if mine is not None and mine.period is not None:
+            facts.period, facts.period_text = mine.period, mine.period_text
 
     # what is left once the follow-up words, company and period are taken out
     rest = _LEAD_RE.sub("", q, count=1)
@@ -578,7 +596,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         company = new_company or facts.company
         # the company asked about now: the one named, or the one an aside went back to
         swap_to = new_company or (facts.company if facts.refocused else "")
-        changed = bool(swap_to and prev_company and not _same_company(swap_to, prev_company, names))
+        changed = bool(swap_to and prev_company and not _same_company(swap_to, prev_company, names, company_of))
         if changed:
             spans = _mentions(text, prev_company, pa, pb, names, terms or {}, name_terms)
             text = _swap_company(text, spans, swap_to, absent=not names_in(swap_to, names))

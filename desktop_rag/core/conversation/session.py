@@ -184,7 +184,8 @@ class ConversationSession:
                 break
             asides.insert(0, m.question)
         rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels, terms.names,
-                              calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides)
+                              calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides,
+                              company_of=self.company_of)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         rt = route(question, previous, answered, self.names,
                    absent_companies=[rw.absent_company] if rw.absent_company else [], company_of=self.company_of,

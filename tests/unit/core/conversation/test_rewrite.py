@@ -316,3 +316,15 @@ def test_a_name_before_the_measure_and_one_carried_in_parentheses_are_written_as
     out = rewrite_followup("Northrop's?", ["FCF for calendar 2022 (Lockheed)?"], {"lockheed", "Lockheed", "LMT"},
                            printed_lower=PRINTED)
     assert out.standalone == "Northrop's FCF for calendar 2022?"
+
+
+def test_a_period_pointed_back_at_is_the_one_asked_of_the_company_named() -> None:
+    names = {"apple", "AAPL", "amazon", "AMZN"}
+    company_of = {"apple": "Apple Inc.", "aapl": "Apple Inc.", "amazon": "Amazon.com, Inc.", "amzn": "Amazon.com, Inc."}
+    prev = ["AAPL total net sales, first nine months of fiscal '23?",
+            "amazon's service sales over its first nine months of 2023?"]
+    q = "on Apple: what drove Services growth over those nine months?"
+    out = rewrite_followup(q, prev, names, company_of=company_of)
+    assert "the first nine months of fiscal 2023" in out.standalone
+    # without knowing that "AAPL" is Apple, the period asked last (Amazon's) is carried
+    assert "the first nine months of 2023" in rewrite_followup(q, prev, names).standalone
