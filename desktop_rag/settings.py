@@ -135,6 +135,12 @@ class RetrievalSettings:
         "quotes first, then by rank (prompt time, and so the first token, grows with it); "
         "0 = the whole context.", min=0, max=4000,
     )
+    prompt_evidence_words: int = knob(
+        0, "Word budget of page text around the evidence quotes found before generation: the "
+        "prompt carries those quotes with the sentences or table rows around them (exact page "
+        "text), not whole passages; prompt time, and so the first token, grows with it. "
+        "0 = passages chosen by prompt_words.", min=0, max=2000,
+    )
     # Defaults measured on the bench's 100k-chunk library (recall@10 vs exact, CPU per query):
     # M=32/efc=200/ef=128 0.32 (0.2 ms); M=64/efc=400/ef=400 0.60 (0.7 ms), ef=1000 0.71 (1.2 ms).
     hnsw_ef_search: int = knob(400, "hnswlib ef at query time (recall vs speed).", min=10, max=4000)

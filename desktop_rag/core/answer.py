@@ -26,6 +26,7 @@ from desktop_rag.core.extract import extractive_answer
 from desktop_rag.core.generate import NOT_IN_CORPUS, AnswerTextStream, LlamaGenerator, parse_model_json
 from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.library import Library
+from desktop_rag.core.prompt_context import evidence_context
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
 from desktop_rag.core.types import Answer, Citation, Evidence, Hit, QueryPlan
@@ -129,9 +130,7 @@ class AnswerEngine:
         model_answer = ""
         model_quotes: list[str] = []
         if self.generator is not None:
-            prompt_context = self._prompt_context(context, extracted[1])
-            labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(prompt_context, 1)]
-            prompt = self.generator.build_prompt(asked, labels)
+            prompt = self.generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
             stream = AnswerTextStream()
             for piece in self.generator.stream(prompt, cancel):
                 shown = stream.feed(piece)
@@ -247,7 +246,17 @@ class AnswerEngine:
             asked = plan.asked or ref.query
             # what was asked is the analyst's question, not the reformulation's added words
             concept = self._concept(first_plan, hits)
-            labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
+            if self.settings.retrieval.prompt_evidence_words > 0:
+                # the reformulation's own evidence, found as for the first attempt
+                own = self._asked_companies_passages(plan, passages, None if ref.widen_scope else doc_scope,
+                                                     hits[0] if hits else None)
+                evidence = extractive_answer(asked, plan, own, self.settings.generation.max_citations,
+                                             idf=self.library.lexical.idf,
+                                             ignore=self.retriever.filter_terms(plan, hits),
+                                             page_text=self.library.page_text)[1]
+                labels = self._prompt_passages(context, passages, evidence)
+            else:
+                labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
             raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
             model_answer, model_quotes = parse_model_json(raw)
             model_answer = complete_cut_sentence(model_answer, passages)
@@ -303,6 +312,19 @@ class AnswerEngine:
         filter used them) and not words of computation or trend ("ratio", "drove", "change"):
         filings print the figures and their own verbs, not the analyst's words for them."""
         return set(self.retriever.evidence_terms(plan, hits)) - _FORM_TERMS
+
+    def _prompt_passages(self, context: list[Hit], passages: list[Passage],
+                         evidence: list[Citation]) -> list[tuple[str, str, str]]:
+        """(label, header, text) of each passage the model reads. With
+        ``prompt_evidence_words``: the evidence quotes with the sentences or rows around them
+        (core/prompt_context); else, or when no quote lies in the passages, the passages
+        within ``prompt_words``."""
+        budget = self.settings.retrieval.prompt_evidence_words
+        if budget > 0 and evidence:
+            tight = evidence_context(evidence, passages, self.library.page_text, budget)
+            if tight:
+                return [(f"P{i}", _header(p.hit), p.text) for i, p in enumerate(tight, 1)]
+        return [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(self._prompt_context(context, evidence), 1)]
 
     def _prompt_context(self, context: list[Hit], evidence: list[Citation]) -> list[Hit]:
         """The passages the model reads, within ``prompt_words``: those holding the evidence

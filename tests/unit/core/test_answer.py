@@ -295,3 +295,38 @@ def test_the_prompt_carries_the_evidence_passages_first_within_its_budget(build_
     gen.prompts.clear()
     list(engine.ask_stream(QUESTION))
     assert len(gen.prompts[0][1]) > 1
+
+
+def test_the_evidence_prompt_is_exact_page_text_around_the_quotes_and_verifies(build_library) -> None:
+    from desktop_rag.core.prompt_context import GAP
+
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    engine, gen = _engine(lib, out)
+    whole = [len(t.split()) for _, _, t in (list(engine.ask_stream(QUESTION)) and gen.prompts[0][1])]
+    gen.prompts.clear()
+    engine.settings.retrieval.prompt_evidence_words = 40
+    events = list(engine.ask_stream(QUESTION))
+    evidence = next(e.evidence for e in events if e.kind == "evidence")
+    [(_, passages)] = gen.prompts
+    assert evidence is not None and passages
+    text = "\n".join(t for _, _, t in passages)
+    for c in evidence.citations:  # every evidence quote is in the prompt, exactly
+        assert c.quote in text
+    for label, header, t in passages:
+        assert label.startswith("P") and "page" in header
+        for stretch in t.split(GAP):  # and every stretch is the page's own text
+            assert any(stretch in lib.page_text(d, p) for d in lib.docs for p in range(1, lib.docs[d].pages + 1))
+    assert sum(len(t.replace(GAP, " ").split()) for _, _, t in passages) <= max(
+        40, max(len(c.quote.split()) for c in evidence.citations))
+    assert sum(whole) > 40
+    ans = events[-1].answer
+    assert ans is not None and not ans.extractive and "81,797" in ans.answer  # verified against the pages
+    _check_citations(lib, ans)
+    # a failed verification's retries read their own evidence the same way
+    gen.prompts.clear()
+    engine.generator = gen = SequenceGenerator([json.dumps({"answer": "It was $95,000 million.", "citations": []}), out])
+    engine.ask(QUESTION)
+    assert len(gen.prompts) == 2 and all(
+        sum(len(t.replace(GAP, " ").split()) for _, _, t in ps) < sum(whole) for _, ps in gen.prompts)
