@@ -303,6 +303,22 @@ class LlamaGenerator:
         parts += [task, "ANSWER: "]
         return "\n".join(parts)
 
+    def prompt_tokens(self, prompt: str | list[dict[str, str]], use_grammar: bool | None = None) -> tuple[int, int] | None:
+        """(tokens of a completion prompt as ``stream`` sends it, how many of them the KV cache
+        already holds): llama-cpp-python evaluates only the rest, and that evaluation is the
+        first token's cost. None for chat messages (the template is applied inside llama.cpp)."""
+        if not isinstance(prompt, str):
+            return None
+        grammar = self.settings.use_grammar if use_grammar is None else use_grammar
+        text = prompt + ("" if grammar else ANSWER_PREFIX)
+        tokens = self.llm.tokenize(text.encode("utf-8"), special=True)  # as create_completion does
+        cached = 0
+        for a, b in zip(self.llm._input_ids[: self.llm.n_tokens], tokens, strict=False):
+            if a != b:
+                break
+            cached += 1
+        return len(tokens), cached
+
     def count_tokens(self, text: str) -> int:
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 

@@ -273,7 +273,8 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
             timed.reset()
         t0 = time.perf_counter()
         ans = ws.engine.ask(it["question"])
-        times = timed.first.get("times") if timed is not None else None
+        first_call = timed.first if timed is not None else {}
+        times = first_call.get("times")
         first_token_ms = (times[0] - t0) * 1000 if times else 0.0
         as_json = ans.to_json()
         computed = bool(getattr(ans, "computed", False) or as_json.get("computed"))
@@ -289,6 +290,9 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
             "answer": ans.answer, "not_in_corpus": ans.not_in_corpus, "extractive": ans.extractive,
             "citations": citations, "computed": computed, "calculation": calculation,
             "total_ms": ans.timings_ms.get("total", 0.0), "first_token_ms": first_token_ms, "notes": ans.notes,
+            # the first attempt's prompt: all its tokens, and those evaluated after the cached prefix
+            "prompt_tokens": first_call.get("prompt_tokens"), "new_prompt_tokens": first_call.get("new_prompt_tokens"),
+            "model_calls": len(timed.calls) if timed is not None else 0,
         }
         row["first_failed"], row["attempt"], _ = retry_record(ans.notes, ans.timings_ms)
         if is_ans:
@@ -749,6 +753,8 @@ _ANSWER_ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("mean answer time / first token",
      lambda a: f"{(a['total_ms_mean'] or 0) / 1000:.1f} s / "
                + ("-" if a["first_token_ms_mean"] is None else f"{a['first_token_ms_mean'] / 1000:.1f} s")),
+    ("new prompt tokens (first attempt, after the cached prefix)",
+     lambda a: "-" if a.get("new_prompt_tokens_mean") is None else f"{a['new_prompt_tokens_mean']:.0f}"),
 ]
 
 

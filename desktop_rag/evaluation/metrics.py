@@ -279,6 +279,8 @@ def answer_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
                                  and not r["not_in_corpus"]),
         "total_ms_mean": sum(r["total_ms"] for r in rows) / len(rows) if rows else None,
         "first_token_ms_mean": (sum(ft) / len(ft)) if (ft := [r["first_token_ms"] for r in rows if r["first_token_ms"] > 0]) else None,
+        "new_prompt_tokens_mean": (sum(pt) / len(pt)) if (
+            pt := [r["new_prompt_tokens"] for r in rows if r.get("new_prompt_tokens") is not None]) else None,
     }
 
 

@@ -62,6 +62,7 @@ class TimedGenerator:
         from desktop_rag.core.generate import ANSWER_PREFIX
 
         grammar_on = self._gen.settings.use_grammar if use_grammar is None else use_grammar
+        counts = self._gen.prompt_tokens(prompt, use_grammar) if hasattr(self._gen, "prompt_tokens") else None
         t0 = time.perf_counter()
         self.last = {"prompt": prompt}
         times: list[float] = []
@@ -76,4 +77,6 @@ class TimedGenerator:
                 text.append(piece)
             yield piece
         self.last = {"prompt": prompt, "t_call": t0, "times": times, "text": "".join(text)}
+        if counts is not None:  # the tokens prompt evaluation had to process (after the cached prefix)
+            self.last["prompt_tokens"], self.last["new_prompt_tokens"] = counts[0], counts[0] - counts[1]
         self.calls.append(self.last)

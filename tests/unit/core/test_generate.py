@@ -92,3 +92,31 @@ def test_stream_matches_parse_model_json() -> None:
     for size in (1, 2, 3, 7):
         pieces = [raw[i:i + size] for i in range(0, len(raw), size)]
         assert _feed_all(pieces) == parse_model_json(raw)[0], size
+
+
+class _CharLlama:
+    """The part of llama_cpp.Llama that prompt_tokens reads: one token per byte, a KV cache
+    holding ``n_tokens`` of ``_input_ids``."""
+
+    def __init__(self, cached: str) -> None:
+        self._input_ids = list(cached.encode()) + [0] * 8  # stale slots past n_tokens
+        self.n_tokens = len(cached.encode())
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        return list(text)
+
+
+def test_prompt_tokens_counts_what_the_kv_cache_already_holds() -> None:
+    from desktop_rag.core.generate import ANSWER_PREFIX, LlamaGenerator
+    from desktop_rag.settings import GenerationSettings
+
+    gen = object.__new__(LlamaGenerator)
+    gen.settings = GenerationSettings(use_grammar=False)
+    prefix = "RULES and EXAMPLES\n"
+    gen.llm = _CharLlama(prefix + "PASSAGES: an earlier question's passages")  # type: ignore[assignment]
+    prompt = prefix + "PASSAGES: new"
+    total, cached = gen.prompt_tokens(prompt)  # type: ignore[misc]
+    assert total == len(prompt) + len(ANSWER_PREFIX)  # sent with the prefilled JSON opener
+    assert cached == len(prefix + "PASSAGES: ")
+    assert gen.prompt_tokens(prompt, use_grammar=True) == (len(prompt), cached)
+    assert gen.prompt_tokens([{"role": "user", "content": "chat"}]) is None

@@ -45,3 +45,19 @@ def test_a_retried_answer_keeps_its_first_attempts_timing() -> None:
     assert timed.first["times"][0] < timed.last["times"][0]
     timed.reset()
     assert timed.calls == [] and timed.first == {}
+
+
+class _CountingGenerator(_TwoPieceGenerator):
+    def prompt_tokens(self, prompt: object, use_grammar: object = None) -> tuple[int, int]:
+        return 120, 100  # 100 of the prompt's 120 tokens already in the KV cache
+
+
+def test_the_prompt_tokens_evaluated_after_the_cached_prefix_are_recorded() -> None:
+    from desktop_rag.evaluation.timing import TimedGenerator
+
+    timed = TimedGenerator(_CountingGenerator())
+    list(timed.stream("q"))
+    assert timed.first["prompt_tokens"] == 120 and timed.first["new_prompt_tokens"] == 20
+    plain = TimedGenerator(_TwoPieceGenerator())
+    list(plain.stream("q"))
+    assert "new_prompt_tokens" not in plain.first
