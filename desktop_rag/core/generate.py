@@ -261,6 +261,17 @@ class LlamaGenerator:
         self.has_chat_template = "tokenizer.chat_template" in self.llm.metadata
         self.name = self.llm.metadata.get("general.name") or path.stem
         self._grammar: LlamaGrammar | None = None
+        self.cache_prefix()
+
+    def cache_prefix(self) -> None:
+        """Evaluate the fixed prompt prefix (rules and worked examples, ~520 tokens for the
+        bundled Gemma) into the KV cache now, while the model loads behind the window: the
+        first question then pays only for its own passages, as every later one does
+        (llama-cpp-python reuses the longest common token prefix of the cache)."""
+        if self.has_chat_template:
+            return  # the chat template is applied inside llama-cpp-python: its prefix is reused from the first question on
+        self.llm.reset()
+        self.llm.eval(self.llm.tokenize(self.fixed_prefix().encode("utf-8"), special=True))
 
     def close(self) -> None:
         self.llm.close()
@@ -297,11 +308,14 @@ class LlamaGenerator:
                 msgs += [{"role": "user", "content": user}, {"role": "assistant", "content": reply}]
             msgs.append({"role": "user", "content": task})
             return msgs
+        return f"{self.fixed_prefix()}{task}\nANSWER: "
+
+    def fixed_prefix(self) -> str:
+        """The start every completion prompt shares: the rules and the worked examples."""
         parts = [self.rules(), ""]
-        for user, reply in shots:
-            parts += [user, f"ANSWER: {reply}", ""]
-        parts += [task, "ANSWER: "]
-        return "\n".join(parts)
+        for ctx, q, ans in EXAMPLES:
+            parts += [f"PASSAGES:\n{ctx}\n\nQUESTION: {q}", f"ANSWER: {json.dumps(ans)}", ""]
+        return "\n".join(parts) + "\n"
 
     def prompt_tokens(self, prompt: str | list[dict[str, str]], use_grammar: bool | None = None) -> tuple[int, int] | None:
         """(tokens of a completion prompt as ``stream`` sends it, how many of them the KV cache

@@ -120,3 +120,54 @@ def test_prompt_tokens_counts_what_the_kv_cache_already_holds() -> None:
     assert cached == len(prefix + "PASSAGES: ")
     assert gen.prompt_tokens(prompt, use_grammar=True) == (len(prompt), cached)
     assert gen.prompt_tokens([{"role": "user", "content": "chat"}]) is None
+
+
+class _RecordingLlama(_CharLlama):
+    def __init__(self) -> None:
+        super().__init__("")
+        self.evaluated: list[list[int]] = []
+
+    def reset(self) -> None:
+        self.n_tokens = 0
+
+    def eval(self, tokens: list[int]) -> None:
+        self.evaluated.append(list(tokens))
+        self._input_ids[: len(tokens)] = tokens
+        self.n_tokens = len(tokens)
+
+
+def _base_generator(chat: bool = False):  # type: ignore[no-untyped-def]
+    from desktop_rag.core.generate import LlamaGenerator
+    from desktop_rag.settings import GenerationSettings
+
+    gen = object.__new__(LlamaGenerator)
+    gen.settings = GenerationSettings()
+    gen.has_chat_template = chat
+    gen.llm = _RecordingLlama()  # type: ignore[assignment]
+    return gen
+
+
+def test_every_completion_prompt_starts_with_the_fixed_prefix_then_its_passages() -> None:
+    from desktop_rag.core.generate import EXAMPLES
+
+    gen = _base_generator()
+    passages = [("P1", "Contoso 10-Q | page 3", "Total net sales 12,345 11,002")]
+    prompt = gen.build_prompt("What were net sales?", passages)
+    prefix = gen.fixed_prefix()
+    assert isinstance(prompt, str) and prompt.startswith(prefix)
+    assert prompt[len(prefix):] == ("PASSAGES:\n[P1] Contoso 10-Q | page 3\nTotal net sales 12,345 11,002\n\n"
+                                    "QUESTION: What were net sales?\nANSWER: ")
+    assert all(q in prefix and json.dumps(a) in prefix for _, q, a in EXAMPLES)
+    assert prefix.startswith(gen.rules()) and prefix.endswith("\n\n")
+
+
+def test_the_fixed_prefix_is_in_the_kv_cache_before_the_first_question() -> None:
+    gen = _base_generator()
+    gen.cache_prefix()
+    assert gen.llm.evaluated == [list(gen.fixed_prefix().encode())]
+    prompt = gen.build_prompt("What were net sales?", [("P1", "h", "text")])
+    total, cached = gen.prompt_tokens(prompt)
+    assert cached == len(gen.fixed_prefix().encode()) and total - cached < 120  # only the question's part is new
+    chat = _base_generator(chat=True)
+    chat.cache_prefix()
+    assert chat.llm.evaluated == []
