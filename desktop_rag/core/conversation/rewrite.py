@@ -542,7 +542,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if new_company and not company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
     rest = _FORM_RE.sub(" ", rest)
-    rest_words = [w for w in re.findall(r"[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]
+    # whole words only: "1H23" is no word "H23" (the measure is written after the last one)
+    rest_words = [w for w in re.findall(r"(?<![\w&])[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]
     concept_terms = [t for t in content_terms(" ".join(rest_words))]
 
     # a longer question naming a period but no company, in a thread about one ("what happened to
@@ -636,8 +637,9 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if measure:
         # "how about North America?", "and services?": a new subject of the thread's measure,
         # written right after the subject's last word
-        last = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))[-1]
-        q = f"{q[:last.end()]} {measure}{q[last.end():]}"
+        found = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))
+        end = found[-1].end() if found else len(q.rstrip(" ?.!"))
+        q = f"{q[:end]} {measure}{q[end:]}"
     # "how much did it add", "what drove the gap?": the change asked is one in the thread's measure,
     # between the two periods it compared: the later one's filing explains it
     about_change = bool(_ABOUT_CHANGE.search(q))

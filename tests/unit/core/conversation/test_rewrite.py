@@ -328,3 +328,10 @@ def test_a_period_pointed_back_at_is_the_one_asked_of_the_company_named() -> Non
     assert "the first nine months of fiscal 2023" in out.standalone
     # without knowing that "AAPL" is Apple, the period asked last (Amazon's) is carried
     assert "the first nine months of 2023" in rewrite_followup(q, prev, names).standalone
+
+
+def test_a_word_glued_to_a_figure_is_no_subject_word() -> None:
+    # "1H23 vs 1H22" once raised IndexError: "H23" was taken for a word of the follow-up and
+    # then not found as a whole word where the thread's measure was to be written after it.
+    out = rewrite_followup("1H23 vs 1H22", ["What was JPMorgan's net income in 2Q23?"], ["JPMorgan Chase & Co."])
+    assert out.standalone.startswith("1H23 vs 1H22")
