@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 # The note that marks an answer whose model wording failed verification (the filing is quoted).
 EXTRACTIVE_NOTE = "extractive fallback:"
+NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model was there to ask
 # "per its Q2 2023 10-Q": the form names the filing, the filing's sentences do not name it
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 
@@ -146,7 +147,7 @@ class AnswerEngine:
             verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
                           concept=concept, idf=self.library.lexical.idf)
             if self.generator is not None and not result.cancelled
-            else Verdict(False, reason="cancelled" if result.cancelled else "no generator loaded")
+            else Verdict(False, reason="cancelled" if result.cancelled else NO_MODEL_REASON)
         )
         if not verdict.ok and self.generator is not None and not result.cancelled:
             retried = self._retry(query, doc_scope, cancel, verdict.reason, result)

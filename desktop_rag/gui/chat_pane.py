@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.core.answer import EXTRACTIVE_NOTE
+from desktop_rag.core.answer import EXTRACTIVE_NOTE, NO_MODEL_REASON
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
 from desktop_rag.core.types import Answer, Citation, Evidence
@@ -52,6 +52,20 @@ BADGE_HELP = {
 }
 # An extractive answer made with no model at all: nothing's wording failed a check.
 EXTRACTIVE_WITHOUT_MODEL = "No language model is loaded, so the answer quotes the filing's own sentences."
+
+
+def extractive_lead(answer: Answer) -> str:
+    """What an extractive answer shows above its citation chips: the figure read from a quoted
+    row ("Total amount paid for share repurchases: $5,717 million (2020)") without the row
+    again, and nothing when the answer is only its quotes (each chip shows one, exactly)."""
+    shown = " ".join(answer.answer.split())
+    quotes = [" ".join(c.quote.split()) for c in answer.citations]
+    head, sep, tail = shown.partition(" — “")
+    if sep and tail.endswith("”") and tail[:-1] in quotes:
+        return head
+    if quotes and any(shown == " … ".join(quotes[:n]) for n in range(1, len(quotes) + 1)):
+        return ""
+    return shown
 
 
 def default_page_label(citation: Citation) -> str:
@@ -358,6 +372,9 @@ def details_lines(answer: Answer) -> list[str]:
     for n in answer.notes:
         if is_route_note(n):
             continue
+        if n.startswith(EXTRACTIVE_NOTE) and n.endswith(NO_MODEL_REASON):
+            lines.append(EXTRACTIVE_WITHOUT_MODEL)
+            continue
         if n.startswith(EXTRACTIVE_NOTE):
             # The verifier's reason is for the log and the eval ("figure(s) 1.0323e+07 ... not
             # found"); the analyst gets what it means in plain words.
@@ -631,7 +648,8 @@ class ExchangeWidget(QWidget):
         elif answer.citations:
             self._badge("Verified", "BadgeVerified")
         # The badge says it in words too, not only in a hover tooltip.
-        unasked = not answer.model and not any(n.startswith(EXTRACTIVE_NOTE) for n in answer.notes)
+        unasked = not answer.model and not any(n.startswith(EXTRACTIVE_NOTE) and not n.endswith(NO_MODEL_REASON)
+                                               for n in answer.notes)
         explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else BADGE_HELP[b]
                    for b in self.badge_texts() if b in BADGE_HELP]
         set_plain(self.badge_help, " ".join(explain))
@@ -644,10 +662,10 @@ class ExchangeWidget(QWidget):
                                  " Try rephrasing it, or add the relevant filing.")
         elif answer.extractive:
             # Quoted table rows carry the PDF's line breaks; a paragraph reads better.
-            set_plain(self.text, " ".join(answer.answer.split()))
+            set_plain(self.text, extractive_lead(answer))
         else:
             set_plain(self.text, answer.answer)
-        self.text.show()
+        self.text.setVisible(bool(self.text.text()))
         calc = getattr(answer, "calculation", None)
         if calc:
             self.calculation_card = CalculationCard(calc, self._input_label)

@@ -142,3 +142,33 @@ def test_a_new_conversation_leaves_no_exchange_painted(qtbot, fake_window) -> No
     new = win.chat.add_exchange("What did Nvidia say about export restrictions?")
     qtbot.wait(20)
     assert new.isVisible() and win.chat.exchanges == [new]
+
+
+def test_an_extractive_answer_shows_each_quote_once(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.gui.chat_pane import extractive_lead
+
+    row = "Total amount paid for share repurchases $ 5,717 $ 7,410 $ 8,296"
+    cite = Citation("d", "WALMART_2020_10K.pdf", 41, row)
+    figure = Answer("q", f"Total amount paid for share repurchases: $5,717 million (2020) — “{row}”", [cite],
+                    extractive=True)
+    assert extractive_lead(figure) == "Total amount paid for share repurchases: $5,717 million (2020)"
+    sentence = "export restrictions may not only impact our ability to serve overseas markets"
+    only_quotes = Answer("q", f"{sentence} … Revenue rose 5%", [Citation("d", "a.pdf", 3, sentence),
+                                                                Citation("d", "a.pdf", 4, "Revenue rose 5%")],
+                         extractive=True)
+    assert extractive_lead(only_quotes) == ""
+    columns = Answer("q", f"{row} (columns: 2020 2019 2018)", [cite, Citation("d", "W.pdf", 41, "2020 2019 2018")],
+                     extractive=True)
+    assert extractive_lead(columns) == f"{row} (columns: 2020 2019 2018)"
+
+    win = fake_window(files={})
+    win.show()
+    win.conv_id = win.ws.history.new_conversation()
+    ex = win.chat.add_exchange("What did Nvidia say about export restrictions?")
+    win._answered(ex, only_quotes, win.conv_id)
+    qtbot.wait(20)
+    assert not ex.text.isVisible() and len(ex.chips) == 2 and ex.chips[0].isVisible()
+    ex2 = win.chat.add_exchange("How much did Walmart spend on buybacks in fiscal 2020?")
+    win._answered(ex2, figure, win.conv_id)
+    qtbot.wait(20)
+    assert ex2.text.isVisible() and displayed_text(ex2.text).endswith("(2020)")

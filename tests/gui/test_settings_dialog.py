@@ -114,6 +114,7 @@ def test_spin_box_arrows_are_drawn(qtbot) -> None:  # type: ignore[no-untyped-de
 def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QLabel
 
+    from desktop_rag.core.answer import EXTRACTIVE_NOTE, NO_MODEL_REASON
     from desktop_rag.core.types import Answer, Citation
     from desktop_rag.gui.text import displayed_text
 
@@ -137,7 +138,8 @@ def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # 
     # With no model loaded nothing's wording was checked: the note says so instead.
     ex2 = win.chat.add_exchange("What was the figure?")
     win._answered(ex2, Answer("What was the figure?", "Total net sales 81,797",
-                              [Citation("d", "a.pdf", 2, "Total net sales 81,797")], extractive=True), win.conv_id)
+                              [Citation("d", "a.pdf", 2, "Total net sales 81,797")], extractive=True,
+                              notes=[f"{EXTRACTIVE_NOTE} {NO_MODEL_REASON}"]), win.conv_id)
     assert ex2.badge_texts() == ["Extractive"]
     assert "No language model is loaded" in displayed_text(ex2.badge_help)
     assert "could not be checked" not in displayed_text(ex2.badge_help)
