@@ -34,7 +34,7 @@ from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
 from desktop_rag.core.types import Answer, Citation, Evidence
 from desktop_rag.gui import style
-from desktop_rag.gui.text import esc, set_plain, set_rich
+from desktop_rag.gui.text import duration, esc, set_plain, set_rich, timing_bits
 
 PageLabeler = Callable[[Citation], str]  # "p. 7 (PDF 10)" for a citation
 # The style selector's words for core.conversation.styles.STYLES
@@ -382,16 +382,8 @@ def details_lines(answer: Answer) -> list[str]:
                          "sentences are shown instead.")
             continue
         lines.append(n[0].upper() + n[1:] if n else n)
-    t = answer.timings_ms
-    if t:
-        bits = [f"retrieval {t.get('retrieve', 0) / 1000:.1f} s"]
-        if t.get("first_token"):
-            bits.append(f"first token {t['first_token'] / 1000:.1f} s")
-        bits.append(f"total {t.get('total', 0) / 1000:.1f} s")
-        attempt = int(t.get("attempt", 0) or 0)
-        if attempt:
-            bits.append(f"attempt {attempt} verified")
-        lines.append("Timing: " + " · ".join(bits))
+    if answer.timings_ms:
+        lines.append("Timing: " + " · ".join(timing_bits(answer.timings_ms)))
     return lines
 
 
@@ -681,10 +673,12 @@ class ExchangeWidget(QWidget):
             self.cites.addWidget(chip)
         route = route_in(answer.notes)
         from_thread = route is not None and route.kind == "conversation"
-        parts = [answer.model or ("from the conversation" if from_thread else "no model loaded")]
+        # a computed answer's figures come from the statements and code, not from the model
+        parts = ["computed from the statements" if computed else
+                 answer.model or ("from the conversation" if from_thread else "no model loaded")]
         total = answer.timings_ms.get("total")
         if total:
-            parts.append(f"{total / 1000:.1f} s")
+            parts.append(duration(total))
         if scope:
             parts.append(f"only: {', '.join(scope)}")
         attempt = int(answer.timings_ms.get("attempt", 0) or 0)

@@ -53,6 +53,7 @@ from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
 from desktop_rag.gui.settings_dialog import SettingsDialog
+from desktop_rag.gui.text import timing_bits
 from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Cancel, Job, JobRunner, op
 from desktop_rag.paths import corpus_dir
 from desktop_rag.settings import write_text_atomic
@@ -828,16 +829,7 @@ class MainWindow(QMainWindow):
             self.show_error("Could not save to history", str(exc))
         ex.set_answer(answer, msg_id, scope=scope)
         self.last_answer = answer
-        t = answer.timings_ms
-        bits = [f"retrieval {t.get('retrieve', 0) / 1000:.1f} s"]
-        if t.get("evidence"):
-            bits.append(f"evidence {t['evidence'] / 1000:.1f} s")
-        if t.get("first_token"):
-            bits.append(f"first token {t['first_token'] / 1000:.1f} s")
-        bits.append(f"total {t.get('total', 0) / 1000:.1f} s")
-        if t.get("attempt"):
-            bits.append(f"attempt {int(t['attempt'])}")
-        self.timing_status.setText("Last answer: " + " · ".join(bits))
+        self.timing_status.setText("Last answer: " + " · ".join(timing_bits(answer.timings_ms)))
         self.refresh_conversations()
 
     def set_conversation_style(self, name: str) -> None:

@@ -69,3 +69,21 @@ def displayed_text(label: QLabel) -> str:
         doc.setHtml(text)
         text = doc.toPlainText()
     return unbreak(text)
+
+
+def duration(ms: float) -> str:
+    """"12 ms" under a second (a computed answer is not "0.0 s"), else "2.3 s"."""
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def timing_bits(t: dict[str, float]) -> list[str]:
+    """An answer's timings as the chat's details and the status bar show them."""
+    bits = [f"retrieval {duration(t.get('retrieve', 0))}"]
+    if t.get("evidence"):
+        bits.append(f"evidence {duration(t['evidence'])}")
+    if t.get("first_token"):
+        bits.append(f"first token {duration(t['first_token'])}")
+    bits.append(f"total {duration(t.get('total', 0))}")
+    if t.get("attempt"):  # set by a retry that was verified
+        bits.append(f"attempt {int(t['attempt'])} verified")
+    return bits

@@ -637,8 +637,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if measure:
         # "how about North America?", "and services?": a new subject of the thread's measure,
         # written right after the subject's last word
-        found = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))
-        end = found[-1].end() if found else len(q.rstrip(" ?.!"))
+        spots = list(re.finditer(rf"(?<![\w&]){re.escape(rest_words[-1])}(?![\w&])", q, re.I))
+        end = spots[-1].end() if spots else len(q.rstrip(" ?.!"))
         q = f"{q[:end]} {measure}{q[end:]}"
     # "how much did it add", "what drove the gap?": the change asked is one in the thread's measure,
     # between the two periods it compared: the later one's filing explains it
