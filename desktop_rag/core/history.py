@@ -11,13 +11,13 @@ import json
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.core.conversation.rewrite import rewrite_followup as _rewrite
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.types import Answer, Calculation, CalculationInput, Citation
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -64,7 +64,22 @@ class StoredMessage:
 # Columns added after the first release: (name, declaration). Old databases gain them on open.
 _ADDED_COLUMNS = [("cancelled", "INTEGER NOT NULL DEFAULT 0"), ("scope", "TEXT NOT NULL DEFAULT '[]'"),
                   # the answer's details (route and its reason, how the question was read, attempts)
-                  ("notes", "TEXT NOT NULL DEFAULT '[]'")]
+                  ("notes", "TEXT NOT NULL DEFAULT '[]'"),
+                  # a computed answer's calculation (formula, each input's cell and box): a
+                  # reopened conversation shows its card again, not a plain "Verified" line
+                  ("calculation", "TEXT NOT NULL DEFAULT ''")]
+
+
+def _calculation_record(calc: Calculation | None) -> str:
+    return json.dumps(asdict(calc)) if calc is not None else ""
+
+
+def _calculation_from(record: str | None) -> Calculation | None:
+    if not record:
+        return None
+    d = json.loads(record)
+    inputs = [CalculationInput(**(i | {"bbox": tuple(i["bbox"]) if i.get("bbox") else None})) for i in d.pop("inputs")]
+    return Calculation(**d, inputs=inputs)
 
 
 def _status(answer: Answer) -> str:
@@ -132,12 +147,13 @@ class HistoryStore:
         with self._lock, self._db:
             cur = self._db.execute(
                 "INSERT INTO messages (conv_id, question, standalone, answer, not_in_corpus, extractive, model,"
-                " citations, retrieved, timings, created_at, cancelled, scope, notes)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " citations, retrieved, timings, created_at, cancelled, scope, notes, calculation)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (conv_id, answer.query, answer.standalone_query or answer.query, answer.answer,
                  int(answer.not_in_corpus), int(answer.extractive), answer.model, json.dumps(cites),
                  json.dumps(retrieved), json.dumps(answer.timings_ms), _now(), int(answer.cancelled),
-                 json.dumps(list(scope or [])), json.dumps(list(answer.notes))))
+                 json.dumps(list(scope or [])), json.dumps(list(answer.notes)),
+                 _calculation_record(answer.calculation)))
             n = self._db.execute("SELECT COUNT(*) FROM messages WHERE conv_id=?", (conv_id,)).fetchone()[0]
             if n == 1:  # the first question names the conversation
                 title = answer.query.strip().replace("\n", " ")
@@ -151,7 +167,7 @@ class HistoryStore:
             rows = self._db.execute(
                 "SELECT m.msg_id, m.conv_id, m.question, m.standalone, m.answer, m.not_in_corpus, m.extractive,"
                 " m.model, m.citations, m.retrieved, m.timings, f.rating, f.comment, m.created_at, m.cancelled,"
-                " m.scope, m.notes FROM messages m"
+                " m.scope, m.notes, m.calculation FROM messages m"
                 " LEFT JOIN feedback f ON f.msg_id = m.msg_id WHERE m.conv_id=? ORDER BY m.msg_id", (conv_id,)
             ).fetchall()
         out = []
@@ -161,6 +177,8 @@ class HistoryStore:
             ans = Answer(query=r[2], answer=r[4], citations=cites, not_in_corpus=bool(r[5]),
                          extractive=bool(r[6]), model=r[7], standalone_query=r[3], timings_ms=json.loads(r[10]),
                          cancelled=bool(r[14]), notes=json.loads(r[16] or "[]"))
+            ans.calculation = _calculation_from(r[17])
+            ans.computed = ans.calculation is not None
             out.append(StoredMessage(r[0], r[1], r[2], r[3], ans, json.loads(r[9]), r[11] or 0, r[12] or "",
                                      r[13], json.loads(r[15] or "[]")))
         return out

@@ -177,3 +177,23 @@ def test_the_answers_details_survive_a_reopen(tmp_path) -> None:  # type: ignore
     again = HistoryStore(tmp_path / "h.sqlite")
     assert again.messages(conv)[0].answer.notes == ans.notes
     again.close()
+
+
+def test_a_computed_answer_reopens_with_its_calculation(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.core.types import Calculation, CalculationInput
+
+    store = HistoryStore(tmp_path / "h.sqlite")
+    conv = store.new_conversation()
+    cell = CalculationInput("Total net sales", "3 months ended 2023-07-01", 81797.0, "millions", "2023 Q3 AAPL.pdf", 4,
+                            "Total net sales 81,797 82,959", doc_id="d" * 64, char_start=120, cell_start=136,
+                            cell_end=142, bbox=(410.5, 300.0, 440.0, 309.5))
+    ans = _answer("What was Apple's total net sales in Q3 2023?", "Total net sales: $81,797 million",
+                  calculation=Calculation("Total net sales", "", [cell], 81797.0, "usd_millions"), computed=True)
+    store.add_message(conv, ans)
+    store.add_message(conv, _answer("And why?"))
+    store.close()
+    again = HistoryStore(tmp_path / "h.sqlite")
+    computed, plain = (m.answer for m in again.messages(conv))
+    assert computed.computed and computed.calculation == ans.calculation  # the cell's box is a tuple again
+    assert not plain.computed and plain.calculation is None
+    again.close()
