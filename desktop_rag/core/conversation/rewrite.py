@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from desktop_rag.core.domain.companies import lower_case_name, names_in, proper_names, subject_names
 from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
@@ -35,6 +35,8 @@ from desktop_rag.core.domain.periods import (
     month_quarter_period,
     quarter_without_year,
     relative_period,
+    relative_span,
+    relative_span_of,
     shift_mention,
     year_to_date,
     year_to_date_of,
@@ -370,7 +372,9 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
     for m in find_periods(text).mentions:
         if m == old or (m.text == old.text and m.year == old.year):
             span_text = text[m.start:m.end]
-            if old.date is not None and find_periods(new_text).dates:
+            new = find_periods(new_text).mentions
+            if old.date is not None and new and new[0].date and (new[0].span == old.span or not old.span
+                                                                 or new_text.startswith("as of")):
                 # keep "the quarter ended" / "as of" as written; replace only the date
                 new_date = re.sub(r"^(?:the\s+)?(?:fiscal\s+)?(?:quarter|year)\s+ended\s+|^as\s+of\s+", "", new_text)
                 replaced = DATE_RE.sub(new_date, span_text, count=1)
@@ -486,7 +490,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             facts.period_text = mention_text(facts.period)
             facts.later, facts.later_text = facts.period, facts.period_text
     named_month = month_quarter(q)
-    if named_month and (previous or scope_company or scope_period):
+    if named_month and (previous or scope_company or scope_period
+                        or (named_month.year and _company_as_written(q, names)[0])):
         # "the march qtr": the quarter ending that month, as the company asked about names it
         owner = _company_as_written(q, names)[0] or facts.company
         meant = month_quarter_period(named_month, facts.period, calendar_of(owner), calendar_of(facts.company))
@@ -506,6 +511,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     alone = quarter_without_year(q) if not periods.mentions and not shift else None
     # "and the nine months?", "the first half", "the full year": the thread's year to date
     ytd = year_to_date(q) if not periods.mentions and not shift and not alone else None
+    # "what about LTM", "at quarter end", "how about year-end?": a span or instant of the thread's period
+    span = relative_span(q) if not periods.mentions and not shift and not alone and not ytd else None
     company_here = _company_as_written(q, names)[0]
     if (company_here and facts.company and not _same_company(company_here, facts.company, names, company_of)
             and not periods.mentions and (ytd or _THAT_PERIOD.search(q) or _THOSE_PERIOD.search(q))):
@@ -531,6 +538,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         rest = rest.replace(alone.text, " ")
     if ytd:
         rest = rest.replace(ytd.text, " ")
+    if span:
+        rest = rest.replace(span.text, " ")
     thread_labels: frozenset[str] = frozenset()
     for n in names_in(facts.company, names) if facts.company else []:
         thread_labels |= (labels or {}).get(n.lower(), frozenset())
@@ -551,7 +560,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # long question naming neither reads as a new one: "Describe the principal risk factors ...")
     about_none = bool(previous and facts.company and not new_company and periods.mentions
                       and len(q.split()) <= 14 and not _CROSS_COMPANY.search(q))
-    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or about_none
+    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or about_none
                        or len(q.split()) <= 8)
     has_company = bool(new_company)
     has_period = bool(periods.mentions) or periods.latest
@@ -568,18 +577,32 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if periods.mentions:
         new_period = periods.mentions[0]
         period_text = new_period.text
+        joined = q[new_period.start:periods.mentions[-1].end]
+        if len(periods.mentions) >= 2 and re.fullmatch(
+                r"(?:\s*(?:,|vs\.?|versus|and|or|to|against|compared\s+(?:to|with))\s*)+",
+                q[new_period.end:periods.mentions[1].start], re.I):
+            period_text = joined  # "1H23 vs 1H22": both periods, compared
     elif shift and facts.period is not None:
         new_period = shift_mention(facts.period, shift)
+        if new_period is not None and new_period.span and re.search(r"(?i)\b(?:quarter|qtr)", shift.text):
+            # "the comparable quarter" of a half-year is a quarter (the half's last one)
+            new_period = replace(new_period, span="")
         period_text = mention_text(new_period) if new_period else ""
+        if shift.against and period_text:
+            # "sequentially?": the thread's period against the one before it
+            period_text = f"{facts.period_text} vs {period_text}"
     elif alone and facts.period is not None:
         new_period = in_quarter(facts.period, alone.quarter)
         period_text = mention_text(new_period) if new_period else ""
     elif ytd and facts.period is not None:
         new_period = year_to_date_of(facts.period, ytd)
         period_text = mention_text(new_period) if new_period else ""
+    elif span and facts.period is not None:
+        new_period = relative_span_of(facts.period, span, calendar_of(company_here or facts.company))
+        period_text = mention_text(new_period) if new_period else ""
     # the words naming the period relative to the thread's, replaced by the period they name
     relative_words = (shift.text if shift else alone.text if (alone and period_text) else
-                      ytd.text if (ytd and period_text) else "")
+                      ytd.text if (ytd and period_text) else span.text if (span and period_text) else "")
     out.named_period = period_text
 
     if not concept_terms and facts.question and (new_company or periods.mentions or relative_words):
@@ -654,8 +677,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if measure or change_of:
         carried.append("concept")
     if relative_words and period_text:
-        q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over)\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
-                   lambda m: f"{m.group('prep') or 'in'} {period_text}", q, count=1, flags=re.I)
+        # "at quarter end" -> "as of July 1, 2023" (an instant brings its own preposition)
+        q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
+                   lambda m: period_text if period_text.startswith("as of") else
+                   f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
+                   f"{period_text}", q, count=1, flags=re.I)
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from desktop_rag.core.conversation.styles import is_style_only, style_request
 from desktop_rag.core.domain.companies import names_in
+from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import find_periods, relative_period
 from desktop_rag.core.lexical import content_terms
 
@@ -45,7 +46,8 @@ _GENERIC = {"company", "companies", "product", "products", "one", "ones", "figur
 _SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|summary|sum\s+(?:\w+\s+){0,2}?up|wrap\s+(?:\w+\s+)?up|recap|tl;?dr)\b", re.I)
 # what a summary is of, beside its verb: "sum up the trend in two lines", "summarise the key takeaways"
 _SUMMARY_OF = re.compile(r"\b(?:the\s+)?(?:key\s+|main\s+)?(?:trends?|picture|story|takeaways?|findings|gist|highlights|"
-                         r"points)\b", re.I)
+                         r"points|bits|parts|pieces)\b", re.I)
+_POINTS_BACK = re.compile(r"\b(?:that|it|this)\b", re.I)
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
 
 
@@ -90,8 +92,15 @@ def _compares_answers(q: str) -> bool:
 def _entities(text: str, names: Iterable[str], company_of: Mapping[str, str] | None = None) -> tuple[set[str], set[str]]:
     """The companies (one key per company however spelled: "wmt", "walmart") and periods a text names."""
     comp = {(company_of or {}).get(n.lower(), n.lower()) for n in names_in(text, names)}
-    per = set(find_periods(text).labels())
-    return comp, per
+    return comp, _period_keys(text)
+
+
+def _period_keys(text: str) -> set[str]:
+    """One key per period a text names, a half-year apart from its last quarter ("1H23" is not
+    "2Q23", though a search filters both to the Q2 report)."""
+    return {(m.date.isoformat() if m.date else f"Q{m.quarter} {'FY' if m.fiscal else ''}{m.year}" if m.quarter else
+             f"{'FY' if m.fiscal else ''}{m.year}") + (f" {m.span}" if m.span else "")
+            for m in find_periods(text).mentions}
 
 
 def _without_known(text: str, names: Iterable[str], known: set[str], company_of: Mapping[str, str] | None) -> str:
@@ -101,6 +110,13 @@ def _without_known(text: str, names: Iterable[str], known: set[str], company_of:
         if (company_of or {}).get(n.lower(), n.lower()) in known:
             text = re.sub(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?:'s|’s)?(?![A-Za-z0-9&])", " ", text, flags=re.I)
     return text
+
+
+def _without_asked_words(text: str, previous: list[str]) -> str:
+    """``text`` without the words the thread's questions already used ("table the revenue
+    figures pls" after questions about revenue is a layout of what was answered)."""
+    asked = {w.lower() for p in previous for w in re.findall(r"[A-Za-z][\w&'-]+", p)}
+    return re.sub(r"[A-Za-z][\w&'-]+", lambda m: " " if m.group(0).lower() in asked else m.group(0), text)
 
 
 def route(question: str, previous_standalone: list[str], answered: int, names: Iterable[str],
@@ -126,12 +142,15 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         c, p = _entities(s, names, company_of)
         known_c |= c | {a.lower() for a in absent_companies if a and a.lower() in s.lower()}
         known_p |= p
-    if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_OF.sub(" ", _SUMMARY_VERB.sub(" as a list ", q))):
+    # "summarise the walmart bits": a summary of what was said about a company already asked about
+    if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_OF.sub(" ", _SUMMARY_VERB.sub(
+            " as a list ", _without_known(q, names, known_c, company_of)))):
         return Route(CONVERSATION, "asks for a summary of what was said, naming nothing new", "summary")
     if is_style_only(q) and style_request(q) == "detailed":
         # a longer answer needs the passages again, beside the one given
         return Route(BOTH, "asks for a more detailed answer: the filings are read again", "restyle")
-    if is_style_only(q) or is_style_only(_without_known(q, names, known_c, company_of)):
+    if is_style_only(q) or is_style_only(_without_known(q, names, known_c, company_of)) or (
+            style_request(q) and is_style_only(_without_asked_words(q, previous_standalone))):
         return Route(CONVERSATION, "asks only for another layout of what was answered", "restyle")
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
@@ -140,10 +159,20 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         comp, per = _entities(q, names, company_of)
         comp |= {c.lower() for c in absent_companies if c}
         for named in periods:
-            per |= set(find_periods(named).labels())
+            per |= _period_keys(named)
         new_c, new_p = comp - known_c, per - known_p
         if relative_period(q):
             new_p.add("shifted")
+        # both sides named in the message ("1H23 vs 1H22", "capex Q3 vs Q2 2023"), none pointing
+        # at an answer given ("compare that to 1H22")
+        two_sides = (len(per) >= 2 or len(comp) >= 2) and not _THOSE.search(q) and not _POINTS_BACK.search(q)
+        if two_sides and not (comp & known_c or per & known_p):
+            # "1H23 vs 1H22" when neither was answered: both sides come from the filings
+            return Route(RETRIEVE, "compares figures none of which was answered yet")
+        own = measure_phrase(q)
+        if two_sides and own and not any(set(content_terms(own)) <= set(content_terms(s)) for s in previous_standalone):
+            # "capex 1H23 vs 1H22" after D&A: a measure not asked yet, on both sides
+            return Route(RETRIEVE, f"compares a measure not answered yet ({own})")
         if new_c or new_p:
             what = ", ".join(sorted(new_c | new_p))
             return Route(BOTH, f"compares with something not answered yet ({what})")

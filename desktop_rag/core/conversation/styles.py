@@ -21,10 +21,12 @@ STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence wit
 _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this|those|these|them)|turn\s+(?:it|that|this|those|these|them)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b"
                          # the whole message is the layout's name ("table pls", "Table?")
-                         r"|^\W*(?:a\s+)?table(?=\W*(?:(?:pls|plz|please|thx|thanks)\W*)?$)", re.I)),
+                         r"|^\W*(?:a\s+)?table(?=\W*(?:(?:pls|plz|please|thx|thanks)\W*)?$)"
+                         # "table it", "table the D&A figures pls": the verb
+                         r"|^\W*(?:(?:pls|plz|please|now|ok(?:ay)?|can\s+you)\W+)?table\s+(?=(?:it|that|this|those|these|them|the|all)\b)", re.I)),
     ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
-                           r"keep\s+it\s+short|in\s+one\s+sentence|"
+                           r"keep\s+it\s+short|in\s+one\s+sentence|(?:in\s+)?(?:one|a\s+single)[-\s]line(?:r)?|"
                            r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
     ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"
                             r"explain\s+more|full\s+answer)\b", re.I)),

@@ -79,6 +79,8 @@ FY_SHORT_RE = re.compile(r"\bFY\s?'?(\d{2}|\d{4})\b", re.I)  # "FY23" spelled ou
 # A quarter's mention that means its fiscal year to date ("the first nine months of 2023" is
 # the third quarter's year to date)
 YEAR_TO_DATE = "year to date"
+SECOND_HALF = "second half"  # the six months ending at the fiscal year's end ("2H22")
+TRAILING = "trailing twelve months"  # "LTM", "TTM": the four quarters ending at a date
 _YTD_WORDS = {1: "the first three months", 2: "the first half", 3: "the first nine months"}
 _YTD_MONTHS = {1: "three months", 2: "six months", 3: "nine months", 4: "twelve months"}
 
@@ -167,7 +169,7 @@ _Q = r"(?:fy|fiscal\s+(?:year\s+)?)"
 # "the March quarter", "Sept qtr", "the June 2023 quarter", "the december quarter of 2022": a
 # quarter named by the month it ends in ("may" only after "the": a verb otherwise)
 _MONTH_NAMED_QUARTER = (
-    rf"\b(?:the\s+)?(?P<m>(?:(?<=the\s)may|(?!may\b){MONTH_RE}))\.?(?:\s+'?(?P<y>{_YEAR}|\d\d))?\s+(?:fiscal\s+)?"
+    rf"\b(?:the\s+)?(?P<m>(?:(?<=the\s)may|(?!may\b){MONTH_RE}))\.?(?:(?:\s+|-)'?(?P<y>{_YEAR}|\d\d))?\s+(?:fiscal\s+)?"
     rf"(?:quarter|qtr)(?![a-z])(?:\s+(?:of\s+|in\s+)?(?P<y2>{_YEAR}))?")
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "the quarter ended July 1, 2023", "fiscal year ended January 29, 2023", "as of Dec. 31, 2022"
@@ -185,6 +187,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ytd", re.compile(
         rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
         rf"|\bfirst\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b", re.I)),
+    # the sell side's half-years: "1H23", "H1 2023", "H1 FY24", "2H22", "second half of 2022"
+    ("half", re.compile(
+        rf"(?<![a-z0-9])(?:(?P<n>[12])h|h(?P<h>[12]))[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])"
+        rf"|\b(?:the\s+)?second\s+half\s+(?:of\s+)?(?P<fy2>{_Q})?\s*'?(?P<y2>{_YEAR}|(?<=')\d\d)\b", re.I)),
     # Q2 2023, Q2'23, Q2FY24, Q2-2023
     ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # 2023 Q2, 2023-Q2, FY2024 Q2, FY24 Q2
@@ -260,6 +266,13 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         quarter = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[m.group("n").lower()]
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=bool(m.group("fy")),
                              span=YEAR_TO_DATE)
+    if kind == "half":
+        if m.group("y2"):
+            return PeriodMention(text, start, end, year=full_year(m.group("y2")), quarter=4, fiscal=bool(m.group("fy2")),
+                                 span=SECOND_HALF)
+        first = (m.group("n") or m.group("h")) == "1"
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=2 if first else 4,
+                             fiscal=bool(m.group("fy")), span=YEAR_TO_DATE if first else SECOND_HALF)
     if kind in ("qy", "nq"):
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=int(m.group("q")),
                              fiscal=bool(m.group("fy")))
@@ -483,13 +496,14 @@ def file_name_period(stem: str) -> tuple[int | None, int | None, date | None]:
 _STEP_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "nine": 9, "twelve": 12,
                "2": 2, "3": 3, "4": 4, "6": 6, "9": 9, "12": 12}
 _BEFORE = r"(?:before|earlier|prior|previous|preceding|ago)"
+_BACK = r"(?:before|earlier|prior|previous|preceding|ago|back)"  # after a count: "two years back"
 _AFTER = r"(?:after|later|following|next|subsequent)"
 # "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
 # "the following quarter", "same quarter last year", "three months earlier"
 RELATIVE_PERIOD_RE = re.compile(
     rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)\s+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)\s+"
-    rf"(?P<dir1>{_BEFORE}|{_AFTER})\b"
-    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago)))?\b",
+    rf"(?P<dir1>{_BACK}|{_AFTER})\b"
+    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|period)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago)))?\b",
     re.I,
 )
 
@@ -502,11 +516,18 @@ class PeriodShift:
     quarters: int = 0
     years: int = 0
     text: str = ""  # the words as written
+    # a change against that period ("sequentially?"): the thread's period is still asked,
+    # compared with the shifted one
+    against: bool = False
 
 
 # analysts' shorthand for the same quarter a year earlier: "the prior-year quarter", "year-ago quarter"
-_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago)\s+(?:fiscal\s+)?"
-                               r"(?:quarter|qtr|period)\b", re.I)
+# "the comparable quarter", "the comparable prior-year period": the same quarter a year earlier
+_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:(?:comparable\s+)?(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago|"
+                               r"comparable)\s+(?:fiscal\s+)?(?:quarter|qtr|period)|"
+                               r"same\s+(?:quarter|qtr|period)\s+(?:of\s+)?(?:the\s+)?(?:prior|previous|last)\s+(?:fiscal\s+)?(?:year|yr))\b", re.I)
+# "sequentially?", "q/q", "QoQ": against the quarter before
+_SEQUENTIAL = re.compile(r"\b(?:sequential(?:ly)?|q/q|qoq|q-o-q|quarter[-\s]over[-\s]quarter)(?![\w/])", re.I)
 # chat shorthand for the units ("the yr before", "same qtr")
 _UNIT_WORDS = {"qtr": "quarter", "yr": "year"}
 
@@ -518,10 +539,13 @@ def relative_period(text: str) -> PeriodShift | None:
     ago = _YEAR_AGO_QUARTER.search(text)
     if ago:
         return PeriodShift(years=-1, text=ago.group(0))
+    seq = _SEQUENTIAL.search(text)
+    if seq and not find_periods(text).mentions:
+        return PeriodShift(quarters=-1, text=seq.group(0), against=True)
     for m in RELATIVE_PERIOD_RE.finditer(text):
         if m.group("unit1"):
             n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)
-            sign = -1 if re.fullmatch(_BEFORE, m.group("dir1"), re.I) else 1
+            sign = -1 if re.fullmatch(_BACK, m.group("dir1"), re.I) else 1
             unit = _UNIT_WORDS.get(m.group("unit1").lower().rstrip("s"), m.group("unit1").lower().rstrip("s"))
             if unit == "month":  # "three months earlier" is a quarter, "twelve months later" a year
                 if n % 3:
@@ -532,8 +556,8 @@ def relative_period(text: str) -> PeriodShift | None:
             unit = _UNIT_WORDS.get(m.group("unit2").lower(), m.group("unit2").lower())
             if m.group("ly"):  # "same quarter last year", "the quarter a year earlier"
                 return PeriodShift(years=-1, text=m.group(0))
-            if word == "same":
-                continue
+            if word == "same" or unit == "period":
+                continue  # "the previous period" without "last year": which one is not known
             if word == "last" and unit == "quarter":
                 continue  # "last quarter" = the latest one
             n = 1
@@ -563,7 +587,9 @@ def shift_mention(mention: PeriodMention, shift: PeriodShift) -> PeriodMention |
     if mention.quarter:
         index = mention.year * 4 + (mention.quarter - 1) + shift.quarters + 4 * shift.years
         year, q = divmod(index, 4)
-        return PeriodMention("", 0, 0, year=year, quarter=q + 1, fiscal=mention.fiscal)
+        # "1H23" two years back is the first half of 2021 (a half or year to date shifted by whole years)
+        return PeriodMention("", 0, 0, year=year, quarter=q + 1, fiscal=mention.fiscal,
+                             span=mention.span if shift.quarters % 4 == 0 else "")
     if shift.quarters and not shift.years:
         return None
     return PeriodMention("", 0, 0, year=mention.year + shift.years + (shift.quarters // 4 if shift.quarters % 4 == 0 else 0),
@@ -578,9 +604,13 @@ def mention_text(mention: PeriodMention) -> str:
         when = f"{MONTH_NAMES[d.month - 1].capitalize()} {d.day}, {d.year}"
         if mention.span == YEAR_TO_DATE:
             return f"the {_YTD_MONTHS.get(mention.quarter or 0, 'year to date')} ended {when}"
+        if mention.span == TRAILING:
+            return f"the twelve months ended {when}"
         if mention.span:
             return f"the {'fiscal ' if mention.fiscal else ''}{mention.span} ended {when}"
         return f"as of {when}"
+    if mention.quarter and mention.span == SECOND_HALF:
+        return f"the second half of {'fiscal ' if mention.fiscal else ''}{mention.year}"
     if mention.quarter and mention.span == YEAR_TO_DATE and mention.quarter in _YTD_WORDS:
         return f"{_YTD_WORDS[mention.quarter]} of {'fiscal ' if mention.fiscal else ''}{mention.year}"
     if mention.quarter:
@@ -818,3 +848,68 @@ def year_to_date_of(mention: PeriodMention, ytd: YearToDate) -> PeriodMention | 
     if not quarters:
         return None
     return PeriodMention("", 0, 0, year=mention.year, quarter=quarters, fiscal=mention.fiscal, span=YEAR_TO_DATE)
+
+
+# -- follow-ups: a trailing year, or the end of the conversation's quarter or year ----------------
+_TRAILING_RE = re.compile(r"\b(?:ltm|ttm|(?:the\s+)?(?:trailing|last|past)\s+(?:twelve|12)\s+months|(?:the\s+)?trailing\s+"
+                          r"(?:four|4)\s+quarters|(?:the\s+)?trailing\s+year)\b", re.I)
+# "at quarter end", "how about year-end?", "the fiscal year end": an instant named by the
+# period it closes (with no year or date of its own: "year end 2022" is read by ``find_periods``)
+_PERIOD_END_RE = re.compile(r"\b(?:the\s+)?(?P<what>quarter|qtr|(?:fiscal\s+)?year|fy)[-\s]?end\b"
+                            r"(?!\s*(?:of\s+)?(?:fiscal\s+)?'?\d)", re.I)
+
+
+@dataclass(frozen=True)
+class RelativeSpan:
+    """A period named by its relation to the conversation's: ``kind`` "trailing" (the four
+    quarters ending where the conversation's period ends), "quarter_end" or "year_end" (the
+    instant it closes), with the words as written."""
+
+    kind: str
+    text: str
+
+
+def relative_span(text: str) -> RelativeSpan | None:
+    """"what about LTM" -> trailing; "net cash at quarter end?" -> quarter_end; "how about
+    year-end?" -> year_end; None when the text names none (or names its own period)."""
+    taken = [(m.start, m.end) for m in find_periods(text).mentions]
+    for rx, kind in ((_TRAILING_RE, "trailing"), (_PERIOD_END_RE, "")):
+        for m in rx.finditer(text):
+            if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
+                continue
+            if not kind:
+                kind = "quarter_end" if m.group("what").lower() in ("quarter", "qtr") else "year_end"
+            return RelativeSpan(kind, m.group(0).strip())
+    return None
+
+
+def _month_end(year: int, month: int) -> date:
+    return _add_months(date(year, month, 1), 1) - timedelta(days=1)
+
+
+def relative_span_of(mention: PeriodMention, found: RelativeSpan,
+                     calendar: FiscalCalendar | None = None) -> PeriodMention | None:
+    """The period ``found`` names from the conversation's ``mention`` (read through the filer's
+    fiscal ``calendar`` when known): the trailing twelve months ending where it ends; the end
+    of its quarter; the latest fiscal year end at or before it ends (a 10-Q's balance sheet
+    compares the quarter's end with it). None when where it ends is not known, or when the
+    period already is the one named (the year end of a year, the quarter end of a quarter)."""
+    if found.kind != "trailing" and mention.date is None and (
+            (found.kind == "year_end" and not mention.quarter) or (found.kind == "quarter_end" and not mention.span)):
+        return None  # "at year end" of fiscal 2022, "at quarter end" of Q2 2023: the period as asked
+    ends = quarter_end_month(mention, calendar)
+    if ends is None:
+        return None
+    day = mention.date if mention.date is not None else _month_end(*ends)
+    if found.kind == "trailing":
+        return PeriodMention("", 0, 0, year=day.year, date=day, span=TRAILING)
+    if found.kind == "quarter_end":
+        return PeriodMention("", 0, 0, year=day.year, date=day)
+    fye_month = calendar.quarter_end(calendar.year, 4)[1] if calendar is not None else 12
+    # within a week of a month's start (52/53-week years) counts as the month before
+    index = (day - timedelta(days=7)).year * 12 + (day - timedelta(days=7)).month - 1
+    back = (index - (fye_month - 1)) % 12
+    if back == 0:
+        return PeriodMention("", 0, 0, year=day.year, date=day)
+    year, month = divmod(index - back, 12)
+    return PeriodMention("", 0, 0, year=year, date=_month_end(year, month + 1))

@@ -102,3 +102,20 @@ def test_routes_read_companies_as_companies_and_layouts_of_what_was_asked() -> N
     # a period the rewrite read ("the first half") that the thread has not answered
     assert route("how did that compare with the first half", PREV, 2, NAMES,
                  periods=["the first half of 2022"]).kind == BOTH
+
+
+@pytest.mark.parametrize(("question", "kind", "task"), [
+    ("one line", CONVERSATION, "restyle"),
+    ("table it", CONVERSATION, "restyle"),
+    ("table the revenue figures pls", CONVERSATION, "restyle"),
+    ("summarise the apple bits", CONVERSATION, "summary"),
+    # a comparison of figures none of which was answered: both sides come from the filings
+    ("1H23 vs 1H22", RETRIEVE, ""),
+    ("capex Q3 2023 vs Q2 2023", RETRIEVE, ""),
+    # ... but one against an answer given is still both
+    ("compare that to 1H22", BOTH, ""),
+    ("vs the prior-year period", BOTH, ""),
+])
+def test_sell_side_shorthand(question: str, kind: str, task: str) -> None:
+    r = route(question, PREV, answered=2, names=NAMES)
+    assert (r.kind, r.task) == (kind, task)

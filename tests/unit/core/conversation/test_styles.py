@@ -75,3 +75,17 @@ def test_a_message_that_is_only_the_layout_s_name() -> None:
     assert style_request("Table?") == "table"
     assert style_request("table of contents") is None
     assert style_request("what is in the table") is None
+
+
+@pytest.mark.parametrize(("text", "style"), [
+    ("one line", "concise"), ("in one line pls", "concise"), ("one-liner", "concise"),
+    ("table it", "table"), ("table the D&A figures pls", "table"), ("pls table them", "table"),
+])
+def test_shorthand_layout_requests(text: str, style: str) -> None:
+    assert style_request(text) == style
+    assert is_style_only(text)
+
+
+def test_table_as_a_noun_is_no_layout_request() -> None:
+    assert style_request("table tennis revenue?") is None
+    assert not is_style_only("table the capex figures by segment for Q3 2023")

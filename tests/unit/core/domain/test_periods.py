@@ -327,3 +327,96 @@ def test_year_to_date_of_the_conversation_s_period() -> None:
 
 def test_fiscal_year_with_an_apostrophe() -> None:
     assert [(m.year, m.fiscal) for m in find_periods("nike revenues fiscal '23?").mentions] == [(2023, True)]
+
+
+# -- half-years, trailing years, period ends, sequential and comparable periods ----------------------
+@pytest.mark.parametrize("text,year,quarter,fiscal,span", [
+    ("Intel's D&A for 1H23?", 2023, 2, False, "year to date"),
+    ("H1 2023 net income", 2023, 2, False, "year to date"),
+    ("H1 FY24 revenue", 2024, 2, True, "year to date"),
+    ("capex 2H22", 2022, 4, False, "second half"),
+    ("the second half of fiscal 2023", 2023, 4, True, "second half"),
+])
+def test_half_years_are_read_as_six_months(text: str, year: int, quarter: int, fiscal: bool, span: str) -> None:
+    from desktop_rag.core.domain.periods import find_periods
+
+    m = find_periods(text).mentions[0]
+    assert (m.year, m.quarter, m.fiscal, m.span) == (year, quarter, fiscal, span)
+    # written back as a question writes it, read back the same
+    again = find_periods(mention_text(m)).mentions[0]
+    assert (again.year, again.quarter, again.span) == (year, quarter, span)
+
+
+def test_half_years_are_no_words_of_other_periods() -> None:
+    from desktop_rag.core.domain.periods import find_periods
+
+    assert [(m.year, m.quarter) for m in find_periods("1H23 vs 1H22").mentions] == [(2023, 2), (2022, 2)]
+    assert not find_periods("H1N1 cases").mentions
+    assert [(m.year, m.quarter) for m in find_periods("Q2 2023").mentions] == [(2023, 2)]
+
+
+@pytest.mark.parametrize("text,quarters,years", [
+    ("two years back", 0, -2),
+    ("a quarter back", -1, 0),
+    ("and the comparable quarter", 0, -1),
+    ("vs the prior-year period", 0, -1),
+    ("same period last year?", 0, -1),
+    ("sequentially?", -1, 0),
+    ("q/q?", -1, 0),
+])
+def test_relative_periods_of_the_sell_side(text: str, quarters: int, years: int) -> None:
+    from desktop_rag.core.domain.periods import relative_period
+
+    shift = relative_period(text)
+    assert shift is not None and (shift.quarters, shift.years) == (quarters, years)
+
+
+def test_sequential_is_a_comparison_and_back_needs_a_count() -> None:
+    from desktop_rag.core.domain.periods import relative_period
+
+    seq = relative_period("sequentially?")
+    assert seq is not None and seq.against
+    assert relative_period("ok back to msft") is None
+    assert relative_period("the previous period") is None  # which one is not known
+    # a sequential change in a named quarter is that quarter's
+    assert relative_period("sequential growth in Q2 FY24") is None
+
+
+def test_a_shifted_half_year_stays_a_half_year() -> None:
+    from desktop_rag.core.domain.periods import PeriodShift, find_periods, shift_mention
+
+    h1 = find_periods("1H23").mentions[0]
+    moved = shift_mention(h1, PeriodShift(years=-2))
+    assert moved is not None and mention_text(moved) == "the first half of 2021"
+
+
+def test_month_year_named_quarter_with_a_hyphen() -> None:
+    from desktop_rag.core.domain.periods import month_quarter
+
+    found = month_quarter("inventory turns at nvidia for the oct-23 qtr?")
+    assert found is not None and (found.month, found.year) == (10, 2023)
+
+
+def test_trailing_twelve_months_and_period_ends() -> None:
+    from desktop_rag.core.domain.periods import FiscalCalendar, find_periods, relative_span, relative_span_of
+
+    q2 = find_periods("Q2 2023").mentions[0]
+    ltm = relative_span("what about LTM")
+    assert ltm is not None and ltm.kind == "trailing"
+    out = relative_span_of(q2, ltm)
+    assert out is not None and mention_text(out) == "the twelve months ended June 30, 2023"
+    h1 = find_periods("1H23").mentions[0]
+    qe, ye = relative_span("net cash at quarter end?"), relative_span("how about year-end?")
+    assert qe is not None and ye is not None and (qe.kind, ye.kind) == ("quarter_end", "year_end")
+    at_qe = relative_span_of(h1, qe)
+    assert at_qe is not None and at_qe.date == date(2023, 6, 30)
+    at_ye = relative_span_of(h1, ye)
+    assert at_ye is not None and at_ye.date == date(2022, 12, 31)
+    # a fiscal year ending in September: the year end before the March quarter is September's
+    apple = FiscalCalendar(2023, 2, date(2023, 4, 1))
+    at_ye = relative_span_of(find_periods("Q2 FY2023").mentions[0], ye, apple)
+    assert at_ye is not None and at_ye.date == date(2022, 9, 30)
+    # the year end of a year, the quarter end of a quarter: the period as asked
+    assert relative_span_of(find_periods("fiscal 2022").mentions[0], ye) is None
+    assert relative_span_of(q2, qe) is None
+    assert relative_span("year end 2022") is None
