@@ -69,7 +69,21 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            # casual words around a follow-up ("ok back to msft, what about ...", "pls")
            "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "go", "let's", "lets", "qtr",
            # chat shorthand of the same words ("the yr before", "same qtrs", "w/")
-           "yr", "yrs", "qtrs", "w"}
+           "yr", "yrs", "qtrs", "w",
+           # "its peer Intel", "a competitor, AMD": who the company is to the thread's, no concept
+           "peer", "peers", "competitor", "competitors", "rival", "rivals"}
+# "BJ's Wholesale same metric?", "AMD, same figure": the thread's question about another subject
+_SAME_THING = re.compile(r"\b(?:the\s+)?same\s+(?:metric|measure|figure|number|ratio|thing|question|calc(?:ulation)?)s?\b",
+                         re.I)
+# "its peer Alphabet", "competitor northrop": the name after the word is a company's
+_PEER_NAME = re.compile(r"\b(?:peers?|competitors?|rivals?)\s*,?\s+(?P<name>\$?[A-Za-z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*)")
+# "$AMD": a trading symbol written the way investors write one
+_CASHTAG = re.compile(r"(?<![\w$])\$(?P<name>[A-Za-z]{1,5})\b")
+_MONEY_UNITS = {"mm", "mn", "bn", "bil", "mil", "usd", "k", "m", "b", "tn"}
+# "target corp", "acme inc": a name with a legal form typed short (written as filings print it)
+_LEGAL_SHORT = re.compile(r"\b(?P<name>[A-Za-z][\w&'-]*(?:\s+[A-Z][\w&'-]*)?)\s+"
+                          r"(?P<form>(?i:corp(?:oration)?|inc(?:orporated)?))(?![\w&])\.?")
+_LEGAL_FULL = {"corp": "Corporation", "inc": "Inc.", "corporation": "Corporation", "incorporated": "Incorporated"}
 # Qualitative topics of a filing: a follow-up naming one asks something new, it is no subject
 # (segment, product, region) of the thread's measure ("what about risk factors?")
 _TOPIC_WORDS = {"risk", "risks", "factors", "litigation", "legal", "proceedings", "lawsuit", "lawsuits", "strategy",
@@ -282,12 +296,29 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         return written
     if scoped and not _SWAP_LEAD.match(q):
         return ""
+    for rx in (_CASHTAG, _LEGAL_SHORT, _PEER_NAME):
+        m = rx.search(q)
+        if m is None or m.group("name").lower() in _FILLER | _TOPIC_WORDS or m.group("name").lower() in labels:
+            continue
+        name = m.group("name").lstrip("$")
+        if rx is _CASHTAG and (len(name) < 2 or name.lower() in _MONEY_UNITS):
+            continue  # "$M", "$bn": a unit of money
+        if name == name.lower() and (name.lower() in printed_lower or name.lower() in library_labels):
+            continue  # "how do its peers compare": a word the filings print in lower case, no name
+        if rx is _CASHTAG:
+            return name.upper()
+        if rx is _LEGAL_SHORT:
+            return f"{name[:1].upper()}{name[1:]} {_LEGAL_FULL[m.group('form').lower()]}"
+        name = re.sub(r"(?:'s|’s)$", "", name).rstrip(".,")
+        return name[:1].upper() + name[1:] if name == name.lower() else name
     bare = remainder.strip(" ?.!,")
     if bare.lower() in labels and not _SWAP_LEAD.match(q):
         return ""  # a segment, product or region the thread's company prints ("International?")
     cands = proper_names(bare)
     if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
-        return cands[0]
+        # as typed: "BJ's Wholesale" (a possessive inside the name)
+        typed = re.search(r"(?:'s|’s)?\s+".join(map(re.escape, cands[0].split())), q)
+        return typed.group(0) if typed else cands[0]
     if printed_lower and bare.lower() not in labels:
         vocabulary = _FILLER | _TOPIC_WORDS | set(library_labels) | labels
         name = lower_case_name(bare, printed_lower, vocabulary)
@@ -442,7 +473,7 @@ def _as_owner(text: str, company: str) -> str:
     after, before = text[m.end():], text[:m.start()]
     if re.match(r"['’]", after) or not re.match(r"\s+[A-Za-z0-9]", after) or re.search(
             r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|will|would|can|could|"
-            r"vs\.?|versus|than|and|or|with)\s+$", before):
+            r"vs\.?|versus|than|and|or|with|peers?|competitors?|rivals?)\s+$", before):
         return before + _capitalised(m.group(0), company) + after
     return f"{before}{_capitalised(m.group(0), company)}'s{after}"
 
@@ -459,6 +490,10 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
+    # "target corp" -> "Target Corporation": the name as filings print it (not a library name's)
+    q = _LEGAL_SHORT.sub(lambda m: m.group(0) if names_in(m.group(0), names) or m.group("name").lower() in _FILLER
+                         or m.group("form").lower() not in ("corp", "inc") else
+                         f"{m.group('name')[:1].upper()}{m.group('name')[1:]} {_LEGAL_FULL[m.group('form').lower()]}", q)
     out = Rewrite(question=question, standalone=q)
     if not q:
         return out
@@ -527,6 +562,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # what is left once the follow-up words, company and period are taken out
     rest = _LEAD_RE.sub("", q, count=1)
     rest = _COMPARE_RE.sub(" ", rest)
+    rest = _SAME_THING.sub(" ", rest)
     if company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(company_here)}(?:'s|’s)?(?![A-Za-z0-9&])")
     # periods first: "and 2Q22?" names a period, not a company
@@ -559,7 +595,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # gross margin % in FY23 and why"), is about that company too, unless it may span several (a
     # long question naming neither reads as a new one: "Describe the principal risk factors ...")
     about_none = bool(previous and facts.company and not new_company and periods.mentions
-                      and len(q.split()) <= 14 and not _CROSS_COMPANY.search(q))
+                      and len(_sentence_at(q, periods.mentions[0].start).split()) <= 14 and not _CROSS_COMPANY.search(q))
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or about_none
                        or len(q.split()) <= 8)
     has_company = bool(new_company)
@@ -574,6 +610,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # the period this message is about
     period_text = ""
     new_period: PeriodMention | None = None
+    against = False
     if periods.mentions:
         new_period = periods.mentions[0]
         period_text = new_period.text
@@ -588,9 +625,10 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # "the comparable quarter" of a half-year is a quarter (the half's last one)
             new_period = replace(new_period, span="")
         period_text = mention_text(new_period) if new_period else ""
-        if shift.against and period_text:
-            # "sequentially?": the thread's period against the one before it
-            period_text = f"{facts.period_text} vs {period_text}"
+        # "sequentially?", "vs the prior-year period", "and the comparable quarter": the thread's
+        # period against the shifted one (which stays the period the thread is about)
+        against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or re.search(r"(?i)\bcomparable\b",
+                                                                                            shift.text)))
     elif alone and facts.period is not None:
         new_period = in_quarter(facts.period, alone.quarter)
         period_text = mention_text(new_period) if new_period else ""
@@ -638,10 +676,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                 period_text = mention_text(moved)
         if new_period is not None and facts.period is not None and period_text:
             old = find_periods(text).mentions
-            if old:
+            if old and against:
+                text = text[:old[0].end] + f" vs {period_text}" + text[old[0].end:]
+            elif old:
                 text = _replace_period(text, old[0], period_text)
             else:
-                text = _append(text, [period_text])
+                text = _append(text, [f"{facts.period_text} vs {period_text}" if against else period_text])
         elif period_text and facts.period is None:
             text = _append(text, [period_text])
         elif not periods.mentions and not relative_words and facts.period is not None:
@@ -678,10 +718,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         carried.append("concept")
     if relative_words and period_text:
         # "at quarter end" -> "as of July 1, 2023" (an instant brings its own preposition)
+        said = f"{facts.period_text} vs {period_text}" if against else period_text
         q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
-                   lambda m: period_text if period_text.startswith("as of") else
+                   lambda m: said if said.startswith("as of") else
                    f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
-                   f"{period_text}", q, count=1, flags=re.I)
+                   f"{said}", q, count=1, flags=re.I)
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period
@@ -712,6 +753,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         out.standalone, out.kind = _append(q, extra), "appended"
     out.carried, out.company, out.period = carried, company, period
     return out
+
+
+def _sentence_at(text: str, at: int) -> str:
+    """The sentence of ``text`` around position ``at`` ("Thanks. Separately, were there any
+    one-offs in Q2 2023? Please answer in full sentences." -> its question), without a lead
+    word that only turns to a new topic ("Separately,")."""
+    start = max((m.end() for m in re.finditer(r"[.?!]\s+(?=[A-Z])", text[:at])), default=0)
+    end = next((m.end() for m in re.finditer(r"[.?!](?:\s+|$)", text[at:])), len(text) - at) + at
+    return re.sub(r"^(?:separately|also|next|now|then|finally|additionally|besides)\s*,\s*", "", text[start:end].strip(),
+                  flags=re.I)
 
 
 def _append(text: str, extra: list[str]) -> str:

@@ -897,6 +897,8 @@ def relative_span_of(mention: PeriodMention, found: RelativeSpan,
     if found.kind != "trailing" and mention.date is None and (
             (found.kind == "year_end" and not mention.quarter) or (found.kind == "quarter_end" and not mention.span)):
         return None  # "at year end" of fiscal 2022, "at quarter end" of Q2 2023: the period as asked
+    if mention.fiscal and mention.date is None and calendar is None:
+        return None  # where a fiscal period ends is the filer's: not known here
     ends = quarter_end_month(mention, calendar)
     if ends is None:
         return None

@@ -101,8 +101,9 @@ def test_a_company_the_library_lacks_is_swapped_out_again() -> None:
         ("What were Apple's net sales for the quarter ended April 1, 2023?",
          "same question for Intel's quarter ended April 1, 2023", "What were Intel's net sales for the quarter ended April 1, 2023?"),
         ("What was Apple's gross margin in Q3 2023?", "Now do Intel", "What was Intel's gross margin in Q3 2023?"),
+        # a comparison keeps the thread's period beside the one compared with
         ("What was Apple's services revenue in Q2 2023?", "how did that compare to the prior-year quarter?",
-         "What was Apple's services revenue in Q2 2022?"),
+         "What was Apple's services revenue in Q2 2023 vs Q2 2022?"),
         ("What were Apple's total revenues for fiscal 2022?", "and back in FY2015?",
          "What were Apple's total revenues for FY2015?"),
         ("What were Apple's total revenues for fiscal 2022?", "What about its net income that year?",
@@ -336,3 +337,58 @@ def test_a_word_glued_to_a_figure_is_no_subject_word() -> None:
     out = rewrite_followup("1H23 vs 1H22", ["What was JPMorgan's net income in 2Q23?"], ["JPMorgan Chase & Co."])
     # now read as two half-years: the thread's question about both
     assert out.standalone == "What was JPMorgan's net income in 1H23 vs 1H22?"
+
+
+# -- held-out-6 shorthand (general rules, not the threads' words) -------------------------------------
+APPLE_NAMES = ["Apple Inc.", "Apple", "AAPL", "Intel", "Intel Corporation"]
+APPLE_PREV = ["What was Apple's revenue in Q3 FY2023?"]
+
+
+@pytest.mark.parametrize(("question", "standalone"), [
+    ("and the comparable quarter", "What was Apple's revenue in Q3 FY2023 vs Q3 FY2022?"),
+    ("sequentially?", "What was Apple's revenue in Q3 FY2023 vs Q2 FY2023?"),
+    ("vs the prior-year period", "What was Apple's revenue in Q3 FY2023 vs Q3 FY2022?"),
+    ("two years back", "What was Apple's revenue in Q3 FY2021?"),
+    ("and H1?", "What was Apple's revenue in the first half of fiscal 2023?"),
+    ("its peer Intel?", "What was Intel's revenue in Q3 FY2023?"),
+    # companies the library lacks, named as investors write them
+    ("its peer northrop?", "What was Northrop's revenue in Q3 FY2023?"),
+    ("$AMD same quarter?", "What was AMD's revenue in Q3 FY2023?"),
+    ("BJ's Wholesale same metric?", "What was BJ's Wholesale's revenue in Q3 FY2023?"),
+    ("target corp fy2019 fcf", "Target Corporation's fy2019 fcf"),
+    # a full question about another company gets no thread company added
+    ("how did its peer Alphabet do on op margin in Q4 2022?", "how did its peer Alphabet do on op margin in Q4 2022?"),
+])
+def test_sell_side_followups(question: str, standalone: str) -> None:
+    assert rewrite_followup(question, APPLE_PREV, APPLE_NAMES).standalone == standalone
+
+
+def test_no_company_is_read_into_ordinary_words() -> None:
+    # a word the filings print in lower case after "peers" is no company; "$M" is a unit
+    out = rewrite_followup("how do its peers compare?", APPLE_PREV, APPLE_NAMES, printed_lower={"compare"})
+    assert not out.absent_company
+    out = rewrite_followup("revenue in $M for Q2?", APPLE_PREV, APPLE_NAMES)
+    assert not out.absent_company and "Apple" in out.standalone
+
+
+def test_a_thread_of_halves_instants_and_trailing_years() -> None:
+    from datetime import date
+
+    from desktop_rag.core.domain.periods import FiscalCalendar
+
+    names = ["Intel", "Intel Corporation", "Amazon", "AMZN"]
+    intel = {"intel": FiscalCalendar(2023, 2, date(2023, 7, 1)), "intel corporation": FiscalCalendar(2023, 2, date(2023, 7, 1))}
+    prev = ["Intel's D&A for 1H23?"]
+    at_qe = rewrite_followup("net cash at quarter end?", prev, names, calendars=intel).standalone
+    assert at_qe == "net cash as of June 30, 2023 (Intel)?"
+    at_ye = rewrite_followup("how about year-end?", [*prev, at_qe], names, calendars=intel).standalone
+    assert "as of December 31, 2022" in at_ye
+    amzn = {"amazon": FiscalCalendar(2023, 2, date(2023, 6, 30))}
+    ltm = rewrite_followup("what about LTM", ["amazon capex 2Q23"], names, calendars=amzn).standalone
+    assert ltm == "amazon capex the twelve months ended June 30, 2023"
+    # a fiscal quarter's end is the filer's: not guessed without its calendar
+    assert "twelve months" not in rewrite_followup("what about LTM", APPLE_PREV, APPLE_NAMES).standalone
+    # a long message's question is its own sentence: the thread's company is carried into it
+    long = ("Thanks. Separately, were there any one-offs in the second quarter of 2023, e.g. restructuring "
+            "charges? Please answer in full sentences.")
+    assert "Intel" in rewrite_followup(long, prev, names, calendars=intel).standalone
