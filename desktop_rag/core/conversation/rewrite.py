@@ -76,9 +76,15 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
 _SAME_THING = re.compile(r"\b(?:the\s+)?same\s+(?:metric|measure|figure|number|ratio|thing|question|calc(?:ulation)?)s?\b",
                          re.I)
 # "its peer Alphabet", "competitor northrop": the name after the word is a company's
-_PEER_NAME = re.compile(r"\b(?:peers?|competitors?|rivals?)\s*,?\s+(?P<name>\$?[A-Za-z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*)")
+_PEER_NAME = re.compile(r"\b(?:peers?|competitors?|rivals?)\s*,?\s+(?:(?:like|such\s+as|including|e\.?g\.?,?)\s+)?(?P<name>\$?[A-Za-z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*)")
 # "$AMD": a trading symbol written the way investors write one
 _CASHTAG = re.compile(r"(?<![\w$])\$(?P<name>[A-Za-z]{1,5})\b")
+# words that follow "peers" in a sentence without naming one ("peers like AMD", "peers such as")
+_NOT_NAMES = {"like", "such", "including", "include", "includes", "e.g", "eg", "or", "with", "do", "did", "does", "have",
+              "has", "are", "were", "is", "was", "on", "by", "over", "vs", "versus", "than", "group", "set", "average",
+              "median", "compare", "compared"}
+# the words between two periods compared ("1H23 vs 1H22", "FY21 and FY20")
+_JOINER = re.compile(r"(?:\s*(?:,|vs\.?|versus|and|or|to|against|compared\s+(?:to|with))\s*)+(?:the\s+)?", re.I)
 _MONEY_UNITS = {"mm", "mn", "bn", "bil", "mil", "usd", "k", "m", "b", "tn"}
 # "target corp", "acme inc": a name with a legal form typed short (written as filings print it)
 _LEGAL_SHORT = re.compile(r"\b(?P<name>[A-Za-z][\w&'-]*(?:\s+[A-Z][\w&'-]*)?)\s+"
@@ -298,7 +304,7 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         return ""
     for rx in (_CASHTAG, _LEGAL_SHORT, _PEER_NAME):
         m = rx.search(q)
-        if m is None or m.group("name").lower() in _FILLER | _TOPIC_WORDS or m.group("name").lower() in labels:
+        if m is None or m.group("name").lower() in _FILLER | _TOPIC_WORDS | _NOT_NAMES or m.group("name").lower() in labels:
             continue
         name = m.group("name").lstrip("$")
         if rx is _CASHTAG and (len(name) < 2 or name.lower() in _MONEY_UNITS):
@@ -311,7 +317,9 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
             return f"{name[:1].upper()}{name[1:]} {_LEGAL_FULL[m.group('form').lower()]}"
         name = re.sub(r"(?:'s|’s)$", "", name).rstrip(".,")
         return name[:1].upper() + name[1:] if name == name.lower() else name
-    bare = remainder.strip(" ?.!,")
+    # "peers like AMD", "rivals such as Google": the name after the words that introduce it
+    bare = re.sub(r"(?i)^(?:.*\b(?:peers?|competitors?|rivals?)\s+)?(?:like|such\s+as|including|e\.?g\.?)\s+", "",
+                  remainder.strip(" ?.!,"))
     if bare.lower() in labels and not _SWAP_LEAD.match(q):
         return ""  # a segment, product or region the thread's company prints ("International?")
     cands = proper_names(bare)
@@ -611,19 +619,21 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     period_text = ""
     new_period: PeriodMention | None = None
     against = False
+    base_text = ""
     if periods.mentions:
         new_period = periods.mentions[0]
         period_text = new_period.text
         joined = q[new_period.start:periods.mentions[-1].end]
-        if len(periods.mentions) >= 2 and re.fullmatch(
-                r"(?:\s*(?:,|vs\.?|versus|and|or|to|against|compared\s+(?:to|with))\s*)+",
-                q[new_period.end:periods.mentions[1].start], re.I):
+        if len(periods.mentions) >= 2 and _JOINER.fullmatch(q[new_period.end:periods.mentions[1].start]):
             period_text = joined  # "1H23 vs 1H22": both periods, compared
     elif shift and facts.period is not None:
         new_period = shift_mention(facts.period, shift)
+        base_text = facts.period_text
         if new_period is not None and new_period.span and re.search(r"(?i)\b(?:quarter|qtr)", shift.text):
-            # "the comparable quarter" of a half-year is a quarter (the half's last one)
+            # "the comparable quarter" of a half-year is a quarter (the half's last one), compared
+            # with that quarter of the thread's half
             new_period = replace(new_period, span="")
+            base_text = mention_text(replace(facts.period, span=""))
         period_text = mention_text(new_period) if new_period else ""
         # "sequentially?", "vs the prior-year period", "and the comparable quarter": the thread's
         # period against the shifted one (which stays the period the thread is about)
@@ -676,12 +686,19 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                 period_text = mention_text(moved)
         if new_period is not None and facts.period is not None and period_text:
             old = find_periods(text).mentions
-            if old and against:
+            if len(old) >= 2 and _JOINER.fullmatch(text[old[0].end:old[1].start]):
+                # the question compared two periods ("Q2 2023 vs Q2 2022"): the new period
+                # replaces the pair, not only its first half
+                text = text[:old[0].end] + text[old[1].end:]
+                old = find_periods(text).mentions
+            if old and against and base_text != facts.period_text:
+                text = _replace_period(text, old[0], f"{base_text} vs {period_text}")
+            elif old and against:
                 text = text[:old[0].end] + f" vs {period_text}" + text[old[0].end:]
             elif old:
                 text = _replace_period(text, old[0], period_text)
             else:
-                text = _append(text, [f"{facts.period_text} vs {period_text}" if against else period_text])
+                text = _append(text, [f"{base_text} vs {period_text}" if against else period_text])
         elif period_text and facts.period is None:
             text = _append(text, [period_text])
         elif not periods.mentions and not relative_words and facts.period is not None:
@@ -718,11 +735,15 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         carried.append("concept")
     if relative_words and period_text:
         # "at quarter end" -> "as of July 1, 2023" (an instant brings its own preposition)
-        said = f"{facts.period_text} vs {period_text}" if against else period_text
-        q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
-                   lambda m: said if said.startswith("as of") else
-                   f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
-                   f"{said}", q, count=1, flags=re.I)
+        said = f"{base_text} vs {period_text}" if against else period_text
+        if shift and shift.against:
+            # "sequential growth in revenue?": the word stays, the two quarters are added
+            q = _append(q, [said])
+        else:
+            q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
+                       lambda m: said if said.startswith("as of") else
+                       f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
+                       f"{said}", q, count=1, flags=re.I)
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period

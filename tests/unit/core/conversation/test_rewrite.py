@@ -356,6 +356,9 @@ APPLE_PREV = ["What was Apple's revenue in Q3 FY2023?"]
     ("$AMD same quarter?", "What was AMD's revenue in Q3 FY2023?"),
     ("BJ's Wholesale same metric?", "What was BJ's Wholesale's revenue in Q3 FY2023?"),
     ("target corp fy2019 fcf", "Target Corporation's fy2019 fcf"),
+    ("how about peers like AMD?", "What was AMD's revenue in Q3 FY2023?"),
+    # "sequential" as a word of the question: the two quarters are added
+    ("sequential growth in revenue?", "sequential growth in revenue (Q3 FY2023 vs Q2 FY2023, Apple)?"),
     # a full question about another company gets no thread company added
     ("how did its peer Alphabet do on op margin in Q4 2022?", "how did its peer Alphabet do on op margin in Q4 2022?"),
 ])
@@ -392,3 +395,14 @@ def test_a_thread_of_halves_instants_and_trailing_years() -> None:
     long = ("Thanks. Separately, were there any one-offs in the second quarter of 2023, e.g. restructuring "
             "charges? Please answer in full sentences.")
     assert "Intel" in rewrite_followup(long, prev, names, calendars=intel).standalone
+
+
+def test_a_new_period_replaces_a_compared_pair() -> None:
+    prev = ["What was Apple's revenue in Q3 FY2023?"]
+    first = rewrite_followup("vs the prior-year period", prev, APPLE_NAMES).standalone
+    assert first == "What was Apple's revenue in Q3 FY2023 vs Q3 FY2022?"
+    # the next period asked is asked alone, not beside the old comparison's
+    assert rewrite_followup("and Q1 FY2023?", [*prev, first], APPLE_NAMES).standalone == \
+        "What was Apple's revenue in Q1 FY2023?"
+    assert rewrite_followup("sequentially?", [*prev, first], APPLE_NAMES).standalone == \
+        "What was Apple's revenue in Q3 FY2023 vs Q2 FY2023?"
