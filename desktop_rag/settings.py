@@ -127,16 +127,18 @@ class RetrievalSettings:
         "(and the prompt's, unless prompt_words is set; prompt time grows with it).",
         min=100, max=4000,
     )
-    # 0 until the answer-level figures are compared (eval --answers 20 with
-    # --override retrieval.prompt_words=400): 400 cuts the new prompt tokens of 13
-    # financebench-dev questions from 1,424 to 889 on average (first token ~ prompt tokens)
+    # Before prompt_evidence_words (used when no evidence quote lies in the passages): 400 cut
+    # the new prompt tokens of 13 financebench-dev questions from 1,424 to 889 on average
     prompt_words: int = knob(
-        0, "Word budget for the passages put in the model's prompt: those holding the evidence "
-        "quotes first, then by rank (prompt time, and so the first token, grows with it); "
-        "0 = the whole context.", min=0, max=4000,
+        0, "Word budget for the passages put in the model's prompt when it is not built from the "
+        "evidence quotes (prompt_evidence_words 0, or no quote found): those holding the evidence "
+        "quotes first, then by rank; 0 = the whole context.", min=0, max=4000,
     )
+    # Measured 2026-11-23 (README "First token and context budget"), eval --answers 10 per set,
+    # same questions: 120 words -> 290 / 323 new prompt tokens (sec10q / financebench-dev) against
+    # ~1,570 for whole passages, first token ÷4-6, answers correct and cited alike.
     prompt_evidence_words: int = knob(
-        0, "Word budget of page text around the evidence quotes found before generation: the "
+        120, "Word budget of page text around the evidence quotes found before generation: the "
         "prompt carries those quotes with the sentences or table rows around them (exact page "
         "text), not whole passages; prompt time, and so the first token, grows with it. "
         "0 = passages chosen by prompt_words.", min=0, max=2000,

@@ -285,6 +285,7 @@ def test_the_prompt_carries_the_evidence_passages_first_within_its_budget(build_
     lib = build_library()
     out = json.dumps({"answer": "Apple's total net sales were $81,797 million.", "citations": []})
     engine, gen = _engine(lib, out)
+    engine.settings.retrieval.prompt_evidence_words = 0  # passages, not the evidence's sentences
     engine.settings.retrieval.prompt_words = 1  # room for one passage: the evidence's
     events = list(engine.ask_stream(QUESTION))
     evidence = next(e.evidence for e in events if e.kind == "evidence")
@@ -304,6 +305,8 @@ def test_the_evidence_prompt_is_exact_page_text_around_the_quotes_and_verifies(b
     out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
                       "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
     engine, gen = _engine(lib, out)
+    assert engine.settings.retrieval.prompt_evidence_words > 0  # the default
+    engine.settings.retrieval.prompt_evidence_words = 0  # whole passages, as before the budget
     whole = [len(t.split()) for _, _, t in (list(engine.ask_stream(QUESTION)) and gen.prompts[0][1])]
     gen.prompts.clear()
     engine.settings.retrieval.prompt_evidence_words = 40
