@@ -87,9 +87,9 @@ _NOT_NAMES = {"like", "such", "including", "include", "includes", "e.g", "eg", "
 _JOINER = re.compile(r"(?:\s*(?:,|vs\.?|versus|and|or|to|against|compared\s+(?:to|with))\s*)+(?:the\s+)?", re.I)
 _MONEY_UNITS = {"mm", "mn", "bn", "bil", "mil", "usd", "k", "m", "b", "tn"}
 # "target corp", "acme inc": a name with a legal form typed short (written as filings print it)
-_LEGAL_SHORT = re.compile(r"\b(?P<name>[A-Za-z][\w&'-]*(?:\s+[A-Z][\w&'-]*)?)\s+"
-                          r"(?P<form>(?i:corp(?:oration)?|inc(?:orporated)?))(?![\w&])\.?")
-_LEGAL_FULL = {"corp": "Corporation", "inc": "Inc.", "corporation": "Corporation", "incorporated": "Incorporated"}
+_LEGAL_SHORT = re.compile(r"\b(?P<name>(?:[A-Z][\w&'-]*\s+)?[A-Za-z][\w&'-]*)\s+(?P<form>(?i:corp))\b\.?")
+# a name with its legal form as filings print it ("Target Corporation"), read in a short message
+_LEGAL_NAME = re.compile(r"\b(?P<name>(?:[A-Z][\w&'-]*\s+)?[A-Z][\w&'-]*\s+Corporation)\b")
 # Qualitative topics of a filing: a follow-up naming one asks something new, it is no subject
 # (segment, product, region) of the thread's measure ("what about risk factors?")
 _TOPIC_WORDS = {"risk", "risks", "factors", "litigation", "legal", "proceedings", "lawsuit", "lawsuits", "strategy",
@@ -302,8 +302,10 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         return written
     if scoped and not _SWAP_LEAD.match(q):
         return ""
-    for rx in (_CASHTAG, _LEGAL_SHORT, _PEER_NAME):
+    for rx in (_CASHTAG, _LEGAL_NAME, _PEER_NAME):
         m = rx.search(q)
+        if rx is _LEGAL_NAME and len(q.split()) > 8:
+            continue  # a long question names its subject as it likes; a short follow-up names a company
         if m is None or m.group("name").lower() in _FILLER | _TOPIC_WORDS | _NOT_NAMES or m.group("name").lower() in labels:
             continue
         name = m.group("name").lstrip("$")
@@ -313,8 +315,8 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
             continue  # "how do its peers compare": a word the filings print in lower case, no name
         if rx is _CASHTAG:
             return name.upper()
-        if rx is _LEGAL_SHORT:
-            return f"{name[:1].upper()}{name[1:]} {_LEGAL_FULL[m.group('form').lower()]}"
+        if rx is _LEGAL_NAME:
+            return name
         name = re.sub(r"(?:'s|’s)$", "", name).rstrip(".,")
         return name[:1].upper() + name[1:] if name == name.lower() else name
     # "peers like AMD", "rivals such as Google": the name after the words that introduce it
@@ -387,6 +389,8 @@ def _swap_company(text: str, spans: list[tuple[int, int]], company: str, absent:
     for i, (a, b) in reversed(list(enumerate(spans))):
         if i == 0:
             name = company
+            if a > 0 and out[a - 1] == "$" and not re.fullmatch(r"[A-Z]{1,5}", company):
+                a -= 1  # "$NVDA rev" -> "Intel's rev", not "$Intel's"
             # "amazon op income" -> "Google's op income"; not "for Amazon", nor "did Amazon spend"
             if absent and not re.match(r"['’]s?\b", out[b:]) and re.match(r"\s+[A-Za-z0-9]", out[b:]) and not \
                     re.search(r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|"
@@ -421,8 +425,17 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
             # "for the second quarter of 2023" -> "for 2Q22", "in the quarter ended ..." -> "in Q4 FY2023";
             # "the first nine months of 2023" -> "the first half of 2023" (one "the")
             head = re.sub(r"(?i)\bthe\s+$", "", text[:m.start])
+            if old.date is not None and new and not new[0].date and not DATE_RE.search(new_text):
+                # "net cash as of June 30, 2023" -> "net cash in Q1 2023"
+                head = re.sub(r"(?i)\b(?:as\s+(?:of|at)|at)\s+$", "in ", head)
             return head + new_text + text[m.end:]
     return text
+
+
+def _at(period: str) -> str:
+    """A period after the words of a question: "in Q3 2023", "as of June 30, 2023" (an instant
+    brings its own preposition)."""
+    return period if period.startswith("as of") else f"in {period}"
 
 
 def rewrite_followup(question: str, previous: list[str], names: Iterable[str], scope_company: str = "",
@@ -500,8 +513,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
     # "target corp" -> "Target Corporation": the name as filings print it (not a library name's)
     q = _LEGAL_SHORT.sub(lambda m: m.group(0) if names_in(m.group(0), names) or m.group("name").lower() in _FILLER
-                         or m.group("form").lower() not in ("corp", "inc") else
-                         f"{m.group('name')[:1].upper()}{m.group('name')[1:]} {_LEGAL_FULL[m.group('form').lower()]}", q)
+                         else f"{m.group('name')[:1].upper()}{m.group('name')[1:]} Corporation", q)
     out = Rewrite(question=question, standalone=q)
     if not q:
         return out
@@ -556,6 +568,9 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     ytd = year_to_date(q) if not periods.mentions and not shift and not alone else None
     # "what about LTM", "at quarter end", "how about year-end?": a span or instant of the thread's period
     span = relative_span(q) if not periods.mentions and not shift and not alone and not ytd else None
+    if span and (facts.period is None or relative_span_of(facts.period, span, calendar_of(
+            _company_as_written(q, names)[0] or facts.company)) is None):
+        span = None  # "LTM" of a fiscal year is that year: the words stay as asked
     company_here = _company_as_written(q, names)[0]
     if (company_here and facts.company and not _same_company(company_here, facts.company, names, company_of)
             and not periods.mentions and (ytd or _THAT_PERIOD.search(q) or _THOSE_PERIOD.search(q))):
@@ -747,7 +762,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period
-        q = _THAT_PERIOD.sub(f" in {period}", q, count=1).replace("  ", " ")
+        q = _THAT_PERIOD.sub(f" {_at(period)}", q, count=1).replace("  ", " ")
         has_period = True
     lead = _LEAD_RE.match(q)
     body = q[lead.end():] if lead else q
@@ -760,9 +775,9 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         else:
             text = f"What was {phrase}" + (f" for {company}" if company and not has_company else "")
         if period and not has_period:
-            text += f" in {period}"
+            text += f" {_at(period)}"
         elif relative_words and period_text and period_text not in text:
-            text += f" in {period_text}"
+            text += f" {_at(period_text)}"
         out.standalone, out.kind = text + "?", "concept"
     else:
         extra = [x for x in (change_of, (company if not has_company else ""), (period if not has_period else "")) if x]
@@ -777,13 +792,24 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
 
 
 def _sentence_at(text: str, at: int) -> str:
-    """The sentence of ``text`` around position ``at`` ("Thanks. Separately, were there any
-    one-offs in Q2 2023? Please answer in full sentences." -> its question), without a lead
-    word that only turns to a new topic ("Separately,")."""
+    """The sentence of ``text`` around position ``at`` when the others only thank or ask for a
+    layout ("Thanks. Separately, were there any one-offs in Q2 2023? Please answer in full
+    sentences." -> its question), without a lead word that only turns to a new topic
+    ("Separately,"); the whole text otherwise ("You are a credit analyst. What were ...": a
+    persona and a full question)."""
     start = max((m.end() for m in re.finditer(r"[.?!]\s+(?=[A-Z])", text[:at])), default=0)
-    end = next((m.end() for m in re.finditer(r"[.?!](?:\s+|$)", text[at:])), len(text) - at) + at
+    end = next((m.end() for m in re.finditer(r"[.?!](?=\s+[A-Z]|\s*$)", text[at:])), len(text) - at) + at
+    others = _COURTESY.sub(" ", text[:start] + " " + text[end:])
+    if re.search(r"[A-Za-z0-9]{2,}", others):
+        return text
     return re.sub(r"^(?:separately|also|next|now|then|finally|additionally|besides)\s*,\s*", "", text[start:end].strip(),
                   flags=re.I)
+
+
+# the words of a sentence that only thanks or asks for a layout ("Thanks.", "Please answer in full sentences.")
+_COURTESY = re.compile(r"(?i)\b(?:thanks?|thank\s+you|thx|ty|cheers|great|ok(?:ay)?|please|pls|plz|answer|reply|respond|"
+                       r"in|with|as|a|an|the|full|short|brief(?:ly)?|complete|sentences?|words?|detail|detailed|bullets?|"
+                       r"points?|lines?|one|two|three|keep|it|be|concise)\b")
 
 
 def _append(text: str, extra: list[str]) -> str:

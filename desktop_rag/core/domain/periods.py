@@ -899,6 +899,8 @@ def relative_span_of(mention: PeriodMention, found: RelativeSpan,
         return None  # "at year end" of fiscal 2022, "at quarter end" of Q2 2023: the period as asked
     if mention.fiscal and mention.date is None and calendar is None:
         return None  # where a fiscal period ends is the filer's: not known here
+    if found.kind == "trailing" and mention.date is None and (not mention.quarter or mention.span == SECOND_HALF):
+        return None  # the trailing year of a year (or of a half ending it) is that year
     ends = quarter_end_month(mention, calendar)
     if ends is None:
         return None

@@ -406,3 +406,24 @@ def test_a_new_period_replaces_a_compared_pair() -> None:
         "What was Apple's revenue in Q1 FY2023?"
     assert rewrite_followup("sequentially?", [*prev, first], APPLE_NAMES).standalone == \
         "What was Apple's revenue in Q3 FY2023 vs Q2 FY2023?"
+
+
+def test_false_readings_found_by_the_probe_stay_fixed() -> None:
+    # a persona sentence beside a full question: no thread company added to another filer's question
+    q = "You are an equity analyst focused on capital returns at Nike. What share buyback program was Nike running in fiscal 2023?"
+    assert "Apple" not in rewrite_followup(q, APPLE_PREV, APPLE_NAMES).standalone
+    # a capitalised word before a legal form is no company ("covering Adobe Inc.", "did Target Corporation")
+    q = "You are an equity analyst covering Adobe Inc. How much revenue came from the Americas in fiscal 2022?"
+    assert rewrite_followup(q, APPLE_PREV, APPLE_NAMES).standalone.startswith("You are an equity analyst covering Adobe Inc.")
+    assert "Did" not in rewrite_followup("What comparable sales growth did Target Corporation report for fiscal 2022?",
+                                         APPLE_PREV, APPLE_NAMES).standalone
+    # a cashtag is not carried onto the next company's name
+    out = rewrite_followup("Same for Intel", ["$NVDA rev Q2 FY24?"], ["NVDA", "Nvidia", "Intel"])
+    assert out.standalone.startswith("Intel")
+    # "LTM" of a fiscal year is that year: the words and the measure stay
+    walmart = {"walmart": FiscalCalendar(2020, 4, date(2020, 1, 31))}
+    out = rewrite_followup("what about LTM", ["Walmart op margin fiscal 2020"], ["Walmart"], calendars=walmart)
+    assert "op margin" in out.standalone and "fiscal 2020" in out.standalone and "twelve months" not in out.standalone
+    # an instant replaced by a quarter loses its "as of"
+    out = rewrite_followup("And in Q1 2023?", ["net cash as of June 30, 2023 (Intel)?"], ["Intel"])
+    assert out.standalone == "net cash in Q1 2023 (Intel)?"
