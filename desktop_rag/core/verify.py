@@ -302,6 +302,18 @@ def verify_answer(
     if (concept and answer_numbers and _RATIO_ASKED.search(question) and not _EXPLANATION_ASKED.search(question)
             and _AMOUNT_GIVEN.search(text)):
         return Verdict(False, reason="the question asks for a ratio or rate, the answer gives an amount")
+    if (concept and figures and _AMOUNT_ASKED.search(question) and not _RATIO_ASKED.search(question)
+            and not _EXPLANATION_ASKED.search(question) and not _CHANGE_ASKED.search(question)
+            and not _AMOUNT_GIVEN.search(text) and _PERCENTAGE.search(text)):
+        # "What is Lockheed Martin's backlog at the end of 2022?" answered "37% of our backlog
+        # over the next 12 months": true words, but not the amount asked
+        return Verdict(False, reason="the question asks for an amount, the answer gives only percentages")
+    if _DENIAL.search(text) and not any(
+            _DENIAL.search(c.quote) and (not concept or carries_concept(tokenize(c.quote), concept, idf)) for c in cites):
+        # "No, Kraft Heinz did not record any goodwill impairment in 2019" over a quote of
+        # "goodwill impairment losses of $1.2 billion ... in 2019": a denial is shown only
+        # when a quote itself says no
+        return Verdict(False, reason="the answer says no, and no quote of what was asked says so")
     if concept:
         for n in answer_numbers:
             holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
@@ -329,6 +341,14 @@ _FIGURE_ASKED = re.compile(
 _EXPLANATION_ASKED = re.compile(
     r"\b(why|drove|drivers?|caused?|causes|reasons?|factors?|explain\w*|attribut\w+|contribut\w+)\b", re.I)
 _AMOUNT_GIVEN = re.compile(r"\$|\b(thousand|million|billion|trillion)s?\b", re.I)
+# "What is the backlog ...", "how much ...": an amount asked (a rate is _RATIO_ASKED's)
+_AMOUNT_ASKED = re.compile(r"\b(how\s+much|what\s+(?:is|was|were|are)\b)", re.I)
+# a change or a share asked: a percentage is then an answer
+_CHANGE_ASKED = re.compile(
+    r"\b(chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|rose|fell|compar\w*|versus|vs\.?|shares?\s+of|"
+    r"portion|proportion|mix|split|percent\w*)\b", re.I)
+_DENIAL = re.compile(r"\b(?:no|not|none|never|nor|neither|nothing)\b|n['’]t\b", re.I)
+_PERCENTAGE = re.compile(r"\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
 
 
 def carries_concept(tokens: list[str], concept: set[str], idf: dict[str, float] | None = None) -> bool:

@@ -317,3 +317,44 @@ def test_a_cut_answer_not_from_the_page_loses_its_dangling_sentence() -> None:
     # one sentence, cut: nothing whole to keep, verification decides
     only = "The company's business was impacted by the"
     assert complete_cut_sentence(only, _mdna_passages()) == only
+
+
+# -- answers true to their quotes but not to the question ----------------------------------------------
+LMT_PAGE = (
+    "Backlog\n"
+    "At December 31, 2022, our backlog was $150.0 billion compared with $135.4 billion at December 31, 2021.\n"
+    "We expect to recognize approximately 37% of our backlog over the next 12 months and approximately 61% over the "
+    "next 24 months as revenue, with the remainder recognized thereafter.\n"
+    "Goodwill impairment losses of $1.2 billion were recorded in 2019.\n"
+    "We did not record any impairment of indefinite-lived intangible assets in 2021."
+)
+
+
+def _lmt_passages() -> list[Passage]:
+    return [Passage(_hit(0, len(LMT_PAGE), 7, text=LMT_PAGE), 0, len(LMT_PAGE), LMT_PAGE)]
+
+
+def test_an_amount_asked_is_not_answered_with_percentages_only() -> None:
+    pct = ("We expect to recognize approximately 37% of our backlog over the next 12 months and approximately 61% "
+           "over the next 24 months as revenue.")
+    v = verify_answer(pct, [], "What is Lockheed Martin's backlog at the end of 2022?", _lmt_passages(), 2,
+                      concept={"backlog"})
+    assert not v.ok and "only percentages" in v.reason
+    amount = "At December 31, 2022, the backlog was $150.0 billion."
+    assert verify_answer(amount, [], "What is Lockheed Martin's backlog at the end of 2022?", _lmt_passages(), 2,
+                         concept={"backlog"}).ok
+    # a share or a change asked: a percentage answers it
+    assert "only percentages" not in verify_answer(
+        pct, [], "What share of the backlog will be recognized over the next 12 months?", _lmt_passages(), 2,
+        concept={"backlog"}).reason
+
+
+def test_a_denial_needs_a_quote_that_says_no() -> None:
+    no = "No, the company did not record any goodwill impairment in 2019."
+    v = verify_answer(no, [], "Did the company record any goodwill impairment in 2019?", _lmt_passages(), 2,
+                      concept={"goodwill", "impairment"})
+    assert not v.ok and "says no" in v.reason
+    quoted_no = "The company did not record any impairment of indefinite-lived intangible assets in 2021."
+    ok = verify_answer(quoted_no, [], "Did the company impair indefinite-lived intangible assets in 2021?",
+                       _lmt_passages(), 2, concept={"impairment", "intangible"})
+    assert ok.ok, ok.reason

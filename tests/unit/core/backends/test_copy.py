@@ -22,8 +22,9 @@ def _results(lib: Library) -> list[list[tuple[str, int, str]]]:
 
 
 def _vectors(lib: Library) -> dict[tuple[str, int], bytes]:
-    lib.refresh()
-    return {(lib.chunks[c].doc_id, lib.chunks[c].ordinal): lib.vectors[lib.row_of[c]].tobytes() for c in lib.chunks}
+    # a team library keeps no vectors on the desktop: all_vectors reads them from the server
+    ids, matrix = lib.all_vectors()
+    return {(lib.chunks[int(c)].doc_id, lib.chunks[int(c)].ordinal): matrix[i].tobytes() for i, c in enumerate(ids)}
 
 
 def test_push_then_pull_copies_without_reembedding(build_library, pg_database: str, tmp_path: Path,
