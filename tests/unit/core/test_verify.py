@@ -232,8 +232,13 @@ MDNA_PAGE = (
 )
 
 
+def _page_passages(text: str, cid: int) -> list[Passage]:
+    """One passage: the whole of a page of ``text``."""
+    return [Passage(_hit(0, len(text), cid, text=text), 0, len(text), text)]
+
+
 def _mdna_passages() -> list[Passage]:
-    return [Passage(_hit(0, len(MDNA_PAGE), 9, text=MDNA_PAGE), 0, len(MDNA_PAGE), MDNA_PAGE)]
+    return _page_passages(MDNA_PAGE, 9)
 
 
 def test_a_verbatim_answer_cut_mid_sentence_is_finished_from_the_page() -> None:
@@ -331,7 +336,7 @@ LMT_PAGE = (
 
 
 def _lmt_passages() -> list[Passage]:
-    return [Passage(_hit(0, len(LMT_PAGE), 7, text=LMT_PAGE), 0, len(LMT_PAGE), LMT_PAGE)]
+    return _page_passages(LMT_PAGE, 7)
 
 
 def test_an_amount_asked_is_not_answered_with_percentages_only() -> None:
