@@ -24,6 +24,9 @@ MEASURE_WORDS = frozenset({
     "impairment", "impairments", "fees", "fee", "spending", "capital", "investments", "headcount", "employees",
     "obligations", "compensation", "payout", "yield", "shares", "outstanding",
     "liquidity", "working", "turnover", "development", "returns", "return", "roe", "roa", "roic", "fcf", "opinc", "gm",
+    # analysts' ratio and line shorthands: "DSO?" asks a new measure, not the thread's again
+    "dso", "dpo", "dio", "ccc", "sbc", "d&a", "rpo", "nii", "nim", "arpu", "aum", "cet1", "ocf", "cogs", "turns",
+    "intensity",
 })
 # Words that qualify a measure before it ("free cash flow", "diluted EPS", "op income").
 QUALIFIER_WORDS = frozenset({

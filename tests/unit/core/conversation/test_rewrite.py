@@ -427,3 +427,8 @@ def test_false_readings_found_by_the_probe_stay_fixed() -> None:
     # an instant replaced by a quarter loses its "as of"
     out = rewrite_followup("And in Q1 2023?", ["net cash as of June 30, 2023 (Intel)?"], ["Intel"])
     assert out.standalone == "net cash in Q1 2023 (Intel)?"
+
+
+def test_a_shorthand_measure_replaces_the_threads_measure() -> None:
+    out = rewrite_followup("and SBC?", ["What was Apple's R&D in Q3 2023?"], ["Apple Inc.", "apple"])
+    assert out.standalone == "What was SBC for Apple in Q3 2023?"

@@ -30,3 +30,9 @@ def test_analysts_idioms_for_a_measure() -> None:
     assert measure_phrase("what hit the bottom-line?") == "bottom-line"
     assert measure_phrase("revenue, the top line") == "revenue"  # the first one named
     assert measure_phrase("the product line") == ""
+
+
+def test_ratio_and_line_shorthands_are_measures() -> None:
+    # "DSO?" after an inventory question asks a new measure: the thread's is not carried with it
+    for q in ("DSO?", "and SBC?", "what about D&A", "NIM for the quarter", "capex intensity"):
+        assert measure_phrase(q), q
