@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -274,3 +275,14 @@ def init_team(url: str, embedder: object, settings: object | None = None) -> str
     settings = settings or Settings()
     init_team_library(url, settings, library_manifest(settings, embedder))  # type: ignore[arg-type]
     return url
+
+
+@dataclass
+class PageLibrary:
+    """The part of Library that passages_for and the prompt context read: page texts by
+    (doc_id, 1-based page); a page it does not hold reads as empty."""
+
+    pages: dict[tuple[str, int], str]
+
+    def page_text(self, doc_id: str, page: int) -> str:
+        return self.pages.get((doc_id, page), "")

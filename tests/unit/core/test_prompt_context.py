@@ -3,12 +3,11 @@ sentences/rows around them: exact page text, the word budget, evidence first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.prompt_context import GAP, evidence_context
 from desktop_rag.core.types import Chunk, Citation, Document, DocumentMeta, Hit
 from desktop_rag.core.verify import locate_quote, passages_for
+from tests.conftest import PageLibrary
 
 PAGE = (
     "Item 2. Management's Discussion and Analysis\n"
@@ -30,12 +29,6 @@ DOC = Document("a" * 64, "2023 Q3 AAPL.pdf", "/x/2023 Q3 AAPL.pdf", 30,
                DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
 
 
-@dataclass
-class PageLibrary:
-    pages: dict[tuple[str, int], str]
-
-    def page_text(self, doc_id: str, page: int) -> str:
-        return self.pages.get((doc_id, page), "")
 
 
 LIB = PageLibrary({(DOC.doc_id, 5): PAGE, (DOC.doc_id, 9): OTHER})

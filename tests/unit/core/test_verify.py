@@ -3,8 +3,6 @@ units, finishing a cut answer from the page, and answer verification."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from desktop_rag.core.pdf import fold_text, match_form
@@ -18,6 +16,7 @@ from desktop_rag.core.verify import (
     split_units,
     verify_answer,
 )
+from tests.conftest import PageLibrary
 
 # -- passages and quotes --------------------------------------------------------------------------
 PAGE = (
@@ -31,14 +30,6 @@ DOC = Document("f" * 64, "2023 Q3 AAPL.pdf", "/x/2023 Q3 AAPL.pdf", 30,
                DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))
 
 
-@dataclass
-class PageLibrary:
-    """The part of Library that passages_for needs."""
-
-    pages: dict[tuple[str, int], str]
-
-    def page_text(self, doc_id: str, page: int) -> str:
-        return self.pages[(doc_id, page)]
 
 
 def _hit(start: int, end: int, cid: int, page: int = 5, text: str = PAGE, score: float = 1.0) -> Hit:
