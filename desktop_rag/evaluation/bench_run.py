@@ -252,6 +252,14 @@ class SyntheticLibrary:
 
         return Library.lexical_search(self, terms, k, doc_ids)  # type: ignore[arg-type]
 
+    def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
+        from desktop_rag.core.library import Library
+
+        return Library.vectors_of(self, ids)  # type: ignore[arg-type]
+
+    def prefetch(self, ids: Any) -> None:
+        pass  # every chunk is in memory
+
     def page_text(self, doc_id: str, page: int) -> str:
         return ""  # synthetic chunks have no page: every page is an ordinary text page
 
