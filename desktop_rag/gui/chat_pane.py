@@ -50,8 +50,10 @@ BADGE_HELP = {
     "Not in corpus": "None of the documents searched contains an answer to this question.",
     "Stopped": "You stopped this answer before it finished; what is shown quotes the filing.",
 }
-# An extractive answer made with no model at all: nothing's wording failed a check.
+# An extractive answer made with no model at all: nothing's wording failed a check. The engine
+# notes it exactly so; the badge help and the details both read that one note.
 EXTRACTIVE_WITHOUT_MODEL = "No language model is loaded, so the answer quotes the filing's own sentences."
+_NO_MODEL_NOTE = f"{EXTRACTIVE_NOTE} {NO_MODEL_REASON}"
 
 
 def extractive_lead(answer: Answer) -> str:
@@ -372,7 +374,7 @@ def details_lines(answer: Answer) -> list[str]:
     for n in answer.notes:
         if is_route_note(n):
             continue
-        if n.startswith(EXTRACTIVE_NOTE) and n.endswith(NO_MODEL_REASON):
+        if n == _NO_MODEL_NOTE:
             lines.append(EXTRACTIVE_WITHOUT_MODEL)
             continue
         if n.startswith(EXTRACTIVE_NOTE):
@@ -640,8 +642,7 @@ class ExchangeWidget(QWidget):
         elif answer.citations:
             self._badge("Verified", "BadgeVerified")
         # The badge says it in words too, not only in a hover tooltip.
-        unasked = not answer.model and not any(n.startswith(EXTRACTIVE_NOTE) and not n.endswith(NO_MODEL_REASON)
-                                               for n in answer.notes)
+        unasked = _NO_MODEL_NOTE in answer.notes
         explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else BADGE_HELP[b]
                    for b in self.badge_texts() if b in BADGE_HELP]
         set_plain(self.badge_help, " ".join(explain))
