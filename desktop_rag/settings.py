@@ -136,7 +136,9 @@ class RetrievalSettings:
     )
     # Measured 2026-11-23 (README "First token and context budget"), eval --answers 10 per set,
     # same questions: 120 words -> 290 / 323 new prompt tokens (sec10q / financebench-dev) against
-    # ~1,570 for whole passages, first token ÷4-6, answers correct and cited alike.
+    # ~1,570 for whole passages, first token ÷4-6; correct 30 -> 50 % / 60 -> 60 %, evidence pages
+    # cited alike, but on sec10q fewer of the model's own answers kept (6 -> 4 of 9; those lost
+    # were wrong).
     prompt_evidence_words: int = knob(
         120, "Word budget of page text around the evidence quotes found before generation: the "
         "prompt carries those quotes with the sentences or table rows around them (exact page "
