@@ -172,6 +172,14 @@ _MONTH_NAMED_QUARTER = (
     rf"\b(?:the\s+)?(?P<m>(?:(?<=the\s)may|(?!may\b){MONTH_RE}))\.?(?:(?:\s+|-)'?(?P<y>{_YEAR}|\d\d))?\s+(?:fiscal\s+)?"
     rf"(?:quarter|qtr)(?![a-z])(?:\s+(?:of\s+|in\s+)?(?P<y2>{_YEAR}))?")
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # "the trailing nine months to sept 2023", "the six months through June '23", "nine months
+    # to Oct-22": a span named by its length and the month it ends in (no day), read as ending
+    # on that month's last day (a 52/53-week filer's end is within days of it)
+    ("months_to", re.compile(
+        rf"\b(?:(?:the|those|these)\s+)?(?:(?:trailing|first|last|past)\s+)?(?P<n>three|six|nine|twelve|3|6|9|12)\s*"
+        rf"(?:months?|mos?\.?)\s+(?:to|through|thru|till|until|ended|ending)\s+(?:(?:the\s+)?end\s+of\s+)?"
+        # a two-digit year only as "Oct-22" or "June '23" ("June 30" is a day)
+        rf"(?P<m>{MONTH_RE})\.?(?:\s+(?P<y>{_YEAR})|(?:-|\s*')(?P<y2>\d\d))(?![0-9])(?!,?\s*(?:19|20)\d\d)", re.I)),
     # "the quarter ended July 1, 2023", "fiscal year ended January 29, 2023", "as of Dec. 31, 2022"
     ("ended", re.compile(
         rf"\b(?P<what>(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|period)\s+(?:ended|ending)\s+(?P<date>{DATE_RE.pattern})",
@@ -212,6 +220,46 @@ LATEST_RE = re.compile(
 )
 
 
+# "the most recent quarter in the filings", "the latest quarter you've got", "the newest 10-Q on
+# file": the latest period of a kind, with the words that say where (the library's filings)
+_LATEST_WORDS = re.compile(
+    rf"(?:\bthe\s+)?{LATEST_RE.pattern}"
+    r"(?:\s+(?:(?:that\s+)?(?:you|u|we)(?:'ve|\s+have)?\s+(?:got|have|hold)|(?:in|on|of)\s+(?:the\s+)?"
+    r"(?:filings?|library|file|record|reports?|documents?|10-?qs|10-?ks)|available|on\s+file))?", re.I)
+
+
+@dataclass(frozen=True)
+class LatestPeriod:
+    """A period named as the latest of its kind ("the most recent quarter in the filings"):
+    ``unit`` "quarter", "year" or "" (a report or period of either kind), with the words."""
+
+    unit: str
+    text: str
+
+
+def latest_period(text: str) -> LatestPeriod | None:
+    """The latest period ``text`` asks for by name, without naming it ("the latest quarter
+    you've got"); None when it names none."""
+    m = _LATEST_WORDS.search(text)
+    if m is None:
+        return None
+    kind = m.group(2).lower()
+    unit = ("quarter" if kind in ("quarter", "10-q", "10q") else "year" if kind in ("10-k", "10k", "fiscal year")
+            else "")
+    return LatestPeriod(unit, m.group(0).strip())
+
+
+def latest_period_of(calendar: FiscalCalendar, unit: str = "") -> PeriodMention:
+    """The latest period of ``unit`` a filer's library holds, from the calendar of its latest
+    report (``metadata.fiscal_calendar``: that report's fiscal year and quarter, 4 for an
+    annual one): its quarter (Q3 FY2024), or the latest fiscal year it completed."""
+    fiscal = not calendar.calendar_year
+    if unit == "year" or (not unit and calendar.quarter == 4):
+        year = calendar.year if calendar.quarter == 4 else calendar.year - 1
+        return PeriodMention("", 0, 0, year=year, fiscal=True)
+    return PeriodMention("", 0, 0, year=calendar.year, quarter=calendar.quarter, fiscal=fiscal)
+
+
 def find_periods(text: str) -> QuestionPeriods:
     """Periods named in a question, a follow-up or a file name, in order of appearance.
     Overlapping readings keep the first (most specific) pattern's."""
@@ -238,21 +286,44 @@ def find_periods(text: str) -> QuestionPeriods:
     return QuestionPeriods(mentions, latest=bool(LATEST_RE.search(text)))
 
 
+def months_to_month(text: str) -> list[PeriodMention]:
+    """The spans ``text`` names by their length and closing month ("the trailing nine months to
+    sept 2023"), each with its words (``mention_text`` writes it as filings head the column:
+    "the nine months ended September 30, 2023")."""
+    rx = next(p for k, p in _PATTERNS if k == "months_to")
+    return [found for m in rx.finditer(text) if (found := _mention("months_to", m)) is not None]
+
+
 def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     text, start, end = m.group(0).strip(), m.start(), m.end()
+    if kind == "months_to":
+        name = m.group("m").lower()
+        month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+        closing = full_year(m.group("y") or m.group("y2"))
+        months = _STEP_WORDS[m.group("n").lower()]
+        day = _add_months(date(closing, month, 1), 1) - timedelta(days=1)
+        if months == 3:
+            return PeriodMention(text, start, end, year=closing, date=day, span="quarter")
+        if months == 12:
+            return PeriodMention(text, start, end, year=closing, date=day, span=TRAILING)
+        return PeriodMention(text, start, end, year=closing, date=day, span=YEAR_TO_DATE, quarter=months // 3)
     if kind in ("ended", "asof"):
         d = parse_date(m.group("date"))
         if d is None:
             return None
         span = ""
+        quarters = None
         if kind == "ended":
             what = m.group("what").lower()
             span = "quarter" if ("quarter" in what or what.startswith("three")) else "year" if (
                 "year" in what or what.startswith("twelve")) else ""
+            if what.startswith(("six", "nine")):
+                # "the nine months ended July 1, 2023": the year to date ending there, not an instant
+                span, quarters = YEAR_TO_DATE, 2 if what.startswith("six") else 3
         if kind == "asof":
             start = m.start("date")
             text = m.group("date")
-        return PeriodMention(text, start, end, year=d.year, date=d, span=span,
+        return PeriodMention(text, start, end, year=d.year, date=d, span=span, quarter=quarters,
                              fiscal="fiscal" in m.group(0).lower())
     if kind == "ordq":
         q = m.group("q").lower()
@@ -501,9 +572,9 @@ _AFTER = r"(?:after|later|following|next|subsequent)"
 # "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
 # "the following quarter", "same quarter last year", "three months earlier"
 RELATIVE_PERIOD_RE = re.compile(
-    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)\s+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)\s+"
+    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)[\s-]+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)[\s-]+"
     rf"(?P<dir1>{_BACK}|{_AFTER})\b"
-    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|period)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago)))?\b",
+    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|fy|period)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago|later|after)))?\b",
     re.I,
 )
 
@@ -525,11 +596,11 @@ class PeriodShift:
 # "the comparable quarter", "the comparable prior-year period": the same quarter a year earlier
 _YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:(?:comparable\s+)?(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago|"
                                r"comparable)\s+(?:fiscal\s+)?(?:quarter|qtr|period)|"
-                               r"same\s+(?:quarter|qtr|period)\s+(?:of\s+)?(?:the\s+)?(?:prior|previous|last)\s+(?:fiscal\s+)?(?:year|yr))\b", re.I)
+                               r"same\s+(?:quarter|qtr|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:prior|previous|last)\s+(?:fiscal\s+)?(?:year|yr|fy))\b", re.I)
 # "sequentially?", "q/q", "QoQ": against the quarter before
 _SEQUENTIAL = re.compile(r"\b(?:sequential(?:ly)?|q/q|qoq|q-o-q|quarter[-\s]over[-\s]quarter)(?![\w/])", re.I)
 # chat shorthand for the units ("the yr before", "same qtr")
-_UNIT_WORDS = {"qtr": "quarter", "yr": "year"}
+_UNIT_WORDS = {"qtr": "quarter", "yr": "year", "fy": "year"}
 
 
 def relative_period(text: str) -> PeriodShift | None:
@@ -554,8 +625,9 @@ def relative_period(text: str) -> PeriodShift | None:
         else:
             word = m.group("dir2").lower()
             unit = _UNIT_WORDS.get(m.group("unit2").lower(), m.group("unit2").lower())
-            if m.group("ly"):  # "same quarter last year", "the quarter a year earlier"
-                return PeriodShift(years=-1, text=m.group(0))
+            if m.group("ly"):  # "same quarter last year", "the quarter a year earlier", "... a year later"
+                return PeriodShift(years=1 if re.search(r"(?:later|after)$", m.group("ly"), re.I) else -1,
+                                   text=m.group(0))
             if word == "same" or unit == "period":
                 continue  # "the previous period" without "last year": which one is not known
             if word == "last" and unit == "quarter":
@@ -838,6 +910,8 @@ def year_to_date_of(mention: PeriodMention, ytd: YearToDate) -> PeriodMention | 
     if mention.year is None:
         return None
     if mention.date is not None:
+        if ytd.quarters == 0 and mention.span == YEAR_TO_DATE:
+            return mention  # "year to date" of the nine months ended July 1, 2023: that span
         if ytd.quarters in (0, 4):
             return None  # how far into its fiscal year a date is is not known here
         return PeriodMention("", 0, 0, year=mention.date.year, date=mention.date, span=YEAR_TO_DATE,

@@ -16,9 +16,12 @@ from desktop_rag.core.domain.periods import (
     find_periods,
     fiscal_label_for,
     fiscal_year_for_end,
+    latest_period,
+    latest_period_of,
     mention_text,
     month_quarter,
     month_quarter_period,
+    months_to_month,
     parse_date,
     period_label,
     period_phrase,
@@ -420,3 +423,56 @@ def test_trailing_twelve_months_and_period_ends() -> None:
     assert relative_span_of(find_periods("fiscal 2022").mentions[0], ye) is None
     assert relative_span_of(q2, qe) is None
     assert relative_span("year end 2022") is None
+
+
+# -- spans named by their closing month, the latest period, more shifts (issue #12, held-out-7) ------------
+@pytest.mark.parametrize(("text", "expected"), [
+    ("cash from ops over the trailing six months to march 2024", "the six months ended March 31, 2024"),
+    ("revenue, nine months through Jun-21", "the nine months ended June 30, 2021"),
+    ("the 3 months to dec 2020", "the quarter ended December 31, 2020"),
+    ("twelve months to April '22", "the twelve months ended April 30, 2022"),
+])
+def test_a_span_named_by_its_closing_month(text: str, expected: str) -> None:
+    found = find_periods(text).mentions
+    assert len(found) == 1 and mention_text(found[0]) == expected
+    assert [mention_text(m) for m in months_to_month(text)] == [expected]
+
+
+def test_a_day_after_the_month_is_no_two_digit_year() -> None:
+    # "to March 31" names a day, not the year 2031; with its year it is a date read as such
+    assert months_to_month("the nine months to March 31") == []
+    found = find_periods("the nine months ended March 31, 2024").mentions
+    assert found[0].date == date(2024, 3, 31) and found[0].span == YEAR_TO_DATE and found[0].quarter == 3
+
+
+def test_nine_months_ended_a_date_is_a_year_to_date_not_an_instant() -> None:
+    nine = find_periods("for the six months ended December 30, 2022").mentions[0]
+    assert mention_text(nine) == "the six months ended December 30, 2022"
+    # its "year to date" is that span
+    assert year_to_date_of(nine, year_to_date("and ytd?")) == nine
+
+
+@pytest.mark.parametrize(("text", "years", "quarters"), [
+    ("what about the same qtr in the previous FY", -1, 0),
+    ("the last FY?", -1, 0),
+    ("and the prior fy", -1, 0),
+    ("the two-years-earlier figure", -2, 0),
+    ("same period a year later", 1, 0),
+    ("the quarter a year after", 1, 0),
+])
+def test_more_relative_periods(text: str, years: int, quarters: int) -> None:
+    shift = relative_period(text)
+    assert shift is not None and (shift.years, shift.quarters) == (years, quarters)
+
+
+def test_the_latest_period_of_a_kind_comes_from_the_filer_s_latest_report() -> None:
+    words = latest_period("and opex for the newest quarter you have?")
+    assert words is not None and words.unit == "quarter" and words.text == "the newest quarter you have"
+    assert latest_period("the most recent 10-K on file").unit == "year"  # type: ignore[union-attr]
+    assert latest_period("opex in 2022?") is None
+    retailer = FiscalCalendar(2024, 2, date(2023, 7, 29))  # fiscal year ends in January
+    assert mention_text(latest_period_of(retailer, "quarter")) == "Q2 FY2024"
+    assert mention_text(latest_period_of(retailer, "year")) == "fiscal 2023"  # the last whole year
+    calendar_filer = FiscalCalendar(2022, 4, date(2022, 12, 31))
+    assert mention_text(latest_period_of(calendar_filer, "")) == "fiscal 2022"
+    assert mention_text(latest_period_of(FiscalCalendar(2023, 1, date(2023, 3, 31)), "quarter")) == "Q1 2023"
