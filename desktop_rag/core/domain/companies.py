@@ -225,8 +225,15 @@ def proper_names(question: str) -> list[str]:
     """Capitalised names in a question that may be companies ("Boeing", "Home Depot"), not
     counting the first word of a sentence when it is a common word, nor finance vocabulary."""
     out: list[str] = []
+    runs = []
     for m in _PROPER.finditer(question):
-        words = [w.strip(".,'’") for w in re.split(r"\s+", m.group(1))]
+        # a plural's possessive ends a name: "Raytheon Technologies' Raytheon Missiles & Defense" is
+        # two ("BJ's Wholesale", "Lowe's Companies" keep their "'s" inside the name)
+        words = re.split(r"\s+", m.group(1))
+        cut = next((i + 1 for i, w in enumerate(words[:-1]) if re.search(r"s['’]$", w)), len(words))
+        runs += [run for run in (words[:cut], words[cut:]) if run]
+    for run in runs:
+        words = [w.strip(".,'’") for w in run]
         words = [re.sub(r"(?:'s|’s)$", "", w) for w in words]
         # drop leading/trailing vocabulary ("FY2015", "What", "Revenue", "FCF": "Northrop's FCF")
         while words and (words[0].lower() in _TRIMMED or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):
@@ -253,8 +260,11 @@ def subject_names(question: str) -> list[str]:
     for name in proper_names(question):
         # the registrant's legal form may follow: "The Coca-Cola Company's", "did Target Corporation report"
         esc = re.escape(name) + _LEGAL_TAIL
-        if re.search(rf"{esc}(?:'s|’s|'|’)(?=\s|$)", question) or re.search(
-                rf"\b(?:did|does|do)\s+(?:the\s+)?{esc}\s+[a-z]+", question):
+        # after "the" only with its legal form ("did The Kroger Co. report"): "did the Activision
+        # Blizzard deal close", "did the Tax Cuts and Jobs Act affect" name a thing, not who did it
+        legal = re.escape(name) + _LEGAL_TAIL.removesuffix("?")
+        if re.search(rf"{esc}(?:'s|’s|'|’)(?=[\s?!.,;:)]|$)", question) or re.search(
+                rf"\b(?:did|does|do)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question):
             out.append(name)
     return out
 
@@ -315,3 +325,65 @@ def lower_case_name(phrase: str, printed_lower: Collection[str], vocabulary: Col
     if len(words) == 1 and len(words[0]) <= 3:
         return words[0].upper()  # "amd", "ibm": initials or a trading symbol
     return " ".join(w[:1].upper() + w[1:] for w in words)
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance with adjacent swaps ("mircosoft"), stopped past ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+# a word of a question that may be a library company's name mistyped: five letters or more
+_TYPED_WORD = re.compile(r"(?<![\w&'’.-])[A-Za-z][A-Za-z&-]{3,}[A-Za-z](?![\w&'’-])")
+MIN_TYPED_NAME = 5  # shorter names collide with common words ("intel" is the shortest kept)
+
+
+def typed_library_names(text: str, names: Iterable[str], printed_lower: Collection[str],
+                        vocabulary: Collection[str] = frozenset()) -> list[tuple[int, int, str, bool]]:
+    """Library company names a question types in a way ``names_in`` does not read: a
+    possessive or plural without its apostrophe ("apples R&D", "amazons books") or a slip of
+    the keyboard ("microsft", "nvidai"): (start, end, the library name, possessive).
+
+    Only the library's own one-word names of five letters or more are matched (a common word
+    cannot be one slip from a short name), a word by the same first letter, one edit away
+    (two for names of eight letters or more), and never a word the library's filings print
+    in lower case (``printed_lower``: "apply" is no slip of "apple") nor a word of questions
+    about filings or of ``vocabulary``."""
+    single = {n.lower(): n for n in names if n.replace("-", "").isalpha() and " " not in n
+              and len(n) >= MIN_TYPED_NAME and not (n.isupper() and len(n) <= 5)}
+    if not single:
+        return []
+    out: list[tuple[int, int, str, bool]] = []
+    for m in _TYPED_WORD.finditer(text):
+        word = m.group(0)
+        low = word.lower()
+        if low in single or low in printed_lower or low in _NOT_NAME_WORDS or low in vocabulary:
+            continue
+        found = ""
+        possessive = False
+        if low.endswith("s") and low[:-1] in single:
+            found, possessive = single[low[:-1]], True
+        else:
+            best = 3
+            for key, name in single.items():
+                if key[0] != low[0]:
+                    continue
+                limit = 2 if len(key) >= 8 else 1
+                d = _edit_distance(low, key, limit)
+                if d <= limit and d < best:
+                    best, found = d, name
+        if found:
+            out.append((m.start(), m.end(), found, possessive))
+    return out
