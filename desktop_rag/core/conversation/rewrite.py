@@ -19,7 +19,13 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from desktop_rag.core.domain.companies import lower_case_name, names_in, proper_names, subject_names
+from desktop_rag.core.domain.companies import (
+    lower_case_name,
+    names_in,
+    proper_names,
+    subject_names,
+    typed_library_names,
+)
 from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import (
@@ -30,9 +36,12 @@ from desktop_rag.core.domain.periods import (
     find_periods,
     fiscal_label_for,
     in_quarter,
+    latest_period,
+    latest_period_of,
     mention_text,
     month_quarter,
     month_quarter_period,
+    months_to_month,
     quarter_without_year,
     relative_period,
     relative_span,
@@ -53,13 +62,16 @@ FOLLOWUP_RE = re.compile(
 )
 # A leading follow-up phrase, stripped to find what is left of the question.
 _LEAD_RE = re.compile(
-    r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so|well|right|alright|all\s+right|back\s+to)[\s,.]+)*(?:what about|how about|same (?:thing |question )?for|the same for|"
+    r"^\s*(?:(?:and|also|now|ok(?:ay)?|fine|then|so|well|right|alright|all\s+right|back\s+to)[\s,.]+)*(?:what about|how about|same (?:thing |question )?for|the same for|"
     r"(?:now\s+)?do the same for|repeat (?:that|it|this) for|(?:now\s+)?do|and for|for)?\s*",
     re.I,
 )
 _COMPARE_RE = re.compile(
     r"\b(?:how\s+(?:does|do|did)\s+(?:that|it|this|these|those)\s+(?:compare|stack\s+up)\s+(?:to|with|w/|against|vs\.?)|"
-    r"compared?\s+(?:that|it|this|these|those)?\s*(?:to|with|w/)|versus|vs\.?)\s*", re.I)
+    r"compared?\s+(?:that|it|this|these|those)?\s*(?:to|with|w/)|versus|vs\.?|"
+    # "now line that up against ...", "put it next to ..."
+    r"(?:line|set|put)\s+(?:that|it|this|those|these|them)\s+(?:up\s+)?(?:against|next\s+to|beside|alongside|with))\s*",
+    re.I)
 _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how", "then", "period", "please",
            "also", "now", "it", "its", "that", "this", "those", "them", "they", "their", "one", "ok", "okay",
            "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
@@ -67,7 +79,7 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            # "at the end of fiscal 2018", "as of": words around a period, not a concept
            "as", "back", "end", "ending", "ended", "beginning", "start", "close", "months", "six", "nine", "twelve",
            # casual words around a follow-up ("ok back to msft, what about ...", "pls")
-           "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "go", "let's", "lets", "qtr",
+           "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "fine", "go", "let's", "lets", "qtr",
            # chat shorthand of the same words ("the yr before", "same qtrs", "w/")
            "yr", "yrs", "qtrs", "w",
            # "its peer Intel", "a competitor, AMD": who the company is to the thread's, no concept
@@ -105,7 +117,8 @@ _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?
 _SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:in|of|for)\s+(?:fiscal\s+)?(?:year\s+)?"
                               r"(?P<year>(?:19|20)\d\d)\b", re.I)
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
-_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over)\s+(?:that|the\s+same|this)|that|the\s+same)\s+(?:quarter|qtr|year|yr|period)\b",
+_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over|at|on|as\s+of)\s+(?:that|the\s+same|this)|that|the\s+same)\s+"
+                          r"(?:quarter|qtr|year|yr|period|date|day|point|stretch)\b",
                           re.I)
 # a question about the previous answer ("what drove that", "why did it grow?"): it carries no
 # measure of its own, so the thread's measure is the one of the question before it
@@ -134,6 +147,11 @@ _CARRIED_TAIL = re.compile(r"\s*\([^()]*\)\s*\??\s*$")
 # a question that may span several companies: no thread company is added to it
 _CROSS_COMPANY = re.compile(r"\b(?:compan(?:y|ies)|firms?|filers?|issuers?|peers?|competitors?|rivals?|industry|"
                             r"sector|each|every|both)\b", re.I)
+# a message that reads as a question or an instruction of its own past its first words ("for
+# fiscal 2023, what were ...", "now line that up against ..."): what the thread carries is added
+# to it, it is not poured into "What was <phrase>?"
+_ASKS_WITHIN = re.compile(r"(?:^|[,;:?!]\s*|\s-+\s*|\band\s+)(?:what|how|which|who|when|where|why|did|does|do|can|could)\b"
+                          r"|^[a-z]+\s+(?:that|it|this|those|these|them)\s+(?:up|out|against|next|side|into|with|vs)\b", re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
 
@@ -171,6 +189,9 @@ class Rewrite:
     carried: list[str] = field(default_factory=list)  # "company", "period", "concept", "form"
     absent_company: str = ""  # a company the message names that the library holds no filing of
     named_period: str = ""  # the period the message names, as resolved ("the first half" -> "the first half of 2023")
+    # the message with the library's company names written as printed ("microsft" -> "Microsoft",
+    # "the iPhone maker" -> "Apple"): what the router reads the companies of
+    spelled: str = ""
 
     def note(self) -> str:
         if self.kind == "standalone":
@@ -194,6 +215,43 @@ def _names_as_printed(text: str, names: Iterable[str], name_terms: Iterable[str]
     return text
 
 
+def _names_as_spelled(text: str, names: Iterable[str], printed_lower: Collection[str],
+                      company_of: Mapping[str, str] | None, vocabulary: Collection[str] = frozenset()) -> str:
+    """A library company's name typed without its possessive's apostrophe or with a slip of
+    the keyboard ("apples R&D", "amazons books", "microsft"), written as its filings print it
+    ("Apple's R&D", "Amazon's books", "Microsoft"), so that it reads as the company
+    (``domain.companies.typed_library_names``: the library's own names only)."""
+    for a, b, name, possessive in reversed(typed_library_names(text, names, printed_lower, vocabulary)):
+        written = name[:1].upper() + name[1:] if name == name.lower() else name
+        company = (company_of or {}).get(name.lower(), "")
+        printed = re.search(rf"(?<![A-Za-z0-9&]){re.escape(name)}(?![A-Za-z0-9&])", short_name(company), re.I) \
+            if company else None
+        if printed:
+            written = printed.group(0)
+        text = text[:a] + written + ("'s" if possessive else "") + text[b:]
+    return text
+
+
+# "the iPhone maker", "the maker of Xbox", "the Azure company": a company described by its product
+_DESCRIBED = re.compile(r"\bthe\s+(?P<x>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)\s+(?:maker|makers|manufacturer|"
+                        r"producer|company|giant|firm|people)\b|\bthe\s+(?:maker|manufacturer|producer)\s+of\s+(?:the\s+)?"
+                        r"(?P<y>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)", re.I)
+
+
+def _described_company(text: str, labels: Mapping[str, frozenset[str]], company_of: Mapping[str, str] | None
+                       ) -> tuple[str, int, int]:
+    """A library company named by a description ("the iPhone maker", "the maker of Xbox"):
+    when the product is a term only that company's filings print as a label or use often
+    (``labels``: per library name, its printed labels and own frequent words), its name and
+    the description's span; ("", -1, -1) otherwise."""
+    for m in _DESCRIBED.finditer(text):
+        term = (m.group("x") or m.group("y")).lower()
+        owners = {(company_of or {}).get(n, n) for n, own in labels.items() if term in own}
+        if len(owners) == 1:
+            return short_name(next(iter(owners))), m.start(), m.end()
+    return "", -1, -1
+
+
 def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]:
     """The longest library company name in ``text`` with its span, as the text spells it.
     A ticker of four or more letters typed in lower case ("back to msft") is the ticker,
@@ -203,7 +261,8 @@ def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]
     best = ("", -1, -1)
     for n in sorted(found, key=len, reverse=True):
         m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I)
-        if m and len(m.group(0)) > len(best[0]):
+        # the longest name; of names as long, the first written ("Intel's ... than Apple's" is Intel's)
+        if m and (len(m.group(0)), -m.start()) > (len(best[0]), -best[1]):
             best = (m.group(0), m.start(), m.end())
     if not best[0]:
         for n in names:
@@ -300,6 +359,9 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     written = _company_as_written(q, names)[0]
     if written:
         return written
+    own = _own_figure_of(q, names)
+    if own:
+        return own
     if scoped and not _SWAP_LEAD.match(q):
         return ""
     for rx in (_CASHTAG, _LEGAL_NAME, _PEER_NAME):
@@ -341,9 +403,51 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
             return head if head != head.lower() else lower_case_name(head, printed_lower, vocabulary)
     # "what about AMD's 1Q23 gm": a possessive names whose figure it is, unless it is a segment,
     # product or region the thread's company prints
-    owners = [n for n in subject_names(q) if n.lower() not in labels]
+    # (a name the thread's filings print is still another company on the other side of a
+    # comparison: "compare with Raytheon Technologies' missile sales")
+    owners = [n for n in subject_names(q) if n.lower() not in labels
+              or re.search(rf"{_AGAINST.pattern.split('(?P<name>')[0]}{re.escape(n)}(?:'s|’s|'|’)", q, re.I)]
     if len(owners) == 1:
         return owners[0]
+    return ""
+
+
+def _own_figure_of(q: str, names: Iterable[str]) -> str:
+    """A company the library lacks that the message names as the owner of its own figure:
+    "Arm's own revenue", "what did Rivian itself report", "Mobileye alone" ("" when none).
+    A name the thread's filings print (a deal, a stake, a customer: "the Rivian stake") is
+    their company's subject matter, unless the message says so: the owner's own words, not
+    the thread company's."""
+    for name in proper_names(q):
+        if names_in(name, names):
+            continue
+        esc = re.escape(name)
+        if re.search(rf"(?<![\w&]){esc}(?:'s|’s)\s+own\b|(?<![\w&]){esc}\s+(?:itself|alone|on\s+its\s+own|by\s+itself)\b"
+                     rf"|\b(?:did|does|do)\s+{esc}\s+(?:itself\s+)?(?:report|disclose|post|book|record)", q):
+            return name
+    return ""
+
+
+# the other side of a comparison: "stack up against kroger's", "vs Target", "higher than Citi's"
+_AGAINST = re.compile(r"\b(?:against|versus|vs\.?|than|(?:compared?|compares|stacks?\s+up|measures?\s+up)\s+(?:to|with))"
+                      r"\s+(?:the\s+)?(?P<name>[A-Za-z][\w&.-]*[A-Za-z0-9&])(?:'s|’s|'|’)?(?![\w&'’-])", re.I)
+
+
+def _compared_with(q: str, names: set[str], printed_lower: Collection[str], vocabulary: Collection[str]) -> str:
+    """A company the library lacks on the other side of a comparison the message makes ("stack
+    up against kroger's", "vs Target"): a capitalised name, or a word no filing of the library
+    prints in lower case (``lower_case_name``); "" when the other side is a library company, a
+    period, a word of the thread or of questions."""
+    for m in _AGAINST.finditer(q):
+        name = m.group("name")
+        if names_in(name, names) or name.lower() in vocabulary or find_periods(name).mentions:
+            continue
+        if name[:1].isupper() and proper_names(name) == [name]:
+            return name
+        # (a slip from a word of questions is no name; one from another filer's label may be: "kroger")
+        found = lower_case_name(name, printed_lower, _FILLER | _TOPIC_WORDS) if name == name.lower() else ""
+        if found:
+            return found
     return ""
 
 
@@ -425,6 +529,8 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
             # "for the second quarter of 2023" -> "for 2Q22", "in the quarter ended ..." -> "in Q4 FY2023";
             # "the first nine months of 2023" -> "the first half of 2023" (one "the")
             head = re.sub(r"(?i)\bthe\s+$", "", text[:m.start])
+            if re.match(r"(?i)(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?(?:quarter|year)\s+ended", new_text):
+                new_text = "the " + new_text  # "nine months ended ..." as a span is "the nine months ended ..."
             if old.date is not None and new and not new[0].date and not DATE_RE.search(new_text):
                 # "net cash as of June 30, 2023" -> "net cash in Q1 2023"
                 head = re.sub(r"(?i)\b(?:as\s+(?:of|at)|at)\s+$", "in ", head)
@@ -511,13 +617,22 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
+    if printed_lower:
+        q = _names_as_spelled(q, names, printed_lower, company_of, _FILLER | _TOPIC_WORDS | set(terms or {}))
+    if not names_in(q, names):
+        described, da, db = _described_company(q, labels or {}, company_of)
+        if described:
+            q = q[:da] + described + q[db:]  # "back to the iPhone maker: capex" -> "back to Apple: capex"
     # "target corp" -> "Target Corporation": the name as filings print it (not a library name's)
     q = _LEGAL_SHORT.sub(lambda m: m.group(0) if names_in(m.group(0), names) or m.group("name").lower() in _FILLER
                          else f"{m.group('name')[:1].upper()}{m.group('name')[1:]} Corporation", q)
-    out = Rewrite(question=question, standalone=q)
+    out = Rewrite(question=question, standalone=q, spelled=q)
     if not q:
         return out
-    if terms and not names_in(q, names):
+    # a company the library lacks named as the owner ("Raytheon Technologies' Raytheon Missiles &
+    # Defense sales"): a term of a library company beside it names no library company
+    owned_elsewhere = any(not names_in(n, names) and n.lower() not in (terms or {}) for n in subject_names(q))
+    if terms and not names_in(q, names) and not owned_elsewhere:
         # "AWS segment operating income": a segment or product only one company's filings print;
         # "amzn rev 2Q23?", "coke 2017": a name typed as no filing prints it in prose, which the
         # search would not read as the company (the registered name is added)
@@ -526,7 +641,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             company = short_name(next(iter(named)))
             q = _append(q, [company])
             out = Rewrite(question=question, standalone=q, company=company, kind="appended",
-                          carried=["company (named by its own segment or product)"])
+                          carried=["company (named by its own segment or product)"], spelled=out.spelled)
     facts = thread_facts(previous, names, scope_company, scope_period, asides)
 
     def calendar_of(company: str) -> FiscalCalendar | None:
@@ -548,18 +663,27 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if named_month and (previous or scope_company or scope_period
                         or (named_month.year and _company_as_written(q, names)[0])):
         # "the march qtr": the quarter ending that month, as the company asked about names it
-        owner = _company_as_written(q, names)[0] or facts.company
+        # the company asked about: one the library lacks has no fiscal calendar known here
+        owner = _company_as_written(q, names)[0] or ("" if _own_figure_of(q, names) else facts.company)
         meant = month_quarter_period(named_month, facts.period, calendar_of(owner), calendar_of(facts.company))
         if meant is not None:
             q = q[:named_month.start] + mention_text(meant) + q[named_month.end:]
             out = Rewrite(question=question, standalone=q, company=out.company, kind="appended",
-                          carried=[*out.carried, "period (a quarter named by its month)"])
+                          carried=[*out.carried, "period (a quarter named by its month)"], spelled=out.spelled)
     same_quarter = _SAME_QUARTER_OF.search(q)
     if same_quarter and facts.period is not None and (facts.period.quarter or facts.period.date) and facts.period.year:
         # the thread's quarter in the year named, written as the period module writes it
         moved = shift_mention(facts.period, PeriodShift(years=int(same_quarter.group("year")) - facts.period.year))
         if moved is not None:
             q = q[:same_quarter.start()] + mention_text(moved) + q[same_quarter.end():]
+    for spelled in reversed(months_to_month(q)):
+        # "over the trailing nine months to sept 2023" -> "over the nine months ended September 30,
+        # 2023": as the filings head the column; on the thread's own closing day when it is
+        # within days of the month's end (a 52/53-week filer's "Oct-22" ended October 30)
+        thread_day = facts.period.date if facts.period is not None else None
+        if thread_day is not None and spelled.date is not None and abs((thread_day - spelled.date).days) <= 7:
+            spelled = replace(spelled, date=thread_day, year=thread_day.year)
+        q = q[:spelled.start] + mention_text(spelled) + q[spelled.end:]
     periods = find_periods(q)
     shift = relative_period(q)
     # "and in Q1?": a quarter of the thread's year
@@ -576,11 +700,22 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             and not periods.mentions and (ytd or _THAT_PERIOD.search(q) or _THOSE_PERIOD.search(q))):
         # "on Apple: what drove Services growth over those nine months?": the period that was
         # asked of that company, not of the one asked last
+        # (questions about that company alone: "Intel's quarter ... bigger than Apple's?" is Intel's)
         own = [p for p in previous
-               if (w := _company_as_written(p, names)[0]) and _same_company(w, company_here, names, company_of)]
+               if (w := _company_as_written(p, names)[0]) and _same_company(w, company_here, names, company_of)
+               and all(_same_company(n, company_here, names, company_of) for n in names_in(p, names))]
         mine = thread_facts(own, names) if own else None
         if mine is not None and mine.period is not None:
             facts.period, facts.period_text = mine.period, mine.period_text
+    # "the most recent quarter in the filings", "the latest quarter you've got": the latest period
+    # of that kind the library's filings of the company cover (its latest report's calendar)
+    latest_named: tuple[str, PeriodMention] | None = None
+    latest_words = (latest_period(q) if (previous or scope_company) and not periods.mentions and not shift
+                    and not alone and not ytd and not span else None)
+    if latest_words is not None:
+        latest_calendar = calendar_of(company_here or facts.company)
+        if latest_calendar is not None:
+            latest_named = (latest_words.text, latest_period_of(latest_calendar, latest_words.unit))
 
     # what is left once the follow-up words, company and period are taken out
     rest = _LEAD_RE.sub("", q, count=1)
@@ -599,6 +734,9 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         rest = rest.replace(ytd.text, " ")
     if span:
         rest = rest.replace(span.text, " ")
+    if latest_named:
+        rest = rest.replace(latest_named[0], " ")
+    rest = _THAT_PERIOD.sub(" ", rest)  # "adidas for the same year?": a period, no part of the name
     thread_labels: frozenset[str] = frozenset()
     for n in names_in(facts.company, names) if facts.company else []:
         thread_labels |= (labels or {}).get(n.lower(), frozenset())
@@ -607,6 +745,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                                                set(terms or {}))
     if new_company and not names_in(new_company, names):
         out.absent_company = new_company
+    elif not out.absent_company:
+        # "how do costco's net sales stack up against kroger's": the other side of a comparison,
+        # a company the library lacks (the router then searches, the conversation never answered it)
+        out.absent_company = _compared_with(q, names, printed_lower, _FILLER | _TOPIC_WORDS | _NOT_NAMES
+                                            | thread_labels | set(terms or {}))
     if new_company and not company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
     rest = _FORM_RE.sub(" ", rest)
@@ -617,10 +760,14 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # a longer question naming a period but no company, in a thread about one ("what happened to
     # gross margin % in FY23 and why"), is about that company too, unless it may span several (a
     # long question naming neither reads as a new one: "Describe the principal risk factors ...")
+    # (counted in the words typed: a period written out for the search is longer)
+    typed_periods = find_periods(question).mentions
     about_none = bool(previous and facts.company and not new_company and periods.mentions
-                      and len(_sentence_at(q, periods.mentions[0].start).split()) <= 14 and not _CROSS_COMPANY.search(q))
-    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or about_none
-                       or len(q.split()) <= 8)
+                      and len((_sentence_at(question, typed_periods[0].start) if typed_periods else
+                               _sentence_at(q, periods.mentions[0].start)).split()) <= 14
+                      and not _CROSS_COMPANY.search(q))
+    is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
+                       or about_none or len(question.split()) <= 8)
     has_company = bool(new_company)
     has_period = bool(periods.mentions) or periods.latest
     if not previous and not scope_company and not scope_period:
@@ -646,9 +793,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         base_text = facts.period_text
         if new_period is not None and new_period.span and re.search(r"(?i)\b(?:quarter|qtr)", shift.text):
             # "the comparable quarter" of a half-year is a quarter (the half's last one), compared
-            # with that quarter of the thread's half
-            new_period = replace(new_period, span="")
-            base_text = mention_text(replace(facts.period, span=""))
+            # with that quarter of the thread's half; of the nine months ended a date, the quarter
+            # ended that date
+            dated = new_period.date is not None
+            new_period = replace(new_period, span="quarter" if dated else "", quarter=None if dated else new_period.quarter)
+            base_text = mention_text(replace(facts.period, span="quarter" if dated else "",
+                                             quarter=None if dated else facts.period.quarter))
         period_text = mention_text(new_period) if new_period else ""
         # "sequentially?", "vs the prior-year period", "and the comparable quarter": the thread's
         # period against the shifted one (which stays the period the thread is about)
@@ -663,9 +813,13 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     elif span and facts.period is not None:
         new_period = relative_span_of(facts.period, span, calendar_of(company_here or facts.company))
         period_text = mention_text(new_period) if new_period else ""
+    elif latest_named is not None:
+        new_period = latest_named[1]
+        period_text = mention_text(new_period)
     # the words naming the period relative to the thread's, replaced by the period they name
-    relative_words = (shift.text if shift else alone.text if (alone and period_text) else
-                      ytd.text if (ytd and period_text) else span.text if (span and period_text) else "")
+    relative_words = "" if periods.mentions else (shift.text if shift else alone.text if (alone and period_text) else
+                      ytd.text if (ytd and period_text) else span.text if (span and period_text) else
+                      latest_named[0] if (latest_named and period_text) else "")
     out.named_period = period_text
 
     if not concept_terms and facts.question and (new_company or periods.mentions or relative_words):
@@ -766,9 +920,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         has_period = True
     lead = _LEAD_RE.match(q)
     body = q[lead.end():] if lead else q
-    if lead and lead.group(0).strip() and not _WH_START.match(body) and body:
+    if lead and lead.group(0).strip() and not _WH_START.match(body) and not _ASKS_WITHIN.search(body) and body:
         # a bare phrase: "What about operating income?" -> a question about it
         phrase = body.rstrip(" ?.!")
+        if company_here and re.match(rf"{re.escape(company_here)}\s*[:,-]\s", phrase):
+            # "back to Apple: capex ytd" -> "What was Apple's capex ytd"
+            phrase = re.sub(rf"^{re.escape(company_here)}\s*[:,-]\s*", f"{company_here}'s ", phrase)
         if company and re.match(r"(?i)its\b|their\b", phrase):
             phrase = re.sub(r"(?i)^(?:its|their)\b", f"{company}'s", phrase)
             text = f"What was {phrase}"

@@ -432,3 +432,95 @@ def test_false_readings_found_by_the_probe_stay_fixed() -> None:
 def test_a_shorthand_measure_replaces_the_threads_measure() -> None:
     out = rewrite_followup("and SBC?", ["What was Apple's R&D in Q3 2023?"], ["Apple Inc.", "apple"])
     assert out.standalone == "What was SBC for Apple in Q3 2023?"
+
+
+# -- held-out-7 classes, with examples of our own (issue #12) ------------------------------------------------
+COMPANY_OF = {"apple": "Apple Inc.", "aapl": "Apple Inc.", "microsoft": "Microsoft Corporation",
+              "msft": "Microsoft Corporation", "nvidia": "NVIDIA Corporation", "nvda": "NVIDIA Corporation",
+              "intel": "Intel Corporation", "intc": "Intel Corporation"}
+
+
+@pytest.mark.parametrize(("question", "previous", "expected"), [
+    # a possessive typed without its apostrophe, as the first question and as a follow-up
+    ("nvidias gaming revenue in Q1 FY2024?", [], "NVIDIA's gaming revenue in Q1 FY2024?"),
+    ("and intels?", RD, "What was Intel's research and development expense in Q3 2023?"),
+    # a slip of the keyboard in a library company's name
+    ("same for mircosoft", RD, "What was Microsoft's research and development expense in Q3 2023?"),
+])
+def test_a_library_name_typed_loosely_is_the_company(question: str, previous: list[str], expected: str) -> None:
+    out = rewrite_followup(question, previous, NAMES, printed_lower=PRINTED, company_of=COMPANY_OF)
+    assert out.standalone == expected and out.absent_company == ""
+
+
+def test_the_latest_quarter_asked_in_a_follow_up_is_the_company_s_latest_report() -> None:
+    msft = FiscalCalendar(2024, 1, date(2023, 9, 30))
+    cals = {"microsoft": msft, "msft": msft}
+    prev = ["What was Microsoft's revenue in Q2 FY2023?"]
+    assert rewrite_followup("and in the newest quarter you have?", prev, NAMES, calendars=cals).standalone == \
+        "What was Microsoft's revenue in Q1 FY2024?"
+    assert rewrite_followup("ok, opex for the latest quarter in the library", prev, NAMES, calendars=cals).standalone \
+        == "What was opex for Q1 FY2024 for Microsoft?"
+
+
+def test_a_span_to_a_month_is_written_as_the_filings_head_it() -> None:
+    out = rewrite_followup("and over the six months to june 2023", ["Amazon net sales 3Q 2023?"], {"amazon", "AMZN"})
+    assert out.standalone == "Amazon net sales the six months ended June 30, 2023?"
+    # the thread's own closing day when the month's end is days from it (a 52/53-week year)
+    prev = ["What was Apple's revenue for the quarter ended July 1, 2023?"]
+    assert "the nine months ended July 1, 2023" in rewrite_followup("and the nine months to Jun-23?", prev, NAMES).standalone
+
+
+MOBILE = {"intel": frozenset({"mobileye"}), "intc": frozenset({"mobileye"})}
+INTEL_REV = ["What was Intel's revenue in Q2 2023?"]
+
+
+@pytest.mark.parametrize(("question", "absent"), [
+    ("what did Mobileye itself report for revenue in Q2 2023?", "Mobileye"),
+    ("what was Mobileye's own operating income that quarter?", "Mobileye"),
+    # the thread's company acting on a name its filings print: still the thread's
+    ("how much did they gain selling Mobileye shares that quarter", ""),
+])
+def test_a_name_the_thread_s_filings_print_is_another_company_only_when_it_owns_the_figure(question: str,
+                                                                                          absent: str) -> None:
+    out = rewrite_followup(question, INTEL_REV, NAMES, labels=MOBILE, printed_lower=PRINTED)
+    assert out.absent_company == absent
+    assert ("Intel" in out.standalone) == (not absent), out.standalone
+
+
+def test_an_own_figure_s_month_named_quarter_is_a_calendar_quarter() -> None:
+    # the thread's company has its own fiscal calendar; the other company's is not known
+    msft = FiscalCalendar(2024, 1, date(2023, 9, 30))
+    out = rewrite_followup("what were Mobileye's own sales in the June 2023 quarter?",
+                           ["What was Microsoft's revenue in Q4 FY2023?"], NAMES, labels=MOBILE,
+                           calendars={"microsoft": msft, "msft": msft})
+    assert out.standalone == "what were Mobileye's own sales in Q2 2023?"
+
+
+def test_a_company_described_by_a_product_only_its_filings_print() -> None:
+    labels = {"apple": frozenset({"iphone"}), "microsoft": frozenset({"xbox", "windows"}),
+              "msft": frozenset({"xbox"}), "intel": frozenset({"windows"})}
+    for question in ("what about the maker of Xbox?", "and the Xbox company?"):
+        assert rewrite_followup(question, RD, NAMES, labels=labels, company_of=COMPANY_OF).standalone == \
+            "What was Microsoft's research and development expense in Q3 2023?"
+    # a product two companies print names neither
+    out = rewrite_followup("and the Windows maker?", RD, NAMES, labels=labels, company_of=COMPANY_OF)
+    assert "Microsoft" not in out.standalone and "Intel" not in out.standalone
+
+
+def test_the_other_side_of_a_comparison_is_a_company_the_library_lacks() -> None:
+    out = rewrite_followup("how does apple's op income stack up against lenovo's in Q1 2023",
+                           ["What was Apple's operating income in Q1 2023?"], NAMES, printed_lower=PRINTED)
+    assert out.absent_company == "Lenovo"
+    # a library company or a period on the other side is none
+    assert rewrite_followup("how does that stack up against intel's", RD, NAMES,
+                            printed_lower=PRINTED).absent_company == ""
+    assert rewrite_followup("and against q2?", RD, NAMES, printed_lower=PRINTED).absent_company == ""
+
+
+def test_a_follow_up_that_reads_as_a_question_is_not_poured_into_the_template() -> None:
+    assert rewrite_followup("now, for Q2 2023, what was the gross margin?", RD, NAMES).standalone == \
+        "now, for Q2 2023, what was the gross margin (Apple)?"
+    assert rewrite_followup("now put that against Intel's for the same quarter", RD, NAMES).standalone == \
+        "What was Intel's research and development expense in Q3 2023?"
+    # a company named before a colon is the owner of the phrase after it
+    assert rewrite_followup("ok back to Intel: capex", RD, NAMES).standalone == "What was Intel's capex in Q3 2023?"
