@@ -4,10 +4,10 @@ from the filings, or both (compare an answer already given with a new one)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.core.conversation.styles import is_style_only, style_request
+from desktop_rag.core.conversation.styles import is_style_only, only_layout_words, style_request
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import find_periods, relative_period
@@ -19,6 +19,9 @@ BOTH = "both"
 
 RECALL_RE = re.compile(
     r"\b(?:what\s+did\s+(?:you|u)\s+(?:say|tell\s+me|find|answer)|(?:you|u)\s+(?:said|mentioned|told\s+me|found)|"
+    # "what was the first figure you gave?", "the number you quoted for Q2"
+    r"(?:figures?|numbers?|amounts?|answers?|values?)\s+(?:that\s+)?(?:you|u)(?:'ve|\s+have)?\s+"
+    r"(?:gave|given|give|quoted|provided|cited|showed|shown|shared|listed|came\s+up\s+with)|"
     r"(?:earlier|before|previously)\s+(?:you|u)\b|remind\s+me|recap|repeat\s+(?:that|the\s+(?:last\s+)?answer|your\s+answer)|"
     r"what\s+(?:you(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:said|told\s+me|found|established|learned|covered)|"
     r"(?:summari[sz]e|sum\s+up|go\s+over)\s+(?:our|the|this)\s+(?:conversation|discussion|thread|chat|answers|findings)|"
@@ -31,7 +34,10 @@ COMPARE_RE = re.compile(
     r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
     r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
     r"(?:higher|larger|bigger|lower|smaller)\s+than|side[-\s]+by[-\s]+side|next\s+to\s+each\s+other|"
-    r"stacks?\s+up|stacked\s+up|measures?\s+up)\b", re.I)
+    r"stacks?\s+up|stacked\s+up|measures?\s+up|"
+    # "line that up against Microsoft", "set it against Q2"
+    r"(?:line|lined|lining|set|put)\s+(?:that|it|this|those|these|them)\s+(?:up\s+)?(?:against|next\s+to|beside|alongside))\b",
+    re.I)
 # "Which company had the larger figure?", "Which product did better?", "Who paid more?": a
 # comparison of answers already given when nothing but generic words is left beside it
 # ("Which segment had the highest revenue?" asks the filings something new)
@@ -79,14 +85,28 @@ def is_route_note(note: str) -> bool:
     return bool(_ROUTE_NOTE.match(note))
 
 
-def _compares_answers(q: str) -> bool:
+def _compares_answers(q: str, previous: Sequence[str] = ()) -> bool:
+    """"Which one was higher?", "which year had more paid members, and by how much": a
+    comparison of answers already given, when beside the comparing words there is nothing
+    but generic words and words the thread's questions already asked (a word may be written
+    shorter than asked: "members" of "memberships")."""
     m = WHICH_RE.search(q)
     if not m:
         return False
     rest = q[:m.start()] + " " + q[m.end():]
     if _THOSE.search(q) or re.search(r"\b[A-Za-z][\w&.'-]*\s+or\s+[A-Za-z]", rest):
         return True  # "them", "the two", "North America or International"
-    return not [t for t in content_terms(rest) if t not in _GENERIC]
+    asked = {t for p in previous for t in content_terms(p)}
+    return not [t for t in content_terms(_BY_HOW_MUCH.sub(" ", rest)) if t not in _GENERIC and t not in asked
+                and not any(len(t) >= 5 and a.startswith(t) for a in asked)]
+
+
+# "and by how much": the size of the difference, no new subject
+_BY_HOW_MUCH = re.compile(r"\b(?:and\s+)?by\s+how\s+much\b", re.I)
+# "restate the figures above as one formal sentence", "rephrase that": the answers given, re-laid
+_RESTATE = re.compile(r"\b(?:restate|re-state|rephrase|reword|rewrite|recast|reformulate)\b", re.I)
+_RESTATE_WORDS = re.compile(r"\b(?:single|formal|full|plain|proper|complete|neat|clean|above|earlier|previous|"
+                            r"so\s+far|given)\b", re.I)
 
 
 def _entities(text: str, names: Iterable[str], company_of: Mapping[str, str] | None = None) -> tuple[set[str], set[str]]:
@@ -152,10 +172,21 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if is_style_only(q) or is_style_only(_without_known(q, names, known_c, company_of)) or (
             style_request(q) and is_style_only(_without_asked_words(q, previous_standalone))):
         return Route(CONVERSATION, "asks only for another layout of what was answered", "restyle")
+    if _RESTATE.search(q) and only_layout_words(_RESTATE_WORDS.sub(" ", _RESTATE.sub(" ", _without_asked_words(
+            _without_known(q, names, known_c, company_of), previous_standalone)))):
+        return Route(CONVERSATION, "asks to restate what was answered, naming nothing new", "restyle")
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
         return Route(CONVERSATION, "asks about what was already said", task)
-    if COMPARE_RE.search(q) or _compares_answers(q):
+    compared = COMPARE_RE.search(q)
+    if compared and measure_phrase(q[:compared.start()]) and find_periods(q[:compared.start()]).mentions \
+            and re.search(r"\b(?:what|how|which)\b", q[:compared.start()], re.I) \
+            and relative_period(q[compared.start():]) and not names_in(q[compared.start():], names):
+        # "for fiscal 2023, what were Nike's China revenues, how did that compare with the prior
+        # year": the message asks its own figure first and compares it with another period of
+        # its own; the filings answer both
+        return Route(RETRIEVE, "asks a figure of its own and compares it")
+    if compared or _compares_answers(q, previous_standalone):
         comp, per = _entities(q, names, company_of)
         comp |= {c.lower() for c in absent_companies if c}
         for named in periods:

@@ -187,7 +187,9 @@ class ConversationSession:
                               calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides,
                               company_of=self.company_of)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
-        rt = route(question, previous, answered, self.names,
+        # the router reads the message with the library's names as printed ("microsft" -> "Microsoft")
+        routed = rw.spelled if rw.spelled and text == question else question
+        rt = route(routed, previous, answered, self.names,
                    absent_companies=[rw.absent_company] if rw.absent_company else [], company_of=self.company_of,
                    periods=[rw.named_period] if rw.named_period else [])
         if rt.kind == BOTH and is_style_only(question) and searched:

@@ -62,6 +62,16 @@ def is_style_only(text: str) -> bool:
     return not re.search(r"[A-Za-z0-9]{2,}", rest)
 
 
+def only_layout_words(text: str) -> bool:
+    """True when ``text`` holds nothing but the words of a layout request ("the figures as a
+    sentence"), whether or not it names a style."""
+    rest = text
+    for _, rx in _STYLE_PATTERNS:
+        rest = rx.sub(" ", rest)
+    rest = _STYLE_ONLY_WORDS.sub(" ", rest)
+    return not re.search(r"[A-Za-z0-9]{2,}", rest)
+
+
 def strip_style(text: str) -> str:
     """The question without its style request ("What was R&D, as a table?" -> "What was R&D?")."""
     out = text

@@ -119,3 +119,33 @@ def test_routes_read_companies_as_companies_and_layouts_of_what_was_asked() -> N
 def test_sell_side_shorthand(question: str, kind: str, task: str) -> None:
     r = route(question, PREV, answered=2, names=NAMES)
     assert (r.kind, r.task) == (kind, task)
+
+
+# -- held-out-7 classes, with examples of our own (issue #12) ------------------------------------------------
+@pytest.mark.parametrize(("question", "kind", "task"), [
+    # a recall of a figure given
+    ("what was the second number you quoted?", CONVERSATION, "recall"),
+    ("remind me of the figure u gave for Q2", CONVERSATION, "recall"),
+    # a which-comparison whose words the thread already asked (a word may be written shorter)
+    ("which apple quarter had more revenue, and by how much", CONVERSATION, "compare"),
+    ("which quarter had more revenues?", CONVERSATION, "compare"),
+    # ... but a measure not asked yet is new
+    ("which quarter had more buybacks?", RETRIEVE, ""),
+    # a restatement of what was answered
+    ("Please rephrase the Apple numbers above as one plain sentence.", CONVERSATION, "restyle"),
+    ("Restate the operating margin of Intel as a sentence", RETRIEVE, ""),
+    # a comparison set against a company not answered yet needs the filings too
+    ("now line that up against nvidia for the same quarter", BOTH, ""),
+    # a question that asks its own figure and compares it with its own prior period
+    ("for Q1 2023, what was Intel's gross margin, and how did that compare with the prior year?", RETRIEVE, ""),
+])
+def test_held_out_7_classes(question: str, kind: str, task: str) -> None:
+    r = route(question, PREV, 2, NAMES)
+    assert (r.kind, r.task) == (kind, task), r.reason
+
+
+def test_a_comparison_with_a_company_the_rewrite_found_lacking_searches() -> None:
+    # "stack up against lenovo's": the rewrite reads Lenovo as a company the library lacks
+    q = "how does apple's revenue stack up against lenovo's for Q3 2023"
+    assert route(q, PREV, 2, NAMES).kind == CONVERSATION
+    assert route(q, PREV, 2, NAMES, absent_companies=["Lenovo"]).kind == BOTH
