@@ -117,7 +117,7 @@ _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?
 _SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:in|of|for)\s+(?:fiscal\s+)?(?:year\s+)?"
                               r"(?P<year>(?:19|20)\d\d)\b", re.I)
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
-_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over|at|on|as\s+of)\s+(?:that|the\s+same|this)|that|the\s+same)\s+"
+_THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over|at|as\s+of)\s+(?:that|the\s+same|this)|that|the\s+same)\s+"
                           r"(?:quarter|qtr|year|yr|period|date|day|point|stretch)\b",
                           re.I)
 # a question about the previous answer ("what drove that", "why did it grow?"): it carries no
@@ -430,7 +430,12 @@ def _own_figure_of(q: str, names: Iterable[str]) -> str:
 
 # the other side of a comparison: "stack up against kroger's", "vs Target", "higher than Citi's"
 _AGAINST = re.compile(r"\b(?:against|versus|vs\.?|than|(?:compared?|compares|stacks?\s+up|measures?\s+up)\s+(?:to|with))"
-                      r"\s+(?:the\s+)?(?P<name>[A-Za-z][\w&.-]*[A-Za-z0-9&])(?:'s|’s|'|’)?(?![\w&'’-])", re.I)
+                      r"\s+(?:the\s+)?(?P<name>[A-Za-z][\w&.-]*[A-Za-z0-9&](?:\s+[A-Z][\w&.-]*[A-Za-z0-9&])*)"
+                      r"(?:'s|’s|'|’)?(?![\w&'’-])")
+# what makes "against" a comparison ("stack up against", "line that up against"; not "a lawsuit against")
+_COMPARING = re.compile(r"\b(?:compar\w*|stacks?\s+up|stacked\s+up|measures?\s+up|(?:line|lined|set|put)\s+\w+\s+(?:up\s+)?"
+                        r"against|vs\.?|versus|(?:higher|lower|bigger|smaller|larger|more|less|better|worse)\s+than)\b",
+                        re.I)
 
 
 def _compared_with(q: str, names: set[str], printed_lower: Collection[str], vocabulary: Collection[str]) -> str:
@@ -438,10 +443,13 @@ def _compared_with(q: str, names: set[str], printed_lower: Collection[str], voca
     up against kroger's", "vs Target"): a capitalised name, or a word no filing of the library
     prints in lower case (``lower_case_name``); "" when the other side is a library company, a
     period, a word of the thread or of questions."""
+    if not _COMPARING.search(q):
+        return ""
     for m in _AGAINST.finditer(q):
         name = m.group("name")
-        if names_in(name, names) or name.lower() in vocabulary or find_periods(name).mentions:
-            continue
+        if (names_in(name, names) or name.lower() in vocabulary or find_periods(name).mentions
+                or any(part in vocabulary for part in re.split(r"[-\s]+", name.lower()))):
+            continue  # a library company, a period ("the prior-year quarter"), a word of the thread
         if name[:1].isupper() and proper_names(name) == [name]:
             return name
         # (a slip from a word of questions is no name; one from another filer's label may be: "kroger")
@@ -600,7 +608,7 @@ def _as_owner(text: str, company: str) -> str:
     after, before = text[m.end():], text[:m.start()]
     if re.match(r"['’]", after) or not re.match(r"\s+[A-Za-z0-9]", after) or re.search(
             r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|will|would|can|could|"
-            r"vs\.?|versus|than|and|or|with|peers?|competitors?|rivals?)\s+$", before):
+            r"vs\.?|versus|than|against|and|or|with|peers?|competitors?|rivals?)\s+$", before):
         return before + _capitalised(m.group(0), company) + after
     return f"{before}{_capitalised(m.group(0), company)}'s{after}"
 
@@ -909,10 +917,15 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # "sequential growth in revenue?": the word stays, the two quarters are added
             q = _append(q, [said])
         else:
-            q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?:\bthe\s+)?{re.escape(relative_words)}",
-                       lambda m: said if said.startswith("as of") else
+            # "the year-earlier Rivian hit" -> "the Q1 2022 Rivian hit": a period written as the
+            # adjective of a noun stays one
+            q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
+                       rf"{re.escape(relative_words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
+                       lambda m: (said if said.startswith("the ") else f"the {said.removeprefix('as of ')}") + m.group("noun")
+                       if m.group("noun") and m.group("the") and not m.group("prep") and "-" in relative_words else
+                       said + (m.group("noun") or "") if said.startswith("as of") else
                        f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
-                       f"{said}", q, count=1, flags=re.I)
+                       f"{said}{m.group('noun') or ''}", q, count=1, flags=re.I)
         has_period = True
     elif period and not has_period and _THAT_PERIOD.search(q):
         # "for that quarter" names the thread's period

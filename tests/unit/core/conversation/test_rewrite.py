@@ -524,3 +524,9 @@ def test_a_follow_up_that_reads_as_a_question_is_not_poured_into_the_template() 
         "What was Intel's research and development expense in Q3 2023?"
     # a company named before a colon is the owner of the phrase after it
     assert rewrite_followup("ok back to Intel: capex", RD, NAMES).standalone == "What was Intel's capex in Q3 2023?"
+
+
+def test_a_relative_period_written_as_an_adjective_stays_one() -> None:
+    prev = ["How much did Intel lose on its Mobileye stake in Q2 2023?"]
+    assert rewrite_followup("and the year-ago Mobileye loss?", prev, NAMES).standalone == \
+        "What was the Q2 2022 Mobileye loss for Intel?"
