@@ -42,7 +42,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ from typing import Any
 from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
-from desktop_rag.core.domain.companies import names_in, subject_names
+from desktop_rag.core.domain.companies import derived_aliases, names_in, subject_names
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import FiscalCalendar, PeriodMention, calendar_quarter, find_periods
 from desktop_rag.core.history import HistoryStore
@@ -155,25 +155,33 @@ def period_resolved(standalone: str, expected: str | None, calendar: FiscalCalen
     return any(_same_period(m, want[0], calendar) for m in find_periods(standalone).mentions)
 
 
-def company_resolved(standalone: str, expected: str | None, docs: list[Document]) -> bool:
-    """The standalone question names the expected company and no other library company."""
+def company_resolved(standalone: str, expected: str | None, docs: list[Document],
+                     own_terms: Collection[str] = ()) -> bool:
+    """The standalone question names the expected company and no other library company.
+    ``own_terms``: the terms that identify the expected company in the library (its segments
+    and products only its filings print: "Mobileye" of Intel), which are no other company."""
     if not expected:
         return True
     others: set[str] = set()
     mine: set[str] = set()
     for d in docs:
         names = company_aliases(d.meta)
-        (mine if d.meta.company == expected else others).update(names)
+        # one company however its cover capitalises it ("NIKE, Inc." labelled "Nike, Inc.")
+        (mine if d.meta.company.casefold() == expected.casefold() else others).update(names)
     low = {n.lower() for n in mine}
     others = {n for n in others if n.lower() not in low}  # "Adobe" of Adobe Systems is the same company as "adobe"
     if mine:
         named = bool(names_in(standalone, mine))
-    else:  # a company the library lacks: its name as written must be there
-        named = expected.lower() in standalone.lower()
+    else:
+        # a company the library lacks: a name a question uses for it, derived from its registered
+        # name as for a library company ("Rivian Automotive, Inc." -> "Rivian"), must be there
+        named = expected.lower() in standalone.lower() or bool(names_in(standalone, derived_aliases(expected)))
+        mine = derived_aliases(expected)
     # nor a company the library lacks that an earlier turn named ("What were AMD's ... (Intel)?")
     strays = [n for n in subject_names(standalone)
               if not names_in(n, mine | {expected}) and expected.lower() not in n.lower()
-              and n.lower() not in expected.lower()]  # "3M" of "3M Company"
+              and n.lower() not in expected.lower()  # "3M" of "3M Company"
+              and n.lower() not in own_terms]
     return named and not names_in(standalone, others) and not strays
 
 
@@ -237,8 +245,8 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
             engine = engine_for(th["set"])
             page_texts = (page_texts_by_set or {}).get(th["set"])
             session = ConversationSession(hist, mem, docs, page_texts=page_texts)
-            session.company_terms()  # derived once per set (a shared cache), as a long-lived window does
-            calendars = {d.meta.company: session.calendars.get(next(iter(company_aliases(d.meta))).lower())
+            identifying = session.company_terms().identifying  # derived once per set (a shared cache)
+            calendars = {d.meta.company.casefold(): session.calendars.get(next(iter(company_aliases(d.meta))).lower())
                          for d in docs if d.meta.company and company_aliases(d.meta)}
             scope = [by_name[f].doc_id for f in th.get("scope") or [] if f in by_name] or None
             stored: set[tuple[str, int, str]] = set()
@@ -254,8 +262,11 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                        "route": turn.route.kind, "route_task": turn.route.task, "expected_route": t["route"],
                        "route_ok": turn.route.kind == t["route"], "ms": round((time.perf_counter() - t0) * 1000, 1)}
                 if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
-                    row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs)
-                    row["period_ok"] = period_resolved(turn.standalone, t.get("period"), calendars.get(t.get("company") or ""))
+                    expected = (t.get("company") or "").casefold()
+                    row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs,
+                                                         {w for w, c in identifying.items() if c.casefold() == expected})
+                    row["period_ok"] = period_resolved(turn.standalone, t.get("period"),
+                                                       calendars.get((t.get("company") or "").casefold()))
                     concept = thread_concept(t["q"], asked)
                     if concept:
                         row["concept"] = concept

@@ -133,3 +133,15 @@ def test_a_fiscal_quarter_and_the_date_it_ends_are_one_period_through_the_compan
     assert period_resolved("Apple gross margin in Q2 2023?", "the quarter ended July 1, 2023")  # its calendar quarter
     assert period_resolved("Apple gross margin in Q1 2023?", "Q2 FY2023", apple)
     assert not period_resolved("Apple gross margin in Q2 2023?", "Q2 FY2023", apple)
+
+
+def test_a_company_the_library_lacks_is_named_as_a_question_names_it() -> None:
+    # the label may give the registered name: the names derived from it count, as for a library company
+    assert company_resolved("What was Qualcomm's revenue in 2022?", "QUALCOMM Incorporated", DOCS)
+    assert company_resolved("what did Lululemon itself report for revenue?", "Lululemon Athletica Inc.", DOCS)
+    assert not company_resolved("What was revenue in 2022 (Apple)?", "Lululemon Athletica Inc.", DOCS)
+    # a cover's capitals are no other company ("APPLE INC." labelled "Apple Inc.")
+    assert company_resolved("What was Apple's revenue in Q2 2023?", "APPLE INC.", DOCS)
+    # the expected company's own segment in the subject is no stray company
+    assert not company_resolved("how much did Altera earn in Q2 2023 (Intel)?", "Intel Corporation", DOCS)
+    assert company_resolved("how much did Altera earn in Q2 2023 (Intel)?", "Intel Corporation", DOCS, {"altera"})
