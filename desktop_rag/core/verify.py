@@ -278,7 +278,9 @@ def verify_answer(
             cites.append(c)
     question_numbers = numbers_in(question)
     answer_numbers = [n for n in numbers_in(text) if not number_supported(n, question_numbers)]
-    terms = content_term_set(text) - content_term_set(question) or content_term_set(text)
+    # the answer's own words, and what was asked: the support must name it (the claim's
+    # subject is often only in the question: "Yes, they recorded restructuring charges")
+    terms = (content_term_set(text) - content_term_set(question) or content_term_set(text)) | (concept or set())
     # Our own support search: the units that best carry the answer's figures and words.
     for _, p, a, b in best_units(passages, terms, answer_numbers, max_citations + 1, False, rank_weight=False):
         if len(cites) >= max_citations:
@@ -319,6 +321,12 @@ def verify_answer(
             holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
             if not any(carries_concept(tokenize(c.quote), concept, idf) for c in holders):
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
+        if not any(carries_concept(tokenize(c.quote), concept, idf) for c in cites):
+            # "Yes, Nike recorded restructuring charges in fiscal 2019" over two quotes about
+            # contingent liabilities: the answer's words came from the question, not the page. A
+            # claim (yes or no, with or without a figure) is shown only when a quote names what
+            # was asked.
+            return Verdict(False, reason="no quote names what was asked")
     # Wording check on words only: figures were checked above, scale words go with them.
     answer_terms = {t for t in content_term_set(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
     if answer_terms:

@@ -354,3 +354,20 @@ def test_a_denial_needs_a_quote_that_says_no() -> None:
     ok = verify_answer(quoted_no, [], "Did the company impair indefinite-lived intangible assets in 2021?",
                        _lmt_passages(), 2, concept={"impairment", "intangible"})
     assert ok.ok, ok.reason
+
+
+def test_an_affirmation_needs_a_quote_that_names_what_was_asked() -> None:
+    # the answer's words are the question's, the quotes never name what was asked
+    page = ("Recorded contingent liabilities are based on the best information available.\n"
+            "If actual losses exceed our recorded liability, we would record additional charges in the period.\n"
+            "Restructuring charges of $41 million were recorded in fiscal 2024 for the closure of two plants.")
+    contingent = _page_passages(page[:page.index("Restructuring")], 11)
+    yes = "Yes, the company recorded restructuring charges in fiscal 2024."
+    question = "Did the company record restructuring charges in fiscal 2024?"
+    v = verify_answer(yes, ["we would record additional charges in the period"], question, contingent, 2,
+                      concept={"restructuring", "charge"})
+    assert not v.ok and "names what was asked" in v.reason
+    # the same claim over a quote that names restructuring charges is shown with that quote
+    ok = verify_answer(yes, [], question, _page_passages(page, 12), 2, concept={"restructuring", "charge"})
+    assert ok.ok, ok.reason
+    assert any("Restructuring charges" in c.quote for c in ok.citations)
