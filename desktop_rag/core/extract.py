@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from desktop_rag.core.chunking import is_table_row
+from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.numbers import parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.pdf import fold_text
@@ -105,7 +106,12 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
         unit = inst.scale
     decimals = inst.decimals if inst and inst.decimals is not None else (
         None if value.is_integer() else 2)
-    figure = format_figure(value, unit, decimals, "" if shares else "USD")
+    # A "$" only where the table is in money: a count ("Total employees 288,000") never, and
+    # a row printed without "$" only under a money scale note or a "$" elsewhere in its table
+    # (statements print "$" on the first and total rows only).
+    table = text_above[text_above.rfind(header):] if header and header in text_above else ""
+    money = not shares and not is_count_label(label) and ("$" in row or "$" in table or bool(scale))
+    figure = format_figure(value, unit, decimals, "USD" if money else "")
     return f"{label}: {figure}{' shares' if shares else ''} ({period})"
 
 

@@ -46,6 +46,28 @@ FINANCE_ABBREVIATIONS = frozenset({
     "nol", "ppe", "dso", "dpo", "dio", "ccc", "sbc", "rpo", "arr", "mrr", "kpi", "kpis", "guidance", "comps", "mix",
     "headcount", "backlog", "churn", "subs", "rev", "revs", "opinc", "gaap", "non-gaap", "adj", "eps", "pe",
 })
+# What a row counts rather than prices: a table row labelled with one of these is a number of
+# things (288,000 employees), never dollars, whatever the rest of the page is in.
+COUNT_WORDS = frozenset({
+    "employees", "employee", "headcount", "associates", "people", "workforce", "shares", "share", "stores", "store",
+    "warehouses", "restaurants", "locations", "branches", "clubs", "outlets", "sites", "facilities", "properties",
+    "hotels", "rooms", "members", "memberships", "subscribers", "subscriptions", "customers", "accounts", "users",
+    "households", "units", "vehicles", "deliveries", "aircraft", "countries", "patents", "holders", "days",
+})
+# ...unless the label prices them: "revenue per member", "average cost per store", "share price"
+_PRICED = re.compile(r"\b(revenue|revenues|sales|income|cost|costs|expense|expenses|price|prices|value|amount|fees?|"
+                     r"compensation|salar(?:y|ies)|wages?|dividends?|earnings|per|proceeds|capital|equity|premium)\b|\$",
+                     re.I)
+
+
+def is_count_label(label: str) -> bool:
+    """A table row label naming a count of things ("Total employees", "Number of warehouses",
+    "Paid memberships at end of period"), not an amount of money."""
+    words = {_norm(w.group(0)) for w in _WORD.finditer(label)}
+    counted = bool(words & COUNT_WORDS) or bool(re.search(r"\bnumber\s+of\b", label, re.I))
+    return counted and not _PRICED.search(label)
+
+
 _COMPLEMENT = frozenset({"of", "for", "on", "from", "to"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z&'-]*(?:\s*&\s*[A-Za-z]+)?")
 

@@ -27,3 +27,21 @@ def test_figure_statement_gives_unit_scale_and_period() -> None:
     assert eps == "Diluted: $1.26 (2023)"
     # columns that cannot be matched to the header's periods give no figure (the row is quoted instead)
     assert figure_statement("Total net sales 81,797 82,959 70,000", "2023 2022", above, _plan_for("How much?")) == ""
+
+
+def test_a_count_or_a_row_of_a_table_not_in_money_gets_no_dollar_sign() -> None:
+    from desktop_rag.core.extract import figure_statement
+
+    header = "2024 2023 2022"
+    above = "Human Capital\nAt the end of 2024 our wages averaged $25 per hour. Employees by region:\n" + header + "\n"
+    plan = _plan_for("How many employees did the company have at the end of 2024?")
+    assert figure_statement("Total employees 301,000 290,000 275,000", header, above, plan) == (
+        "Total employees: 301,000 (2024)")
+    # a count under a money scale note is still a count
+    money_above = "(In millions, except per-share amounts)\n" + header + "\n"
+    assert "$" not in figure_statement("Number of warehouses 890 871 838", header, money_above, plan)
+    # a row without "$" in a table whose first row has one is money
+    table = header + "\nNet sales $ 5,000 $ 4,000 $ 3,000\n"
+    assert figure_statement("Cost of sales 3,100 2,500 1,900", header, table, plan) == "Cost of sales: $3,100 (2024)"
+    # a row without "$" in a table with neither "$" nor a scale note is no money
+    assert figure_statement("Warehouse openings 25 23 20", header, above, plan) == "Warehouse openings: 25 (2024)"

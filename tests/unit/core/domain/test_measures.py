@@ -36,3 +36,13 @@ def test_ratio_and_line_shorthands_are_measures() -> None:
     # "DSO?" after an inventory question asks a new measure: the thread's is not carried with it
     for q in ("DSO?", "and SBC?", "what about D&A", "NIM for the quarter", "capex intensity"):
         assert measure_phrase(q), q
+
+
+def test_count_labels_are_counts_of_things_not_money() -> None:
+    from desktop_rag.core.domain.measures import is_count_label
+
+    for label in ("Total employees", "Number of warehouses", "Paid memberships at end of period", "Stores open"):
+        assert is_count_label(label), label
+    for label in ("Net sales", "Average revenue per paying membership", "Membership fees", "Cost of sales",
+                  "Dividends per share"):
+        assert not is_count_label(label), label
