@@ -155,7 +155,7 @@ class AnswerEngine:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
                 return
         if verdict.ok:
-            result.answer, result.citations = model_answer.strip(), verdict.citations
+            result.answer, result.citations = verdict.answer or model_answer.strip(), verdict.citations
         else:
             text, cites = extracted if len(own) == len(passages) else extractive_answer(
                 asked, plan, passages, s.generation.max_citations, idf=self.library.lexical.idf, ignore=ignore,
@@ -270,7 +270,7 @@ class AnswerEngine:
                 continue
             if verdict.ok:
                 result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — verified")
-                return n, model_answer.strip(), verdict, hits
+                return n, verdict.answer or model_answer.strip(), verdict, hits
             result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — {verdict.reason}")
         return None
 

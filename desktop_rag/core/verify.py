@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
-from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.domain.numbers import nearest_scale, number_supported, numbers_in, scale_factor
+from desktop_rag.core.domain.periods import filing_spans, find_periods, period_spans
 from desktop_rag.core.generate import NOT_IN_CORPUS
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
@@ -33,6 +34,7 @@ class Passage:
     start: int  # offsets into the page text
     end: int
     text: str
+    page: str = ""  # the whole page's text (where a table's scale note above the passage is read)
 
 
 def _widen(page_text: str, start: int, end: int, slack: int = 300) -> tuple[int, int]:
@@ -54,7 +56,7 @@ def passages_for(library: Library, hits: list[Hit]) -> list[Passage]:
     for h in hits:
         page_text = library.page_text(h.chunk.doc_id, h.chunk.page)
         a, b = _widen(page_text, h.chunk.char_start, h.chunk.char_end) if page_text else (h.chunk.char_start, h.chunk.char_end)
-        out.append(Passage(h, a, b, page_text[a:b] if page_text else h.chunk.text))
+        out.append(Passage(h, a, b, page_text[a:b] if page_text else h.chunk.text, page_text or ""))
     by_page: dict[tuple[str, int], list[Hit]] = {}
     for h in hits:
         by_page.setdefault((h.chunk.doc_id, h.chunk.page), []).append(h)
@@ -69,10 +71,10 @@ def passages_for(library: Library, hits: list[Hit]) -> list[Passage]:
                 end = max(end, h.chunk.char_end)
             else:
                 if end > first.chunk.char_end:
-                    out.append(Passage(first, start, end, page_text[start:end]))
+                    out.append(Passage(first, start, end, page_text[start:end], page_text))
                 start, end, first = h.chunk.char_start, h.chunk.char_end, h
         if end > first.chunk.char_end:
-            out.append(Passage(first, start, end, page_text[start:end]))
+            out.append(Passage(first, start, end, page_text[start:end], page_text))
     return out
 
 
@@ -256,6 +258,7 @@ class Verdict:
     ok: bool
     citations: list[Citation] = field(default_factory=list)
     reason: str = ""
+    answer: str = ""  # the verified answer as shown (with the scale of a figure quoted from a scaled table)
 
 
 def verify_answer(
@@ -327,13 +330,90 @@ def verify_answer(
             # claim (yes or no, with or without a figure) is shown only when a quote names what
             # was asked.
             return Verdict(False, reason="no quote names what was asked")
+    wrong_period = contradicted_period(text, question, cites, passages)
+    if wrong_period:
+        return Verdict(False, reason=wrong_period)
     # Wording check on words only: figures were checked above, scale words go with them.
     answer_terms = {t for t in content_term_set(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
     if answer_terms:
         backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | content_term_set(question))
         if len(backed) / len(answer_terms) < 0.8:
             return Verdict(False, reason="most of the answer's wording is not in the quoted text")
-    return Verdict(True, cites)
+    return Verdict(True, cites, answer=stated_with_scale(text, cites, passages))
+
+
+_SCALE_WORD_AFTER = re.compile(r"\s*(?:thousand|million|billion|trillion|bn|mn|[mbk]\b|%|percent)", re.I)
+_SCALE_NOTE = {"thousands": "in thousands", "millions": "in millions", "billions": "in billions"}
+
+
+def stated_with_scale(answer: str, cites: list[Citation], passages: list[Passage]) -> str:
+    """The answer with the scale of each bare figure it copied from a table printed "(in
+    thousands)"/"(in millions)": "$ 17,694,642" from such a table is $17.7 billion, and an
+    analyst reading the bare digits would take them for dollars. The quote stays exact; the
+    scale note is added after the figure ("$ 17,694,642 (in thousands: $17.7 billion)")."""
+    pages = {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
+    out, last = [], 0
+    for m in re.finditer(r"(?<![\w.])\$?\s?\d[\d,]*(?:\.\d+)?(?![\d,]*\.?\d)", answer):
+        token = m.group(0)
+        value = float(token.strip("$ ").replace(",", ""))
+        if _SCALE_WORD_AFTER.match(answer, m.end()) or (value.is_integer() and 1900 <= value <= 2100):
+            continue
+        scale = None
+        for c in cites:
+            page = pages.get((c.doc_id, c.page), "")
+            if page and value in numbers_in(c.quote):
+                above = page[:c.char_start]
+                note = above[-3000:]
+                per_share = (re.search(r"except\s+(?:for\s+)?per[\s-]share", note, re.I)
+                             and not value.is_integer() and value < 1000)
+                scale = None if per_share else nearest_scale(above)
+                if scale:
+                    break
+        if not scale:
+            continue
+        note = _SCALE_NOTE[scale]
+        if token.startswith("$"):
+            note += f": {_readable_dollars(value * scale_factor(scale))}"
+        out.append(answer[last:m.end()] + f" ({note})")
+        last = m.end()
+    return "".join(out) + answer[last:] if out else answer
+
+
+def _readable_dollars(amount: float) -> str:
+    """$17,694,642,000 -> "$17.7 billion" (an analyst's reading of a scaled cell)."""
+    for word, factor in (("trillion", 1e12), ("billion", 1e9), ("million", 1e6), ("thousand", 1e3)):
+        if abs(amount) >= factor:
+            return f"${amount / factor:,.1f} {word}"
+    return f"${amount:,.0f}"
+
+
+def contradicted_period(answer: str, question: str, cites: list[Citation], passages: list[Passage]) -> str:
+    """Why the answer's period words contradict both the question and the cited filings ("for
+    the quarter" of a figure asked "at the end of 2017" and quoted from a 10-K; "in 2018" of
+    a fiscal-2019 question cited from the fiscal-2019 report), else "". The page's own period
+    words (a quote's "fourth quarter") are never a contradiction."""
+    metas = {p.hit.chunk.doc_id: p.hit.doc.meta for p in passages}
+    cited = [metas[c.doc_id] for c in cites if c.doc_id in metas]
+    if not cited:
+        return ""
+    asked = find_periods(question)
+    allowed = period_spans(question) | set().union(*(period_spans(c.quote) for c in cites)) | set().union(
+        *(filing_spans(m.form_type, m.fiscal_quarter) for m in cited))
+    if asked.quarters:
+        allowed.add("quarter")
+    if asked.years:
+        allowed.add("year")
+    extra = period_spans(answer) - allowed
+    if extra:
+        return f"the answer speaks of {' and '.join(sorted(extra))}, neither what was asked nor what the filing reports"
+    years = {int(n) for n in numbers_in(answer) if float(n).is_integer() and 1900 <= n <= 2100}
+    asked_years = asked.years | {y for y, _ in asked.quarters} | {d.year for d in asked.dates}
+    if years and asked_years:
+        own = asked_years | {m.fiscal_year for m in cited if m.fiscal_year} | {
+            int(m.period_end[:4]) for m in cited if m.period_end[:4].isdigit()}
+        if not years & own:
+            return f"the answer's year ({', '.join(map(str, sorted(years)))}) is not the period asked"
+    return ""
 
 
 _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)

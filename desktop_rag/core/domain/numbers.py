@@ -97,6 +97,13 @@ def scale_of(text: str) -> str | None:
     return "thousands" if word == "000" else word.lower()
 
 
+def nearest_scale(text_above: str, window: int = 3000) -> str | None:
+    """The scale of a table row from the last scale note above it on its page (the row's own
+    table's, not an earlier table's): "thousands" | "millions" | "billions", else None."""
+    found = list(_SCALE_RE.finditer(text_above[-window:]))
+    return scale_of(found[-1].group(0)) if found else None
+
+
 # A count written with its scale word in prose ("4,127 million shares", "2.47 billion",
 # "15,634,232,000 shares"): the cover page prints share counts either way.
 COUNT_RE = re.compile(r"(?<![\d,.$])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s+(thousand|million|billion)s?\b)?(?![\d,]|\.\d|\s?%)",

@@ -991,3 +991,31 @@ def relative_span_of(mention: PeriodMention, found: RelativeSpan,
         return PeriodMention("", 0, 0, year=day.year, date=day)
     year, month = divmod(index - back, 12)
     return PeriodMention("", 0, 0, year=year, date=_month_end(year, month + 1))
+
+
+# The length of period a sentence speaks of, as its words say it: "for the quarter", "nine
+# months ended", "fiscal year". (A "year-over-year" change or "year to date" names no length.)
+_SPAN_WORDS = (
+    ("quarter", re.compile(r"(?<!over[-\s])\b(?:quarter(?:ly)?|three[-\s]months?|3[-\s]months?|q[1-4])\b(?![-\s]over)", re.I)),
+    ("six months", re.compile(r"\b(?:six|6)[-\s]months?\b|\bfirst\s+half\b|\bhalf[-\s]year\b", re.I)),
+    ("nine months", re.compile(r"\b(?:nine|9)[-\s]months?\b", re.I)),
+    ("year", re.compile(r"\b(?:full[-\s]year|fiscal\s+year|annual(?:ly)?|twelve[-\s]months|12[-\s]months|"
+                        r"for\s+the\s+year|years?\s+ended)\b", re.I)),
+)
+
+
+def period_spans(text: str) -> set[str]:
+    """Lengths of period ``text`` names: "quarter", "six months", "nine months", "year"."""
+    return {name for name, rx in _SPAN_WORDS if rx.search(text)}
+
+
+def filing_spans(form_type: str, fiscal_quarter: int | None) -> set[str]:
+    """Lengths of period a filing reports: a 10-K the year, a 10-Q its quarter and its year to
+    date (a second-quarter 10-Q also six months, a third-quarter one nine months)."""
+    form = form_type.upper()
+    if "10-K" in form or "20-F" in form or "40-F" in form:
+        return {"year"}
+    if "10-Q" in form:
+        return {"quarter"} | ({"six months"} if fiscal_quarter == 2 else set()) | (
+            {"nine months"} if fiscal_quarter == 3 else set())
+    return set()  # an 8-K or a release may speak of any period

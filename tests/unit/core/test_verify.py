@@ -371,3 +371,50 @@ def test_an_affirmation_needs_a_quote_that_names_what_was_asked() -> None:
     ok = verify_answer(yes, [], question, _page_passages(page, 12), 2, concept={"restructuring", "charge"})
     assert ok.ok, ok.reason
     assert any("Restructuring charges" in c.quote for c in ok.citations)
+
+
+# -- period words and scale of a verified figure -------------------------------------------------
+ANNUAL_DOC = Document("a" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                      DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024, period_end="2024-12-31"))
+OBLIGATIONS_PAGE = (
+    "Contractual Obligations\n"
+    "The following table summarizes our contractual obligations at December 31, 2024:\n"
+    "Contractual obligations (in thousands):\n"
+    "Total Less than 1 year 1-3 years\n"
+    "Content obligations $ 12,345,678 $ 4,000,000 $ 8,345,678\n"
+    "Operating lease obligations 1,200,000 300,000 900,000"
+)
+
+
+def _annual_passages() -> list[Passage]:
+    text = OBLIGATIONS_PAGE
+    hit = Hit(Chunk(40, ANNUAL_DOC.doc_id, 40, 31, 0, len(text), text), ANNUAL_DOC, 1.0)
+    return [Passage(hit, 0, len(text), text, text)]
+
+
+def test_period_words_that_contradict_the_question_and_the_filing_are_not_verified() -> None:
+    question = "What were Acme's total content obligations at the end of 2024?"
+    quarter = verify_answer("Acme's content obligations were $ 12,345,678 for the quarter.", [], question,
+                            _annual_passages(), 2, concept={"content", "obligation"})
+    assert not quarter.ok and "quarter" in quarter.reason
+    other_year = verify_answer("In 2019, Acme's content obligations were $ 12,345,678.", [], question,
+                               _annual_passages(), 2, concept={"content", "obligation"})
+    assert not other_year.ok and "2019" in other_year.reason
+    plain = verify_answer("Acme's content obligations were $ 12,345,678 at the end of 2024.", [], question,
+                          _annual_passages(), 2, concept={"content", "obligation"})
+    assert plain.ok, plain.reason
+
+
+def test_a_figure_from_a_table_in_thousands_is_shown_with_its_scale() -> None:
+    question = "What were Acme's total content obligations at the end of 2024?"
+    v = verify_answer("Acme's content obligations were $ 12,345,678 at the end of 2024.", [], question,
+                      _annual_passages(), 2, concept={"content", "obligation"})
+    assert v.ok, v.reason
+    assert v.answer == ("Acme's content obligations were $ 12,345,678 (in thousands: $12.3 billion) "
+                        "at the end of 2024.")
+    assert any(c.quote == "Content obligations $ 12,345,678 $ 4,000,000 $ 8,345,678" for c in v.citations)
+    # a figure already written with its scale word is left as written
+    scaled = verify_answer("Acme's content obligations were $12.3 billion at the end of 2024.", [], question,
+                           _annual_passages(), 2, concept={"content", "obligation"})
+    assert scaled.ok, scaled.reason
+    assert scaled.answer == "Acme's content obligations were $12.3 billion at the end of 2024."

@@ -100,3 +100,11 @@ def test_count_read_with_its_scale_word(text: str, value: float) -> None:
 )
 def test_number_supported(value: float, candidates: list[float], ok: bool) -> None:
     assert number_supported(value, candidates) is ok
+
+
+def test_nearest_scale_is_the_last_note_above_the_row() -> None:
+    from desktop_rag.core.domain.numbers import nearest_scale
+
+    page = "Revenue table (in millions)\nRevenue $ 5 $ 4\nContractual obligations (in thousands):\nTotal\n"
+    assert nearest_scale(page) == "thousands"
+    assert nearest_scale("Human capital\nTotal employees") is None

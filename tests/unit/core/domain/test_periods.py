@@ -476,3 +476,14 @@ def test_the_latest_period_of_a_kind_comes_from_the_filer_s_latest_report() -> N
     calendar_filer = FiscalCalendar(2022, 4, date(2022, 12, 31))
     assert mention_text(latest_period_of(calendar_filer, "")) == "fiscal 2022"
     assert mention_text(latest_period_of(FiscalCalendar(2023, 1, date(2023, 3, 31)), "quarter")) == "Q1 2023"
+
+def test_period_spans_read_the_length_of_period_words_name() -> None:
+    from desktop_rag.core.domain.periods import filing_spans, period_spans
+
+    assert period_spans("obligations were $17.7 billion for the quarter") == {"quarter"}
+    assert period_spans("net sales for the nine months ended June 30") == {"nine months"}
+    assert period_spans("revenue for fiscal year 2023 rose year-over-year") == {"year"}
+    assert period_spans("sales grew quarter-over-quarter and year to date") == set()
+    assert filing_spans("10-K", None) == {"year"}
+    assert filing_spans("10-Q", 3) == {"quarter", "nine months"}
+    assert filing_spans("8-K", None) == set()
