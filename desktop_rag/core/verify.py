@@ -11,11 +11,13 @@ import re
 from dataclasses import dataclass, field
 
 from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
+from desktop_rag.core.domain.companies import is_other_entity, table_owner
 from desktop_rag.core.domain.numbers import nearest_scale, number_supported, numbers_in, scale_factor
 from desktop_rag.core.domain.periods import filing_spans, find_periods, period_spans
 from desktop_rag.core.generate import NOT_IN_CORPUS
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
+from desktop_rag.core.metadata import company_aliases
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.types import Citation, Hit
 
@@ -247,10 +249,24 @@ def best_units(
             if rank_weight and not p.hit.expanded:
                 score += 0.3 / (1 + rank) + 0.2 * p.hit.score
             score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
+            if score > 0 and is_table_row(seg) and _another_entitys_row(p, a, terms):
+                # "The following table presents JPMSE's capital metrics": a subsidiary's CET1
+                # ratio is no answer about the registrant's unless the question names it
+                score *= 0.5
             if score > 0:
                 scored.append((score, p, a, b))
     scored.sort(key=lambda s: -s[0])
     return scored[:k]
+
+
+def _another_entitys_row(p: Passage, a: int, terms: set[str]) -> bool:
+    """The row at ``a`` belongs to a table introduced as another entity's (a subsidiary's),
+    and the question's terms do not name that entity."""
+    above = p.page[:p.start + a] if p.page else p.text[:a]
+    owner = table_owner(above)
+    if not owner or not is_other_entity(owner, company_aliases(p.hit.doc.meta)):
+        return False
+    return not (set(tokenize(owner)) & terms)
 
 
 @dataclass

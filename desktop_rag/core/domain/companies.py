@@ -387,3 +387,41 @@ def typed_library_names(text: str, names: Iterable[str], printed_lower: Collecti
         if found:
             out.append((m.start(), m.end(), found, possessive))
     return out
+
+
+# A table introduced as one entity's: "The following table presents JPMSE's capital metrics:",
+# "The table below summarizes JPMorgan Chase Bank, N.A.'s ratios". The owner is the possessor.
+_TABLE_INTRO = re.compile(
+    r"(?i:\b(?:following|below)\s+(?:tables?\s+)?(?:presents?|summari[sz]es?|shows?|sets\s+(?:forth|out)|provides?|"
+    r"lists?|reflects?|details?)\s+)(?P<owner>(?:the\s+)?[A-Z][^\n:;]{0,80}?)(?:'s|’s|(?<=s)'|(?<=s)’)\s")
+_NAME_SMALL_WORDS = frozenset({"of", "and", "&", "de", "du", "la", "plc", "ltd", "inc", "llc", "n.a", "s.a", "ag", "nv", "bv"})
+# how a filing names itself: these possessors are the registrant's own tables
+_SELF = re.compile(r"^(?:the\s+)?(?:firm|company|corporation|group|registrant|partnership|trust)$|^(?:our|its|their)$",
+                   re.I)
+
+
+def table_owner(text_above: str, window: int = 1500) -> str:
+    """The entity the nearest table introduction above a row names as the table's owner
+    ("JPMSE" of "The following table presents JPMSE's capital metrics:"); "" when the
+    introduction names none or names the filer itself ("the Firm's", "our")."""
+    found = list(_TABLE_INTRO.finditer(text_above[-window:]))
+    if not found:
+        return ""
+    owner = re.sub(r"\s+", " ", found[-1].group("owner")).strip()
+    words = re.sub(r"^the\s+", "", owner, flags=re.I).split()
+    # a name: its words capitalised ("J.P. Morgan Securities plc"), not "Level 3 assets'"
+    named = all(w[:1].isupper() or w[:1].isdigit() or w.lower().strip(",.") in _NAME_SMALL_WORDS for w in words)
+    if _SELF.match(owner) or not named:
+        return ""
+    return owner
+
+
+def is_other_entity(owner: str, aliases: Iterable[str]) -> bool:
+    """``owner`` (a table's possessor) is not the registrant: none of its names is the
+    owner's whole name ("JPMorgan Chase Bank, N.A." is a subsidiary of "JPMorgan Chase &
+    Co.", whose names include "jpmorgan chase")."""
+    if not owner:
+        return False
+    core = core_name(owner)
+    names = {a.lower() for a in aliases} | {core_name(a) for a in aliases}
+    return core not in names and owner.lower() not in names

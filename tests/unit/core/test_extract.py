@@ -45,3 +45,39 @@ def test_a_count_or_a_row_of_a_table_not_in_money_gets_no_dollar_sign() -> None:
     assert figure_statement("Cost of sales 3,100 2,500 1,900", header, table, plan) == "Cost of sales: $3,100 (2024)"
     # a row without "$" in a table with neither "$" nor a scale note is no money
     assert figure_statement("Warehouse openings 25 23 20", header, above, plan) == "Warehouse openings: 25 (2024)"
+
+
+def test_a_subsidiarys_table_ranks_below_the_registrants_own_rows() -> None:
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document("b" * 64, "ACME_2024Q2_10Q.pdf", "/x/ACME_2024Q2_10Q.pdf", 80,
+                   DocumentMeta(company="Acme Holdings Inc.", ticker="ACME", form_type="10-Q", fiscal_year=2024))
+    page = ("Acme Bank Europe SE\n"
+            "The following table presents ABE’s capital metrics:\n"
+            "June 30, 2024\n"
+            "CET1 ratio 18.2 % 4.5 %\n"
+            "Capital Risk Management\n"
+            "The following tables present the Firm’s risk-based capital metrics:\n"
+            "June 30, 2024\n"
+            "CET1 ratio 12.2 % 13.1 %\n")
+    cut = page.index("Capital Risk")
+
+    def passage(a: int, b: int, cid: int, score: float) -> Passage:
+        hit = Hit(Chunk(cid, doc.doc_id, cid, 48, a, b, page[a:b], kind="table"), doc, score)
+        return Passage(hit, a, b, page[a:b], page)
+
+    passages = [passage(0, cut, 1, 1.0), passage(cut, len(page), 2, 0.9)]  # the subsidiary's ranked first
+    question = "What was Acme's CET1 ratio at June 30, 2024?"
+    plan = _plan_for(question)
+    plan.content_terms = ["cet1", "ratio"]
+    period = {"june", "30", "2024"}  # the engine ignores the period's terms: every passage shares them
+    _, cites = extractive_answer(question, plan, passages, max_quotes=1, ignore=period)
+    assert cites[0].quote == "CET1 ratio 12.2 % 13.1 %"
+    # a question naming the subsidiary gets the subsidiary's row
+    sub_q = "What was ABE's CET1 ratio at June 30, 2024?"
+    sub_plan = _plan_for(sub_q)
+    sub_plan.content_terms = ["abe", "cet1", "ratio"]
+    _, sub_cites = extractive_answer(sub_q, sub_plan, passages, max_quotes=1, ignore=period)
+    assert sub_cites[0].quote == "CET1 ratio 18.2 % 4.5 %"

@@ -163,3 +163,20 @@ def test_a_plural_possessive_ends_a_name() -> None:
         "Global Payments", "Merchant Solutions"]
     assert subject_names("compare with Global Payments' Merchant Solutions revenue") == ["Global Payments"]
     assert proper_names("BJ's Wholesale revenue") == ["BJ Wholesale"]  # one name: its "'s" is inside it
+
+def test_a_table_introduced_as_another_entitys_is_that_entitys() -> None:
+    from desktop_rag.core.domain.companies import derived_aliases, is_other_entity, table_owner
+
+    aliases = derived_aliases("Acme Holdings Inc.", ["ACME"])
+    sub = table_owner("Acme Bank Europe SE\nThe following table presents ABE’s capital metrics:\nJune 30, 2024\n")
+    assert sub == "ABE" and is_other_entity(sub, aliases)
+    named = table_owner("The table below presents Acme Bank, N.A.’s capital ratios:\n")
+    assert named == "Acme Bank, N.A." and is_other_entity(named, aliases)
+    # the filer's own tables: "the Firm's", "our", its own name
+    assert table_owner("The following tables present the Firm’s risk-based capital metrics:\n") == ""
+    assert not is_other_entity(table_owner("The following table summarizes Acme Holdings’ ratios:\n"), aliases)
+    # a possessive that is no name
+    assert table_owner("The following table presents Level 3 assets’ fair values:\n") == ""
+    # the nearest introduction is the row's table's
+    assert table_owner("The following table presents ABE’s metrics:\nCET1 ratio 18 %\n"
+                       "The following table presents the Firm’s metrics:\n") == ""
