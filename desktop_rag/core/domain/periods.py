@@ -182,7 +182,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"(?P<m>{MONTH_RE})\.?(?:\s+(?P<y>{_YEAR})|(?:-|\s*')(?P<y2>\d\d))(?![0-9])(?!,?\s*(?:19|20)\d\d)", re.I)),
     # "the quarter ended July 1, 2023", "fiscal year ended January 29, 2023", "as of Dec. 31, 2022"
     ("ended", re.compile(
-        rf"\b(?P<what>(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|period)\s+(?:ended|ending)\s+(?P<date>{DATE_RE.pattern})",
+        # ("the quarter that ended ...", "Intel's quarter also ended ...")
+        rf"\b(?P<what>(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|period)\s+"
+        rf"(?:(?:that|which|also|too|likewise)\s+)?(?:ended|ending)\s+(?P<date>{DATE_RE.pattern})",
         re.I)),
     ("asof", re.compile(rf"\b(?:as\s+of|at|on)\s+(?P<date>{DATE_RE.pattern})", re.I)),
     # "second quarter of fiscal year 2024", "second fiscal quarter of 2023", "Q2 of fiscal 2024", "third quarter 2023"

@@ -477,6 +477,7 @@ def test_the_latest_period_of_a_kind_comes_from_the_filer_s_latest_report() -> N
     assert mention_text(latest_period_of(calendar_filer, "")) == "fiscal 2022"
     assert mention_text(latest_period_of(FiscalCalendar(2023, 1, date(2023, 3, 31)), "quarter")) == "Q1 2023"
 
+
 def test_period_spans_read_the_length_of_period_words_name() -> None:
     from desktop_rag.core.domain.periods import filing_spans, period_spans
 
@@ -487,3 +488,9 @@ def test_period_spans_read_the_length_of_period_words_name() -> None:
     assert filing_spans("10-K", None) == {"year"}
     assert filing_spans("10-Q", 3) == {"quarter", "nine months"}
     assert filing_spans("8-K", None) == set()
+
+
+def test_a_word_between_the_span_and_ended_keeps_the_period() -> None:
+    for text in ("the quarter that ended April 1, 2023", "Dell's quarter also ended April 1, 2023 - its capex?"):
+        found = find_periods(text).mentions
+        assert len(found) == 1 and mention_text(found[0]) == "the quarter ended April 1, 2023"
