@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop_rag.core.extract import extractive_answer
+from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.extract import column_header, extractive_answer
 from desktop_rag.core.generate import NOT_IN_CORPUS, AnswerTextStream, LlamaGenerator, parse_model_json
 from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.library import Library
@@ -30,7 +31,19 @@ from desktop_rag.core.prompt_context import evidence_context
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
 from desktop_rag.core.types import Answer, Citation, Evidence, Hit, QueryPlan
-from desktop_rag.core.verify import Passage, Verdict, complete_cut_sentence, passages_for, verify_answer
+from desktop_rag.core.verify import (
+    Passage,
+    Verdict,
+    asks_for_figure,
+    best_units,
+    carries_concept,
+    complete_cut_sentence,
+    content_term_set,
+    is_year,
+    passages_for,
+    unit_citation,
+    verify_answer,
+)
 from desktop_rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -40,6 +53,8 @@ EXTRACTIVE_NOTE = "extractive fallback:"
 NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model was there to ask
 # "per its Q2 2023 10-Q": the form names the filing, the filing's sentences do not name it
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
+# the sentences or rows a retry from the evidence shows the model, at most
+_RESTATE_UNITS = 3
 
 
 # -- the pipeline -------------------------------------------------------------------------------
@@ -150,7 +165,8 @@ class AnswerEngine:
             else Verdict(False, reason="cancelled" if result.cancelled else NO_MODEL_REASON)
         )
         if not verdict.ok and self.generator is not None and not result.cancelled:
-            retried = self._retry(query, doc_scope, cancel, verdict.reason, result)
+            first = _FirstAttempt(asked, plan, passages, own, concept, ignore, model_answer)
+            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
                 return
@@ -215,11 +231,14 @@ class AnswerEngine:
         return not (f.missing_company and not f.company) and not f.period_relaxed
 
     def _retry(self, query: str, doc_scope: list[str] | None, cancel: threading.Event | None,
-               first_failure: str, result: Answer) -> tuple[int, str, Verdict, list[Hit]] | None:
-        """Up to three reformulations of ``query`` (statement hint, synonym, period variant,
-        wider scope), each retrieved, gated, generated and verified; the first verified one
-        whose citations are all of the first attempt's companies wins. Attempts go in the notes."""
-        from desktop_rag.core.conversation.reformulate import reformulations
+               first_failure: str, result: Answer, first: _FirstAttempt | None = None,
+               ) -> tuple[int, str, Verdict, list[Hit]] | None:
+        """Up to three retries: first, when the first attempt's model answer failed verification,
+        the answer restated from the evidence alone (``_restate``); then reformulations of
+        ``query`` (statement hint, synonym, period variant, wider scope), each retrieved, gated,
+        generated and verified. The first verified one whose citations are all of the first
+        attempt's companies wins. Attempts go in the notes."""
+        from desktop_rag.core.conversation.reformulate import MAX_RETRIES, reformulations
 
         result.notes.append(f"attempt 1: {query} — {first_failure}")
         if self.generator is None:
@@ -230,7 +249,24 @@ class AnswerEngine:
         companies = set(first_plan.filters.company) or {
             docs[d].meta.company or docs[d].meta.ticker for d in (doc_scope or []) if d in docs} or {
             h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:3]}
-        for n, ref in enumerate(reformulations(query, bool(doc_scope)), 2):
+        tried = 1  # attempts made so far
+        if first is not None and self.settings.generation.retry_evidence_words > 0:
+            tried = 2
+            restated = self._restate(first, first_failure, cancel)
+            if restated is None:
+                result.notes.append("attempt 2 (evidence restated) skipped: no sentence of the asked company's "
+                                    "passages names what was asked" + (" with a figure" if asks_for_figure(first.asked) else ""))
+            else:
+                text, verdict = restated
+                if verdict.ok and not self._cites_only(verdict, companies):
+                    result.notes.append(f"attempt 2 (evidence restated): rejected, it cites another company "
+                                        f"({', '.join(sorted(self._cited(verdict) - companies))})")
+                elif verdict.ok:
+                    result.notes.append(f"attempt 2 (evidence restated): {first.asked} — verified")
+                    return 2, text, verdict, result.hits
+                else:
+                    result.notes.append(f"attempt 2 (evidence restated): {first.asked} — {verdict.reason}")
+        for n, ref in enumerate(reformulations(query, bool(doc_scope))[:MAX_RETRIES + 1 - tried], tried + 1):
             if cancel is not None and cancel.is_set():
                 return None
             plan = self.retriever.plan(ref.query, None if ref.widen_scope else doc_scope)
@@ -264,15 +300,80 @@ class AnswerEngine:
             verdict = verify_answer(model_answer, model_quotes, asked, passages,
                                     self.settings.generation.max_citations, concept=concept,
                                     idf=self.library.lexical.idf)
-            cited = {docs[c.doc_id].meta.company or docs[c.doc_id].meta.ticker for c in verdict.citations if c.doc_id in docs}
-            if verdict.ok and companies and not cited <= companies:
-                result.notes.append(f"attempt {n} ({ref.how}): rejected, it cites another company ({', '.join(sorted(cited - companies))})")
+            if verdict.ok and not self._cites_only(verdict, companies):
+                result.notes.append(f"attempt {n} ({ref.how}): rejected, it cites another company "
+                                    f"({', '.join(sorted(self._cited(verdict) - companies))})")
                 continue
             if verdict.ok:
                 result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — verified")
                 return n, verdict.answer or model_answer.strip(), verdict, hits
             result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — {verdict.reason}")
         return None
+
+    def _cited(self, verdict: Verdict) -> set[str]:
+        docs = self.library.docs
+        return {docs[c.doc_id].meta.company or docs[c.doc_id].meta.ticker for c in verdict.citations if c.doc_id in docs}
+
+    def _cites_only(self, verdict: Verdict, companies: set[str]) -> bool:
+        """A retry's citations are all of the first attempt's companies (none known: no check)."""
+        return not companies or self._cited(verdict) <= companies
+
+    def _restate(self, first: _FirstAttempt, first_failure: str,
+                 cancel: threading.Event | None) -> tuple[str, Verdict] | None:
+        """The answer asked again of the model from the evidence alone: the sentences or table
+        rows of the asked company's passages the verifier takes as support (they name what was
+        asked, and hold a figure when one is asked; a row with its column headings), within
+        ``generation.retry_evidence_words``. A short context leaves the small model less to
+        get wrong than the first attempt's passages. The same verifier checks the answer
+        against the same passages; the quotes offered are the shown sentences that hold the
+        answer's figures (the verifier still finds each on the page and checks it). None when
+        no sentence qualifies."""
+        assert self.generator is not None
+        units = self._supporting_units(first)
+        if not units:
+            return None
+        budget = self.settings.generation.retry_evidence_words
+        shown = evidence_context(units, first.passages, self.library.page_text, budget)
+        if not shown:
+            return None
+        labels = [(f"P{i}", _header(p.hit), p.text) for i, p in enumerate(shown, 1)]
+        raw = "".join(self.generator.stream(self.generator.build_prompt(first.asked, labels), cancel))
+        if cancel is not None and cancel.is_set():
+            return None
+        model_answer, model_quotes = parse_model_json(raw)
+        model_answer = complete_cut_sentence(model_answer, first.passages)
+        figures = [x for x in numbers_in(model_answer) if not number_supported(x, numbers_in(first.asked))]
+        # the shown sentences holding the answer's figures first: the quotes the answer was restated from
+        holding = [u.quote for u in units if any(number_supported(x, numbers_in(u.quote)) for x in figures)]
+        s = self.settings.generation
+        verdict = verify_answer(model_answer, [*holding, *model_quotes], first.asked, first.passages,
+                                s.max_citations, concept=first.concept, idf=self.library.lexical.idf)
+        return model_answer.strip(), verdict
+
+    def _supporting_units(self, first: _FirstAttempt) -> list[Citation]:
+        """Up to ``_RESTATE_UNITS`` sentences or rows of the asked company's passages that name
+        what was asked (``carries_concept``, as the verifier reads a quote) and, when a figure is
+        asked, hold one that is not a year; best first (``best_units``, as the extractive answer
+        ranks them), each table row followed by its column headings."""
+        idf = self.library.lexical.idf
+        want_figure = asks_for_figure(first.asked)
+        terms = (set(first.plan.content_terms) | content_term_set(first.asked)) - first.ignore
+        out: list[Citation] = []
+        n = 0
+        for _, p, a, b in best_units(first.own, terms, [], 4 * _RESTATE_UNITS, want_figure, idf=idf):
+            seg = p.text[a:b]
+            if first.concept and not carries_concept(tokenize(seg), first.concept, idf):
+                continue
+            if want_figure and not any(not is_year(x) for x in numbers_in(seg)):
+                continue
+            out.append(unit_citation(p, a, b))
+            header = column_header(p, a)
+            if header is not None and all(header.quote != c.quote for c in out):
+                out.append(header)
+            n += 1
+            if n >= _RESTATE_UNITS:
+                break
+        return out
 
     @staticmethod
     def _finish_retry(result: Answer, retried: tuple[int, str, Verdict, list[Hit]], t0: float,
@@ -363,6 +464,21 @@ class AnswerEngine:
         # back to reading order within the chosen set
         order = {id(h): i for i, h in enumerate(expanded)}
         return sorted(out, key=lambda h: order[id(h)])
+
+
+@dataclass
+class _FirstAttempt:
+    """What the first attempt read, for a retry from its evidence: the question without the
+    analyst's instructions, its plan, the passages verified against, those of the asked
+    company, the concept the verifier checks and the terms every passage shares."""
+
+    asked: str
+    plan: QueryPlan
+    passages: list[Passage]
+    own: list[Passage]
+    concept: set[str]
+    ignore: set[str]
+    model_answer: str
 
 
 def _holds(h: Hit, c: Citation) -> bool:

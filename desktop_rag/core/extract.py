@@ -45,7 +45,7 @@ def extractive_answer(
     text = " … ".join(c.quote for c in cites)
     # A bare table row is unreadable without its column headings: quote those too.
     _, p, a, _ = best
-    header = _column_header(p, a)
+    header = column_header(p, a)
     if header is not None and all(header.quote != c.quote for c in cites):
         text = f"{cites[0].quote} (columns: {header.quote})" + (" … " + " … ".join(c.quote for c in cites[1:]) if cites[1:] else "")
         cites.append(header)
@@ -120,7 +120,7 @@ _PERIOD_HEADER = re.compile(
     r"september|october|november|december)\b", re.I)
 
 
-def _column_header(p: Passage, row_start: int) -> Citation | None:
+def column_header(p: Passage, row_start: int) -> Citation | None:
     """The column-heading lines of the table a row belongs to (same passage, above it)."""
     row_end = p.text.find("\n", row_start)
     if p.hit.chunk.kind != "table" or not is_table_row(p.text[row_start:row_end if row_end >= 0 else len(p.text)]):

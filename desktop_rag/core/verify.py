@@ -316,9 +316,8 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
-    figures = [n for n in answer_numbers if not (float(n).is_integer() and 1900 <= n <= 2100)]  # not years
-    if (concept and not figures and _FIGURE_ASKED.search(question)
-            and not _EXPLANATION_ASKED.search(question)):
+    figures = [n for n in answer_numbers if not is_year(n)]
+    if concept and not figures and asks_for_figure(question):
         return Verdict(False, reason="the question asks for a figure, the answer gives none")
     if (concept and answer_numbers and _RATIO_ASKED.search(question) and not _EXPLANATION_ASKED.search(question)
             and _AMOUNT_GIVEN.search(text)):
@@ -453,6 +452,17 @@ _CHANGE_ASKED = re.compile(
     r"portion|proportion|mix|split|percent\w*)\b", re.I)
 _DENIAL = re.compile(r"\b(?:no|not|none|never|nor|neither|nothing)\b|n['’]t\b", re.I)
 _PERCENTAGE = re.compile(r"\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
+
+
+def asks_for_figure(question: str) -> bool:
+    """The question asks for a figure ("how much", "what was the total ..."), not for the reasons
+    behind one: an answer to it must give a figure (``verify_answer``)."""
+    return bool(_FIGURE_ASKED.search(question)) and not _EXPLANATION_ASKED.search(question)
+
+
+def is_year(n: float) -> bool:
+    """A figure that reads as a year (1900-2100), not an amount."""
+    return float(n).is_integer() and 1900 <= n <= 2100
 
 
 def carries_concept(tokens: list[str], concept: set[str], idf: dict[str, float] | None = None) -> bool:

@@ -157,12 +157,70 @@ def test_engine_retries_a_failed_verification_with_a_reformulated_query(build_li
                         "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
     gen = SequenceGenerator([wrong, right])
     engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 0  # reformulations only
     ans = engine.ask(QUESTION)
     assert not ans.extractive and ans.answer == "Apple's total net sales were $81,797 million."
     assert ans.timings_ms["attempt"] == 2.0
     assert ans.notes[0].startswith("attempt 1:") and ans.notes[1].startswith("attempt 2 (")
+    assert "evidence restated" not in ans.notes[1]
     assert len(gen.prompts) == 2
     _check_citations(lib, ans)
+
+
+def test_a_failed_verification_is_retried_first_from_the_evidence_sentences_alone(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    right = json.dumps({"answer": "Total net sales were $81,797 million.", "citations": []})
+    gen = SequenceGenerator([wrong, right])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 15  # the fixture's page is short: less than all of it
+    ans = engine.ask(QUESTION)
+    assert not ans.extractive and ans.answer == "Total net sales were $81,797 million."
+    assert ans.timings_ms["attempt"] == 2.0
+    assert ans.notes[1].startswith("attempt 2 (evidence restated):") and ans.notes[1].endswith("verified")
+    assert len(gen.prompts) == 2
+    (first_q, first_ps), (again_q, again_ps) = gen.prompts
+    assert again_q == first_q  # the same question, asked of less text
+    shown = "\n".join(t for _, _, t in again_ps)
+    assert "Total net sales 81,797 82,959" in shown and "2023 2022" in shown  # the row and its column headings
+    assert "Liquidity" not in shown and "NVIDIA" not in " ".join(h for _, h, _ in again_ps)
+    assert len(shown.split()) <= engine.settings.generation.retry_evidence_words
+    assert len(shown.split()) < sum(len(t.split()) for _, _, t in first_ps)
+    assert any("81,797" in c.quote for c in ans.citations)  # the shown row is the quote, found on the page
+    _check_citations(lib, ans)
+
+
+def test_the_evidence_retry_is_checked_by_the_same_verifier(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    still_wrong = json.dumps({"answer": "Total net sales were $82,000 million.", "citations": []})
+    gen = SequenceGenerator([wrong, still_wrong])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and "82,000" not in ans.answer
+    restated = [n for n in ans.notes if "(evidence restated)" in n]
+    assert restated == [restated[0]] and not restated[0].endswith("verified")
+    # the evidence retry counts among the three: at most four generations in all
+    assert len(gen.prompts) <= 4 and sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
+
+
+def test_the_evidence_retry_shows_only_the_asked_companys_sentences_that_name_what_was_asked(
+        build_library, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.verify import carries_concept
+
+    lib = build_library()
+    gen = SequenceGenerator([json.dumps({"answer": "Revenue was $13,507 million.", "citations": []})])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    seen = []
+    monkeypatch.setattr(engine, "_restate", lambda first, *a: seen.append(first))
+    ans = engine.ask(QUESTION)  # Nvidia's revenue row holds the figure: not Apple's
+    assert ans.extractive and len(seen) == 1
+    units = engine._supporting_units(seen[0])
+    assert units[0].quote == "Total net sales 81,797 82,959" and "2023 2022" in units[1].quote  # row, its headings
+    assert {lib.docs[u.doc_id].file_name for u in units} == {"2023 Q3 AAPL.pdf"}
+    rows = [u for u in units if "Ended" not in u.quote]  # not a table's column headings
+    assert rows and all(carries_concept(tokenize(u.quote), seen[0].concept, lib.lexical.idf) for u in rows)
 
 
 def test_engine_stops_after_three_retries(build_library) -> None:

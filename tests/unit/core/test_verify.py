@@ -418,3 +418,11 @@ def test_a_figure_from_a_table_in_thousands_is_shown_with_its_scale() -> None:
                            _annual_passages(), 2, concept={"content", "obligation"})
     assert scaled.ok, scaled.reason
     assert scaled.answer == "Acme's content obligations were $12.3 billion at the end of 2024."
+def test_a_figure_is_asked_by_how_much_not_by_why() -> None:
+    from desktop_rag.core.verify import asks_for_figure, is_year
+
+    assert asks_for_figure("How much did Apple spend on R&D in Q3 2023?")
+    assert asks_for_figure("What was the total revenue of Nvidia?")
+    assert not asks_for_figure("Why did Apple's gross margin change in Q3 2023?")  # the reasons, not a figure
+    assert not asks_for_figure("What did Epic Games allege in its lawsuit?")
+    assert is_year(2023) and is_year(1999.0) and not is_year(2023.5) and not is_year(81797)
