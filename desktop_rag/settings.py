@@ -176,6 +176,10 @@ class GenerationSettings:
         "the answer from them and the same verifier checks it. 0 = retries only reformulate the query.",
         min=0, max=400,
     )
+    retry_copied_figures: bool = knob(
+        False, "Self-check: in the retry from the evidence, a grammar lets the model write digits "
+        "only as figures printed in the sentences shown (or the question).",
+    )
     use_grammar: bool = knob(
         False,
         "Constrain the whole reply with llama.cpp's JSON-schema grammar. Off: the JSON reply is "

@@ -24,7 +24,13 @@ from typing import Any, Literal
 
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
 from desktop_rag.core.extract import column_header, extractive_answer
-from desktop_rag.core.generate import NOT_IN_CORPUS, AnswerTextStream, LlamaGenerator, parse_model_json
+from desktop_rag.core.generate import (
+    NOT_IN_CORPUS,
+    AnswerTextStream,
+    LlamaGenerator,
+    copied_figures_grammar,
+    parse_model_json,
+)
 from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.prompt_context import evidence_context
@@ -55,6 +61,7 @@ NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model w
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 # the sentences or rows a retry from the evidence shows the model, at most
 _RESTATE_UNITS = 3
+_RESTATE_INSTRUCTION = ""
 
 
 # -- the pipeline -------------------------------------------------------------------------------
@@ -251,12 +258,12 @@ class AnswerEngine:
             h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:3]}
         tried = 1  # attempts made so far
         if first is not None and self.settings.generation.retry_evidence_words > 0:
-            tried = 2
             restated = self._restate(first, first_failure, cancel)
             if restated is None:
-                result.notes.append("attempt 2 (evidence restated) skipped: no sentence of the asked company's "
-                                    "passages names what was asked" + (" with a figure" if asks_for_figure(first.asked) else ""))
+                result.notes.append("evidence retry skipped: no sentence of the asked company's passages names "
+                                    "what was asked" + (" with a figure" if asks_for_figure(first.asked) else ""))
             else:
+                tried = 2
                 text, verdict = restated
                 if verdict.ok and not self._cites_only(verdict, companies):
                     result.notes.append(f"attempt 2 (evidence restated): rejected, it cites another company "
@@ -337,7 +344,10 @@ class AnswerEngine:
         if not shown:
             return None
         labels = [(f"P{i}", _header(p.hit), p.text) for i, p in enumerate(shown, 1)]
-        raw = "".join(self.generator.stream(self.generator.build_prompt(first.asked, labels), cancel))
+        grammar = copied_figures_grammar([p.text for p in shown] + [first.asked], asks_for_figure(first.asked)) if (
+            self.settings.generation.retry_copied_figures) else ""
+        prompt = self.generator.build_prompt(first.asked + _RESTATE_INSTRUCTION, labels)
+        raw = "".join(self.generator.stream(prompt, cancel, answer_grammar=grammar))
         if cancel is not None and cancel.is_set():
             return None
         model_answer, model_quotes = parse_model_json(raw)

@@ -112,6 +112,23 @@ def parse_model_json(raw: str) -> tuple[str, list[str]]:
     return answer, quotes
 
 
+_PRINTED_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def copied_figures_grammar(texts: list[str], need_figure: bool) -> str:
+    """GBNF for the answer string after the prefilled ``{"answer": "`` whose digits can only be
+    figures copied as printed in ``texts`` (the passages shown and the question): free words
+    without digits between them, at least one figure when ``need_figure``, then the closing
+    quote. The model still chooses which figure and its wording; a figure it would misread
+    or invent cannot be written."""
+    figures = sorted({m.group(0).rstrip(",") for t in texts for m in _PRINTED_NUMBER.finditer(t)}, key=lambda f: (-len(f), f))
+    if not figures:
+        return ""
+    body = "text? num (text num)* text?" if need_figure else "text? (num text)* num?"
+    alternatives = " | ".join(json.dumps(f) for f in figures)
+    return f'root ::= {body} "\\""\ntext ::= [^"\\\\0-9\\n]+\nnum ::= {alternatives}\n'
+
+
 class AnswerTextStream:
     """Incrementally pulls the ``answer`` string out of streamed JSON, for live display."""
 
@@ -338,11 +355,17 @@ class LlamaGenerator:
 
     def stream(
         self, prompt: str | list[dict[str, str]], cancel: threading.Event | None = None,
-        max_tokens: int | None = None, use_grammar: bool | None = None,
+        max_tokens: int | None = None, use_grammar: bool | None = None, answer_grammar: str = "",
     ) -> Iterator[str]:
-        """Greedy token stream. Stops early when ``cancel`` is set."""
+        """Greedy token stream. Stops early when ``cancel`` is set. ``answer_grammar`` (GBNF, a
+        completion prompt only): constrains the prefilled answer string alone (the JSON
+        reply's frame stays prefilled), e.g. ``copied_figures_grammar``."""
         s = self.settings
         grammar = self.grammar if (s.use_grammar if use_grammar is None else use_grammar) else None
+        if answer_grammar and isinstance(prompt, str):
+            from llama_cpp import LlamaGrammar
+
+            grammar = None  # the answer string's own grammar, after the prefilled opener below
         kwargs: dict[str, Any] = dict(
             max_tokens=max_tokens or s.max_tokens, temperature=0.0, top_k=1, top_p=1.0,
             repeat_penalty=1.0, stream=True, grammar=grammar,
@@ -365,6 +388,8 @@ class LlamaGenerator:
             if prefix:
                 # Only the answer string is generated: ~2 tokens per word is plenty.
                 kwargs["max_tokens"] = min(kwargs["max_tokens"], 2 * s.max_answer_words + 16)
+            if answer_grammar:
+                kwargs["grammar"] = LlamaGrammar.from_string(answer_grammar, verbose=False)
             completion = cast("Iterator[CreateCompletionStreamResponse]",
                               self.llm.create_completion(prompt=prompt + prefix, stop=stop, **kwargs))
             it = completion

@@ -58,7 +58,7 @@ class TimedGenerator:
         return getattr(self._gen, name)
 
     def stream(self, prompt: Any, cancel: Any = None, max_tokens: int | None = None,
-               use_grammar: bool | None = None) -> Iterator[str]:
+               use_grammar: bool | None = None, answer_grammar: str = "") -> Iterator[str]:
         from desktop_rag.core.generate import ANSWER_PREFIX
 
         grammar_on = self._gen.settings.use_grammar if use_grammar is None else use_grammar
@@ -68,7 +68,7 @@ class TimedGenerator:
         times: list[float] = []
         text: list[str] = []
         first = True
-        for piece in self._gen.stream(prompt, cancel, max_tokens, use_grammar):
+        for piece in self._gen.stream(prompt, cancel, max_tokens, use_grammar, answer_grammar):
             synthetic = (not grammar_on and isinstance(prompt, str)) and (
                 (first and piece == ANSWER_PREFIX) or piece == '", "citations": []}')
             first = False

@@ -204,6 +204,32 @@ def test_the_evidence_retry_is_checked_by_the_same_verifier(build_library) -> No
     assert len(gen.prompts) <= 4 and sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
 
 
+def test_the_evidence_retry_can_only_copy_the_figures_it_is_shown(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    right = json.dumps({"answer": "Total net sales were $81,797 million.", "citations": []})
+
+    class Recording(SequenceGenerator):
+        grammars: list[str] = []
+
+        def stream(self, prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+            self.grammars.append(str(kw.get("answer_grammar", "")))
+            yield from super().stream(prompt, cancel, **kw)
+
+    gen = Recording([wrong, right])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 15
+    assert not engine.settings.generation.retry_copied_figures  # off by default
+    assert not engine.ask(QUESTION).extractive and gen.grammars == ["", ""]
+    gen.grammars.clear()
+    gen.prompts.clear()
+    engine.settings.generation.retry_copied_figures = True
+    ans = engine.ask(QUESTION)
+    assert not ans.extractive and gen.grammars[0] == ""  # the first attempt is free
+    figures = gen.grammars[1].split("num ::= ")[1].split(" | ")
+    assert '"81,797"' in figures and '"95,000"' not in figures and '"13,507"' not in figures  # Nvidia's
+
+
 def test_the_evidence_retry_shows_only_the_asked_companys_sentences_that_name_what_was_asked(
         build_library, monkeypatch: pytest.MonkeyPatch) -> None:
     from desktop_rag.core.lexical import tokenize

@@ -171,3 +171,19 @@ def test_the_fixed_prefix_is_in_the_kv_cache_before_the_first_question() -> None
     chat = _base_generator(chat=True)
     chat.cache_prefix()
     assert chat.llm.evaluated == []
+
+
+def test_the_copied_figures_grammar_lets_digits_be_only_the_printed_figures() -> None:
+    from llama_cpp import LlamaGrammar
+
+    from desktop_rag.core.generate import copied_figures_grammar
+
+    g = copied_figures_grammar(["Total net sales 81,797 82,959.", "What were net sales in Q3 2023?"], True)
+    num = next(line for line in g.splitlines() if line.startswith("num ::="))
+    assert set(num.removeprefix("num ::= ").split(" | ")) == {'"81,797"', '"82,959"', '"2023"', '"3"'}
+    assert "text ::= [^\"\\\\0-9\\n]+" in g  # free words carry no digit, no quote, no line break
+    root = g.splitlines()[0]
+    assert root == 'root ::= text? num (text num)* text? "\\""'  # a figure required, the string closed
+    assert copied_figures_grammar(["81,797"], False).splitlines()[0] == 'root ::= text? (num text)* num? "\\""'
+    assert copied_figures_grammar(["no figures here"], True) == ""
+    LlamaGrammar.from_string(g, verbose=False)  # llama.cpp parses it
