@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop_rag.core.chunking import is_table_row
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
 from desktop_rag.core.extract import column_header, extractive_answer
 from desktop_rag.core.generate import (
@@ -47,6 +48,7 @@ from desktop_rag.core.verify import (
     content_term_set,
     is_year,
     passages_for,
+    split_units,
     unit_citation,
     verify_answer,
 )
@@ -371,11 +373,19 @@ class AnswerEngine:
         out: list[Citation] = []
         n = 0
         for _, p, a, b in best_units(first.own, terms, [], 4 * _RESTATE_UNITS, want_figure, idf=idf):
-            seg = p.text[a:b]
-            if first.concept and not carries_concept(tokenize(seg), first.concept, idf):
+            if want_figure and not any(not is_year(x) for x in numbers_in(p.text[a:b])):
                 continue
-            if want_figure and not any(not is_year(x) for x in numbers_in(seg)):
-                continue
+            if first.concept and not carries_concept(tokenize(p.text[a:b]), first.concept, idf):
+                # a sentence holding the figure whose subject the sentence beside it names
+                # ("Kove IO filed a complaint ... Kove is seeking damages of $517 million"): the
+                # two as one contiguous quote of the page, if together they name what was asked
+                span = _with_neighbour(p, a, b, lambda t: carries_concept(tokenize(t), first.concept, idf))
+                if span is None:
+                    continue
+                a, b = span
+            if any(a < c.char_start - p.start + len(c.quote) and c.char_start - p.start < b
+                   for c in out if c.doc_id == p.hit.chunk.doc_id and c.page == p.hit.chunk.page):
+                continue  # overlaps a sentence already shown
             out.append(unit_citation(p, a, b))
             header = column_header(p, a)
             if header is not None and all(header.quote != c.quote for c in out):
@@ -474,6 +484,38 @@ class AnswerEngine:
         # back to reading order within the chosen set
         order = {id(h): i for i, h in enumerate(expanded)}
         return sorted(out, key=lambda h: order[id(h)])
+
+
+# the longest two-sentence quote the evidence retry joins (two typical filing sentences)
+_JOINED_CHARS = 480
+
+
+def _with_neighbour(p: Passage, a: int, b: int, names_it: Callable[[str], bool]) -> tuple[int, int] | None:
+    """The prose sentence p.text[a:b] joined with the sentence just before or after it in the
+    same paragraph, as one contiguous stretch of the page, when ``names_it`` accepts the
+    two together; the one before first (it usually introduces the subject). None otherwise."""
+    units = split_units(p.text)
+    try:
+        i = units.index((a, b))
+    except ValueError:
+        return None
+
+    def prose(j: int) -> bool:
+        ua, ub = units[j]
+        return "\n\n" not in p.text[ua:ub] and not any(is_table_row(line) for line in p.text[ua:ub].splitlines())
+
+    if not prose(i):
+        return None
+    for j in (i - 1, i + 1):
+        if not 0 <= j < len(units) or not prose(j):
+            continue
+        lo, hi = min(a, units[j][0]), max(b, units[j][1])
+        between = p.text[min(b, units[j][1]):max(a, units[j][0])]
+        if "\n\n" in between or hi - lo > _JOINED_CHARS:
+            continue  # another paragraph, or too long to read as one quote
+        if names_it(p.text[lo:hi]):
+            return lo, hi
+    return None
 
 
 @dataclass

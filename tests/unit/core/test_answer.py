@@ -417,3 +417,21 @@ def test_the_evidence_prompt_is_exact_page_text_around_the_quotes_and_verifies(b
     engine.ask(QUESTION)
     assert len(gen.prompts) == 2 and all(
         sum(len(t.replace(GAP, " ").split()) for _, _, t in ps) < sum(whole) for _, ps in gen.prompts)
+
+
+def test_a_figure_sentence_is_joined_with_the_sentence_beside_it_that_names_the_subject() -> None:
+    from desktop_rag.core.answer import _with_neighbour
+    from desktop_rag.core.verify import Passage, split_units
+
+    text = ("Legal Proceedings\n"
+            "In December 2018, Kove IO, Inc. filed a complaint against Amazon Web Services, Inc. in the United "
+            "States District Court. Kove is seeking damages ranging from $517 million to $1.03 billion. "
+            "We dispute the allegations.\n\nRevenue 13,507 6,704\n")
+    p = Passage(None, 0, len(text), text)  # type: ignore[arg-type]
+    a, b = next(u for u in split_units(text) if "517" in text[u[0]:u[1]])
+    names_kove_io = lambda t: "Kove IO" in t and "damages" in t
+    lo, hi = _with_neighbour(p, a, b, names_kove_io) or (0, 0)
+    assert text[lo:hi].startswith("In December 2018, Kove IO") and text[lo:hi].endswith("$1.03 billion.")
+    assert _with_neighbour(p, a, b, lambda t: "never printed" in t) is None
+    row = next(u for u in split_units(text) if text[u[0]:u[1]].startswith("Revenue"))
+    assert _with_neighbour(p, *row, lambda t: True) is None  # a table row is never joined
