@@ -360,7 +360,7 @@ class AnswerEngine:
         s = self.settings.generation
         verdict = verify_answer(model_answer, [*holding, *model_quotes], first.asked, first.passages,
                                 s.max_citations, concept=first.concept, idf=self.library.lexical.idf)
-        return model_answer.strip(), verdict
+        return verdict.answer or model_answer.strip(), verdict
 
     def _supporting_units(self, first: _FirstAttempt) -> list[Citation]:
         """Up to ``_RESTATE_UNITS`` sentences or rows of the asked company's passages that name
