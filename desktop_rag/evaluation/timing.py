@@ -68,7 +68,8 @@ class TimedGenerator:
         times: list[float] = []
         text: list[str] = []
         first = True
-        for piece in self._gen.stream(prompt, cancel, max_tokens, use_grammar, answer_grammar):
+        extra = {"answer_grammar": answer_grammar} if answer_grammar else {}  # only generators that take it
+        for piece in self._gen.stream(prompt, cancel, max_tokens, use_grammar, **extra):
             synthetic = (not grammar_on and isinstance(prompt, str)) and (
                 (first and piece == ANSWER_PREFIX) or piece == '", "citations": []}')
             first = False
