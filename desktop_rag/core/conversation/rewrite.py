@@ -252,6 +252,23 @@ def _described_company(text: str, labels: Mapping[str, frozenset[str]], company_
     return "", -1, -1
 
 
+def _defined_owner(text: str, defined: Mapping[str, str]) -> str:
+    """An abbreviation the filings define for another entity, written as the owner of the
+    measure right after it, by the name the filings define it for: "how big was AWS revenue
+    in 2017" in a library where only Netflix's filing defines Amazon Web Services ("AWS") ->
+    "... Amazon Web Services' revenue ..." (a company the library lacks). Elsewhere ("they run
+    on AWS") the abbreviation stays as typed."""
+    measure = measure_phrase(text)
+    if not measure:
+        return text
+    for short, name in defined.items():
+        m = re.search(rf"(?<![\w&]){re.escape(short)}(?:'s|’s)?\s+(?={re.escape(measure)})", text)
+        if m:
+            owner = name + ("'" if name.endswith("s") else "'s")
+            return text[:m.start()] + owner + " " + text[m.end():]
+    return text
+
+
 def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]:
     """The longest library company name in ``text`` with its span, as the text spells it.
     A ticker of four or more letters typed in lower case ("back to msft") is the ticker,
@@ -557,7 +574,7 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
                      labels: Mapping[str, frozenset[str]] | None = None,
                      name_terms: Iterable[str] = (), calendars: Mapping[str, FiscalCalendar] | None = None,
                      printed_lower: Collection[str] = frozenset(), asides: Sequence[str] = (),
-                     company_of: Mapping[str, str] | None = None) -> Rewrite:
+                     company_of: Mapping[str, str] | None = None, defined: Mapping[str, str] | None = None) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
@@ -572,12 +589,13 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     print in lower case (``LibraryTerms.printed_lower``: a bare "google" that no filing prints
     as a word is a company, "services" is a word); ``asides``: the messages answered from the
     conversation since the latest searched one (``thread_facts``); ``company_of``: each library
-    name (lower case) -> its company ("aapl" and "apple" are one).
+    name (lower case) -> its company ("aapl" and "apple" are one); ``defined``: the abbreviations
+    the filings define for another entity (``LibraryTerms.defined``: "AWS" -> "Amazon Web Services").
 
     A company the library lacks is written as whose figure is asked ("Google's op income
     Q1 2023"), so that the search reads it as the subject and refuses it."""
     out = _rewrite(question, previous, names, scope_company, scope_period, terms, labels, name_terms, calendars,
-                   printed_lower, asides, company_of)
+                   printed_lower, asides, company_of, defined)
     if out.absent_company:
         out.standalone = _as_owner(out.standalone, out.absent_company)
     return out
@@ -621,12 +639,15 @@ def _capitalised(written: str, company: str) -> str:
 def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_company: str,
              scope_period: str, terms: Mapping[str, str] | None, labels: Mapping[str, frozenset[str]] | None,
              name_terms: Iterable[str], calendars: Mapping[str, FiscalCalendar] | None,
-             printed_lower: Collection[str], asides: Sequence[str], company_of: Mapping[str, str] | None) -> Rewrite:
+             printed_lower: Collection[str], asides: Sequence[str], company_of: Mapping[str, str] | None,
+             defined: Mapping[str, str] | None = None) -> Rewrite:
     """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
     q = _names_as_printed(" ".join(question.split()), names, name_terms)
     if printed_lower:
         q = _names_as_spelled(q, names, printed_lower, company_of, _FILLER | _TOPIC_WORDS | set(terms or {}))
+    if defined and not names_in(q, names):
+        q = _defined_owner(q, defined)
     if not names_in(q, names):
         described, da, db = _described_company(q, labels or {}, company_of)
         if described:

@@ -185,7 +185,7 @@ class ConversationSession:
             asides.insert(0, m.question)
         rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels, terms.names,
                               calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides,
-                              company_of=self.company_of)
+                              company_of=self.company_of, defined=terms.defined)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         # the router reads the message with the library's names as printed ("microsft" -> "Microsoft")
         routed = rw.spelled if rw.spelled and text == question else question

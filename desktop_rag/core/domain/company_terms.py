@@ -163,6 +163,48 @@ class LibraryTerms:
     # "Xbox", "Converse"), however cased; another company it names in passing ("Google", a few
     # times a filing) is not among them
     own_words: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the abbreviations the filings define for another entity ("Amazon Web Services ("AWS")" in
+    # a filing of Netflix): abbreviation as printed -> the entity's name as printed; not one a
+    # filer defines for itself or its own segments, nor one defined two ways
+    defined: dict[str, str] = field(default_factory=dict)
+
+
+# "Amazon Web Services ("AWS")", "Federal Deposit Insurance Corporation (the “FDIC”)": a name and
+# the abbreviation a filing defines for it
+_DEFINITION = re.compile(r"((?:[A-Z][\w&.-]*[ \t]+){1,5}[A-Z][\w&.-]*)[ \t]*\((?:the[ \t]+)?[“\"']([A-Z]{2,6})[”\"']\)")
+
+
+# the last word of an organisation's name ("Amazon Web Services", "Italian Competition Authority";
+# not "European Union", "California Consumer Privacy Act": a place, a law)
+_ORGANISATION_END = frozenset("""services service inc incorporated corporation corp company co group holdings limited
+    ltd plc llc lp bank bancorp systems technologies partners association authority commission board agency institute
+    foundation fund trust university labs laboratories networks communications motors airlines industries
+    pharmaceuticals therapeutics platforms semiconductor semiconductors electronics entertainment studios""".split())
+
+
+def other_entities_defined(pages_by_company: Mapping[str, Iterable[str]],
+                           labels: Mapping[str, frozenset[str]] | None = None,
+                           printed_lower: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Abbreviation -> the name a filing defines it for, when that name is another entity's:
+    its initials are the abbreviation, its last word one of an organisation's, its first word a name (no word the library prints in
+    lower case: "Software Assurance" is a product) and no word of the filer's own name, and the
+    name is none of the filer's printed labels (Intel's "Data Center and AI ("DCAI")" is its
+    own segment; Amazon's "Amazon Web Services ("AWS")" its own). An abbreviation defined for
+    two names is dropped."""
+    found: dict[str, set[str]] = {}
+    for company, pages in pages_by_company.items():
+        own = {w for w in _words(company)}
+        printed = (labels or {}).get(company, frozenset())
+        for text in pages:
+            for m in _DEFINITION.finditer(text):
+                name, short = " ".join(m.group(1).split()), m.group(2)
+                initials = "".join(w[0] for w in name.split() if w[0].isupper())
+                words = _words(name)
+                if initials != short or not words or words[0] in own or " ".join(words) in printed \
+                        or words[0] in _GENERIC or words[0] in printed_lower or words[-1] not in _ORGANISATION_END:
+                    continue
+                found.setdefault(short, set()).add(name)
+    return {short: next(iter(names)) for short, names in found.items() if len(names) == 1}
 
 
 def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str, str]:
@@ -216,7 +258,8 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
     out: dict[str, str] = {}
     printed_lower = frozenset().union(*lower.values())
     if len(pages_by_company) < 2:
-        return LibraryTerms({}, labels, printed_lower=printed_lower, own_words=own)
+        return LibraryTerms({}, labels, printed_lower=printed_lower, own_words=own,
+                            defined=other_entities_defined(pages_by_company, labels, printed_lower))
     for company, counts in prominent.items():
         others = [v for c, v in vocab.items() if c != company]
         for term, n in counts.items():
@@ -245,7 +288,8 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
         if out.get(term, company) in companies:
             out[term] = company
             names.add(term)
-    return LibraryTerms(out, labels, frozenset(names), printed_lower, own)
+    return LibraryTerms(out, labels, frozenset(names), printed_lower, own,
+                        other_entities_defined(pages_by_company, labels, printed_lower))
 
 
 def companies_by_terms(text: str, terms: Mapping[str, str]) -> set[str]:

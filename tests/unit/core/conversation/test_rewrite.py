@@ -530,3 +530,15 @@ def test_a_relative_period_written_as_an_adjective_stays_one() -> None:
     prev = ["How much did Intel lose on its Mobileye stake in Q2 2023?"]
     assert rewrite_followup("and the year-ago Mobileye loss?", prev, NAMES).standalone == \
         "What was the Q2 2022 Mobileye loss for Intel?"
+
+
+def test_an_abbreviation_defined_for_another_entity_owns_the_measure_after_it() -> None:
+    defined = {"LCP": "Lumen Cloud Platform"}
+    prev = ["What was Streamco's streaming revenue in 2022?"]
+    names = {"streamco", "Streamco"}
+    out = rewrite_followup("we host on LCP, right? how big was LCP revenue in 2022", prev, names, defined=defined)
+    assert out.standalone == "we host on LCP, right? how big was Lumen Cloud Platform's revenue in 2022"
+    assert out.absent_company == "Lumen Cloud Platform"
+    # elsewhere the abbreviation stays as typed, and the thread's company is asked
+    out = rewrite_followup("how much did it pay LCP in 2022?", prev, names, defined=defined)
+    assert "Lumen" not in out.standalone and out.absent_company == ""

@@ -90,3 +90,20 @@ def test_a_list_of_names_is_no_prose_and_a_company_s_frequent_words_are_its_own(
     assert "adidas" not in terms.printed_lower and "apparel" in terms.printed_lower
     assert "converse" in terms.own_words["NIKE, Inc."]  # four times in two pages
     assert "pepsico" not in terms.own_words["The Coca-Cola Company"]  # named once, in passing
+
+
+def test_abbreviations_the_filings_define_for_another_entity() -> None:
+    pages = {
+        "Streamco, Inc.": ['We rely on Lumen Cloud Services ("LCS") for our computing; the retail side of Lumen '
+                           'competes with us. Our Global Streaming Membership ("GSM") grew in the Baltic '
+                           'Union ("BU").\n'
+                           'our global streaming membership and cloud software assurance'],
+        "Lumen Cloud, Inc.": ['Lumen Cloud, Inc. ("LC") is the registrant. Software Assurance ("SA") is sold.\n'
+                              'customers buy software assurance'],
+    }
+    defined = library_terms(pages).defined
+    # another entity's name (its first word a name, no word of the filer's own)
+    assert defined.get("LCS") == "Lumen Cloud Services"
+    # a filer's own name, a product named with common words, a phrase printed in lower case, a
+    # place (no organisation's last word): none
+    assert "LC" not in defined and "SA" not in defined and "GSM" not in defined and "BU" not in defined
