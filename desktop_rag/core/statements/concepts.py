@@ -110,6 +110,12 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"dividends paid", r"^dividends"), exclude=r"received|non-?controlling|per share",
        words=(r"dividends? paid", r"cash dividends?", r"dividend"), outflow=True),
     _C("total_assets", "Total assets", ("balance",), (r"^total assets$",), words=(r"total assets",)),
+    # the balance-sheet line, not a charge against it: "goodwill impairment" is an expense of the
+    # year (a note's or the income statement's), "goodwill allocated to a segment" a note's part
+    _C("goodwill", "Goodwill", ("balance",), (r"^goodwill(, net)?$",), exclude=r"impair|intangible",
+       words=(r"\bgoodwill\b(?!\s+(?:and\s+(?:other\s+)?intangible|impair|write|charge|allocat|attribut|relat|"
+              r"associated|arising|recogni[sz]ed\s+(?:in|on|from)|from|for|of|by|in\s+(?:the|our|its)\s+\w+\s+segment))"
+              r"(?<!impairment of goodwill)",)),
     _C("current_assets", "Total current assets", ("balance",), (r"^total current assets$",), words=(r"current assets",)),
     _C("current_liabilities", "Total current liabilities", ("balance",), (r"^total current liabilities$",),
        words=(r"current liabilities",)),

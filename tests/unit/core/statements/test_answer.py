@@ -399,3 +399,18 @@ def test_an_expense_printed_negative_and_added_is_an_expense() -> None:
     assert cogs.calculation.result == 57_697 and cogs.text.startswith("Total cost of sales: $57,697 million")
     # interest expense printed "(623)" is an amount of 623
     assert _ask_filing(lmt, "What was Lockheed Martin's interest expense in 2022?").calculation.result == 623
+
+
+def test_goodwill_is_a_balance_sheet_line_item_at_its_date() -> None:
+    """Microsoft's balance sheet (FY2023 10-K, page 60) prints "Goodwill 67,886 67,524": goodwill
+    carried at a balance-sheet date is that row's cell; a goodwill impairment is no balance line."""
+    msft = _statement_pages("MICROSOFT_2023_10K.pdf", [60], DocumentMeta(
+        company="Microsoft Corporation", ticker="MSFT", form_type="10-K", fiscal_year=2023, period_end="2023-06-30"))
+    out = _ask_filing(msft, "How much goodwill did Microsoft carry at June 30, 2023?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == 67886 and out.calculation.unit == "usd_millions"
+    assert out.citations[0].quote.startswith("Goodwill 67,886")
+    prior = _ask_filing(msft, "What was Microsoft's goodwill at June 30, 2022?")
+    assert prior is not None and prior.calculation is not None and prior.calculation.result == 67524
+    assert not wants_calculation("How much goodwill impairment did Microsoft record in fiscal 2023?")
+    assert not wants_calculation("How much goodwill was allocated to the Intelligent Cloud segment?")
