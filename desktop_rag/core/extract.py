@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from desktop_rag.core.chunking import is_table_row
 from desktop_rag.core.domain.measures import is_count_label
-from desktop_rag.core.domain.numbers import parse_cell, scale_factor, scale_of
+from desktop_rag.core.domain.numbers import nearest_scale, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.pdf import fold_text
 from desktop_rag.core.query import format_figure
@@ -42,12 +42,15 @@ def extractive_answer(
         if cand[0] >= 0.75 * best[0] and fold_text(cand[1].text[cand[2]:cand[3]]) not in fold_text(best[1].text):
             chosen.append(cand)
     cites = [unit_citation(p, a, b) for _, p, a, b in chosen]
-    text = " … ".join(c.quote for c in cites)
+    # a row of a table printed "(in thousands)" is read with its scale ("$ 17,694,642" is $17.7
+    # billion): the note follows the exact quote, it is not part of it
+    shown = [f"{c.quote}{_scale_note(p, a, c.quote, page_text)}" for c, (_, p, a, _) in zip(cites, chosen, strict=True)]
+    text = " … ".join(shown)
     # A bare table row is unreadable without its column headings: quote those too.
     _, p, a, _ = best
     header = column_header(p, a)
     if header is not None and all(header.quote != c.quote for c in cites):
-        text = f"{cites[0].quote} (columns: {header.quote})" + (" … " + " … ".join(c.quote for c in cites[1:]) if cites[1:] else "")
+        text = f"{shown[0]} (columns: {header.quote})" + (" … " + " … ".join(shown[1:]) if shown[1:] else "")
         cites.append(header)
     if want_numbers and header is not None:
         # "how much" is answered with the figure, its unit and scale, not a bare row
@@ -57,6 +60,18 @@ def extractive_answer(
         if figure:
             text = f"{figure} — “{cites[0].quote}”"
     return text, cites
+
+
+def _scale_note(p: Passage, a: int, quote: str,
+                page_text: Callable[[str, int], str | None] | None) -> str:
+    """" (in thousands)" after a quoted table row of amounts whose table's scale note (the
+    nearest above it on its page) says so; "" for prose, percentages and unscaled tables."""
+    if not is_table_row(quote) or not re.search(r"\d[\d,]{3,}", quote) or "%" in quote:
+        return ""
+    whole = page_text(p.hit.chunk.doc_id, p.hit.chunk.page) if page_text else None
+    above = whole[:p.start + a] if whole else p.text[:a]
+    scale = nearest_scale(above)
+    return f" (in {scale})" if scale else ""
 
 
 _CELL_TOKEN = re.compile(r"\(?\$?\s?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|(?<=\s)[-\u2013\u2014](?=\s|$)")

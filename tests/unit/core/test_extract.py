@@ -81,3 +81,23 @@ def test_a_subsidiarys_table_ranks_below_the_registrants_own_rows() -> None:
     sub_plan.content_terms = ["abe", "cet1", "ratio"]
     _, sub_cites = extractive_answer(sub_q, sub_plan, passages, max_quotes=1, ignore=period)
     assert sub_cites[0].quote == "CET1 ratio 18.2 % 4.5 %"
+
+
+def test_a_quoted_row_of_a_scaled_table_is_read_with_its_scale() -> None:
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document("c" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
+    page = ("Contractual obligations (in thousands):\n"
+            "Total Less than 1 year\n"
+            "Content obligations $ 12,345,678 $ 4,000,000\n")
+    hit = Hit(Chunk(7, doc.doc_id, 7, 31, 0, len(page), page, kind="table"), doc, 1.0)
+    question = "What were Acme's content obligations?"
+    plan = _plan_for(question)
+    plan.content_terms = ["content", "obligation"]
+    text, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
+                                    page_text=lambda _d, _p: page)
+    assert cites[0].quote == "Content obligations $ 12,345,678 $ 4,000,000"  # the quote stays exact
+    assert text.startswith("Content obligations $ 12,345,678 $ 4,000,000 (in thousands)")
