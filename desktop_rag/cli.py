@@ -521,7 +521,11 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--recall-library", default=None, metavar="DIR",
                    help="data dir of a real ingested library whose own hnsw graph gets the recall check "
                         "(default: the bench's library)")
-    p.add_argument("--skip", default="", help="sections to skip: ingest,search,recall,first,generation,cold,team")
+    p.add_argument("--skip", default="",
+                   help="sections to skip: ingest,search,recall,first,generation,cold,team,memory")
+    p.add_argument("--memory-size", default=None,
+                   help="chunks of the on-disk synthetic library the memory section measures the app with "
+                        "(default 100k; --quick 200); written once under <data-dir>/bench/ and reused")
     p.add_argument("--library", dest="library_location", default=argparse.SUPPRESS, metavar="URL",
                    help="also measure a team library: an EMPTY PostgreSQL team library (postgresql://...) that the "
                         "bench fills once with the largest synthetic size and reuses on later runs")

@@ -11,7 +11,9 @@ Sections, each with a target where the issue sets one:
 - generation: time to first token, tokens/s and total answer time through the pipeline,
   and the same GGUF driven directly by llama-cpp-python with the same prompt, grammar
   and threads (ratio pipeline/raw), plus raw unconstrained tok/s;
-- cold start: a fresh process until models are loaded and the index is open.
+- cold start: a fresh process until models are loaded and the index is open;
+- memory: the app's resident memory with a real on-disk 100k-chunk library, measured in a
+  child process that opens it, loads the models, searches and answers (``bench_memory``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ TARGETS = {  # issue #10
     "first_token_ms": 1000.0,  # <
     "answer_total_ms": 2000.0,  # <
     "cold_start_ms": 3000.0,  # <, fresh process until the library is open (models load behind it)
-    "rss_mb_100k": 1536.0,  # <, resident memory with a 100k-chunk library loaded
+    "rss_mb_100k": 1536.0,  # <, the app's peak resident memory with a 100k-chunk library (bench_memory)
     "gen_tok_s_ratio": 0.9,  # >=
 }
 
@@ -909,6 +911,15 @@ def run(ns: argparse.Namespace) -> int:
                                                         both_modes=not quick)
             except (FileNotFoundError, ValueError) as exc:
                 result["generation"] = {"error": str(exc)}
+        if "memory" not in skip and len(ws.library.chunk_ids):
+            from desktop_rag.evaluation.bench_memory import bench_memory
+
+            size = parse_sizes(ns.memory_size or ("200" if quick else "100k"))[0]
+            _log(f"bench: resident memory of the app with a {size_label(size)}-chunk library")
+            result["memory"] = bench_memory(
+                resolve_data_dir(ns.data_dir) / "bench" / f"memory-{size_label(size)}", seed_from_library(ws.library),
+                ws.library, ws.settings, size, library_questions(ws, label_files, 10), ns.models_dir, _log,
+                max_tokens=ns.gen_max_tokens or 32)
     finally:
         ws.close()
     try:
@@ -957,12 +968,15 @@ def headline(res: dict[str, Any]) -> dict[str, Any]:
     cold = res.get("cold_start") or {}
     p95 = {mode: {label: d[mode]["p95"] for label, d in search.items()} for mode in ("dense", "bm25", "hybrid")}
     big = search.get("100k") or {}
+    mem = res.get("memory") or {}
     return {
         "ingest_pages_per_s": ing.get("pages_per_s"),
         "searchable_s_per_100_pages": ing.get("searchable_s_per_100_pages"),
         "search_p95_ms": p95,
         "hnsw_recall_100k": big.get("hnsw_recall@10"),
-        "rss_mb_100k": big.get("rss_mb"),
+        "rss_mb_100k": mem.get("peak_mb") if mem.get("size") == 100_000 else None,
+        "rss_mb_app": mem.get("peak_mb"),  # at the memory section's size (the row's figure at 100k)
+        "rss_mb_100k_bench_process": big.get("rss_mb"),  # the bench process after its 100k search section
         "hnsw_recall_real": (res.get("real_recall") or {}).get("recall@10"),
         "first_useful_ms": first_useful_as_shipped(res.get("first_output") or {}),
         "first_token_ms": _r(gen.get("first_token_ms")),
@@ -1013,7 +1027,12 @@ def targets(res: dict[str, Any]) -> list[dict[str, Any]]:
     for key, name in (("first_token_ms", "first token ms"), ("answer_total_ms", "short answer total ms")):
         below(name, key, res.get(key))
     below("cold start to ready ms", "cold_start_ms", res.get("cold_start_ms"))
-    below("resident memory MB @ 100k", "rss_mb_100k", res.get("rss_mb_100k"))
+    mem = res.get("memory") or {}
+    if mem.get("size") not in (None, 100_000) and mem.get("peak_mb") is not None:
+        add(f"resident memory MB (app, peak) @ {size_label(mem['size'])}", f"< {TARGETS['rss_mb_100k']:g} (@100k)",
+            mem["peak_mb"], None)
+    else:
+        below("resident memory MB (app, peak) @ 100k", "rss_mb_100k", res.get("rss_mb_100k"))
     at_least("pipeline / raw llama.cpp tok/s", "gen_tok_s_ratio", res.get("gen_tok_s_ratio"))
     return out
 
@@ -1073,8 +1092,9 @@ def render(res: dict[str, Any]) -> str:
         if rec:
             out += ["", f"hnswlib recall@10 vs exact, synthetic library (M={s.get('M')}, "
                         f"ef_construction={s['ef_construction']}, ef_search={s.get('ef_search')}); "
-                        "resident memory with the library loaded",
-                    table(["size", "recall", "filtered (1/3 of docs)", "allowed rows", "RSS MB", "+ text MB"], rec,
+                        "the bench process's RSS with it loaded (besides the seed library and the embedder: "
+                        "not the app's memory, see 'Resident memory of the app')",
+                    table(["size", "recall", "filtered (1/3 of docs)", "allowed rows", "bench RSS MB", "+ text MB"], rec,
                           floatfmt="{:.3f}")]
     real = res.get("real_recall")
     if real and "error" not in real:
@@ -1127,6 +1147,7 @@ def render(res: dict[str, Any]) -> str:
                     f"GGUF {b['model_s']:.0f}); child peak RSS {c['child_peak_rss_mb']:.0f} MB; {c['note']}"]
     elif c:
         out += ["", f"Cold start: {c['error']}"]
+    out += _render_memory(res)
     out += ["", "Targets", table(["target", "goal", "actual", "result"],
                                  [[t["name"], t["target"], t["actual"],
                                    {True: "PASS", False: "MISS", None: "n/a"}[t["pass"]]] for t in res["targets"]])]
@@ -1135,6 +1156,36 @@ def render(res: dict[str, Any]) -> str:
         out += ["", "Why (profile):"] + [f"  - {w}" for w in why]
     out += [f"(bench took {res['seconds']:.0f} s)"]
     return "\n".join(out)
+
+
+def _render_memory(res: dict[str, Any]) -> list[str]:
+    mem = res.get("memory")
+    if not mem:
+        return []
+    if "error" in mem:
+        return ["", f"Resident memory of the app: {mem['error']}"]
+    from desktop_rag.evaluation.bench_memory import breakdown
+
+    build = mem.get("build") or {}
+    how = ("cached from an earlier run" if mem.get("cached") else
+           f"written in {build.get('write_s', 0):.0f} s, graph built in {build.get('open_and_graph_s', 0):.0f} s")
+    rows = [[step, v.get("rss_mb"), v.get("peak_mb"), v.get("anon_mb"), v.get("file_mb"), v.get("s")]
+            for step, v in mem["steps"].items()]
+    out = ["", f"Resident memory of the app with a {size_label(mem['size'])}-chunk library: peak "
+               f"{mem['peak_mb']:.0f} MB (a child process doing what the app does on a real on-disk library at "
+               f"{mem['data_dir']}, {how}; no Qt window)",
+           table(["after step", "RSS MB", "peak so far MB", "anonymous MB", "file-backed MB", "step s"], rows,
+                 floatfmt="{:.1f}"),
+           "  " + breakdown(mem)]
+    ans = mem.get("answer")
+    if ans:
+        out.append(f"  answer: {ans['question'][:80]!r}, {ans['model_calls']} model call(s), "
+                   f"{'extractive' if ans['extractive'] else 'generated'}; model {mem.get('model', '-')}")
+    if res.get("rss_mb_100k_bench_process") is not None:
+        out.append(f"  (for comparison, not the app: the bench process itself read "
+                   f"{res['rss_mb_100k_bench_process']:.0f} MB after its 100k search section, holding the seed "
+                   "library, the synthetic search corpora and the embedder)")
+    return out
 
 
 def explain(res: dict[str, Any]) -> list[str]:
@@ -1185,9 +1236,12 @@ def explain(res: dict[str, Any]) -> list[str]:
         if top:
             line += f"; slowest step before generation: {top} (mean {prof[top]['mean']:.0f} ms, p95 {prof[top]['p95']:.0f} ms)"
         out.append(line)
-    mem = t.get("resident memory MB")
-    if mem and mem.get("pass") is False:
-        out.append("memory: RSS includes the embedder (torch) and the seed library besides the 100k views")
+    mem_t = t.get("resident memory MB (app, peak)")
+    if mem_t and mem_t.get("pass") is False and res.get("memory", {}).get("steps"):
+        from desktop_rag.evaluation.bench_memory import breakdown
+
+        out.append(f"memory (the app in a child process, {size_label(res['memory']['size'])} chunks): "
+                   + breakdown(res["memory"]))
     cold = res.get("cold_start") or {}
     if t.get("cold start to ready ms", {}).get("pass") is False and cold.get("breakdown_ms"):
         b = cold["breakdown_ms"]
