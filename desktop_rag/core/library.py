@@ -341,8 +341,10 @@ class Library:
                         return
                 t0 = time.perf_counter()
                 docs = {d.doc_id: d for d in self.store.documents()}
-                rows = self._read_index(None, index=True) if self.on_server else self._read_rows(self.store.chunk_rows())
-                stale_tokens = bool(rows.ids) and self.store.manifest().get("tokenizer") != TOKENIZER_VERSION
+                current_tokens = self.store.manifest().get("tokenizer") == TOKENIZER_VERSION
+                rows = (self._read_index(None, index=True) if self.on_server
+                        else self._read_rows(self.store.chunk_rows(), index=current_tokens))
+                stale_tokens = bool(rows.ids) and not current_tokens
                 if stale_tokens and self.on_server:  # every chunk's text, once, to tokenise it again
                     rows.chunks = self._read_rows(self.store.chunk_rows()).chunks
                     rows.lexical = None
@@ -362,31 +364,65 @@ class Library:
             self._views_generation = gen
             self.load_seconds = {"read": t1 - t0, "bm25_index": t2 - t1, "dense": time.perf_counter() - t2}
 
-    def _read_rows(self, chunk_rows: Iterable[tuple[Any, ...]]) -> _Rows:
-        """Chunks (their text cut from the stored pages), vectors and BM25 tokens of store rows."""
+    READ_BATCH = 5_000  # rows whose BM25 tokens and vector bytes are held at once while loading
+
+    def _read_rows(self, chunk_rows: Iterable[tuple[Any, ...]], index: bool = False) -> _Rows:
+        """Chunks (their text cut from the stored pages), vectors and BM25 tokens of store rows.
+        ``index``: build their BM25 index batch by batch as the rows arrive (``tokens`` stays
+        empty), so the token lists of the whole library never sit in memory at once: at 100k
+        chunks they are ~15M Python strings (~1 GB), and the allocator keeps most of that
+        high-water mark as resident memory after they are freed. The same index as one built
+        over all rows at once (``LexicalIndex.append``)."""
         out = _Rows()
-        pages: dict[str, list[str]] = {}
-        vecs: list[bytes] = []
+        if index:
+            out.lexical = LexicalIndex([], [])
+        dim = self.embedder.dim
+        page_texts: list[str] = []
+        current = None  # the document whose pages are in page_texts (a document's rows are contiguous)
+        same: dict[str, str] = {}  # one string object per distinct document id, kind and section
+        blobs: list[bytes] = []
+        vector_parts: list[np.ndarray] = []
+        embedded_parts: list[np.ndarray] = []
+        batch_ids: list[int] = []
+
+        def flush() -> None:
+            # Chunks of a document still being embedded have an empty BLOB: a zero row here,
+            # False in ``embedded``, absent from the graph; lexical search finds them already.
+            embedded = np.fromiter((len(v) == 4 * dim for v in blobs), dtype=bool, count=len(blobs))
+            vectors = np.zeros((len(blobs), dim), dtype=np.float32)
+            if embedded.all():
+                vectors[:] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+            else:
+                for row in np.flatnonzero(embedded):
+                    vectors[row] = np.frombuffer(blobs[row], dtype=np.float32)
+            vector_parts.append(vectors)
+            embedded_parts.append(embedded)
+            blobs.clear()
+            if out.lexical is not None:
+                out.lexical.append(batch_ids, out.tokens)
+                out.tokens = []
+            batch_ids.clear()
+
         for (cid, doc_id, ordinal, page, a, b, kind, section, tokens, emb) in chunk_rows:
-            if doc_id not in pages:
-                pages[doc_id] = self.store.page_texts(doc_id)
-            out.chunks[cid] = Chunk(cid, doc_id, ordinal, page, a, b, pages[doc_id][page - 1][a:b], kind, section)
+            doc_id = same.setdefault(doc_id, doc_id)
+            if doc_id is not current:
+                page_texts, current = self.store.page_texts(doc_id), doc_id
+            chunk = Chunk(cid, doc_id, ordinal, page, a, b, page_texts[page - 1][a:b],
+                          same.setdefault(kind, kind), same.setdefault(section, section))
+            out.chunks[cid] = chunk
             out.ids.append(cid)
             out.doc_of.append(doc_id)
             out.pages.append(page)
-            vecs.append(emb)
+            blobs.append(emb)
             out.tokens.append(tokens.split())
+            batch_ids.append(cid)
             out.doc_chunks.setdefault(doc_id, []).append(cid)
-        dim = self.embedder.dim
-        # Chunks of a document still being embedded have an empty BLOB: a zero row here,
-        # False in ``embedded``, absent from the graph; lexical search finds them already.
-        out.embedded = np.fromiter((len(v) == 4 * dim for v in vecs), dtype=bool, count=len(vecs))
-        out.vectors = np.zeros((len(vecs), dim), dtype=np.float32)
-        if out.embedded.all():
-            out.vectors[:] = np.frombuffer(b"".join(vecs), dtype=np.float32).reshape(len(vecs), dim)
-        else:
-            for row in np.flatnonzero(out.embedded):
-                out.vectors[row] = np.frombuffer(vecs[row], dtype=np.float32)
+            if len(blobs) == self.READ_BATCH:
+                flush()
+        flush()
+        out.vectors = vector_parts[0] if len(vector_parts) == 1 else np.concatenate(vector_parts)
+        vector_parts.clear()
+        out.embedded = np.concatenate(embedded_parts)
         for lst in out.doc_chunks.values():
             lst.sort(key=lambda c: out.chunks[c].ordinal)
         return out

@@ -352,18 +352,23 @@ class IndexStore:
         return out
 
     def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
-        """(chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding)."""
+        """(chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding).
+        Streamed a few thousand rows at a time, not fetched all at once (100k chunks' tokens and
+        vectors are ~0.3 GB of Python objects); the store's lock is held until the last row (read
+        them to the end, as a library load does inside its snapshot)."""
         sql = ("SELECT chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens,"
                " embedding FROM chunks")
         with self._lock:
             if doc_ids is None:
-                rows = self._db.execute(sql + " ORDER BY chunk_id").fetchall()
+                cur = self._db.execute(sql + " ORDER BY chunk_id")
             else:
                 ids = list(doc_ids)
-                rows = self._db.execute(
-                    sql + f" WHERE doc_id IN ({','.join('?' * len(ids))}) ORDER BY chunk_id", ids
-                ).fetchall()
-        yield from rows
+                cur = self._db.execute(sql + f" WHERE doc_id IN ({','.join('?' * len(ids))}) ORDER BY chunk_id", ids)
+            try:
+                while rows := cur.fetchmany(2_000):
+                    yield from rows
+            finally:
+                cur.close()
 
 
 class DenseIndex:

@@ -193,3 +193,39 @@ def test_refresh_reads_one_snapshot_of_the_store(build_library: Callable[..., Li
     assert not lib.store._db.in_transaction
     lib.refresh()
     assert not lib.store._db.in_transaction
+
+
+def test_views_read_in_small_batches_equal_one_read_at_once(
+    build_library: Callable[..., Library], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library is loaded a few thousand rows at a time (BM25 built batch by batch, bounded
+    memory): the views are those of one read of every row, a chunk still being embedded too."""
+    import numpy as np
+
+    lib = build_library()
+    data_dir, settings, embedder = lib.store.dir.parent, lib.settings, lib.embedder
+    pending = next(iter(lib.docs))
+    with lib.store.transaction() as db:  # one document's embeddings not computed yet
+        db.execute("UPDATE chunks SET embedding=x'' WHERE doc_id=?", (pending,))
+    lib.close()
+
+    def load(batch: int) -> Library:
+        monkeypatch.setattr(Library, "READ_BATCH", batch)
+        out = Library(data_dir, settings, embedder)
+        out.refresh()
+        return out
+
+    whole, batched = load(1_000_000), load(2)
+    try:
+        assert len(whole.chunk_ids) > 4 and not whole.embedded.all() and whole.embedded.any()
+        assert whole.chunk_ids.tolist() == batched.chunk_ids.tolist()
+        assert np.array_equal(whole.vectors, batched.vectors) and np.array_equal(whole.embedded, batched.embedded)
+        assert whole.chunks == batched.chunks and whole.doc_chunks == batched.doc_chunks
+        assert whole.row_doc.tolist() == batched.row_doc.tolist()
+        assert whole.lexical.idf == batched.lexical.idf
+        for terms in (["revenue"], ["iphone", "revenue", "nvidia"], ["datacenter", "cash"]):
+            assert whole.lexical.scores(terms).tolist() == batched.lexical.scores(terms).tolist()
+            assert whole.lexical.search(terms, 5) == batched.lexical.search(terms, 5)
+    finally:
+        whole.close()
+        batched.close()
