@@ -229,3 +229,31 @@ def test_views_read_in_small_batches_equal_one_read_at_once(
     finally:
         whole.close()
         batched.close()
+
+
+def test_stored_chunks_read_their_text_from_the_pages_when_asked(build_library: Callable[..., Library]) -> None:
+    """This computer's library keeps each chunk's place, not its text: a chunk read is the
+    stored page text at its span, the same Chunk as one cut at load time; unknown ids are
+    absent, and the caches stay bounded."""
+    from desktop_rag.core.library import StoredChunks
+    from desktop_rag.core.types import Chunk
+
+    lib = build_library()
+    chunks = lib.chunks
+    assert isinstance(chunks, StoredChunks)
+    rows = {r[0]: r for r in lib.store.chunk_rows()}
+    assert list(chunks) == sorted(rows) and len(chunks) == len(rows)
+    for cid, (_, doc_id, ordinal, page, a, b, kind, section, *_rest) in rows.items():
+        text = lib.store.page_texts(doc_id)[page - 1][a:b]
+        assert chunks[cid] == Chunk(cid, doc_id, ordinal, page, a, b, text, kind, section)
+        assert cid in chunks and chunks.get(cid) == chunks[cid]
+    missing = max(rows) + 1
+    assert missing not in chunks and "x" not in chunks and chunks.get(missing) is None
+    with pytest.raises(KeyError):
+        chunks[missing]
+    chunks.CHUNKS, chunks.PAGES = 2, 1  # type: ignore[misc]
+    chunks._cache.clear()
+    chunks._page_cache.clear()
+    for cid in rows:
+        chunks[cid]
+    assert len(chunks._cache) <= 2 and len(chunks._page_cache) <= 1
