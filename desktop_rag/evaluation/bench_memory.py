@@ -202,8 +202,8 @@ def _memory_now() -> dict[str, float]:
 def _library_parts(lib: Any) -> dict[str, Any]:
     """What the opened library holds in memory, by part (MB; the sizes of the arrays and of
     the chunk texts' Python strings, not of every object around them)."""
-    chunks = lib.chunks
-    text_bytes = sum(sys.getsizeof(c.text) for c in chunks.values()) if isinstance(chunks, dict) else 0
+    chunks = lib.chunks  # a dict holds every chunk's text; StoredChunks reads them from the pages when asked
+    text_mb = round(sum(sys.getsizeof(c.text) for c in chunks.values()) / 2**20, 1) if isinstance(chunks, dict) else None
     graph = lib.dense.graph_path
     return {
         "chunks": len(lib.chunk_ids), "documents": len(lib.docs),
@@ -211,7 +211,7 @@ def _library_parts(lib: Any) -> dict[str, Any]:
         "bm25_mb": round(lib.lexical.memory_bytes / 2**20, 1),
         "bm25_terms": len(lib.lexical.idf),
         "graph_file_mb": round(graph.stat().st_size / 2**20, 1) if graph is not None and graph.is_file() else None,
-        "chunk_text_mb": round(text_bytes / 2**20, 1),
+        "chunk_text_mb": text_mb,
     }
 
 
@@ -337,8 +337,9 @@ def breakdown(mem: dict[str, Any]) -> str:
             "RSS added by step (MB): " + ", ".join(parts))
     if lib:
         line += (f"; the library's {lib['chunks']} chunks: vectors {lib['vectors_mb']:.0f}, BM25 arrays "
-                 f"{lib['bm25_mb']:.0f} ({lib['bm25_terms']} terms), hnsw graph file {lib['graph_file_mb'] or 0:.0f}, "
-                 f"chunk texts {lib['chunk_text_mb']:.0f} MB")
+                 f"{lib['bm25_mb']:.0f} ({lib['bm25_terms']} terms), hnsw graph file {lib['graph_file_mb'] or 0:.0f} MB, "
+                 + ("chunk texts not held (read from the stored pages when a search needs them)"
+                    if lib.get("chunk_text_mb") is None else f"chunk texts {lib['chunk_text_mb']:.0f} MB"))
     last = steps[names[-1]] if names else {}
     if "anon_mb" in last:
         line += f"; at the end {last['anon_mb']:.0f} MB anonymous, {last['file_mb']:.0f} MB file-backed (mapped GGUF, libraries)"

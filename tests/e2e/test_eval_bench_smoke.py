@@ -94,4 +94,12 @@ def test_bench_smoke(workdir):
                 "cold_start_ms", "peak_rss_mb", "date"):
         assert key in res
     assert res["cold_start_ms"] > 0 and res["peak_rss_mb"] > 0
+    # the memory row: a child process on a 200-chunk on-disk library, RSS after each of the app's steps
+    mem = res["memory"]
+    assert "error" not in mem, mem.get("error")
+    assert mem["size"] == 200 and mem["library"]["chunks"] == 200
+    assert set(mem["steps"]) == {"start", "library", "embedder", "model", "search", "answer"}
+    assert all(step["rss_mb"] > 0 for step in mem["steps"].values())
+    assert res["rss_mb_app"] == mem["peak_mb"] > 0
+    assert "Resident memory of the app" in p.stdout
     assert res["machine"]["cores"] >= 1 and res["machine"]["cpu_model"]
