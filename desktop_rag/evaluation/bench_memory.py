@@ -174,18 +174,22 @@ def cached_library(cache_dir: Path, seed: Any, seed_lib: Any, size: int, setting
 # -- the child: what the app does, step by step ----------------------------------------------
 
 
+_STATUS = {"VmRSS": "rss_mb", "VmHWM": "peak_mb", "RssAnon": "anon_mb", "RssFile": "file_mb"}
+
+
 def _memory_now() -> dict[str, float]:
     """RSS now and the peak so far (MB); on Linux also its anonymous and file-backed parts
-    (a mapped GGUF is file-backed: the kernel can drop and re-read those pages)."""
+    (a mapped GGUF is file-backed: the kernel can drop and re-read those pages). The peak is
+    /proc's VmHWM where there is one: getrusage's ru_maxrss survives exec on Linux, so a child
+    started by a 450 MB bench process reported 450 MB before it had done anything."""
     from desktop_rag.evaluation.timing import peak_rss_mb
 
     out: dict[str, float] = {}
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             name, _, value = line.partition(":")
-            if name in ("VmRSS", "RssAnon", "RssFile"):
-                out[{"VmRSS": "rss_mb", "RssAnon": "anon_mb", "RssFile": "file_mb"}[name]] = round(
-                    int(value.split()[0]) / 1024, 1)
+            if name in _STATUS:
+                out[_STATUS[name]] = round(int(value.split()[0]) / 1024, 1)
     except (OSError, ValueError, IndexError):
         pass
     if "rss_mb" not in out:
@@ -195,7 +199,8 @@ def _memory_now() -> dict[str, float]:
             out["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
         except Exception:  # pragma: no cover
             out["rss_mb"] = float("nan")
-    out["peak_mb"] = round(peak_rss_mb(), 1)
+    if "peak_mb" not in out:
+        out["peak_mb"] = round(peak_rss_mb(), 1)
     return out
 
 
