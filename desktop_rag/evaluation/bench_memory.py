@@ -316,17 +316,11 @@ def bench_memory(cache_dir: Path, seed: Any, seed_lib: Any, settings: Any, size:
                            "seconds": round(time.perf_counter() - t0, 1)}
     if "error" not in child:
         steps = child["steps"]
-        top = max(steps, key=lambda s: steps[s]["peak_mb"] - _previous_peak(steps, s))
+        top = next(s for s in steps if steps[s]["peak_mb"] >= child["peak_mb"])  # the step during which it was reached
         out["peak_step"] = top
         log(f"  memory: child peak {child['peak_mb']:.0f} MB (reached during '{top}'); after each step: "
             + ", ".join(f"{s} {v['rss_mb']:.0f}" for s, v in steps.items()) + " MB")
     return out
-
-
-def _previous_peak(steps: dict[str, dict[str, float]], step: str) -> float:
-    names = list(steps)
-    i = names.index(step)
-    return steps[names[i - 1]]["peak_mb"] if i else 0.0
 
 
 def breakdown(mem: dict[str, Any]) -> str:
