@@ -12,6 +12,7 @@ by BM25 only, and completed by the next ingest (``complete_embeddings``).
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -439,7 +440,9 @@ class Library:
             self.chunk_ids = np.asarray(rows.ids, dtype=np.int64)
             self.chunks = ServerChunks(self.store, self.chunk_ids) if self.on_server else rows.chunks
             self.row_doc, self.row_page = _array(rows.doc_of, object), _array(rows.pages, np.int32)
-            self.embedded, self.vectors = rows.embedded, rows.vectors
+            self.embedded = rows.embedded
+            self.vectors = rows.vectors if self.on_server else self._file_backed(rows.vectors)
+            rows.vectors = self.vectors
             self.row_of = {cid: i for i, cid in enumerate(rows.ids)}
             self.doc_chunks = rows.doc_chunks
             token_lists = self._retokenize(rows.ids, rows.chunks) if stale_tokens else rows.tokens
@@ -521,6 +524,34 @@ class Library:
                                   _array(ordinals, np.int32), _array(starts, np.int32), _array(ends, np.int32),
                                   _array(kinds, object), _array(sections, object))
         return out
+
+    FILE_BACKED_ROWS = 20_000  # from this many chunks the embeddings are a mapped file (_file_backed)
+
+    def _file_backed(self, vectors: np.ndarray) -> np.ndarray:
+        """The embeddings as a copy-on-write mapping of a file written beside the index and
+        unlinked at once (POSIX keeps the mapping; nothing is left behind, even after a crash).
+        Searches read only some rows (a search's candidates, a filter's rows for the exact
+        search): only those pages are resident, and they are file-backed, so the system drops
+        and re-reads them instead of the library holding every embedding in anonymous memory
+        (146 MB at 100k chunks, besides the hnswlib graph's own copy). Writes (embeddings
+        committed into the live views) go to private pages. In memory as they are for a small
+        library, on Windows (a mapped file cannot be unlinked there) or where the index folder
+        cannot be written."""
+        if len(vectors) < self.FILE_BACKED_ROWS or os.name == "nt" or not vectors.size:
+            return vectors
+        path = self.index_dir / f".vectors.{os.getpid()}-{time.time_ns()}.npy"
+        try:
+            with open(path, "wb") as fh:
+                np.lib.format.write_array(fh, np.ascontiguousarray(vectors, dtype=np.float32))
+            mapped = np.load(path, mmap_mode="c")
+        except (OSError, ValueError):
+            return vectors
+        finally:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        return mapped
 
     def _read_index(self, doc_ids: Iterable[str] | None, index: bool = False) -> _Rows:
         """A team library's rows as the desktop keeps them: ids, documents, pages, BM25 tokens

@@ -213,6 +213,7 @@ def _library_parts(lib: Any) -> dict[str, Any]:
     return {
         "chunks": len(lib.chunk_ids), "documents": len(lib.docs),
         "vectors_mb": round(lib.vectors.nbytes / 2**20, 1),
+        "vectors_mapped": type(lib.vectors).__name__ == "memmap",  # file-backed: resident only where read
         "bm25_mb": round(lib.lexical.memory_bytes / 2**20, 1),
         "bm25_terms": len(lib.lexical.idf),
         "graph_file_mb": round(graph.stat().st_size / 2**20, 1) if graph is not None and graph.is_file() else None,
@@ -335,7 +336,8 @@ def breakdown(mem: dict[str, Any]) -> str:
     line = (f"peak {mem.get('peak_mb', float('nan')):.0f} MB reached during '{mem.get('peak_step', '?')}'; "
             "RSS added by step (MB): " + ", ".join(parts))
     if lib:
-        line += (f"; the library's {lib['chunks']} chunks: vectors {lib['vectors_mb']:.0f}, BM25 arrays "
+        line += (f"; the library's {lib['chunks']} chunks: vectors {lib['vectors_mb']:.0f}"
+                 f"{' (a mapped file: resident only where searches read)' if lib.get('vectors_mapped') else ''}, BM25 arrays "
                  f"{lib['bm25_mb']:.0f} ({lib['bm25_terms']} terms), hnsw graph file {lib['graph_file_mb'] or 0:.0f} MB, "
                  + ("chunk texts not held (read from the stored pages when a search needs them)"
                     if lib.get("chunk_text_mb") is None else f"chunk texts {lib['chunk_text_mb']:.0f} MB"))

@@ -257,3 +257,37 @@ def test_stored_chunks_read_their_text_from_the_pages_when_asked(build_library: 
     for cid in rows:
         chunks[cid]
     assert len(chunks._cache) <= 2 and len(chunks._page_cache) <= 1
+
+
+def test_file_backed_embeddings_equal_the_ones_in_memory(
+    build_library: Callable[..., Library], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A large library maps its embeddings from a file written beside the index and unlinked
+    at once: the same vectors and search results as in memory, writes (an ingest's embeddings
+    committed into the live views) allowed, no file left behind."""
+    import os
+
+    import numpy as np
+
+    from desktop_rag.core.retrieve import HybridRetriever
+
+    monkeypatch.setattr(Library, "FILE_BACKED_ROWS", 1)
+    lib = build_library()  # every load during the ingest file-backed, then the embeddings written into it
+    if os.name == "nt":
+        pytest.skip("kept in memory on Windows")
+    assert isinstance(lib.vectors, np.memmap) and lib.embedded.all()
+    assert not list(lib.index_dir.glob(".vectors*"))
+    monkeypatch.setattr(Library, "FILE_BACKED_ROWS", 10**9)
+    memory = Library(lib.store.dir.parent, lib.settings, lib.embedder)
+    try:
+        memory.refresh()
+        assert not isinstance(memory.vectors, np.memmap)
+        assert np.array_equal(np.asarray(lib.vectors), memory.vectors)
+        for q in ("iPhone revenue in the quarter", "data center revenue", "cash flows from operating activities"):
+            a = [(h.chunk.chunk_id, h.score) for h in HybridRetriever(lib, lib.settings.retrieval).search(q)]
+            b = [(h.chunk.chunk_id, h.score) for h in HybridRetriever(memory, memory.settings.retrieval).search(q)]
+            assert a == b and a
+        lib.vectors[0] = 0.0  # copy-on-write: private to this process, the other views unchanged
+        assert memory.vectors[0].any()
+    finally:
+        memory.close()
