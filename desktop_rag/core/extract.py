@@ -105,7 +105,9 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
     if cell.value is None:
         return f"{label}: none ({period})"
     inst = plan.instructions
-    if cell.percent or "%" in row[m.start():]:
+    # a percent column is the cell's own "%" ("64 %" beside "30,024" is a change column's), or
+    # a row of bare figures closed by one "%" ("Gross margin 40.1 41.2 %")
+    if cell.percent or ("%" in row[m.start():] and not any(c.percent for c in cells)):
         return f"{label}: {format_figure(cell.value, 'percent', inst.decimals if inst else None)} ({period})"
     scale = scale_of(text_above[-3000:]) or ""
     per_share = bool(re.search(r"per\s+(?:common\s+)?share|\beps\b", label, re.I)) or (

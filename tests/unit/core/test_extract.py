@@ -101,3 +101,16 @@ def test_a_quoted_row_of_a_scaled_table_is_read_with_its_scale() -> None:
                                     page_text=lambda _d, _p: page)
     assert cites[0].quote == "Content obligations $ 12,345,678 $ 4,000,000"  # the quote stays exact
     assert text.startswith("Content obligations $ 12,345,678 $ 4,000,000 (in thousands)")
+
+
+def test_a_count_beside_percent_change_columns_is_no_percentage() -> None:
+    from desktop_rag.core.extract import figure_statement
+
+    header = "2024 2023 2022 2024 vs. 2023 2023 vs. 2022"
+    above = "Domestic streaming segment (in thousands, except percentages)\n" + header + "\n"
+    row = "Memberships at end of period 30,024 18,277 10,930 11,747 64 % 7,347 67 %"
+    plan = _plan_for("How many memberships did the company have at the end of 2024?")
+    assert figure_statement(row, header, above, plan) == "Memberships at end of period: 30,024 thousand (2024)"
+    rate = figure_statement("Effective tax rate 82.5 % 19.5 % 23.3 %", "2024 2023 2022", above,
+                            _plan_for("What was the effective tax rate in 2024?"))
+    assert rate == "Effective tax rate: 82.50% (2024)"
