@@ -174,8 +174,8 @@ class StoredChunks(Mapping[int, Chunk]):
     100k chunks; a search reads a few hundred chunks. The page texts are the store's (a page's
     text changes only in a re-index, which reloads the views)."""
 
-    PAGES = 256  # page texts kept (a few KB each)
-    CHUNKS = 4_096  # chunks kept: a search's candidates and their neighbours, read again and again
+    DOCUMENTS = 8  # documents whose page texts are kept (one read each: a search reads many chunks of a filing)
+    CHUNKS = 16_384  # chunks kept: a search's candidates, their neighbours, a statement page's chunks
 
     def __init__(self, store: LibraryStore, ids: np.ndarray, docs: np.ndarray, pages: np.ndarray,
                  ordinals: np.ndarray, starts: np.ndarray, ends: np.ndarray, kinds: np.ndarray,
@@ -184,14 +184,14 @@ class StoredChunks(Mapping[int, Chunk]):
         self._ids = ids  # ascending (the Library's rows)
         self._docs, self._pages, self._ordinals = docs, pages, ordinals
         self._starts, self._ends, self._kinds, self._sections = starts, ends, kinds, sections
-        self._page_cache: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._page_cache: OrderedDict[str, list[str]] = OrderedDict()  # doc_id -> its page texts
         self._cache: OrderedDict[int, Chunk] = OrderedDict()
         self._lock = threading.Lock()
 
     def _row(self, chunk_id: object) -> int:
         if not isinstance(chunk_id, (int, np.integer)):
             return -1
-        i = int(np.searchsorted(self._ids, chunk_id))
+        i = int(self._ids.searchsorted(chunk_id))
         return i if i < len(self._ids) and int(self._ids[i]) == chunk_id else -1
 
     def __getitem__(self, chunk_id: int) -> Chunk:
@@ -214,18 +214,17 @@ class StoredChunks(Mapping[int, Chunk]):
         return chunk
 
     def _page_text(self, doc_id: str, page: int) -> str:
-        key = (doc_id, page)
         with self._lock:
-            text = self._page_cache.get(key)
-            if text is not None:
-                self._page_cache.move_to_end(key)
-                return text
-        text = self._store.page_text(doc_id, page) or ""
-        with self._lock:
-            self._page_cache[key] = text
-            if len(self._page_cache) > self.PAGES:
-                self._page_cache.popitem(last=False)
-        return text
+            texts = self._page_cache.get(doc_id)
+            if texts is not None:
+                self._page_cache.move_to_end(doc_id)
+        if texts is None:  # one query for the document's pages, not one per page
+            texts = self._store.page_texts(doc_id)
+            with self._lock:
+                self._page_cache[doc_id] = texts
+                if len(self._page_cache) > self.DOCUMENTS:
+                    self._page_cache.popitem(last=False)
+        return texts[page - 1] if 0 < page <= len(texts) else ""
 
     def __contains__(self, chunk_id: object) -> bool:
         return self._row(chunk_id) >= 0

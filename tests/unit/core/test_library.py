@@ -251,7 +251,7 @@ def test_stored_chunks_read_their_text_from_the_pages_when_asked(build_library: 
     assert missing not in chunks and "x" not in chunks and chunks.get(missing) is None
     with pytest.raises(KeyError):
         chunks[missing]
-    chunks.CHUNKS, chunks.PAGES = 2, 1  # type: ignore[misc]
+    chunks.CHUNKS, chunks.DOCUMENTS = 2, 1  # type: ignore[misc]
     chunks._cache.clear()
     chunks._page_cache.clear()
     for cid in rows:
