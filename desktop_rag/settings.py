@@ -221,6 +221,12 @@ class LibrarySettings:
         64, "Team library: pgvector HNSW build effort (ef_construction, at least 2 x m), used "
         "when the index is created.", min=8, max=1000,
     )
+    server_hnsw_halfvec: bool = knob(
+        False, "Team library: build the server's HNSW index over the vectors cast to half "
+        "precision (pgvector halfvec, an expression index: half the size, so a large library's "
+        "index fits the server's memory); scores are still the float vectors' cosines. Used when "
+        "the index is created.",
+    )
     server_hnsw_ef_search: int = knob(
         100, "Team library: pgvector HNSW candidates kept per search (hnsw.ef_search; at least "
         "the candidates asked for). Recall against exact search vs latency: 100 keeps recall@10 "

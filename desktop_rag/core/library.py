@@ -17,6 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import Enum
@@ -344,6 +345,7 @@ class Library:
         self._follower: threading.Thread | None = None
         self.load_seconds: dict[str, float] = {}  # the last full load of the views, by part
         self._closed = threading.Event()
+        self._dense_worker: ThreadPoolExecutor | None = None  # a team library's dense query beside BM25
 
     # -- manifest ----------------------------------------------------------------
     def expected_manifest(self) -> dict[str, Any]:
@@ -385,6 +387,9 @@ class Library:
         self._closed.set()
         if self._follower is not None:
             self._follower.join(timeout=5)
+        if self._dense_worker is not None:
+            self._dense_worker.shutdown(wait=True)
+            self._dense_worker = None
         self.store.close()
 
     # -- views -------------------------------------------------------------------
@@ -738,6 +743,34 @@ class Library:
         if isinstance(view, ServerChunks):
             view.put(chunks)
         return dict(dense), cosines, types
+
+    def hybrid_candidates(
+        self, vector: np.ndarray, k: int, doc_ids: list[str] | None, lexical: Callable[[], dict[int, float]],
+        exact: bool = False,
+    ) -> tuple[dict[int, float], dict[int, float], dict[int, float], dict[tuple[str, int], str]]:
+        """``search_candidates`` with the lexical candidates computed here meanwhile: the dense
+        query is sent first (a thread of this library waits for it) and ``lexical()`` (BM25 on
+        this desktop) runs while the server searches; then the lexical candidates the dense
+        ones did not bring are read. Two round trips, the first overlapping BM25 (at 1M chunks
+        each is tens of ms). Returns (dense, lexical, cosines, page types)."""
+        if self._dense_worker is None:
+            self._dense_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="desktop_rag-dense")
+        pending = self._dense_worker.submit(self.store.search_candidates, vector, k, doc_ids, [], exact)
+        try:
+            scores = lexical()
+        except BaseException:
+            wait([pending])  # the connection is busy until the query returns
+            raise
+        dense, chunks, cosines, types = pending.result()
+        have = {c.chunk_id for c in chunks}
+        rest = [c for c in scores if c not in have]
+        if rest:
+            _, more, more_cosines, more_types = self.store.search_candidates(vector, 0, None, rest)
+            chunks, cosines, types = chunks + more, {**cosines, **more_cosines}, {**types, **more_types}
+        view = self.chunks
+        if isinstance(view, ServerChunks):
+            view.put(chunks)
+        return dict(dense), scores, cosines, types
 
     def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
         """chunk_id -> embedding (zeros for a chunk not embedded yet); a team library: one round trip."""

@@ -55,10 +55,6 @@ _MAX_CALCULATION_DOCS = 12
 # or of a whole library this small; the HNSW graph otherwise.
 EXACT_FILTERED = 60000
 EXACT_UNFILTERED = 2000
-# On a team library exact search reads every allowed row's vector from the server's heap (a
-# TOASTed value: 175 ms for 12k rows at 100k chunks), so the HNSW index (its filter in the same
-# query, an iterative scan) serves any set larger than this.
-EXACT_ON_SERVER = 2000
 _core_name = functools.lru_cache(maxsize=8192)(core_name)  # asked of every filing per question
 
 
@@ -288,12 +284,14 @@ class HybridRetriever:
         return dict(lib.dense_search(qv, k, plan.doc_ids))
 
     def _exact_is_cheap(self, plan: QueryPlan) -> bool:
-        """Search a small library, or a filter's few documents, exactly rather than through the
-        graph (as ``dense_candidates`` does on this computer; on a team library in the server)."""
+        """Search a small library, or a filter's documents, exactly rather than through the
+        graph (as ``dense_candidates`` does on this computer; on a team library in the server,
+        up to the rows its layout scans quickly: ``PostgresStore.exact_scan_rows``)."""
         lib = self.library
         if plan.doc_ids is None:
-            return len(lib.chunk_ids) <= EXACT_ON_SERVER
-        return sum(len(lib.doc_chunks.get(d, ())) for d in plan.doc_ids) <= EXACT_ON_SERVER
+            return len(lib.chunk_ids) <= EXACT_UNFILTERED
+        limit = getattr(lib.store, "exact_scan_rows", EXACT_UNFILTERED)
+        return sum(len(lib.doc_chunks.get(d, ())) for d in plan.doc_ids) <= limit
 
     def query_vector(self, plan: QueryPlan) -> np.ndarray:
         """The question's embedding, computed once per plan."""
@@ -316,18 +314,24 @@ class HybridRetriever:
         cosines: dict[int, float] = {}
         dense: dict[int, float]
         if lib.on_server:
-            # a team library: BM25 here first, then one round trip for the dense candidates and
-            # every candidate's chunk and cosine (no chunk text or vector is kept on the desktop)
-            lexical = self.bm25_candidates(plan, n) if mode in ("hybrid", "bm25") else {}
-            if mode == "bm25":
+            # a team library: the dense query in the server while BM25 runs here, then the
+            # lexical candidates' chunks and cosines (no chunk text or vector is kept on the desktop)
+            no_dense = not len(lib.chunk_ids) or (plan.doc_ids is not None and not plan.doc_ids)
+            if mode == "bm25" or (mode == "hybrid" and no_dense):
                 dense = {}
-                lib.prefetch(sorted(lexical, key=lambda c: -lexical[c])[:k])
-            elif not len(lib.chunk_ids) or (plan.doc_ids is not None and not plan.doc_ids):
-                dense = {}
+                lexical = self.bm25_candidates(plan, n)
+                if mode == "bm25":
+                    lib.prefetch(sorted(lexical, key=lambda c: -lexical[c])[:k])
+            elif no_dense:
+                dense, lexical = {}, {}
             else:
-                dense, cosines, types = lib.search_candidates(
-                    self.query_vector(plan), n, plan.doc_ids, list(lexical),
-                    exact=mode == "exact" or self._exact_is_cheap(plan))
+                exact = mode == "exact" or self._exact_is_cheap(plan)
+                if mode == "hybrid":
+                    dense, lexical, cosines, types = lib.hybrid_candidates(
+                        self.query_vector(plan), n, plan.doc_ids, lambda: self.bm25_candidates(plan, n), exact)
+                else:
+                    lexical = {}
+                    dense, cosines, types = lib.search_candidates(self.query_vector(plan), n, plan.doc_ids, [], exact)
                 self._page_type_cache.update(types)  # typed when stored: nothing to type here
         else:
             dense = self.dense_candidates(plan, n, exact=(mode == "exact")) if mode != "bm25" else {}

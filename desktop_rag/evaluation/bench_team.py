@@ -81,17 +81,19 @@ def build_server_index(store: Any, log: Callable[[str], None]) -> dict[str, Any]
     """(Re)build the chunks' HNSW index with the settings' server parameters: memory for
     the graph (pgvector builds much faster while the graph fits ``maintenance_work_mem``)
     and one parallel worker beside the leader (this machine's two cores)."""
-    from desktop_rag.core.backends.postgres import _schema_sql, server_index_params
+    from desktop_rag.core.backends.postgres import hnsw_index_sql, server_index_params
 
     m, efc = server_index_params(store.settings)
+    halfvec = store.settings.library.server_hnsw_halfvec
     with store._cursor() as cur:
         n = int(cur.execute("SELECT count(*) FROM chunks").fetchone()[0])
         dim = int(cur.execute("SELECT value FROM manifest WHERE key = 'dim'").fetchone()[0])
-    index_sql = next(s for s in _schema_sql(dim, m, efc) if "USING hnsw" in s)
-    # the graph: the vectors (4 bytes a dim) and 2m neighbours at layer 0 (~10 bytes each), x 1.5 slack
-    mem_mb = max(64, min(4096, int(n * (4 * dim + 20 * m) * 1.5 / 2**20)))
-    log(f"  team: building the HNSW index (m={m}, ef_construction={efc}) over {n} vectors, "
-        f"maintenance_work_mem {mem_mb} MB")
+    index_sql = hnsw_index_sql(dim, m, efc, halfvec)
+    # the graph: the vectors (4 bytes a dim, 2 as halfvec) and 2m neighbours at layer 0 (~10
+    # bytes each), x 1.5 slack
+    mem_mb = max(64, min(4096, int(n * ((2 if halfvec else 4) * dim + 20 * m) * 1.5 / 2**20)))
+    log(f"  team: building the {'halfvec ' if halfvec else ''}HNSW index (m={m}, ef_construction={efc}) over {n} "
+        f"vectors, maintenance_work_mem {mem_mb} MB")
     t0 = time.perf_counter()
     with store._cursor(write=True) as cur:
         cur.execute("DROP INDEX IF EXISTS chunks_embedding")
@@ -100,8 +102,8 @@ def build_server_index(store: Any, log: Callable[[str], None]) -> dict[str, Any]
         cur.execute("SET LOCAL statement_timeout = 0")  # the build takes as long as it takes
         cur.execute(index_sql)
     build_s = round(time.perf_counter() - t0, 1)
-    key = {"m": m, "ef_construction": efc, "chunks": n, "build_s": build_s, "maintenance_work_mem_mb": mem_mb,
-           "load": [round(x, 2) for x in os.getloadavg()]}
+    key = {"m": m, "ef_construction": efc, "halfvec": halfvec, "chunks": n, "build_s": build_s,
+           "maintenance_work_mem_mb": mem_mb, "load": [round(x, 2) for x in os.getloadavg()]}
     store.set_manifest_values(bench_index=key)
     log(f"  team: HNSW index built in {build_s} s")
     return key
@@ -164,15 +166,22 @@ def _bulk_write(store: Any, docs: list[tuple[Any, list[str], list[Any], list[lis
                 for i, text in enumerate(pages):
                     cp.write_row((doc.doc_id, i + 1, text, types[i], PAGE_TYPES_VERSION))
         total = n = 0
-        with cur.copy("COPY chunks (doc_id, ordinal, page, char_start, char_end, kind, section, tokens, length,"
-                      " embedding) FROM STDIN (FORMAT BINARY)") as cp:
-            cp.set_types(["text", "int4", "int4", "int4", "int4", "text", "text", "text", "int4", vector_oid])
-            for doc, _pages, chunks, tokens, vecs, _st in docs:
-                for c, toks, v in zip(chunks, tokens, vecs, strict=True):
+        with cur.copy("COPY chunks (doc_id, ordinal, page, char_start, char_end, kind, section, embedding)"
+                      " FROM STDIN (FORMAT BINARY)") as cp:
+            cp.set_types(["text", "int4", "int4", "int4", "int4", "text", "text", vector_oid])
+            for doc, _pages, chunks, _tokens, vecs, _st in docs:
+                for c, v in zip(chunks, vecs, strict=True):
+                    cp.write_row((doc.doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section, v))
+        # the tokens by (document, ordinal), joined to the chunk ids COPY assigned
+        cur.execute("CREATE TEMP TABLE new_tokens (doc_id text, ordinal int, tokens text, length int) ON COMMIT DROP")
+        with cur.copy("COPY new_tokens (doc_id, ordinal, tokens, length) FROM STDIN") as cp:
+            for doc, _pages, chunks, tokens, _vecs, _st in docs:
+                for c, toks in zip(chunks, tokens, strict=True):
                     length = len(toks) or 1
-                    cp.write_row((doc.doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section,
-                                  " ".join(toks), length, v))
+                    cp.write_row((doc.doc_id, c.ordinal, " ".join(toks), length))
                     total, n = total + length, n + 1
+        cur.execute("INSERT INTO chunk_tokens (chunk_id, tokens, length) SELECT c.chunk_id, t.tokens, t.length"
+                    " FROM new_tokens t JOIN chunks c ON c.doc_id = t.doc_id AND c.ordinal = t.ordinal")
         for doc, *_rest, statements in docs:
             if statements is not None:
                 cur.execute("INSERT INTO statements (doc_id, extractor, data, page_map) VALUES (%s, %s, %s, %s)",
@@ -193,7 +202,7 @@ def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], 
 
     rng = np.random.default_rng(0)
     with store._cursor(write=True) as cur:
-        cur.execute("TRUNCATE documents, pages, chunks, postings, terms, statements")
+        cur.execute("TRUNCATE documents, pages, chunks, chunk_tokens, postings, terms, statements")
         cur.execute("UPDATE bm25_stats SET n = 0, total_len = 0, idf_sum = 0, vocab = 0")
         cur.execute("DROP INDEX IF EXISTS chunks_embedding")
     t0 = time.perf_counter()
@@ -265,8 +274,10 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
                 store.set_manifest_values(bench_corpus=key)
             m, efc = server_index_params(settings)
             index = manifest_now.get("bench_index")
-            if revectored or not (isinstance(index, dict) and (index.get("m"), index.get("ef_construction"),
-                                                                index.get("chunks")) == (m, efc, size)):
+            halfvec = settings.library.server_hnsw_halfvec
+            if revectored or not (isinstance(index, dict) and (
+                    index.get("m"), index.get("ef_construction"), bool(index.get("halfvec")), index.get("chunks"))
+                    == (m, efc, halfvec, size)):
                 out.setdefault("build", {})["hnsw_build_s"] = build_server_index(store, log)["build_s"]
                 _vacuum(store)
         else:
@@ -282,6 +293,7 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     finally:
         store.close()
 
+    out["server"] = server_settings(url, settings)
     cached = embedder if isinstance(embedder, CachedQueryEmbedder) else CachedQueryEmbedder(embedder)
     cached.warm([expand_shorthand(q.strip()) for q in questions])
     # CachedQueryEmbedder is duck-typed: it delegates everything but query embedding to the embedder
@@ -320,6 +332,35 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
         lib.close()
     log(f"  team {size_label(size)}: p95 dense {out['dense']['p95']:.1f} / bm25 {out['bm25']['p95']:.1f} / "
         f"hybrid {out['hybrid']['p95']:.1f} ms; pgvector recall@10 {out['recall@10']}")
+    return out
+
+
+# what the figures assume of the server (a team's DBA sets these; the README says which)
+SERVER_SETTINGS = ("shared_buffers", "effective_cache_size", "work_mem", "jit", "max_parallel_workers_per_gather",
+                   "random_page_cost")
+
+
+def server_settings(url: str, settings: Any) -> dict[str, Any]:
+    """The server's settings the latencies depend on, its version and pgvector's, the HNSW
+    index's definition and size, and the filter size up to which search scans exactly."""
+    from desktop_rag.core.backends.postgres import PostgresStore
+
+    store = PostgresStore(url, settings)
+    try:
+        with store._cursor() as cur:
+            def one(sql: str) -> Any:
+                row = cur.execute(sql).fetchone()
+                return row[0] if row else None
+
+            out: dict[str, Any] = {name: one(f"SHOW {name}") for name in SERVER_SETTINGS}
+            out["server_version"] = one("SHOW server_version")
+            out["pgvector"] = one("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cur.execute("SELECT indexdef, pg_relation_size('chunks_embedding') FROM pg_indexes"
+                              " WHERE indexname = 'chunks_embedding'").fetchone()
+            out["index"] = {"def": row[0], "mb": round(int(row[1]) / 2**20, 1)} if row else None
+        out["exact_scan_rows"] = store.exact_scan_rows
+    finally:
+        store.close()
     return out
 
 
@@ -551,6 +592,11 @@ def render_team(t: dict[str, Any]) -> list[str]:
              f"ef_search={t['hnsw']['ef_search']}; index {t['hnsw'].get('index_mb')} MB) recall@10 vs exact: "
              f"{t['recall@10']} unfiltered, {t['recall@10_filtered']} filtered to a third of the documents "
              f"({t['filtered_rows']} rows)"]
+    server = t.get("server") or {}
+    if server:
+        lines.append("  server: PostgreSQL {} with pgvector {}; {}; filters of at most {} chunks searched exactly".format(
+            server.get("server_version"), server.get("pgvector"),
+            ", ".join(f"{k}={server.get(k)}" for k in SERVER_SETTINGS), server.get("exact_scan_rows")))
     built = t["hnsw"].get("built") or {}
     if built:
         lines.append(f"  index built in {built.get('build_s')} s over {built.get('chunks')} vectors "

@@ -60,6 +60,7 @@ LABELS = {
     "max_tokens": "Max. tokens", "threads": "CPU threads", "use_grammar": "JSON grammar",
     "use_filters": "Metadata filters", "server_hnsw_m": "Server HNSW m",
     "server_hnsw_ef_construction": "Server HNSW ef (build)", "server_hnsw_ef_search": "Server HNSW ef (search)",
+    "server_hnsw_halfvec": "Server HNSW half precision",
 }
 
 

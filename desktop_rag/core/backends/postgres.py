@@ -10,8 +10,10 @@ schema (made by ``main.py team init URL``, see ``init_team_library``):
   documents it changed: every desktop LISTENs (``ChangeFeed``) and applies just those
   documents to its in-memory views (core/library.py), so a filing added elsewhere is
   searchable within a second, without a restart or a reload of the library.
-- ``documents`` (meta as jsonb), ``pages``, ``chunks`` (BM25 tokens, their count, and the
-  embedding as ``vector(dim)`` under an HNSW index, ``vector_cosine_ops``), ``statements``.
+- ``documents`` (meta as jsonb), ``pages``, ``chunks`` (the embedding as ``vector(dim)``,
+  kept in line, under an HNSW index: ``vector_cosine_ops``, or ``halfvec_cosine_ops`` over
+  its half-precision cast), ``chunk_tokens`` (a chunk's BM25 tokens and their count: a new
+  tokenizer rewrites these, never a chunk row and its HNSW entry), ``statements``.
 - ``postings`` (term, chunk, tf), ``terms`` (term, df) and ``bm25_stats`` (chunk count,
   total length, vocabulary size): the library's term statistics and postings, kept by
   every write in the same transaction. A desktop scores BM25 from its in-memory copy of
@@ -31,6 +33,7 @@ places (``PGPASSWORD``, ``~/.pgpass``, a service file), never from a URL we stor
 from __future__ import annotations
 
 import json
+import re
 import struct
 import threading
 import time
@@ -63,7 +66,7 @@ from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import Settings
 
 SCHEMA = "desktop_rag"
-DB_SCHEMA_VERSION = 1
+DB_SCHEMA_VERSION = 2  # 2: BM25 tokens in chunk_tokens, vectors in line
 READER_ROLE = "desktop_rag_reader"
 EDITOR_ROLE = "desktop_rag_editor"
 WRITE_LOCK_KEY = 0x64725F6C6962  # pg_advisory_xact_lock key ordering the writers of a library
@@ -124,7 +127,17 @@ def _vector_adapters(conn: psycopg.Connection[Any]) -> None:
     conn.adapters.register_loader(info.oid, VectorLoader)
 
 
-def _schema_sql(dim: int, m: int, ef_construction: int) -> list[str]:
+def hnsw_index_sql(dim: int, m: int, ef_construction: int, halfvec: bool) -> str:
+    """The chunks' HNSW index (cosine): over the float vectors, or (``halfvec``) over their
+    half-precision cast, an expression index (pgvector >= 0.7) half the size, with no second
+    column: the dense query orders by the same expression (``_index_order``)."""
+    expr, ops = (f"(embedding::public.halfvec({int(dim)}))", "public.halfvec_cosine_ops") if halfvec else (
+        "embedding", "public.vector_cosine_ops")
+    return (f"CREATE INDEX IF NOT EXISTS chunks_embedding ON chunks USING hnsw ({expr} {ops})"
+            f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})")
+
+
+def _schema_sql(dim: int, m: int, ef_construction: int, halfvec: bool = False) -> list[str]:
     return [
         "CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public",
         f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
@@ -142,11 +155,16 @@ def _schema_sql(dim: int, m: int, ef_construction: int) -> list[str]:
         f"""CREATE TABLE IF NOT EXISTS chunks (
             chunk_id bigserial PRIMARY KEY, doc_id text NOT NULL REFERENCES documents ON DELETE CASCADE,
             ordinal int NOT NULL, page int NOT NULL, char_start int NOT NULL, char_end int NOT NULL,
-            kind text NOT NULL, section text NOT NULL, tokens text NOT NULL, length int NOT NULL,
-            embedding public.vector({int(dim)}))""",
+            kind text NOT NULL, section text NOT NULL, embedding public.vector({int(dim)}))""",
         "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, ordinal)",
-        f"CREATE INDEX IF NOT EXISTS chunks_embedding ON chunks USING hnsw (embedding public.vector_cosine_ops)"
-        f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})",
+        hnsw_index_sql(dim, m, ef_construction, halfvec),
+        # a chunk's BM25 tokens beside it, not in it: a new tokenizer rewrites these narrow rows
+        # (and the postings), never a chunk row and its HNSW entry; and a chunk row without them
+        # (~1.7 kB at 384 dims) keeps its vector in line, so an exact scan of a filter's rows
+        # reads heap pages, not one TOAST lookup per row
+        """CREATE TABLE IF NOT EXISTS chunk_tokens (
+            chunk_id bigint PRIMARY KEY REFERENCES chunks ON DELETE CASCADE, tokens text NOT NULL,
+            length int NOT NULL)""",
         # a chunk's length beside each of its postings: a query reads only the postings of its
         # terms (an index-only scan of the primary key), never the chunks table
         """CREATE TABLE IF NOT EXISTS postings (
@@ -169,6 +187,28 @@ def _schema_sql(dim: int, m: int, ef_construction: int) -> list[str]:
         "ALTER TABLE pages ADD COLUMN IF NOT EXISTS page_type text",
         "ALTER TABLE pages ADD COLUMN IF NOT EXISTS page_type_version int",
     ]
+
+
+def _upgrade_schema(conn: psycopg.Connection[Any]) -> bool:
+    """Bring a library made by an earlier version to ``DB_SCHEMA_VERSION`` (in the caller's
+    transaction; idempotent). 2: the BM25 tokens move from ``chunks`` to ``chunk_tokens``
+    (copied, then the columns dropped: no chunk row or HNSW entry is rewritten), and vectors
+    are kept in line (``STORAGE MAIN``) by rows written from now on. The rows already stored
+    keep their out-of-line vectors until the table is rewritten (``VACUUM FULL chunks``, as
+    long as an index build). Returns whether anything was moved."""
+    moved = conn.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = %s AND table_name = 'chunks'"
+        " AND column_name IN ('tokens', 'length')", (SCHEMA,)).fetchone()
+    if moved and moved[0]:
+        conn.execute("INSERT INTO chunk_tokens (chunk_id, tokens, length) SELECT chunk_id, tokens, length FROM chunks"
+                     " ON CONFLICT (chunk_id) DO NOTHING")
+        conn.execute("ALTER TABLE chunks DROP COLUMN tokens, DROP COLUMN length")
+    # in line unless the row could not fit a page otherwise (pgvector's default is EXTERNAL:
+    # beside the tokens every vector went to TOAST, ~14 us a row for an exact scan)
+    conn.execute("ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE MAIN")
+    conn.execute("INSERT INTO manifest VALUES ('db_schema', %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                 (Jsonb(DB_SCHEMA_VERSION),))
+    return bool(moved and moved[0])
 
 
 def _roles_sql() -> list[str]:
@@ -219,10 +259,11 @@ def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) ->
     reader/editor roles, with this desktop's manifest. Idempotent; refuses a database that
     already holds a library built with another embedder. Returns what was done."""
     m, efc = server_index_params(settings)
+    halfvec = settings.library.server_hnsw_halfvec
     conn = connect(url, settings)
     try:
         with conn.transaction():
-            for stmt in _schema_sql(int(manifest["dim"]), m, efc):
+            for stmt in _schema_sql(int(manifest["dim"]), m, efc, halfvec):
                 conn.execute(stmt)
             stored = {k: v for k, v in conn.execute("SELECT key, value FROM manifest").fetchall()}
             if stored.get("schema_version"):
@@ -236,6 +277,7 @@ def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) ->
                 for k, v in {**manifest, "db_schema": DB_SCHEMA_VERSION, "generation": 0}.items():
                     conn.execute("INSERT INTO manifest VALUES (%s, %s)", (k, Jsonb(v)))
                 created = True
+            upgraded = _upgrade_schema(conn)
             _fill_page_maps(conn)
             _fill_page_types(conn)
             for stmt in _roles_sql():
@@ -246,7 +288,11 @@ def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) ->
     finally:
         conn.close()
     what = "created" if created else "already set up; roles and grants refreshed"
-    return (f"Team library at {redact(url)} {what} (embedder {manifest['embedder']}, HNSW m={m}, "
+    if upgraded:
+        what += (f"; upgraded to schema {DB_SCHEMA_VERSION} (BM25 tokens in their own table; `VACUUM FULL "
+                 f"{SCHEMA}.chunks` once, in a quiet hour, puts the stored vectors in line for faster filtered search)")
+    index = "halfvec " if halfvec else ""
+    return (f"Team library at {redact(url)} {what} (embedder {manifest['embedder']}, {index}HNSW m={m}, "
             f"ef_construction={efc}). Roles: {READER_ROLE} (search, ask), {EDITOR_ROLE} (ingest, remove, edit)."
             f" Grant them to people: GRANT {READER_ROLE} TO alice;")
 
@@ -345,6 +391,30 @@ class ChangeFeed:
         self._thread.join(timeout=5)
 
 
+# Exact (brute-force) search in SQL over a filter's rows, instead of the HNSW index with the
+# filter (an iterative scan), up to this many rows: measured at 1M chunks (README "Team
+# library"), an exact scan reads a filter's rows through the doc_id index at ~N us a row with
+# the vectors in line, but ~14 us a row when every vector is a TOAST lookup (a library written
+# before schema 2 and not rewritten since), where the limit stays 2,000.
+EXACT_SCAN_ROWS_INLINE = 60_000
+EXACT_SCAN_ROWS_TOASTED = 2_000
+
+
+def _exact_scan_rows(chunks: float, toast_bytes: int) -> int:
+    """How many of a filter's rows an exact scan serves, from where the vectors are: a
+    TOAST table of more than a few bytes a chunk holds them out of line."""
+    return EXACT_SCAN_ROWS_TOASTED if chunks > 0 and toast_bytes > 64 * chunks else EXACT_SCAN_ROWS_INLINE
+
+
+def _index_order(indexdef: str | None) -> str:
+    """The distance expression the HNSW index serves (``ORDER BY`` must repeat it): the float
+    vectors' or, for a halfvec expression index, their half-precision cast's."""
+    half = re.search(r"halfvec\((\d+)\)", indexdef or "")
+    if half:
+        return f"embedding::public.halfvec({half.group(1)}) <=> %(q)b::public.halfvec({half.group(1)})"
+    return "embedding <=> %(q)b"
+
+
 class PostgresStore:
     """The server backend of ``core.backends.LibraryStore`` (see the module docstring)."""
 
@@ -361,6 +431,9 @@ class PostgresStore:
         self._writable: bool | None = None
         self._feed: ChangeFeed | None = None
         self._session: dict[str, str] = {}  # settings SET on the current connection (dense_search)
+        self._dense_order = "embedding <=> %(q)b"  # what the HNSW index orders by (read at connect)
+        # a filter of at most this many rows is searched exactly (read at connect: where the vectors are)
+        self.exact_scan_rows = EXACT_SCAN_ROWS_TOASTED
         self._connection()  # fail now, with a clear message, when the server is unreachable
 
     # -- connection ---------------------------------------------------------------------
@@ -368,16 +441,29 @@ class PostgresStore:
         if self._conn is None or self._conn.closed or self._conn.broken:
             conn = connect(self.url, self.settings)
             try:
-                known = conn.execute("SELECT to_regclass('desktop_rag.manifest') IS NOT NULL").fetchone()
-                if not (known and known[0]):
+                # one round trip: is it a library, of this schema, which index, where the vectors are
+                row = conn.execute(
+                    "SELECT to_regclass('desktop_rag.manifest') IS NOT NULL,"
+                    " to_regclass('desktop_rag.chunk_tokens') IS NOT NULL,"
+                    " (SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = 'chunks_embedding'),"
+                    " (SELECT reltuples FROM pg_class WHERE oid = to_regclass('desktop_rag.chunks')),"
+                    " (SELECT pg_relation_size(reltoastrelid) FROM pg_class"
+                    "  WHERE oid = to_regclass('desktop_rag.chunks') AND reltoastrelid <> 0)", (SCHEMA,)).fetchone()
+                assert row is not None
+                if not row[0]:
                     raise LibraryUnavailable(f"{self.location} is no desktop_rag team library yet: "
                                              "run `main.py team init URL` once")
+                if not row[1]:
+                    raise LibraryUnavailable(f"{self.location} is a team library of an earlier version: run "
+                                             "`main.py team init URL` once (as its owner) to upgrade it")
                 _vector_adapters(conn)
             except BaseException:
                 conn.close()
                 raise
             self._conn = conn
             self._session = {}
+            self._dense_order = _index_order(row[2])
+            self.exact_scan_rows = _exact_scan_rows(float(row[3] or 0), int(row[4] or 0))
         return self._conn
 
     def _unavailable(self, exc: BaseException) -> LibraryUnavailable:
@@ -555,14 +641,21 @@ class PostgresStore:
         vecs: list[np.ndarray | None] = [None] * len(chunks) if vectors is None else [
             np.asarray(v, dtype=np.float32) for v in vectors]
         cur.executemany(
-            "INSERT INTO chunks (doc_id, ordinal, page, char_start, char_end, kind, section, tokens, length, embedding)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %b)",
-            [(doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section, " ".join(t),
-              len(t) or 1, v) for c, t, v in zip(chunks, tokens, vecs, strict=True)])
+            "INSERT INTO chunks (doc_id, ordinal, page, char_start, char_end, kind, section, embedding)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %b)",
+            [(doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section, v)
+             for c, v in zip(chunks, vecs, strict=True)])
         ids = [int(r[0]) for r in cur.execute(
             "SELECT chunk_id FROM chunks WHERE doc_id = %s ORDER BY ordinal, chunk_id", (doc_id,)).fetchall()]
+        self._write_tokens(cur, ids, tokens)
         self._add_postings(cur, ids, tokens)
         return ids
+
+    @staticmethod
+    def _write_tokens(cur: psycopg.Cursor[Any], ids: list[int], tokens: list[list[str]]) -> None:
+        with cur.copy("COPY chunk_tokens (chunk_id, tokens, length) FROM STDIN") as cp:
+            for cid, toks in zip(ids, tokens, strict=True):
+                cp.write_row((cid, " ".join(toks), len(toks) or 1))
 
     @staticmethod
     def _add_postings(cur: psycopg.Cursor[Any], ids: list[int], tokens: list[list[str]]) -> None:
@@ -591,7 +684,10 @@ class PostgresStore:
             "UPDATE terms t SET df = t.df - d.cnt FROM (SELECT p.term, count(*) AS cnt FROM postings p"
             f" JOIN chunks c ON c.chunk_id = p.chunk_id WHERE {where} GROUP BY p.term) d WHERE t.term = d.term", params)
         cur.execute("DELETE FROM terms WHERE df <= 0")
-        rows = cur.execute(f"DELETE FROM chunks c WHERE {where} RETURNING c.chunk_id, c.length", params).fetchall()
+        # the lengths read in the same statement's snapshot (the tokens' rows go by cascade)
+        rows = cur.execute(f"WITH gone AS (DELETE FROM chunks c WHERE {where} RETURNING c.chunk_id)"
+                           " SELECT g.chunk_id, coalesce(t.length, 0) FROM gone g"
+                           " LEFT JOIN chunk_tokens t ON t.chunk_id = g.chunk_id", params).fetchall()
         cur.execute("UPDATE bm25_stats SET n = n - %s, total_len = total_len - %s WHERE id = 1",
                     (len(rows), sum(r[1] for r in rows)))
         return [int(r[0]) for r in rows]
@@ -626,13 +722,14 @@ class PostgresStore:
         return ids
 
     def set_tokens(self, ids: list[int], token_lists: list[list[str]], tokenizer: int) -> None:
-        """New BM25 tokens for every chunk (the tokenizer changed): postings rebuilt."""
+        """New BM25 tokens for every chunk (the tokenizer changed): ``chunk_tokens`` and the
+        postings rewritten; no chunk row (nor its HNSW entry) is touched."""
         with self._cursor(write=True) as cur:
             cur.execute("DELETE FROM postings")
             cur.execute("DELETE FROM terms")
             cur.execute("UPDATE bm25_stats SET n = 0, total_len = 0 WHERE id = 1")
-            cur.executemany("UPDATE chunks SET tokens = %s, length = %s WHERE chunk_id = %s",
-                            [(" ".join(t), len(t) or 1, c) for c, t in zip(ids, token_lists, strict=True)])
+            cur.execute("DELETE FROM chunk_tokens")
+            self._write_tokens(cur, ids, token_lists)
             self._add_postings(cur, ids, token_lists)
             self._set_manifest(cur, tokenizer=tokenizer)
             self._bump_generation(cur, None)
@@ -685,13 +782,13 @@ class PostgresStore:
 
     def chunk_rows(self, doc_ids: Iterable[str] | None = None) -> Iterator[tuple[Any, ...]]:
         """As ``IndexStore.chunk_rows``: the embedding as little-endian float32 bytes (b"" when none)."""
-        sql = ("SELECT chunk_id, doc_id, ordinal, page, char_start, char_end, kind, section, tokens, embedding"
-               " FROM chunks")
+        sql = ("SELECT c.chunk_id, c.doc_id, c.ordinal, c.page, c.char_start, c.char_end, c.kind, c.section,"
+               " t.tokens, c.embedding FROM chunks c JOIN chunk_tokens t ON t.chunk_id = c.chunk_id")
         with self._cursor(binary=True) as cur:
             if doc_ids is None:
-                rows = cur.execute(sql + " ORDER BY chunk_id").fetchall()
+                rows = cur.execute(sql + " ORDER BY c.chunk_id").fetchall()
             else:
-                rows = cur.execute(sql + " WHERE doc_id = ANY(%s) ORDER BY chunk_id", (list(doc_ids),)).fetchall()
+                rows = cur.execute(sql + " WHERE c.doc_id = ANY(%s) ORDER BY c.chunk_id", (list(doc_ids),)).fetchall()
         for r in rows:
             yield (int(r[0]), *r[1:9], r[9] if r[9] is not None else b"")
 
@@ -699,11 +796,12 @@ class PostgresStore:
         """(chunk_id, doc_id, ordinal, page, tokens, embedded) by chunk id: what a desktop keeps
         of a team library (its BM25 postings and where each chunk is), neither the chunks'
         text nor their vectors (read per search, ``search_candidates``/``chunks_by_id``)."""
-        sql = "SELECT chunk_id, doc_id, ordinal, page, tokens, embedding IS NOT NULL FROM chunks"
+        sql = ("SELECT c.chunk_id, c.doc_id, c.ordinal, c.page, t.tokens, c.embedding IS NOT NULL"
+               " FROM chunks c JOIN chunk_tokens t ON t.chunk_id = c.chunk_id")
         if doc_ids is None:
-            sql, params = sql + " ORDER BY chunk_id", None
+            sql, params = sql + " ORDER BY c.chunk_id", None
         else:
-            sql, params = sql + " WHERE doc_id = ANY(%s) ORDER BY chunk_id", (list(doc_ids),)
+            sql, params = sql + " WHERE c.doc_id = ANY(%s) ORDER BY c.chunk_id", (list(doc_ids),)
         # a server-side cursor read in batches: the rows never all sit in memory at once
         with self._cursor() as cur, cur.connection.cursor(name="desktop_rag_chunk_index") as named:
             named.execute(sql, params)
@@ -751,23 +849,27 @@ class PostgresStore:
         if doc_ids is not None and not doc_ids:
             k = 0
         where = "" if doc_ids is None else " AND doc_id = ANY(%(docs)s)"
-        # ``+ 0`` orders by a value the index cannot provide: an exact scan of the allowed rows
-        order = "(embedding <=> %(q)b) + 0, chunk_id" if exact else "d"
         with self._read() as cur:
-            if not exact:
+            # ``+ 0`` orders by a value the index cannot provide: an exact scan of the allowed rows
+            order = "(embedding <=> %(q)b) + 0, chunk_id" if exact else self._dense_order
+            dense_sql = ("SELECT NULL::bigint AS chunk_id WHERE false" if k <= 0 else
+                         f"SELECT chunk_id FROM chunks WHERE embedding IS NOT NULL{where} ORDER BY {order} LIMIT %(k)s")
+            if not exact and k > 0:
                 self._set_hnsw(cur, k)
+            # the dense candidates' scores are their float vectors' cosines (a halfvec index
+            # only chooses them), as every other candidate's
             rows = cur.execute(
-                "WITH dense AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)b AS d FROM chunks"
-                f" WHERE embedding IS NOT NULL{where} ORDER BY {order} LIMIT %(k)s),"
+                f"WITH dense AS MATERIALIZED ({dense_sql}),"
                 " wanted AS (SELECT chunk_id FROM dense UNION SELECT unnest(%(extra)s::bigint[]))"
-                f" SELECT {self._CHUNK_COLUMNS}, dense.d, c.embedding <=> %(q)b,"
+                f" SELECT {self._CHUNK_COLUMNS}, dense.chunk_id IS NOT NULL, c.embedding <=> %(q)b,"
                 " CASE WHEN p.page_type_version = %(types)s THEN p.page_type END"
                 f" FROM wanted JOIN chunks c ON c.chunk_id = wanted.chunk_id{self._CHUNK_PAGES}"
                 " LEFT JOIN dense ON dense.chunk_id = c.chunk_id",
                 {"q": np.asarray(vector, dtype=np.float32), "docs": doc_ids, "k": int(max(k, 0)),
                  "extra": [int(c) for c in extra_ids], "types": PAGE_TYPES_VERSION}).fetchall()
-        dense = sorted(((int(r[0]), 1.0 - float(r[9])) for r in rows if r[9] is not None), key=lambda x: (-x[1], x[0]))
         cosines = {int(r[0]): 1.0 - float(r[10]) for r in rows if r[10] is not None}
+        dense = sorted(((int(r[0]), cosines[int(r[0])]) for r in rows if r[9] and int(r[0]) in cosines),
+                       key=lambda x: (-x[1], x[0]))
         types = {(r[1], int(r[3])): r[11] for r in rows if r[11] is not None}
         return dense, [self._chunk(r) for r in rows], cosines, types
 
@@ -815,7 +917,8 @@ class PostgresStore:
         with self._read() as cur:
             self._set_hnsw(cur, k)
             rows = cur.execute(
-                "SELECT chunk_id, embedding <=> %(q)b AS d FROM chunks WHERE embedding IS NOT NULL" + where
-                + " ORDER BY d LIMIT %(k)s",
+                "SELECT chunk_id, embedding <=> %(q)b FROM chunks WHERE embedding IS NOT NULL" + where
+                + f" ORDER BY {self._dense_order} LIMIT %(k)s",
                 {"q": np.asarray(vector, dtype=np.float32), "docs": doc_ids, "k": int(k)}).fetchall()
-        return [(int(c), 1.0 - float(d)) for c, d in rows]
+        # the float vectors' cosines, in their order (a halfvec index orders by the half-precision ones)
+        return sorted(((int(c), 1.0 - float(d)) for c, d in rows), key=lambda x: (-x[1], x[0]))

@@ -299,8 +299,10 @@ def test_team_init_builds_the_index_with_the_server_settings(pg_database: str, f
 def test_the_desktop_keeps_no_chunk_text_or_vectors_of_a_team_library(real_pair, monkeypatch) -> None:
     """A team library's views are its rows' index (ids, documents, pages, BM25 postings): no
     chunk text, no vectors (1M chunks would need ~15 GB on the desktop). A hybrid search's
-    server side is one round trip (dense candidates, every candidate's chunk and cosine, the
-    stored types of their pages); its chunks are then read from a bounded cache."""
+    server side is two round trips: the dense candidates (sent before BM25 runs here, so the
+    two overlap) with their chunks, cosines and the stored types of their pages, then the same
+    of the lexical candidates the dense ones did not bring; its chunks are then read from a
+    bounded cache."""
     from desktop_rag.core.library import ServerChunks
 
     local, team = real_pair
@@ -316,7 +318,7 @@ def test_the_desktop_keeps_no_chunk_text_or_vectors_of_a_team_library(real_pair,
         monkeypatch.setattr(store, name, lambda *a, _real=real, _name=name, **kw: calls.append(_name) or _real(*a, **kw))
     retriever = HybridRetriever(team, Settings().retrieval)
     hits = retriever.search("research and development expense", k=10, mode="hybrid")
-    assert hits and calls.count("search_candidates") == 1
+    assert hits and calls.count("search_candidates") == 2
     assert "page_texts_at" not in calls and "chunks_by_id" not in calls and "chunk_rows" not in calls
     assert all(h.chunk.text == local.chunks[h.chunk.chunk_id].text for h in hits)  # ids are equal here
     assert 0 < len(team.chunks._cache) <= ServerChunks.CACHE
@@ -356,3 +358,104 @@ def test_statement_page_maps_and_page_types_are_stored(real_pair, team_url: str)
     assert team.statement_pages([doc_id]) == {doc_id: computed}  # computed from the statements meanwhile
     init_team_library(team_url, Settings(), library_manifest(Settings(), team.embedder))
     assert stored() == (maps, types)
+
+
+def test_new_tokens_rewrite_no_chunk_row_and_vectors_stay_in_line(real_pair) -> None:
+    """The BM25 tokens live in ``chunk_tokens``: a tokenizer change (``set_tokens``) rewrites
+    them and the postings, not one chunk row (each row's physical place and version are the
+    same, so neither is its HNSW entry); BM25 then scores the new tokens. A chunk row without
+    the tokens keeps its vector in line (no TOAST), so exact scans of a filter's rows are
+    allowed up to the in-line limit."""
+    from desktop_rag.core.backends.postgres import EXACT_SCAN_ROWS_INLINE
+
+    _local, team = real_pair
+    store = team.store
+    assert isinstance(store, PostgresStore)
+
+    def chunk_rows() -> list[tuple[object, ...]]:
+        with store._read() as cur:
+            return cur.execute("SELECT chunk_id, ctid::text, xmin::text FROM chunks ORDER BY chunk_id").fetchall()
+
+    before = chunk_rows()
+    ids = [int(r[0]) for r in before]
+    store.set_tokens(ids, [["tokenizer", "changed"]] * len(ids), 99)
+    assert chunk_rows() == before
+    assert store.manifest()["tokenizer"] == 99
+    with store._read() as cur:
+        assert cur.execute("SELECT count(*), min(tokens), sum(length) FROM chunk_tokens").fetchone() == (
+            len(ids), "tokenizer changed", 2 * len(ids))
+        toast = cur.execute("SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE relname = 'chunks'").fetchone()
+    assert store.bm25_statistics() == (len(ids), 2 * len(ids), 2)
+    assert toast is not None and toast[0] == 0  # every vector in line
+    assert store.exact_scan_rows == EXACT_SCAN_ROWS_INLINE
+
+
+def test_team_init_upgrades_a_library_with_tokens_in_the_chunk_rows(real_pair, team_url: str, tmp_path: Path,
+                                                                     fake_embedder: FakeEmbedder) -> None:
+    """A library made before schema 2 (tokens in ``chunks``) is refused with the way out
+    (``team init``), which moves the tokens out without rewriting a chunk row; search then
+    gives the same results as before."""
+    _local, team = real_pair
+    before = [[(h.chunk.chunk_id, round(h.score, 9)) for h in HybridRetriever(team, Settings().retrieval).search(
+        q, k=10, mode="hybrid")] for q in QUESTIONS]
+    team.close()
+    with psycopg.connect(team_url, autocommit=True) as conn, conn.transaction():  # as schema 1 stored it
+        conn.execute("SET search_path = desktop_rag, public")
+        conn.execute("ALTER TABLE chunks ADD COLUMN tokens text, ADD COLUMN length int")
+        conn.execute("UPDATE chunks c SET tokens = t.tokens, length = t.length FROM chunk_tokens t"
+                     " WHERE t.chunk_id = c.chunk_id")
+        conn.execute("DROP TABLE chunk_tokens")
+        conn.execute("UPDATE manifest SET value = '1' WHERE key = 'db_schema'")
+        rows = conn.execute("SELECT chunk_id, ctid::text, xmin::text FROM chunks ORDER BY chunk_id").fetchall()
+    with pytest.raises(LibraryUnavailable, match=r"earlier version.*team init"):
+        PostgresStore(team_url, Settings())
+    init_team(team_url, fake_embedder)
+    upgraded = Library(tmp_path / "desk2", Settings(), fake_embedder, location=team_url)
+    try:
+        assert upgraded.store.manifest()["db_schema"] == 2
+        with upgraded.store._read() as cur:  # type: ignore[attr-defined]
+            assert cur.execute("SELECT chunk_id, ctid::text, xmin::text FROM chunks ORDER BY chunk_id").fetchall() == rows
+        after = [[(h.chunk.chunk_id, round(h.score, 9)) for h in HybridRetriever(upgraded, Settings().retrieval).search(
+            q, k=10, mode="hybrid")] for q in QUESTIONS]
+        assert after == before
+    finally:
+        upgraded.close()
+
+
+def test_a_halfvec_index_chooses_the_same_neighbours_scored_by_the_float_vectors(
+        pg_database: str, tmp_path: Path, fake_embedder: FakeEmbedder, sample_pdf: Path) -> None:
+    """``server_hnsw_halfvec``: the HNSW index is an expression index over the vectors' half-
+    precision cast (pgvector halfvec), the query orders by that expression so the index
+    serves it, and the scores returned are still the float vectors' cosines: on this small
+    library the top-10 equals exact search."""
+    settings = Settings()
+    settings.library.server_hnsw_halfvec = True
+    url = init_team(pg_database, fake_embedder, settings)
+    team = Library(tmp_path / "desk", settings, fake_embedder, location=url)
+    try:
+        assert not _ingest(team, [sample_pdf]).failed
+        store = team.store
+        assert isinstance(store, PostgresStore)
+        with store._read() as cur:
+            ddl = cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding'").fetchone()
+        half = f"halfvec({fake_embedder.dim})"
+        assert ddl and half in ddl[0] and "halfvec_cosine_ops" in ddl[0]
+        assert half in store._dense_order
+        ids, vectors = team.all_vectors()
+        for q in QUESTIONS:
+            qv = team.embedder.encode_query(q)
+            sims = vectors @ qv
+            exact = sorted(zip(ids.tolist(), sims.tolist(), strict=True), key=lambda x: (-x[1], x[0]))[:10]
+            got = store.dense_search(qv, 10, None)
+            np.testing.assert_allclose([s for _, s in got], [s for _, s in exact], atol=1e-6)  # float cosines
+            with store._read() as cur:  # the planner can use the index for that ORDER BY
+                cur.execute("SET enable_seqscan = off")
+                plan = "\n".join(r[0] for r in cur.execute(
+                    f"EXPLAIN SELECT chunk_id FROM chunks ORDER BY {store._dense_order} LIMIT 10",
+                    {"q": np.asarray(qv, dtype=np.float32)}).fetchall())
+                cur.execute("RESET enable_seqscan")
+            assert "chunks_embedding" in plan
+            hits = HybridRetriever(team, settings.retrieval).search(q, k=5, mode="dense")
+            assert [round(h.score, 6) for h in hits] == [round(s, 6) for _, s in exact[:5]]
+    finally:
+        team.close()
