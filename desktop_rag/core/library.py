@@ -717,9 +717,9 @@ class Library:
         if doc_ids is None:
             return None
         mask = np.zeros(len(self.chunk_ids), dtype=bool)
-        for doc_id in doc_ids:
-            for cid in self.doc_chunks.get(doc_id, ()):
-                mask[self.row_of[cid]] = True
+        row_of, doc_chunks = self.row_of, self.doc_chunks
+        # one fancy assignment, not a numpy scalar write per chunk (a company's 50k chunks at 1M)
+        mask[np.fromiter((row_of[c] for d in doc_ids for c in doc_chunks.get(d, ())), dtype=np.int64)] = True
         return mask
 
     def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
