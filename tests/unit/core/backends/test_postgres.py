@@ -459,3 +459,16 @@ def test_a_halfvec_index_chooses_the_same_neighbours_scored_by_the_float_vectors
             assert [round(h.score, 6) for h in hits] == [round(s, 6) for _, s in exact[:5]]
     finally:
         team.close()
+
+
+def test_hybrid_search_inside_a_snapshot_does_not_wait_for_itself(real_pair) -> None:
+    """The dense query normally runs on a thread of the library beside BM25; inside a
+    snapshot this thread holds the connection, so the two run one after the other (same
+    results, no deadlock)."""
+    _local, team = real_pair
+    retriever = HybridRetriever(team, Settings().retrieval)
+    outside = [(h.chunk.chunk_id, h.score) for h in retriever.search(QUESTIONS[0], k=10, mode="hybrid")]
+    with team.store.snapshot():
+        assert team.store.in_snapshot()  # type: ignore[attr-defined]
+        inside = [(h.chunk.chunk_id, h.score) for h in retriever.search(QUESTIONS[0], k=10, mode="hybrid")]
+    assert inside == outside and not team.store.in_snapshot()  # type: ignore[attr-defined]
