@@ -766,7 +766,7 @@ class Library:
         except BaseException:
             wait([pending])  # the connection is busy until the query returns
             raise
-        dense, chunks, cosines, types = pending.result()
+        dense_rows, chunks, cosines, types = pending.result()
         have = {c.chunk_id for c in chunks}
         rest = [c for c in scores if c not in have]
         if rest:
@@ -775,7 +775,7 @@ class Library:
         view = self.chunks
         if isinstance(view, ServerChunks):
             view.put(chunks)
-        return dict(dense), scores, cosines, types
+        return dict(dense_rows), scores, cosines, types
 
     def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
         """chunk_id -> embedding (zeros for a chunk not embedded yet); a team library: one round trip."""
