@@ -161,7 +161,7 @@ def test_kill_9_mid_ingest_leaves_nothing(pg_server, filings: dict[str, Path], t
                 break
         proc.wait(30)
         assert proc.returncode == -signal.SIGKILL, moment
-        for table in ("documents", "pages", "chunks", "postings", "terms", "statements"):
+        for table in ("documents", "pages", "chunks", "chunk_tokens", "postings", "terms", "statements"):
             assert _count(url, table) == 0, (moment, table)
     done = subprocess.run([sys.executable, str(DRIVER), str(tmp_path), "--library", url, "ingest",
                            str(filings["statements"])], cwd=REPO, capture_output=True, text=True, timeout=300)
@@ -170,7 +170,7 @@ def test_kill_9_mid_ingest_leaves_nothing(pg_server, filings: dict[str, Path], t
     with psycopg.connect(url) as conn:
         n, total = conn.execute("SELECT n, total_len FROM desktop_rag.bm25_stats").fetchone()  # type: ignore[misc]
         assert n == _count(url, "chunks")
-        assert total == conn.execute("SELECT sum(length) FROM desktop_rag.chunks").fetchone()[0]  # type: ignore[index]
+        assert total == conn.execute("SELECT sum(length) FROM desktop_rag.chunk_tokens").fetchone()[0]  # type: ignore[index]
 
 
 def test_a_filing_added_on_one_desktop_is_searchable_on_another_and_its_removal_too(
