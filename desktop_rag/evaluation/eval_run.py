@@ -70,6 +70,7 @@ from desktop_rag.evaluation.metrics import (
     retry_record,
     score_statement_cells,
     summarise_answers,
+    verified_by,
 )
 from desktop_rag.evaluation.report import short as _short
 from desktop_rag.evaluation.report import table
@@ -295,6 +296,9 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
             "model_calls": len(timed.calls) if timed is not None else 0,
         }
         row["first_failed"], row["attempt"], _ = retry_record(ans.notes, ans.timings_ms)
+        row["verified_by"] = verified_by(ans.notes)
+        if timed is not None:  # the model's time on retries: every generation after the first
+            row["retry_ms"] = sum((c["times"][-1] - c["t_call"]) * 1000 for c in timed.calls[1:] if c.get("times"))
         if is_ans:
             row["expected"] = it["answer"]
             row["expected_where"] = f"{it['doc']} p.{','.join(map(str, it['pages']))}"
@@ -747,6 +751,9 @@ _ANSWER_ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("retries: first attempt failed -> verified by a retry",
      lambda a: f"{a['converted_by_retry']} of {a['first_attempt_failed']}"
                + ("" if a["retry_conversion"] is None else f" ({a['retry_conversion']:.0%})")),
+    ("retries: converted by", lambda a: ", ".join(f"{k} {v}" for k, v in sorted(a.get("converted_how", {}).items())) or "-"),
+    ("retries: model time per question retried",
+     lambda a: "-" if a.get("retry_ms_mean") is None else f"{a['retry_ms_mean'] / 1000:.1f} s"),
     ("retries: must-refuse answered after a retry", lambda a: str(a["retry_regressions"])),
     ("faithfulness (all / generated)",
      lambda a: f"{_pct(a['faithfulness_mean'])} / {_pct(a['faithfulness_generated_mean'])}"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -217,6 +218,15 @@ def percentile(values: Sequence[float], p: float) -> float:
     return float(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
 
 
+_VERIFIED_ATTEMPT = re.compile(r"^attempt \d+ \(([^)]+)\).*— verified$")
+
+
+def verified_by(notes: Sequence[str]) -> str:
+    """How the retry that gave the answer asked again ("evidence restated", "statement hint",
+    "synonym" ...), from the engine's attempt notes; "" when no retry was verified."""
+    return next((m.group(1) for n in notes if (m := _VERIFIED_ATTEMPT.match(n))), "")
+
+
 def retry_record(notes: Sequence[str], timings_ms: dict[str, float]) -> tuple[bool, int, list[str]]:
     """(the first attempt failed, the attempt that gave the answer, the attempt notes) of an
     answer: the engine notes "attempt 1: ... — <why>" only when its first attempt failed
@@ -277,6 +287,11 @@ def answer_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "retry_conversion": rate([r in converted for r in failed]),
         "retry_regressions": sum(1 for r in ooc if r.get("first_failed") and r.get("attempt", 1) > 1
                                  and not r["not_in_corpus"]),
+        "converted_how": dict(Counter(r.get("verified_by") or "?" for r in converted)),
+        # the model's time on retries, per question whose first attempt failed (wall time of
+        # every generation after the first)
+        "retry_ms_mean": (sum(rm) / len(rm)) if (
+            rm := [r["retry_ms"] for r in rows if r.get("first_failed") and r.get("retry_ms") is not None]) else None,
         "total_ms_mean": sum(r["total_ms"] for r in rows) / len(rows) if rows else None,
         "first_token_ms_mean": (sum(ft) / len(ft)) if (ft := [r["first_token_ms"] for r in rows if r["first_token_ms"] > 0]) else None,
         "new_prompt_tokens_mean": (sum(pt) / len(pt)) if (

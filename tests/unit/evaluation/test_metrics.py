@@ -338,3 +338,24 @@ def test_retry_record_and_conversion_over_single_questions():
     s = ev.summarise_answers(rows)
     assert (s["first_attempt_failed"], s["converted_by_retry"]) == (4, 1)
     assert s["retry_conversion"] == pytest.approx(0.25) and s["retry_regressions"] == 1
+    assert s["converted_how"] == {"?": 1} and s["retry_ms_mean"] is None  # rows without those fields
+
+
+def test_which_retry_converted_and_the_model_time_retries_took():
+    notes = ["attempt 1: q — figure(s) 16142 not found in any quote",
+             "attempt 2 (evidence restated): q — the question asks for a figure, the answer gives none",
+             "attempt 3 (statement hint): q in the consolidated statements of operations? — verified"]
+    assert ev.verified_by(notes) == "statement hint"
+    assert ev.verified_by(notes[:2]) == "" and ev.verified_by([]) == ""
+    assert ev.verified_by(["attempt 2 (evidence restated): q — verified"]) == "evidence restated"
+
+    def row(failed: bool, how: str = "", retry_ms: float | None = None) -> dict:
+        return {"answerable": True, "category": "mdna", "not_in_corpus": False, "extractive": not how and failed,
+                "citations": [{"exact": True, "verbatim": True}], "total_ms": 1.0, "first_token_ms": 0.0,
+                "first_failed": failed, "attempt": 2 if how else 1, "correct": True, "cited_right_page": True,
+                "cites_other_company": False, "verified_by": how, "retry_ms": retry_ms}
+    s = ev.summarise_answers([row(False, retry_ms=0.0), row(True, "evidence restated", 30_000.0),
+                              row(True, "evidence restated", 10_000.0), row(True, "synonym", 50_000.0),
+                              row(True, retry_ms=90_000.0)])
+    assert s["converted_how"] == {"evidence restated": 2, "synonym": 1}
+    assert s["retry_ms_mean"] == pytest.approx(45_000.0)  # over the four retried questions only
