@@ -348,6 +348,10 @@ def verify_answer(
     wrong_period = contradicted_period(text, question, cites, passages)
     if wrong_period:
         return Verdict(False, reason=wrong_period)
+    if not answer_numbers and not _YES_NO.match(text) and content_term_set(text) <= content_term_set(question):
+        # "Apple Q2 2023: Services net sales and YoY growth" for "Apple Q2 2023: Services net
+        # sales and YoY growth?": the small model echoing the question says nothing the quotes back
+        return Verdict(False, reason="the answer only repeats the question")
     # Wording check on words only: figures were checked above, scale words go with them.
     answer_terms = {t for t in content_term_set(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
     if answer_terms:
@@ -431,6 +435,7 @@ def contradicted_period(answer: str, question: str, cites: list[Citation], passa
     return ""
 
 
+_YES_NO = re.compile(r"\s*(?:yes|no)\b", re.I)
 _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)
 # "How much ...", "what damages range ...": a sentence around the figure without the figure
 # (a small model's usual way to fall short) is no answer to it.

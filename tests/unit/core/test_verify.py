@@ -426,3 +426,22 @@ def test_a_figure_is_asked_by_how_much_not_by_why() -> None:
     assert not asks_for_figure("Why did Apple's gross margin change in Q3 2023?")  # the reasons, not a figure
     assert not asks_for_figure("What did Epic Games allege in its lawsuit?")
     assert is_year(2023) and is_year(1999.0) and not is_year(2023.5) and not is_year(81797)
+
+
+def test_an_answer_that_only_repeats_the_question_is_not_verified() -> None:
+    page = ("Services net sales increased during the second quarter of 2023 compared to the same quarter in 2022.\n"
+            "Services 20,907 19,821")
+    passages = _page_passages(page, 3)
+    question = "Apple Q2 2023: Services net sales and YoY growth?"
+    from desktop_rag.core.verify import content_term_set
+
+    concept = content_term_set("Services net sales")
+    echo = verify_answer("Apple Q2 2023: Services net sales and YoY growth", [], question, passages, 2,
+                         concept=concept)
+    assert not echo.ok and echo.reason == "the answer only repeats the question"
+    said = verify_answer("Services net sales increased in the second quarter of 2023.", [], question, passages, 2,
+                         concept=concept)
+    assert said.ok, said.reason  # words of the quote beyond the question: an answer
+    yes = verify_answer("No, Apple did not sell Services in Q2 2023.", [], "Did Apple sell Services in Q2 2023?",
+                        passages, 2)
+    assert yes.reason != "the answer only repeats the question"  # a yes/no answer may use the question's words
