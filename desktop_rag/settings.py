@@ -169,8 +169,11 @@ class GenerationSettings:
     max_answer_words: int = knob(35, "Answer length asked of the model.", min=5, max=200)
     max_citations: int = knob(2, "Citations asked of the model.", min=1, max=5)
     max_quote_chars: int = knob(160, "Longest quote the model may cite.", min=20, max=600)
+    # Off by default: measured 2026-11-24 (README "Retries that change what the model is asked")
+    # it verified 3 of 11 first-attempt failures (sec10q 2 of 7, financebench-dev 1 of 4), all
+    # three wrong answers where the extractive fallback quotes the filing; 60 is the tried budget.
     retry_evidence_words: int = knob(
-        60, "Self-check: a model answer that fails verification is retried first from the evidence "
+        0, "Self-check: a model answer that fails verification is retried first from the evidence "
         "alone: the sentences or table rows of the asked company's passages that name what was "
         "asked (and hold a figure when one is asked), within this many words; the model restates "
         "the answer from them and the same verifier checks it. 0 = retries only reformulate the query.",

@@ -196,6 +196,7 @@ def test_the_evidence_retry_is_checked_by_the_same_verifier(build_library) -> No
     still_wrong = json.dumps({"answer": "Total net sales were $82,000 million.", "citations": []})
     gen = SequenceGenerator([wrong, still_wrong])
     engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 60  # off by default (README: measured)
     ans = engine.ask(QUESTION)
     assert ans.extractive and "82,000" not in ans.answer
     restated = [n for n in ans.notes if "(evidence restated)" in n]
@@ -238,6 +239,7 @@ def test_the_evidence_retry_shows_only_the_asked_companys_sentences_that_name_wh
     lib = build_library()
     gen = SequenceGenerator([json.dumps({"answer": "Revenue was $13,507 million.", "citations": []})])
     engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 60  # off by default (README: measured)
     seen = []
     monkeypatch.setattr(engine, "_restate", lambda first, *a: seen.append(first))
     ans = engine.ask(QUESTION)  # Nvidia's revenue row holds the figure: not Apple's
