@@ -27,15 +27,13 @@ Run the child alone: ``python -m desktop_rag.evaluation.bench_memory DATA_DIR [-
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
-import math
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -53,45 +51,13 @@ def corpus_key(seed: Any, size: int, sigma: float) -> dict[str, Any]:
             "sigma": sigma, "vectors": "mix-2-3"}
 
 
-def synthetic_documents(seed: Any, size: int, sigma: float) -> Iterator[tuple[Any, str, list[Any], list[list[str]], Any]]:
-    """(document, its seed document's id, chunks, BM25 tokens, vectors) of the synthetic
-    corpus in write order, ``size`` chunks in all: replica 0 is the seed; replica r of a seed
-    document is the same company r years earlier (so metadata filters narrow a question to one
-    filing as in a real library), its tokens varied and its vectors mixed."""
-    import numpy as np
-
-    from desktop_rag.core.types import Document
-    from desktop_rag.evaluation.bench_run import vary_tokens
-    from desktop_rag.evaluation.bench_team import replica_vectors
-
-    rng = np.random.default_rng(0)
-    by_doc: dict[str, list[int]] = {}
-    for j, ch in enumerate(seed.chunks):
-        by_doc.setdefault(ch.doc_id, []).append(j)
-    written = 0
-    for r in range(math.ceil(size / max(1, len(seed.chunks)))):
-        vecs = replica_vectors(seed, r, sigma)
-        for doc_id, rows in by_doc.items():
-            rows = rows[: max(0, size - written)]
-            if not rows:
-                return
-            d = seed.docs[doc_id]
-            meta = d.meta if r == 0 else dataclasses.replace(
-                d.meta, fiscal_year=(d.meta.fiscal_year - r) if d.meta.fiscal_year else None, period_end="")
-            new_id = doc_id if r == 0 else f"{doc_id}~{r}"
-            doc = Document(new_id, d.file_name if r == 0 else f"{d.file_name}~{r}", d.path, d.pages, meta)
-            chunks = [dataclasses.replace(seed.chunks[j], chunk_id=-1, doc_id=new_id) for j in rows]
-            tokens = [seed.tokens[j] if r == 0 else vary_tokens(seed.tokens[j], rng) for j in rows]
-            written += len(rows)
-            yield doc, doc_id, chunks, tokens, vecs[rows]
-
-
 def write_library(data_dir: Path, seed: Any, seed_lib: Any, size: int, settings: Any, sigma: float,
                   log: Callable[[str], None]) -> dict[str, float]:
     """Write the synthetic corpus into a new library at ``data_dir`` (see the module's
     docstring) and open it once, so its hnswlib graph is built and saved. Seconds by part."""
     from desktop_rag.core.library import Library, library_manifest
     from desktop_rag.core.store import IndexStore
+    from desktop_rag.evaluation.bench_team import synthetic_documents
 
     data_dir.mkdir(parents=True, exist_ok=True)
     settings.save(data_dir)  # the child opens it with the bench library's settings
@@ -102,7 +68,7 @@ def write_library(data_dir: Path, seed: Any, seed_lib: Any, size: int, settings:
         pages: dict[str, list[str]] = {}
         statements: dict[str, Any] = {}
         written = 0
-        for doc, src, chunks, tokens, vectors in synthetic_documents(seed, size, sigma):
+        for _replica, doc, src, chunks, tokens, vectors in synthetic_documents(seed, size, sigma):
             if src not in pages:  # a replica's pages and statements are its seed document's
                 pages[src] = seed_lib.store.page_texts(src)
                 statements[src] = seed_lib.store.load_statements(src)

@@ -32,7 +32,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -190,6 +190,36 @@ def _bulk_write(store: Any, docs: list[tuple[Any, list[str], list[Any], list[lis
         store._bump_generation(cur, None)
 
 
+def synthetic_documents(seed: Any, size: int, sigma: float) -> Iterator[tuple[int, Any, str, list[Any], list[list[str]], Any]]:
+    """(replica, document, its seed document's id, chunks, BM25 tokens, vectors) of the
+    synthetic corpus in write order, ``size`` chunks in all: replica 0 is the seed; replica r of
+    a seed document is the same company r years earlier (so metadata filters narrow a question
+    to one filing as in a real library), its tokens varied and its vectors mixed. The team
+    library and the memory bench's local library are written from this one sequence."""
+    from desktop_rag.core.types import Document
+
+    rng = np.random.default_rng(0)
+    by_doc: dict[str, list[int]] = {}
+    for j, ch in enumerate(seed.chunks):
+        by_doc.setdefault(ch.doc_id, []).append(j)
+    written = 0
+    for r in range(math.ceil(size / max(1, len(seed.chunks)))):
+        vecs = replica_vectors(seed, r, sigma)
+        for doc_id, rows in by_doc.items():
+            rows = rows[: max(0, size - written)]
+            if not rows:
+                return
+            d = seed.docs[doc_id]
+            meta = d.meta if r == 0 else dataclasses.replace(
+                d.meta, fiscal_year=(d.meta.fiscal_year - r) if d.meta.fiscal_year else None, period_end="")
+            new_id = doc_id if r == 0 else f"{doc_id}~{r}"
+            doc = Document(new_id, d.file_name if r == 0 else f"{d.file_name}~{r}", d.path, d.pages, meta)
+            chunks = [dataclasses.replace(seed.chunks[j], chunk_id=-1, doc_id=new_id) for j in rows]
+            tokens = [seed.tokens[j] if r == 0 else vary_tokens(seed.tokens[j], rng) for j in rows]
+            written += len(rows)
+            yield r, doc, doc_id, chunks, tokens, vecs[rows]
+
+
 def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], size: int, sigma: float,
                       log: Callable[[str], None], seed_statements: dict[str, Any] | None = None,
                       bulk_above: int = BULK_ABOVE) -> dict[str, float]:
@@ -198,46 +228,36 @@ def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], 
     ``bulk_above`` chunks document by document as ``ingest`` writes them (postings and
     term statistics included); above it with COPY, one replica of the seed per transaction
     (``_bulk_write``: no postings table)."""
-    from desktop_rag.core.types import Chunk, Document
+    from desktop_rag.core.types import Chunk
 
-    rng = np.random.default_rng(0)
     with store._cursor(write=True) as cur:
         cur.execute("TRUNCATE documents, pages, chunks, chunk_tokens, postings, terms, statements")
         cur.execute("UPDATE bm25_stats SET n = 0, total_len = 0, idf_sum = 0, vocab = 0")
         cur.execute("DROP INDEX IF EXISTS chunks_embedding")
     t0 = time.perf_counter()
-    n_seed = len(seed.chunks)
-    by_doc: dict[str, list[int]] = {}
-    for j, ch in enumerate(seed.chunks):
-        by_doc.setdefault(ch.doc_id, []).append(j)
     written = 0
     bulk = size > bulk_above
-    for r in range(math.ceil(size / n_seed)):
-        replica: list[tuple[Any, list[str], list[Any], list[list[str]], np.ndarray, Any]] = []
-        vecs = replica_vectors(seed, r, sigma)
-        for doc_id, rows in by_doc.items():
-            rows = rows[: max(0, size - written)]
-            if not rows:
-                break
-            d = seed.docs[doc_id]
-            meta = d.meta if r == 0 else dataclasses.replace(
-                d.meta, fiscal_year=(d.meta.fiscal_year - r) if d.meta.fiscal_year else None, period_end="")
-            new_id = doc_id if r == 0 else f"{doc_id}~{r}"
-            doc = Document(new_id, d.file_name if r == 0 else f"{d.file_name}~{r}", d.path, d.pages, meta)
-            chunks = [dataclasses.replace(seed.chunks[j], chunk_id=-1, doc_id=new_id) for j in rows]
-            tokens = [seed.tokens[j] if r == 0 else vary_tokens(seed.tokens[j], rng) for j in rows]
-            assert all(isinstance(c, Chunk) for c in chunks)
-            statements = (seed_statements or {}).get(doc_id)
-            if bulk:
-                replica.append((doc, seed_pages[doc_id], chunks, tokens, vecs[rows], statements))
-            else:
-                store.add_document(doc, seed_pages[doc_id], chunks, tokens, vecs[rows], statements)
-            written += len(rows)
+    replica: list[tuple[Any, list[str], list[Any], list[list[str]], np.ndarray, Any]] = []
+    current = 0
+
+    def flush() -> None:
         if replica:
             _bulk_write(store, replica)
+            replica.clear()
         log(f"  team: {written} / {size} chunks written ({time.perf_counter() - t0:.0f} s)")
-        if written >= size:
-            break
+
+    for r, doc, doc_id, chunks, tokens, vectors in synthetic_documents(seed, size, sigma):
+        if r != current:  # one replica of the seed per transaction
+            flush()
+            current = r
+        assert all(isinstance(c, Chunk) for c in chunks)
+        statements = (seed_statements or {}).get(doc_id)
+        if bulk:
+            replica.append((doc, seed_pages[doc_id], chunks, tokens, vectors, statements))
+        else:
+            store.add_document(doc, seed_pages[doc_id], chunks, tokens, vectors, statements)
+        written += len(chunks)
+    flush()
     t1 = time.perf_counter()
     index = build_server_index(store, log)
     t2 = time.perf_counter()

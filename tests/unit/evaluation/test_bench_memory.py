@@ -13,6 +13,7 @@ from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.types import Chunk, Document, DocumentMeta
 from desktop_rag.evaluation import bench_memory as bmem
 from desktop_rag.evaluation import bench_run as bm
+from desktop_rag.evaluation import bench_team
 from desktop_rag.settings import Settings
 
 WORDS = ("revenue", "net", "income", "cash", "operating", "segment", "margin", "debt", "lease", "capex")
@@ -63,16 +64,16 @@ def _seed(n_docs: int = 2, per_doc: int = 40, dim: int = 384) -> tuple[bm.Seed, 
 
 def test_synthetic_documents_are_replicas_of_the_seed() -> None:
     seed, _ = _seed()
-    out = list(bmem.synthetic_documents(seed, 200, 0.015))
-    assert sum(len(chunks) for _, _, chunks, _, _ in out) == 200
-    for doc, src, chunks, tokens, vectors in out:
+    out = list(bench_team.synthetic_documents(seed, 200, 0.015))
+    assert sum(len(chunks) for _, _, _, chunks, _, _ in out) == 200
+    for replica, doc, src, chunks, tokens, vectors in out:
         assert len(chunks) == len(tokens) == len(vectors)
         assert all(c.doc_id == doc.doc_id for c in chunks)
         assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-        replica = int(doc.doc_id.partition("~")[2] or 0)
+        assert replica == int(doc.doc_id.partition("~")[2] or 0)
         assert doc.meta.fiscal_year == seed.docs[src].meta.fiscal_year - replica
     # 80 seed chunks: two whole replicas, then the first 40 chunks (doc0) of the third
-    assert [doc.doc_id for doc, *_ in out] == ["doc0", "doc1", "doc0~1", "doc1~1", "doc0~2"]
+    assert [doc.doc_id for _, doc, *_ in out] == ["doc0", "doc1", "doc0~1", "doc1~1", "doc0~2"]
 
 
 def test_library_written_through_the_store_opens_as_the_app_opens_it(tmp_path: Path) -> None:
