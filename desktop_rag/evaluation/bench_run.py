@@ -614,6 +614,8 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
                 "grammar": grammar, "first_token_ms": (rec["times"][0] - t0) * 1000 if rec.get("times") else None,
                 "answer_total_ms": (t1 - t0) * 1000, "retrieve_ms": ans.timings_ms.get("retrieve"),
                 "tokens": n, "tok_s": rate, "prompt_tokens": prompt_tokens, "model_calls": len(timed.calls),
+                # what prompt evaluation had to process: the prompt after the cached fixed prefix
+                "new_prompt_tokens": rec.get("new_prompt_tokens"),
                 "extractive": ans.extractive, "not_in_corpus": ans.not_in_corpus,
             })
         s.generation.use_grammar = default_grammar
@@ -646,6 +648,7 @@ def bench_generation(ws: Any, questions: list[str], n: int, log: Callable[[str],
         "alt_mode": {"grammar": not default_grammar, "first_token_ms": mean("pipeline_alt", "first_token_ms"),
                      "answer_total_ms": mean("pipeline_alt", "answer_total_ms"), "tok_s": mean("pipeline_alt", "tok_s")},
         "retrieve_ms": mean("pipeline", "retrieve_ms"), "prompt_tokens": mean("pipeline", "prompt_tokens"),
+        "new_prompt_tokens": mean("pipeline", "new_prompt_tokens"),
         "tokens_generated": mean("pipeline", "tokens"), "model_calls": mean("pipeline", "model_calls"), "runs": runs,
     }
     gt, rt = out["gen_tok_s"], out["raw_gen_tok_s"]
@@ -1249,9 +1252,11 @@ def explain(res: dict[str, Any]) -> list[str]:
                    f"workspace {b['workspace_s']:.0f} ms, index {b['index_s']:.0f} ms")
     g = res.get("generation") or {}
     if t.get("first token ms", {}).get("pass") is False and g.get("first_token_ms"):
-        out.append(f"first token: retrieval {_fmt(g.get('retrieve_ms'), 0)} ms + prompt evaluation of "
-                   f"~{_fmt(g.get('prompt_tokens'), 0)} tokens (raw llama.cpp needs {_fmt(g.get('raw_first_token_ms'), 0)} ms "
-                   "for the same prompt after the fixed prefix)")
+        new = g.get("new_prompt_tokens")
+        tokens = (f"~{_fmt(new, 0)} new tokens (~{_fmt(g.get('prompt_tokens'), 0)} with the cached fixed prefix)"
+                  if new is not None else f"~{_fmt(g.get('prompt_tokens'), 0)} tokens")
+        out.append(f"first token: retrieval {_fmt(g.get('retrieve_ms'), 0)} ms + prompt evaluation of {tokens} "
+                   f"(raw llama.cpp needs {_fmt(g.get('raw_first_token_ms'), 0)} ms for the same prompt after the fixed prefix)")
     if t.get("short answer total ms", {}).get("pass") is False and g.get("answer_total_ms"):
         dec = (g.get("tokens_generated") or 0) / g["gen_tok_s"] * 1000 if g.get("gen_tok_s") else None
         out.append(f"answer total: first token {_fmt(g.get('first_token_ms'), 0)} ms + decoding "

@@ -189,3 +189,14 @@ def test_first_useful_stops_at_the_evidence_and_closes_the_stream():
     refused = Answer("q", "The library has no filing of Tesla.", [], not_in_corpus=True)
     clock = iter([0.2, 0.3]).__next__
     assert bm.first_useful(_stream([_Event("retrieved"), _Event("answer", refused)], []), 0.0, clock)["kind"] == "refused"
+
+
+def test_first_token_profile_names_the_tokens_evaluated_after_the_cached_prefix():
+    gen = {"first_token_ms": 2500.0, "retrieve_ms": 60.0, "prompt_tokens": 792.0, "new_prompt_tokens": 284.0,
+           "raw_first_token_ms": 2400.0, "answer_total_ms": 6000.0, "gen_tok_s": 30.0, "tokens_generated": 59.0,
+           "raw_gen_tok_s": 29.0, "gen_tok_s_ratio": 1.03}
+    res = {"generation": gen}
+    res.update(bm.headline(res))
+    res["targets"] = bm.targets(res)
+    lines = [x for x in bm.explain(res) if x.startswith("first token")]
+    assert lines and "~284 new tokens (~792 with the cached fixed prefix)" in lines[0]
