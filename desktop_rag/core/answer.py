@@ -63,7 +63,6 @@ NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model w
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 # the sentences or rows a retry from the evidence shows the model, at most
 _RESTATE_UNITS = 3
-_RESTATE_INSTRUCTION = ""
 
 
 # -- the pipeline -------------------------------------------------------------------------------
@@ -174,7 +173,7 @@ class AnswerEngine:
             else Verdict(False, reason="cancelled" if result.cancelled else NO_MODEL_REASON)
         )
         if not verdict.ok and self.generator is not None and not result.cancelled:
-            first = _FirstAttempt(asked, plan, passages, own, concept, ignore, model_answer)
+            first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
             retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
@@ -348,7 +347,7 @@ class AnswerEngine:
         labels = [(f"P{i}", _header(p.hit), p.text) for i, p in enumerate(shown, 1)]
         grammar = copied_figures_grammar([p.text for p in shown] + [first.asked], asks_for_figure(first.asked)) if (
             self.settings.generation.retry_copied_figures) else ""
-        prompt = self.generator.build_prompt(first.asked + _RESTATE_INSTRUCTION, labels)
+        prompt = self.generator.build_prompt(first.asked, labels)
         raw = "".join(self.generator.stream(prompt, cancel, answer_grammar=grammar))
         if cancel is not None and cancel.is_set():
             return None
@@ -530,7 +529,6 @@ class _FirstAttempt:
     own: list[Passage]
     concept: set[str]
     ignore: set[str]
-    model_answer: str
 
 
 def _holds(h: Hit, c: Citation) -> bool:
