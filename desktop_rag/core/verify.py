@@ -375,7 +375,7 @@ def stated_with_scale(answer: str, cites: list[Citation], passages: list[Passage
     for m in re.finditer(r"(?<![\w.])\$?\s?\d[\d,]*(?:\.\d+)?(?![\d,]*\.?\d)", answer):
         token = m.group(0)
         value = float(token.strip("$ ").replace(",", ""))
-        if _SCALE_WORD_AFTER.match(answer, m.end()) or (value.is_integer() and 1900 <= value <= 2100):
+        if _SCALE_WORD_AFTER.match(answer, m.end()) or is_year(value):
             continue
         scale = None
         for c in cites:
@@ -425,7 +425,7 @@ def contradicted_period(answer: str, question: str, cites: list[Citation], passa
     extra = period_spans(answer) - allowed
     if extra:
         return f"the answer speaks of {' and '.join(sorted(extra))}, neither what was asked nor what the filing reports"
-    years = {int(n) for n in numbers_in(answer) if float(n).is_integer() and 1900 <= n <= 2100}
+    years = {int(n) for n in numbers_in(answer) if is_year(n)}
     asked_years = asked.years | {y for y, _ in asked.quarters} | {d.year for d in asked.dates}
     if years and asked_years:
         own = asked_years | {m.fiscal_year for m in cited if m.fiscal_year} | {
