@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.companies import is_other_entity, table_owner
 from desktop_rag.core.domain.numbers import nearest_scale, number_supported, numbers_in, scale_factor
-from desktop_rag.core.domain.periods import filing_spans, find_periods, period_spans
+from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
 from desktop_rag.core.generate import NOT_IN_CORPUS
 from desktop_rag.core.lexical import content_terms, tokenize
 from desktop_rag.core.library import Library
-from desktop_rag.core.metadata import company_aliases
+from desktop_rag.core.metadata import company_aliases, period_labels, period_match
 from desktop_rag.core.pdf import fold_text, match_form
-from desktop_rag.core.types import Citation, Hit
+from desktop_rag.core.statements.columns import CHANGE, PART, TOTAL, Column, place_row
+from desktop_rag.core.types import Citation, Document, Hit
 
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
@@ -345,6 +347,12 @@ def verify_answer(
             # claim (yes or no, with or without a figure) is shown only when a quote names what
             # was asked.
             return Verdict(False, reason="no quote names what was asked")
+        for n in figures:
+            holders = [c for c in cites if number_supported(n, numbers_in(c.quote))
+                       and carries_concept(tokenize(c.quote), concept, idf)]
+            wrong_column = column_problem(n, holders, question, text, passages)
+            if wrong_column:
+                return Verdict(False, reason=wrong_column)
     wrong_period = contradicted_period(text, question, cites, passages)
     if wrong_period:
         return Verdict(False, reason=wrong_period)
@@ -433,6 +441,98 @@ def contradicted_period(answer: str, question: str, cites: list[Citation], passa
         if not years & own:
             return f"the answer's year ({', '.join(map(str, sorted(years)))}) is not the period asked"
     return ""
+
+
+def column_problem(n: float, holders: list[Citation], question: str, answer: str, passages: list[Passage]) -> str:
+    """Why the figure ``n`` is not the asked one although its quotes carry it, else "": every
+    quote holding it is a table row and in each the figure sits in another column than the
+    asked period's (or, for the whole, the total): a change column ("(1,163)" under "2014 vs.
+    2013" for memberships at the end of 2015), another period's, a part of the whole ("4,582"
+    under "Owned" for how many units Walmart operated), or a column the header above the row
+    does not name (then no one can tell, and the figure is not claimed)."""
+    pages = {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
+    docs = {p.hit.chunk.doc_id: p.hit.doc for p in passages}
+    asked = find_periods(question) or find_periods(answer)
+    q_terms = content_term_set(question)
+    derived_ok = bool(_CHANGE_ASKED.search(question) or _RATIO_ASKED.search(question))
+    problems: list[str] = []
+    for c in holders:
+        page = pages.get((c.doc_id, c.page), "")
+        at = c.char_start if page and page[c.char_start:c.char_start + len(c.quote)] == c.quote else page.find(c.quote)
+        if not page or at < 0:
+            return ""  # the row cannot be read in its page: nothing to check against
+        offset = 0
+        for line in c.quote.split("\n"):
+            here, offset = at + offset, offset + len(line) + 1
+            if not number_supported(n, numbers_in(line)):
+                continue
+            row_start = page.rfind("\n", 0, here) + 1
+            row_end = page.find("\n", here)
+            if not is_table_row(page[row_start:row_end if row_end >= 0 else len(page)]):
+                return ""  # said in a sentence: no column to be in
+            placed = place_row(page, row_start)
+            if placed is None:
+                problems.append(f"figure {n:g} is quoted from a table row whose column headings could not be read")
+                continue
+            cells = [pc for pc in placed if pc.value is not None and number_supported(n, [abs(pc.value)])]
+            if not cells:
+                return ""  # the figure is in the row's label ("Notes due 2025"), not a cell
+            if any(_column_answers(pc.column, asked, docs.get(c.doc_id), derived_ok, q_terms) for pc in cells):
+                return ""
+            where = cells[0].column
+            problems.append(f"figure {n:g} sits in the table's \"{where.label}\" column, not the asked period's "
+                            "or the total's")
+    return problems[0] if problems else ""
+
+
+def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, derived_ok: bool,
+                    q_terms: set[str]) -> bool:
+    """A figure in column ``col`` answers the question: a period column of the asked period
+    (any period when none is asked), the total, a part the question names, a change or
+    percentage column only when a change or ratio is asked."""
+    if col.kind == CHANGE:
+        return derived_ok
+    if col.kind == TOTAL:
+        return True
+    if col.kind == PART:
+        # "owned" in "How many owned retail units ...": the question names the part
+        return bool((content_term_set(col.label) - _NO_PART_NAME) & q_terms)
+    if not asked.mentions:
+        return True
+    if asked.quarters and col.months not in (None, 0, 3):
+        return False  # a six- or nine-month figure is no quarter's
+    if (doc and doc.meta.form_type in ("10-K", "20-F") and asked.years and not asked.quarters
+            and not asked.dates and col.months == 3):
+        return False  # a quarter's figure is no year's
+    own = doc is not None and (period_match(doc, asked.quarters, asked.years) is not None or any(
+        doc.meta.period_end == d.isoformat() for d in asked.dates))
+    end = _iso_date(doc.meta.period_end) if doc else None
+    if col.date:
+        if asked.dates:
+            return any(abs((col.date - d).days) <= 7 for d in asked.dates)
+        if own and end:
+            return abs((col.date - end).days) <= 7
+    if col.quarter and col.year:
+        quarters = set(asked.quarters) | {(d.year, calendar_quarter(d)) for d in asked.dates}
+        if own and doc:
+            quarters |= {(y, q) for y, q in period_labels(doc.meta, doc.file_name) if q}
+        return (col.year, col.quarter) in quarters
+    years = asked.years | {y for y, _ in asked.quarters} | {d.year for d in asked.dates}
+    if own and doc:
+        years |= {y for y in (doc.meta.fiscal_year, end.year if end else None) if y}
+    return col.year in years
+
+
+# words of a part column's heading that name no part ("Less than 1 year", "1-3 years")
+_NO_PART_NAME = frozenset({"year", "month", "quarter", "day", "week", "less", "more", "than", "after", "before",
+                           "within", "thereafter", "next", "beyond"})
+
+
+def _iso_date(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
 
 
 _YES_NO = re.compile(r"\s*(?:yes|no)\b", re.I)

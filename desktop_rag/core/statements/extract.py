@@ -217,6 +217,33 @@ def _after_header(parsed: list[_ParsedLine], h0: int, data0: int) -> int:
 
 
 # -- headers -> periods ----------------------------------------------------------------
+def header_durations(text: str) -> list[tuple[int, str]]:
+    """The column lengths a table header names, in order, with their words: "Three Months
+    Ended" -> 3, "52 weeks ended" -> 12, "Year Ended" -> 12, "As of" / "At" -> 0 (an instant)."""
+    durations: list[tuple[int, str]] = []
+    for m in _DURATION.finditer(text):
+        if m.group("n"):
+            num = m.group("n").lower()
+            count = int(num) if num.isdigit() else _NUMWORD.get(num, 0)
+            months = count if m.group("u").lower().startswith("month") else _weeks_to_months(count)
+            durations.append((months, m.group(0)))
+        elif m.group("q"):
+            durations.append((3, m.group(0)))
+        elif m.group("y") or m.group("y2"):
+            durations.append((12, m.group(0)))
+        elif m.group("asof"):
+            durations.append((0, m.group(0)))
+    return durations
+
+
+def split_row(text: str) -> tuple[str, list[tuple[str, float | None, bool]]]:
+    """One printed table line -> its label and its trailing cells (text as printed, value,
+    percent), read as statements are: "Net losses (863) (1,163) (26)%" -> ("Net losses",
+    [("(863)", -863.0, False), ("(1,163)", -1163.0, False), ("(26)%", -26.0, True)])."""
+    parsed = _split(_Line(text, 0, 0))
+    return parsed.label, [(c[0], c[1], c[2]) for c in parsed.cells]
+
+
 @dataclass
 class _Header:
     periods: list[Period]
@@ -251,19 +278,7 @@ def _parse_header(lines: list[_Line], kind: StatementKind, year_line: _ParsedLin
         return None
     month_days = [( _MONTHS.get(m.group(1).lower()) or _MON_ABBR[m.group(1).lower()[:4] if m.group(1).lower().startswith("sept") else m.group(1).lower()[:3]],
                     int(m.group(2))) for m in _MONTH_DAY.finditer(before)]
-    durations: list[tuple[int, str]] = []
-    for m in _DURATION.finditer(before):
-        if m.group("n"):
-            num = m.group("n").lower()
-            count = int(num) if num.isdigit() else _NUMWORD.get(num, 0)
-            months = count if m.group("u").lower().startswith("month") else _weeks_to_months(count)
-            durations.append((months, m.group(0)))
-        elif m.group("q"):
-            durations.append((3, m.group(0)))
-        elif m.group("y") or m.group("y2"):
-            durations.append((12, m.group(0)))
-        elif m.group("asof"):
-            durations.append((0, m.group(0)))
+    durations = header_durations(before)
     if kind == "balance":
         months_per_col = [0] * n
         phrases = ["As of"] * n

@@ -23,6 +23,8 @@ PAGE = (
     "Products and Services Performance\n"
     "Net sales decreased during the third quarter of 2023 compared to the same quarter in 2022.\n"
     "The year-over-year decrease was driven primarily by lower net sales of Mac and iPad.\n"
+    "Three Months Ended Nine Months Ended\n"
+    "July 1, 2023 June 25, 2022 July 1, 2023 June 25, 2022\n"
     "Total net sales 81,797 82,959 293,787 304,182\n"
     "Services net sales increased due to higher advertising, cloud and AppleCare revenue."
 )
@@ -445,3 +447,83 @@ def test_an_answer_that_only_repeats_the_question_is_not_verified() -> None:
     yes = verify_answer("No, Apple did not sell Services in Q2 2023.", [], "Did Apple sell Services in Q2 2023?",
                         passages, 2)
     assert yes.reason != "the answer only repeats the question"  # a yes/no answer may use the question's words
+
+
+# -- the column a table figure sits in --------------------------------------------------------------
+SEGMENT_PAGE = (
+    "Domestic DVD Segment\n"
+    "As of/ Year Ended December 31, Change\n"
+    "2024 2023 2022 2024 vs. 2023 2023 vs. 2022\n"
+    "(in thousands, except revenue per membership and percentages)\n"
+    "Memberships:\n"
+    "Net losses (863) (1,163) (1,294) (300) (26)% (131) (10)%\n"
+    "Memberships at end of period 4,904 5,767 6,930 (863) (15)% (1,163) (17)%\n"
+    "Paid memberships at end of period 4,787 5,668 6,765 (881) (16)% (1,097) (16)%\n"
+    "Contribution margin 50% 48% 48%"
+)
+PROPERTIES_PAGE = (
+    "Owned and Leased Properties\n"
+    "The following table provides further details of our retail units and distribution facilities, including return\n"
+    "facilities, as of January 31, 2024:\n"
+    "Owned Leased(1) Total\n"
+    "U.S. properties\n"
+    "Acme U.S. retail units 4,069 687 4,756\n"
+    "Acme Club retail units 513 86 599\n"
+    "Total U.S. retail units 4,582 773 5,355\n"
+)
+
+
+def _annual_page(text: str) -> list[Passage]:
+    hit = Hit(Chunk(41, ANNUAL_DOC.doc_id, 41, 23, 0, len(text), text), ANNUAL_DOC, 1.0)
+    return [Passage(hit, 0, len(text), text, text)]
+
+
+def test_a_figure_from_a_change_column_or_another_year_is_not_the_asked_periods() -> None:
+    # the row is right, the column is not: "(1,163)" under "2023 vs. 2022" (and "Net losses"
+    # of 2023) is no count of memberships at the end of 2024
+    question = "How many memberships did Acme have at the end of 2024?"
+    concept = {"membership"}
+    change = verify_answer("1,163 (in thousands) memberships", [], question, _annual_page(SEGMENT_PAGE), 2,
+                           concept=concept)
+    assert not change.ok and "column" in change.reason, change.reason
+    right = verify_answer("Acme had 4,904 thousand memberships at the end of 2024.", [], question,
+                          _annual_page(SEGMENT_PAGE), 2, concept=concept)
+    assert right.ok, right.reason
+    prior = verify_answer("Acme had 5,767 thousand memberships.", [], question, _annual_page(SEGMENT_PAGE), 2,
+                          concept=concept)
+    assert not prior.ok and "2023" in prior.reason
+    # a change is an answer when a change is asked
+    decline = verify_answer("Acme's memberships decrease was 863 thousand in 2024.", [],
+                            "How much did Acme's memberships decrease in 2024?", _annual_page(SEGMENT_PAGE), 2,
+                            concept=concept)
+    assert decline.ok, decline.reason
+
+
+def test_a_figure_from_a_part_column_is_not_the_whole() -> None:
+    # "4,582" sits under "Owned": the units operated are the total, 5,355
+    question = "How many U.S. retail units did Acme operate at the end of fiscal 2024?"
+    concept = {"retail", "unit"}
+    owned = verify_answer("Acme operated 4,582 U.S. retail units at the end of fiscal 2024.", [], question,
+                          _annual_page(PROPERTIES_PAGE), 2, concept=concept)
+    assert not owned.ok and "Owned" in owned.reason, owned.reason
+    total = verify_answer("Acme operated 5,355 U.S. retail units at the end of fiscal 2024.", [], question,
+                          _annual_page(PROPERTIES_PAGE), 2, concept=concept)
+    assert total.ok, total.reason
+    # the part is the answer when the question names it
+    asked_owned = verify_answer("Acme owned 4,582 U.S. retail units.", [],
+                                "How many U.S. retail units did Acme own (owned units) at the end of fiscal 2024?",
+                                _annual_page(PROPERTIES_PAGE), 2, concept=concept)
+    assert asked_owned.ok, asked_owned.reason
+
+
+def test_a_table_figure_whose_column_cannot_be_read_is_not_verified() -> None:
+    # no header above the row names its columns: which of 4,582 / 773 / 5,355 is the whole is unknown
+    page = "Retail units\nTotal U.S. retail units 4,582 773 5,355\n"
+    v = verify_answer("Acme operated 4,582 U.S. retail units.", [], "How many U.S. retail units did Acme operate?",
+                      _annual_page(page), 2, concept={"retail", "unit"})
+    assert not v.ok and "column headings could not be read" in v.reason
+    # a figure said in a sentence has no column to be in
+    prose = "Retail units\nAt year end we operated 5,355 U.S. retail units, of which 4,582 were owned.\n"
+    said = verify_answer("Acme operated 5,355 U.S. retail units.", [], "How many U.S. retail units did Acme operate?",
+                         _annual_page(prose), 2, concept={"retail", "unit"})
+    assert said.ok, said.reason
