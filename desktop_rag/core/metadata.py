@@ -132,6 +132,15 @@ def detect_metadata(file_name: str, first_pages_text: str, body: str = "") -> Do
     return meta
 
 
+def held_period_label(meta: DocumentMeta) -> str:
+    """How a refusal names what a filing covers: its period ("Q1 FY2022", "FY2020"), or for a
+    dated event report (an 8-K that furnishes no quarter's results) its form and date ("8-K
+    dated 2022-05-20"): "the library has FY2022" would promise a year's report that is not there."""
+    if meta.form_type not in ("10-K", "10-Q", "20-F") and not meta.fiscal_quarter and meta.period_end:
+        return f"{meta.form_type or 'a report'} dated {meta.period_end}"
+    return meta.period_label()
+
+
 def company_aliases(meta: DocumentMeta) -> set[str]:
     """Names a question may use for this document's company: derived from the registered
     name and ticker, plus the analyst's own aliases (``meta.aliases``). Lower-case names

@@ -25,7 +25,7 @@ from desktop_rag.core.lexical import (
     word_root,
 )
 from desktop_rag.core.library import Library, embedding_text
-from desktop_rag.core.metadata import company_aliases, document_covers, period_match
+from desktop_rag.core.metadata import company_aliases, document_covers, held_period_label, period_match
 from desktop_rag.core.query import (
     COMPUTED_WORDS,
     asked_concept,
@@ -600,7 +600,7 @@ class HybridRetriever:
             scope = [lib_docs[d] for d in plan.doc_ids] if plan.doc_ids is not None else list(lib_docs.values())
             companies = sorted({d.meta.company or d.file_name for d in scope})
             if plan.filters.company or len(companies) == 1:
-                have = sorted({d.meta.period_label() or d.file_name for d in scope})
+                have = sorted({held_period_label(d.meta) or d.file_name for d in scope})
                 who = " and ".join(plan.filters.company or companies)
                 asked_periods = ", ".join(_period_words(p) for p in plan.filters.period_relaxed)
                 return GateResult(False, f"No filing of {who} covers {asked_periods} (the library has {', '.join(have)}).")

@@ -450,6 +450,13 @@ def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod
     if m and m.group("report"):  # an 8-K: the date of the event reported
         out.period_end = parse_date(m.group("report"))
         out.fiscal_year = out.period_end.year if out.period_end else None
+        reported = released_quarter(text)
+        if reported:
+            # an earnings release is the report of a quarter: labelled with it, questions
+            # about that quarter find it ("Q1 2022"), not only its filing date
+            out.fiscal_year, out.fiscal_quarter = reported.fiscal_year, reported.fiscal_quarter
+            out.period_end = reported.period_end or out.period_end
+            out.annual, out.fiscal_year_named = False, True
         return out
     if m:
         out.period_end = parse_date(m.group("date"))
@@ -495,6 +502,55 @@ def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod
         out.fiscal_year, out.fiscal_quarter = named
         out.fiscal_year_named = True
     return out
+
+
+# Item 2.02 of Form 8-K ("Results of Operations and Financial Condition") furnishes an
+# earnings release; other items (a vote, a new officer) report events, not a period.
+_RESULTS_ITEM = re.compile(r"\bitem\s+2\.02\b|results\s+of\s+operations\s+and\s+financial\s+condition", re.I)
+# "first quarter ended April 30, 2022", "first quarter of fiscal 2022 results", "Reports Q1 2022 Results"
+_RELEASE_QUARTER = re.compile(
+    rf"\b(?:(?P<q>{_ORD_RE})[\s-]+quarter|Q(?P<qn>[1-4]))\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(?P<y>{_YEAR})?,?\s*"
+    rf"(?:(?:financial\s+|operating\s+)?results|(?:ended|ending)\s+(?P<date>{DATE_RE.pattern.replace('?P<', '?P<e')}))",
+    re.I)
+
+
+@dataclass(frozen=True)
+class ReleasedQuarter:
+    fiscal_year: int
+    fiscal_quarter: int
+    period_end: date | None
+
+
+def released_quarter(text: str) -> ReleasedQuarter | None:
+    """The quarter an 8-K's earnings release reports, from its own words ("Foot Locker, Inc.
+    Reports First Quarter 2022 Results", "for the first quarter ended April 30, 2022"): the
+    quarter it names most often, with the year it names (the filer's fiscal label) and the
+    date that quarter ended. None unless the 8-K furnishes results (Item 2.02)."""
+    if not _RESULTS_ITEM.search(text):
+        return None
+    counts: dict[tuple[int, int | None], int] = {}
+    ends: dict[int, date] = {}
+    for m in _RELEASE_QUARTER.finditer(text):
+        q = int(m.group("qn")) if m.group("qn") else ORDINALS[m.group("q").lower()]
+        end = parse_date(m.group("date")) if m.group("date") else None
+        year = int(m.group("y")) if m.group("y") else None
+        if end and q not in ends:
+            ends[q] = end
+        counts[(q, year)] = counts.get((q, year), 0) + 1
+    if not counts:
+        return None
+    # the quarter named most often (a release compares with last year's same quarter, and
+    # names it less); a year named beside it wins over an unnamed one
+    best_q = max({q for q, _ in counts}, key=lambda q: sum(n for (k, _), n in counts.items() if k == q))
+    years = {y: n for (k, y), n in counts.items() if k == best_q and y}
+    end = ends.get(best_q)
+    if years:
+        year = max(years, key=lambda y: (years[y], y))
+    elif end:
+        year = (_add_months(end, 12 - 3 * best_q) - timedelta(days=7)).year
+    else:
+        return None
+    return ReleasedQuarter(year, best_q, end)
 
 
 def _named_quarter(text: str, quarter: int | None = None, year: int | None = None,

@@ -193,3 +193,27 @@ def test_fiscal_calendar_of_a_report() -> None:
     assert annual is not None and annual.quarter == 4 and annual.quarter_ending(2021, 2) == (2021, 3)
     assert fiscal_calendar(DocumentMeta(form_type="8-K", fiscal_year=2022, period_end="2022-05-20")) is None
     assert fiscal_calendar(DocumentMeta(form_type="10-Q", fiscal_year=2023, fiscal_quarter=2)) is None
+
+
+def test_an_earnings_release_8k_covers_its_quarter() -> None:
+    cover = ("FORM 8-K\nDate of report (Date of earliest event reported): May 20, 2022\nAcme, Inc.\n"
+             "(Exact name of registrant as specified in its charter)\n"
+             "Item 2.02 Results of Operations and Financial Condition.\n"
+             "On May 20, 2022, Acme, Inc. issued a press release announcing its results for the first quarter ended "
+             "April 30, 2022.")
+    meta = detect_metadata("ACME_2022_8K_dated-2022-05-20.pdf", cover, "ACME, INC. REPORTS FIRST QUARTER 2022 RESULTS")
+    assert (meta.form_type, meta.period_label(), meta.period_end) == ("8-K", "Q1 FY2022", "2022-04-30")
+    doc = Document("e" * 64, "ACME_2022_8K_dated-2022-05-20.pdf", "", 4, meta)
+    assert document_covers(doc, {(2022, 1)}, set())
+    assert fiscal_calendar(meta) is not None
+
+
+def test_a_refusal_names_a_dated_8k_by_its_date_not_a_fiscal_year() -> None:
+    from desktop_rag.core.metadata import held_period_label
+
+    vote = DocumentMeta(company="Acme, Inc.", form_type="8-K", fiscal_year=2022, period_end="2022-05-20")
+    assert held_period_label(vote) == "8-K dated 2022-05-20"
+    release = DocumentMeta(company="Acme, Inc.", form_type="8-K", fiscal_year=2022, fiscal_quarter=1,
+                           period_end="2022-04-30")
+    assert held_period_label(release) == "Q1 FY2022"
+    assert held_period_label(DocumentMeta(form_type="10-K", fiscal_year=2020, period_end="2020-01-31")) == "FY2020"

@@ -10,6 +10,7 @@ from desktop_rag.core.domain.periods import (
     YEAR_TO_DATE,
     FiscalCalendar,
     PeriodShift,
+    ReleasedQuarter,
     calendar_quarter,
     cover_period,
     file_name_period,
@@ -26,6 +27,7 @@ from desktop_rag.core.domain.periods import (
     period_label,
     period_phrase,
     relative_period,
+    released_quarter,
     shift_mention,
     year_to_date,
     year_to_date_months,
@@ -494,3 +496,27 @@ def test_a_word_between_the_span_and_ended_keeps_the_period() -> None:
     for text in ("the quarter that ended April 1, 2023", "Dell's quarter also ended April 1, 2023 - its capex?"):
         found = find_periods(text).mentions
         assert len(found) == 1 and mention_text(found[0]) == "the quarter ended April 1, 2023"
+
+
+EARNINGS_8K = (
+    "FORM 8-K\nDate of report (Date of earliest event reported): May 20, 2022\n"
+    "Item 2.02 Results of Operations and Financial Condition.\n"
+    "On May 20, 2022, Acme, Inc. issued a press release announcing its financial results for the first quarter ended "
+    "April 30, 2022.")
+EARNINGS_BODY = ("Exhibit 99.1\nACME, INC. REPORTS FIRST QUARTER 2022 RESULTS\n"
+                 "First quarter comparable-store sales decreased 2.0%, compared with the first quarter of 2021.")
+
+
+def test_an_earnings_release_8k_is_labelled_with_the_quarter_it_reports() -> None:
+    got = cover_period(EARNINGS_8K, "8-K", EARNINGS_BODY)
+    assert (got.fiscal_year, got.fiscal_quarter, got.period_end, got.annual) == (2022, 1, date(2022, 4, 30), False)
+    # the year the release names is the filer's fiscal label; without one, the year its fiscal year ends
+    assert released_quarter("Item 2.02 Results of Operations.\nAcme Reports Q3 2023 Results") == ReleasedQuarter(2023, 3, None)
+    unnamed = released_quarter("Item 2.02 Results of Operations. Results for the third quarter ended October 29, 2023")
+    assert unnamed is not None and (unnamed.fiscal_year, unnamed.fiscal_quarter) == (2024, 3)
+    # an 8-K of another item (a shareholder vote, a new officer) reports an event, not a quarter,
+    # even when its text speaks of a quarter's results
+    vote = cover_period("FORM 8-K\nDate of report (Date of earliest event reported): May 20, 2022\n"
+                        "Item 5.07 Submission of Matters to a Vote of Security Holders.",
+                        "8-K", "the Company's first quarter 2022 results will be discussed")
+    assert (vote.fiscal_year, vote.fiscal_quarter, vote.period_end) == (2022, None, date(2022, 5, 20))
