@@ -746,7 +746,10 @@ class HybridRetriever:
         """Question terms that name the company or the period: every passage of the
         matching filings shares them, so they are no evidence of an answer."""
         company = {w for h in hits for w in tokenize(" ".join(company_aliases(h.doc.meta)))}
-        return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t)}
+        # the words of the periods it names: "june" of "at June 30, 2022" is a date, not what
+        # was asked (every page of the quarter's filing prints it)
+        dated = {t for m in find_periods(plan.asked or plan.original).mentions for t in tokenize(m.text)}
+        return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t) or t in dated}
 
     def missing_company(self, question: str) -> str:
         """A proper name in the question that names no library company and occurs nowhere in

@@ -471,3 +471,12 @@ def test_gate_never_says_a_filing_does_not_mention_a_word_it_prints_in_another_f
     assert "do not mention" not in gate.reason
     plan = retriever.plan("What did Apple say about dividend policy and goodwill impairment?")
     assert "do not mention" in retriever.gate(plan, retriever.search(plan)).reason
+
+
+def test_the_month_of_an_asked_date_is_no_evidence_term(retriever: HybridRetriever) -> None:
+    # "june" of "at June 30, 2022" names the period (every page of that quarter's filing prints
+    # it): a passage is evidence by what was asked, the ratio's name, not by the date
+    plan = retriever.plan("What was Apple's gross margin percentage at July 1, 2023?")
+    hits = retriever.search(plan)
+    terms = retriever.evidence_terms(plan, hits)
+    assert "july" not in terms and terms
