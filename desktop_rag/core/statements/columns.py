@@ -47,7 +47,7 @@ class PlacedCell:
 
 _YEAR_TEXT = r"(?:19|20)\d\d"
 _ITEM = re.compile(
-    rf"(?P<pair>{_YEAR_TEXT}\s*(?:vs\.?|versus|v\.|compared\s+(?:to|with)|over)\s*{_YEAR_TEXT})"
+    rf"(?P<pair>(?:{_YEAR_TEXT}|'?\d\d)\s*(?:vs\.?|versus|v\.|compared\s+(?:to|with)|over)\s*(?:{_YEAR_TEXT}|'?\d\d)\b)"
     rf"|(?P<date>{DATE_RE.pattern})"
     r"|(?P<change>%\s*(?:change|chg\.?)|(?:increase|decrease|change|variance)s?(?:\s*/?\s*\(?(?:decrease|increase)\)?)?"
     r"|%(?=\s|$))"
@@ -108,6 +108,13 @@ def header_columns(line: str) -> list[Column] | None:
         if any(" " in c.label or not c.label[0].isupper() for c in items):
             return None
     return items
+
+
+def _names_periods_only(line: str) -> bool:
+    """Every figure of the line belongs to a period or change heading ("2022 2021 22 vs. 21"):
+    a header line, not a row of figures."""
+    rest = " ".join(_FOOTNOTE_MARK.sub("", m.group(0)) for m in _ITEM.finditer(line) if m.lastgroup == "word")
+    return not re.search(r"\d", rest)
 
 
 def _align(cells: list[tuple[str, float | None, bool]], columns: list[Column], change_above: bool = False) -> list[Column] | None:
@@ -207,8 +214,7 @@ def place_row(page_text: str, row_start: int, max_lines: int = 80) -> list[Place
         text = line.strip()
         if not text:
             continue
-        _, row_cells = split_row(text)
-        if is_table_row(text) and any(v is not None and not re.fullmatch(_YEAR_TEXT, t) for t, v, _ in row_cells):
+        if is_table_row(text) and not _names_periods_only(text):
             continue  # another row of the same table
         columns = header_columns(text)
         if columns is None or not any(c.kind in (PERIOD, CHANGE) for c in columns):

@@ -77,3 +77,15 @@ def test_unreadable_headers_give_none() -> None:
     # the sentence introducing the table ends the search for its header
     page = "2024 2023\nThe following table shows our units at the end of each year for the segments we report.\nUnits 4 5\n"
     assert place_row(page, page.index("Units")) is None
+
+
+def test_change_columns_named_by_two_digit_years() -> None:
+    # "22 vs. 21" under "$ change % change": a header line, though it reads as a row of figures
+    page = ("The following table presents segment net sales by reportable segment (in millions):\n"
+            "Year ended December 31, $ change % change\n"
+            "2024 2023 24 vs. 23 24 vs. 23\n"
+            "Optical Communications $ 5,023 $ 4,349 $ 674 15%\n")
+    placed = place_row(page, page.index("Optical"))
+    assert placed is not None
+    assert [(p.text, p.column.kind, p.column.year) for p in placed] == [
+        ("5,023", PERIOD, 2024), ("4,349", PERIOD, 2023), ("674", CHANGE, None), ("15%", CHANGE, None)]
