@@ -454,7 +454,7 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
     docs = {p.hit.chunk.doc_id: p.hit.doc for p in passages}
     asked = find_periods(question) or find_periods(answer)
     q_terms = content_term_set(question)
-    derived_ok = bool(_CHANGE_ASKED.search(question) or _RATIO_ASKED.search(question))
+    derived_ok = bool(_DIFFERENCE_ASKED.search(question))
     problems: list[str] = []
     for c in holders:
         page = pages.get((c.doc_id, c.page), "")
@@ -555,6 +555,11 @@ _AMOUNT_ASKED = re.compile(r"\b(how\s+much|what\s+(?:is|was|were|are)\b)", re.I)
 _CHANGE_ASKED = re.compile(
     r"\b(chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|rose|fell|compar\w*|versus|vs\.?|shares?\s+of|"
     r"portion|proportion|mix|split|percent\w*)\b", re.I)
+# a change between periods asked: a change column ("2015 vs. 2014", "% Change") then answers
+# (a margin or a rate is not: "5 %" under "% CHANGE" is no gross margin)
+_DIFFERENCE_ASKED = re.compile(
+    r"\b(chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|rose|fell|compar\w*|versus|vs\.?|yoy|"
+    r"year[-\s]over[-\s]year|differen\w*)\b", re.I)
 _DENIAL = re.compile(r"\b(?:no|not|none|never|nor|neither|nothing)\b|n['’]t\b", re.I)
 _PERCENTAGE = re.compile(r"\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
 

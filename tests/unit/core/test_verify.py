@@ -527,3 +527,15 @@ def test_a_table_figure_whose_column_cannot_be_read_is_not_verified() -> None:
     said = verify_answer("Acme operated 5,355 U.S. retail units.", [], "How many U.S. retail units did Acme operate?",
                          _annual_page(prose), 2, concept={"retail", "unit"})
     assert said.ok, said.reason
+
+
+def test_a_percent_change_is_no_margin() -> None:
+    # "5 %" under "% CHANGE" answers how much an expense grew, not what a margin or rate was
+    page = ("FISCAL 2024 FISCAL 2023 % CHANGE FISCAL 2022 % CHANGE\n"
+            "Gross margin 43.5 % 46.0 % (5)% 44.8 % 3 %\n")
+    margin = verify_answer("Acme's gross margin was 5% in fiscal 2024.", [], "What was Acme's gross margin in fiscal 2024?",
+                           _annual_page(page), 2, concept={"grossmargin"})
+    assert not margin.ok and "CHANGE" in margin.reason, margin.reason
+    right = verify_answer("Acme's gross margin was 43.5% in fiscal 2024.", [], "What was Acme's gross margin in fiscal 2024?",
+                          _annual_page(page), 2, concept={"grossmargin"})
+    assert right.ok, right.reason
