@@ -14,6 +14,7 @@ from desktop_rag.core.domain.numbers import nearest_scale, parse_cell, scale_fac
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.pdf import fold_text
 from desktop_rag.core.query import format_figure
+from desktop_rag.core.statements.columns import CHANGE, PERIOD, read_row
 from desktop_rag.core.types import Citation, QueryPlan
 from desktop_rag.core.verify import Passage, best_units, content_term_set, unit_citation
 
@@ -142,6 +143,11 @@ def column_header(p: Passage, row_start: int) -> Citation | None:
     row_end = p.text.find("\n", row_start)
     if p.hit.chunk.kind != "table" or not is_table_row(p.text[row_start:row_end if row_end >= 0 else len(p.text)]):
         return None
+    read = read_row(p.text, row_start)
+    if read is not None and not any(c.column.kind in (PERIOD, CHANGE) for c in read[0]):
+        # a header of parts ("Owned Leased(1) Total"): the line the row's columns were read
+        # from, not the nearest line with a date ("as of January 31, 2020:")
+        return unit_citation(p, *read[1])
     lines: list[tuple[int, int]] = []
     pos = 0
     for line in p.text[:row_start].split("\n"):

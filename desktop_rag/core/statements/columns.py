@@ -203,15 +203,26 @@ def place_row(page_text: str, row_start: int, max_lines: int = 80) -> list[Place
     """The cells of the table row starting at ``row_start`` of ``page_text``, each with its
     column, read from the nearest header line above that fits the row (a line of periods first,
     else a line of parts). None when no header line above fits the row's cells."""
+    found = read_row(page_text, row_start, max_lines)
+    return found[0] if found else None
+
+
+def read_row(page_text: str, row_start: int, max_lines: int = 80) -> tuple[list[PlacedCell], tuple[int, int]] | None:
+    """``place_row``'s cells with the span (start, end in ``page_text``) of the header line
+    their columns were read from."""
     end = page_text.find("\n", row_start)
     row = page_text[row_start:end if end >= 0 else len(page_text)]
     _, cells = split_row(row)
     if not cells:
         return None
     lines = page_text[:row_start].split("\n")[:-1]
-    part_fit: list[Column] | None = None
-    for back, line in enumerate(reversed(lines[-max_lines:])):
-        text = line.strip()
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    part_fit: tuple[list[Column], int] | None = None
+    first = max(0, len(lines) - max_lines)
+    for index in range(len(lines) - 1, first - 1, -1):
+        text = lines[index].strip()
         if not text:
             continue
         if is_table_row(text) and not _names_periods_only(text):
@@ -221,20 +232,23 @@ def place_row(page_text: str, row_start: int, max_lines: int = 80) -> list[Place
             if _is_prose(text):
                 break  # the sentence introducing the table: no header above it belongs to the row
             if columns is None and part_fit is None:
-                part_fit = _total_at_edge(text, len(cells))
+                edge = _total_at_edge(text, len(cells))
+                part_fit = (edge, index) if edge else None
             if columns is None or (scale_of(text) and not re.search(_YEAR_TEXT, text)):
                 continue
         periods = any(c.kind in (PERIOD, CHANGE) for c in columns)
-        index = len(lines) - 1 - back
         above = "\n".join(lines[max(0, index - 3):index + 1]) if periods else ""
         change_above = any(m.lastgroup in ("change", "pair") for m in _ITEM.finditer(above))
         aligned = _align(cells, _with_months(columns, above) if periods else columns, change_above)
         if aligned is None:
             continue
         if periods:
-            return [PlacedCell(t, v, p, c) for (t, v, p), c in zip(cells, aligned, strict=True)]
+            return ([PlacedCell(t, v, p, c) for (t, v, p), c in zip(cells, aligned, strict=True)],
+                    (starts[index], starts[index] + len(lines[index])))
         if part_fit is None:
-            part_fit = aligned
+            part_fit = (aligned, index)
     if part_fit is not None:
-        return [PlacedCell(t, v, p, c) for (t, v, p), c in zip(cells, part_fit, strict=True)]
+        columns, index = part_fit
+        return ([PlacedCell(t, v, p, c) for (t, v, p), c in zip(cells, columns, strict=True)],
+                (starts[index], starts[index] + len(lines[index])))
     return None

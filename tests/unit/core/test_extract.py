@@ -114,3 +114,26 @@ def test_a_count_beside_percent_change_columns_is_no_percentage() -> None:
     rate = figure_statement("Effective tax rate 82.5 % 19.5 % 23.3 %", "2024 2023 2022", above,
                             _plan_for("What was the effective tax rate in 2024?"))
     assert rate == "Effective tax rate: 82.50% (2024)"
+
+
+def test_the_columns_quoted_for_a_row_are_the_header_its_cells_are_read_under() -> None:
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document("d" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
+    page = ("The following table provides further details of our retail units and distribution facilities, as\n"
+            "of January 31, 2024:\n"
+            "Owned Leased(1) Total\n"
+            "U.S. properties\n"
+            "Acme U.S. retail units 4,069 687 4,756\n")
+    hit = Hit(Chunk(8, doc.doc_id, 8, 27, 0, len(page), page, kind="table"), doc, 1.0)
+    question = "How many retail units did Acme operate at the end of fiscal 2024?"
+    plan = _plan_for(question)
+    plan.content_terms = ["retail", "unit"]
+    text, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
+                                    page_text=lambda _d, _p: page)
+    # "of January 31, 2024:" is the sentence's date, not the columns "Owned Leased(1) Total"
+    assert [c.quote for c in cites] == ["Acme U.S. retail units 4,069 687 4,756", "Owned Leased(1) Total"]
+    assert "(columns: Owned Leased(1) Total)" in text
