@@ -8,13 +8,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from desktop_rag.core.chunking import is_table_row
+from desktop_rag.core.chunking import is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.numbers import nearest_scale, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.lexical import STOPWORDS, tokenize
 from desktop_rag.core.pdf import fold_text
-from desktop_rag.core.query import format_figure
+from desktop_rag.core.query import asked_concept, format_figure
 from desktop_rag.core.statements.columns import CHANGE, PERIOD, read_row
+from desktop_rag.core.statements.extract import title_kind
 from desktop_rag.core.types import Citation, QueryPlan
 from desktop_rag.core.verify import Passage, best_units, content_term_set, unit_citation
 
@@ -29,7 +31,10 @@ def extractive_answer(
     """The passage sentence(s)/row(s) that best answer the question, quoted verbatim.
     ``ignore``: terms every passage shares (company, period) that would only add noise.
     ``page_text`` (doc_id, page) -> text: where a table's scale note is read from."""
-    terms = (set(plan.content_terms) | content_term_set(question)) - (ignore or set())
+    # the asked thing's own words count, even those a question uses as filler elsewhere:
+    # "paid" of "How many paid memberships ..." (the verb "paid" is question noise)
+    named = {t for t in tokenize(asked_concept(question)) if t not in STOPWORDS}
+    terms = (set(plan.content_terms) | content_term_set(question) | named) - (ignore or set())
     want_numbers = bool(_WANTS_NUMBER.search(question))
     top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf)
     if not top:
@@ -103,6 +108,11 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
     else:
         return ""
     cell = cells[col]
+    title = _table_title(text_above, header)
+    if title:
+        # "International Streaming Segment — Paid memberships ...": the row is one segment's,
+        # and the lead must not pass it off as the company's whole
+        label = f"{title} — {label}"
     if cell.value is None:
         return f"{label}: none ({period})"
     inst = plan.instructions
@@ -131,6 +141,23 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
     money = not shares and not is_count_label(label) and ("$" in row or "$" in table or bool(scale))
     figure = format_figure(value, unit, decimals, "USD" if money else "")
     return f"{label}: {figure}{' shares' if shares else ''} ({period})"
+
+
+def _table_title(text_above: str, header: str) -> str:
+    """The title line printed right above a table's column header ("International Streaming
+    Segment"), when it is a sub-heading naming a part of the company; "" for a primary
+    statement's title, a scale note, page furniture or prose."""
+    at = text_above.rfind(header) if header else -1
+    if at < 0:
+        return ""
+    for line in reversed(text_above[:at].rstrip("\n").split("\n")[-2:]):
+        text = line.strip()
+        if not text or scale_of(text) or is_page_furniture(text):
+            continue
+        if title_kind(text) is None and subheading_of(text) and not _PERIOD_HEADER.search(text):
+            return text
+        return ""
+    return ""
 
 
 _PERIOD_HEADER = re.compile(

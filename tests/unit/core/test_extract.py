@@ -137,3 +137,35 @@ def test_the_columns_quoted_for_a_row_are_the_header_its_cells_are_read_under() 
     # "of January 31, 2024:" is the sentence's date, not the columns "Owned Leased(1) Total"
     assert [c.quote for c in cites] == ["Acme U.S. retail units 4,069 687 4,756", "Owned Leased(1) Total"]
     assert "(columns: Owned Leased(1) Total)" in text
+
+
+def test_a_segment_tables_figure_is_led_with_the_segment() -> None:
+    from desktop_rag.core.extract import figure_statement
+
+    # the row is the International segment's: its lead says so, not "the company's paid memberships"
+    header = "As of/ Year Ended December 31, Change\n2024 2023 2022 2024 vs. 2023 2023 vs. 2022"
+    above = "Table of Contents\nInternational Streaming Segment\n" + header + "\n(in thousands, except percentages)\n"
+    row = "Paid memberships at end of period 27,438 16,778 9,722 10,660 64 % 7,056 73 %"
+    plan = _plan_for("How many paid memberships did the company have at the end of 2024?")
+    assert figure_statement(row, header, above, plan) == (
+        "International Streaming Segment — Paid memberships at end of period: 27,438 thousand (2024)")
+
+
+def test_the_asked_things_own_words_choose_the_row() -> None:
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document("e" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
+    page = ("As of/ Year Ended December 31, Change\n"
+            "2024 2023 2022 2024 vs. 2023 2023 vs. 2022\n"
+            "Memberships at end of period 30,024 18,277 10,930 11,747 64 % 7,347 67 %\n"
+            "Paid memberships at end of period 27,438 16,778 9,722 10,660 64 % 7,056 73 %\n")
+    hit = Hit(Chunk(9, doc.doc_id, 9, 22, 0, len(page), page, kind="table"), doc, 1.0)
+    question = "How many paid memberships did Acme have at the end of 2024?"
+    plan = _plan_for(question)
+    plan.content_terms = ["membership"]  # "paid" is question noise as a verb ("how much was paid")
+    _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
+                                 page_text=lambda _d, _p: page)
+    assert cites[0].quote.startswith("Paid memberships at end of period 27,438")
