@@ -20,14 +20,16 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from desktop_rag.core.domain.companies import (
+    lower_case_head,
     lower_case_name,
+    lower_case_owner,
     names_in,
     proper_names,
     subject_names,
     typed_library_names,
 )
 from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
-from desktop_rag.core.domain.measures import measure_phrase
+from desktop_rag.core.domain.measures import measure_phrase, spell_out_measures
 from desktop_rag.core.domain.periods import (
     DATE_RE,
     FiscalCalendar,
@@ -36,16 +38,23 @@ from desktop_rag.core.domain.periods import (
     find_periods,
     fiscal_label_for,
     in_quarter,
+    is_period_word,
     latest_period,
     latest_period_of,
     mention_text,
     month_quarter,
     month_quarter_period,
+    month_year_end,
+    month_year_period,
     months_to_month,
+    names_month,
+    period_run,
+    periods_ending,
     quarter_without_year,
     relative_period,
     relative_span,
     relative_span_of,
+    run_text,
     shift_mention,
     year_to_date,
     year_to_date_of,
@@ -62,8 +71,9 @@ FOLLOWUP_RE = re.compile(
 )
 # A leading follow-up phrase, stripped to find what is left of the question.
 _LEAD_RE = re.compile(
-    r"^\s*(?:(?:and|also|now|ok(?:ay)?|fine|then|so|well|right|alright|all\s+right|back\s+to)[\s,.]+)*(?:what about|how about|same (?:thing |question )?for|the same for|"
-    r"(?:now\s+)?do the same for|repeat (?:that|it|this) for|(?:now\s+)?do|and for|for)?\s*",
+    r"^\s*(?:(?:and|also|now|ok(?:ay)?|fine|then|so|well|right|alright|all\s+right|back\s+to)[\s,.]+)*(?:(?:what about|how about|same (?:thing |question )?for|the same for|"
+    # (whole words: "domestic streaming" is no "do", "forex" no "for")
+    r"(?:now\s+)?do the same for|repeat (?:that|it|this) for|(?:now\s+)?do|and for|for)(?![A-Za-z]))?\s*",
     re.I,
 )
 _COMPARE_RE = re.compile(
@@ -84,6 +94,14 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            "yr", "yrs", "qtrs", "w",
            # "its peer Intel", "a competitor, AMD": who the company is to the thread's, no concept
            "peer", "peers", "competitor", "competitors", "rival", "rivals"}
+# words naming a change of a measure ("growth", "the change"), which asks no measure of its own
+_CHANGE_NOUNS = {"growth", "change", "changes", "increase", "decrease", "decline", "rise", "drop", "fall", "delta",
+                 "trend", "trends", "move", "swing", "variance"}
+_CHANGE_WORDS = _CHANGE_NOUNS | {"grow", "grew", "grown", "changed", "trended", "moved", "develop", "developed", "evolve",
+                                 "evolved", "increased", "decreased", "declined", "rose", "dropped", "fell"}
+# the words of asking how a change went ("how'd that trend", "did it grow")
+_ASKING = {"how", "how'd", "how's", "hows", "did", "does", "do", "has", "have", "was", "were", "is", "are", "what",
+           "what's", "whats"}
 # "BJ's Wholesale same metric?", "AMD, same figure": the thread's question about another subject
 _SAME_THING = re.compile(r"\b(?:the\s+)?same\s+(?:metric|measure|figure|number|ratio|thing|question|calc(?:ulation)?)s?\b",
                          re.I)
@@ -379,6 +397,12 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     own = _own_figure_of(q, names)
     if own:
         return own
+    # "wells fargo's at the same date?", "ibm's R&D for Q1 2023?": a name typed in lower case as
+    # the owner of the figure (also in a chat limited to some filings: a possessive is whose figure)
+    if printed_lower:
+        owner = lower_case_owner(q, printed_lower, _FILLER | _TOPIC_WORDS | set(library_labels) | labels)
+        if owner and owner.lower() not in labels:
+            return owner
     if scoped and not _SWAP_LEAD.match(q):
         return ""
     for rx in (_CASHTAG, _LEGAL_NAME, _PEER_NAME):
@@ -418,6 +442,10 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         head = bare[:bare.lower().find(measure.lower())].strip(" ,:-") if measure else ""
         if head and head.lower() not in labels and lower_case_name(head.lower(), printed_lower, vocabulary):
             return head if head != head.lower() else lower_case_name(head, printed_lower, vocabulary)
+        # "qualcomm handset revenue": the name, then a segment or product of its own
+        first = lower_case_head(head, printed_lower, vocabulary) if head == head.lower() else ""
+        if first and first.lower() not in labels:
+            return first
     # "what about AMD's 1Q23 gm": a possessive names whose figure it is, unless it is a segment,
     # product or region the thread's company prints
     # (a name the thread's filings print is still another company on the other side of a
@@ -643,7 +671,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
              defined: Mapping[str, str] | None = None) -> Rewrite:
     """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
-    q = _names_as_printed(" ".join(question.split()), names, name_terms)
+    q = _names_as_printed(spell_out_measures(" ".join(question.split())), names, name_terms)
     if printed_lower:
         q = _names_as_spelled(q, names, printed_lower, company_of, _FILLER | _TOPIC_WORDS | set(terms or {}))
     if defined and not names_in(q, names):
@@ -655,7 +683,9 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # "target corp" -> "Target Corporation": the name as filings print it (not a library name's)
     q = _LEGAL_SHORT.sub(lambda m: m.group(0) if names_in(m.group(0), names) or m.group("name").lower() in _FILLER
                          else f"{m.group('name')[:1].upper()}{m.group('name')[1:]} Corporation", q)
-    out = Rewrite(question=question, standalone=q, spelled=q)
+    as_typed = q
+    q = _latter_named(q, previous, names)
+    out = Rewrite(question=question, standalone=q, spelled=as_typed)
     if not q:
         return out
     # a company the library lacks named as the owner ("Raytheon Technologies' Raytheon Missiles &
@@ -694,11 +724,30 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         # "the march qtr": the quarter ending that month, as the company asked about names it
         # the company asked about: one the library lacks has no fiscal calendar known here
         owner = _company_as_written(q, names)[0] or ("" if _own_figure_of(q, names) else facts.company)
-        meant = month_quarter_period(named_month, facts.period, calendar_of(owner), calendar_of(facts.company))
+        anchor, anchor_calendar = facts.period, calendar_of(facts.company)
+        if named_month.year is None and owner and facts.company and not _same_company(owner, facts.company, names,
+                                                                                     company_of):
+            # "back to apple - ... for that june quarter?": the June quarter nearest the periods
+            # asked of that company (the later of its last two), not of the company asked last
+            own = [p for p in previous if (w := _company_as_written(p, names)[0])
+                   and _same_company(w, owner, names, company_of)]
+            mine = thread_facts(own, names) if own else None
+            if mine is not None and (mine.later or mine.period) is not None:
+                anchor, anchor_calendar = mine.later or mine.period, calendar_of(owner)
+        meant = month_quarter_period(named_month, anchor, calendar_of(owner), anchor_calendar)
         if meant is not None:
             q = q[:named_month.start] + mention_text(meant) + q[named_month.end:]
             out = Rewrite(question=question, standalone=q, company=out.company, kind="appended",
                           carried=[*out.carried, "period (a quarter named by its month)"], spelled=out.spelled)
+    named_year = month_year_end(q)
+    if named_year is not None and (previous or scope_company or _company_as_written(q, names)[0]):
+        # "membership fees in the yr ended aug 2019": the fiscal year ending that month, as the
+        # company's calendar names it ("fiscal 2019" of Costco), else the year ended that month's end
+        owner = _company_as_written(q, names)[0] or ("" if _own_figure_of(q, names) else facts.company)
+        meant = month_year_period(named_year, calendar_of(owner))
+        q = q[:named_year.start] + mention_text(meant) + q[named_year.end:]
+        out = Rewrite(question=question, standalone=q, company=out.company, kind="appended",
+                      carried=[*out.carried, "period (a year named by its closing month)"], spelled=out.spelled)
     same_quarter = _SAME_QUARTER_OF.search(q)
     if same_quarter and facts.period is not None and (facts.period.quarter or facts.period.date) and facts.period.year:
         # the thread's quarter in the year named, written as the period module writes it
@@ -713,6 +762,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         if thread_day is not None and spelled.date is not None and abs((thread_day - spelled.date).days) <= 7:
             spelled = replace(spelled, date=thread_day, year=thread_day.year)
         q = q[:spelled.start] + mention_text(spelled) + q[spelled.end:]
+    latest_own = latest_period(q)
+    latest_calendar_named = calendar_of(_company_as_written(q, names)[0])
+    if latest_own is not None and latest_calendar_named is not None and not find_periods(q).mentions \
+            and not relative_period(q):
+        # "back to intel, gross margin % in the latest 10-Q", "amazon's latest 10-Q": the latest
+        # report of the company named, as its calendar names it, written beside the words
+        at = q.find(latest_own.text) + len(latest_own.text)
+        q = f"{q[:at]} ({mention_text(latest_period_of(latest_calendar_named, latest_own.unit))}){q[at:]}"
+        out = Rewrite(question=question, standalone=q, company=out.company, kind="appended",
+                      carried=[*out.carried, "period (the latest report of the company named)"], spelled=out.spelled)
     periods = find_periods(q)
     shift = relative_period(q)
     # "and in Q1?": a quarter of the thread's year
@@ -746,6 +805,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         if latest_calendar is not None:
             latest_named = (latest_words.text, latest_period_of(latest_calendar, latest_words.unit))
 
+    # "how'd that trend over the 3 filings this yr": that many periods, ending with the later of
+    # the two the thread named last
+    run = (period_run(q) if not periods.mentions and not shift and not alone and not ytd and not span
+           and latest_named is None else None)
+    run_end = facts.later or facts.period
+    run_periods = periods_ending(run_end, run) if run is not None and run_end is not None else []
     # what is left once the follow-up words, company and period are taken out
     rest = _LEAD_RE.sub("", q, count=1)
     rest = _COMPARE_RE.sub(" ", rest)
@@ -765,6 +830,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         rest = rest.replace(span.text, " ")
     if latest_named:
         rest = rest.replace(latest_named[0], " ")
+    if run_periods and run is not None:
+        rest = rest.replace(run.text, " ")
     rest = _THAT_PERIOD.sub(" ", rest)  # "adidas for the same year?": a period, no part of the name
     thread_labels: frozenset[str] = frozenset()
     for n in names_in(facts.company, names) if facts.company else []:
@@ -785,6 +852,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # whole words only: "1H23" is no word "H23" (the measure is written after the last one)
     rest_words = [w for w in re.findall(r"(?<![\w&])[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]
     concept_terms = [t for t in content_terms(" ".join(rest_words))]
+    # "q/q growth?", "and the y/y change?": the change of the thread's measure, no measure of its
+    # own (the previous question is asked again, the word written after its measure)
+    change_word = ""
+    changes = False
+    if rest_words and any(w.lower() in _CHANGE_WORDS for w in rest_words) and facts.question and not measure_phrase(q) \
+            and all(w.lower() in _CHANGE_WORDS or w.lower() in _ASKING or is_period_word(w) for w in rest_words):
+        # (a noun is written after the measure: "revenue growth"; a verb is not: "how did it develop")
+        change_word = " ".join(w for w in rest_words if w.lower() not in _ASKING and w.lower() not in _CHANGE_WORDS - _CHANGE_NOUNS)
+        concept_terms = []
+        changes = True
 
     # a longer question naming a period but no company, in a thread about one ("what happened to
     # gross margin % in FY23 and why"), is about that company too, unless it may span several (a
@@ -798,7 +875,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
                        or about_none or len(question.split()) <= 8)
     has_company = bool(new_company)
-    has_period = bool(periods.mentions) or periods.latest
+    # ("who did they name as CEO in aug 2022": a month of its own, no period of the thread's)
+    has_period = bool(periods.mentions) or periods.latest or names_month(q)
     if not previous and not scope_company and not scope_period:
         return out
     if has_company and has_period and not shift and (concept_terms or not facts.question):
@@ -813,7 +891,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     base_text = ""
     if periods.mentions:
         new_period = periods.mentions[0]
-        period_text = new_period.text
+        # a year typed short ("end of '15") is written in full where it replaces the thread's
+        period_text = mention_text(new_period) if re.fullmatch(r"['’]\d\d", new_period.text) else new_period.text
         joined = q[new_period.start:periods.mentions[-1].end]
         if len(periods.mentions) >= 2 and _JOINER.fullmatch(q[new_period.end:periods.mentions[1].start]):
             period_text = joined  # "1H23 vs 1H22": both periods, compared
@@ -845,13 +924,17 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     elif latest_named is not None:
         new_period = latest_named[1]
         period_text = mention_text(new_period)
+    elif run_periods:
+        new_period = run_periods[-1]
+        period_text = run_text(run_periods)
     # the words naming the period relative to the thread's, replaced by the period they name
     relative_words = "" if periods.mentions else (shift.text if shift else alone.text if (alone and period_text) else
                       ytd.text if (ytd and period_text) else span.text if (span and period_text) else
-                      latest_named[0] if (latest_named and period_text) else "")
+                      latest_named[0] if (latest_named and period_text) else
+                      run.text if (run and run_periods) else "")
     out.named_period = period_text
 
-    if not concept_terms and facts.question and (new_company or periods.mentions or relative_words):
+    if not concept_terms and facts.question and (new_company or periods.mentions or relative_words or changes):
         # a swap: the previous question with the company and/or period replaced
         text = facts.question
         carried = ["concept"]
@@ -877,8 +960,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         if changed and not periods.mentions and not relative_words:
             # a fiscal quarter is its filer's own: Apple's Q2 FY2023 is another company's Q1 2023
             old = find_periods(text).mentions
-            moved = fiscal_label_for(old[0], calendar_of(prev_company), calendar_of(swap_to),
-                                     facts.calendar_words) if old else None
+            scoped_to = find_periods(scope_period).mentions if scope_period and scope_company and names_in(
+                swap_to, _aliases_of(scope_company, names)) else []
+            # the company's filing the chat is limited to names its period; else a fiscal quarter
+            # moves to the same months of the other filer
+            moved = scoped_to[0] if scoped_to else fiscal_label_for(
+                old[0], calendar_of(prev_company), calendar_of(swap_to), facts.calendar_words) if old else None
             if moved is not None:
                 text = _replace_period(text, old[0], mention_text(moved))
                 period_text = mention_text(moved)
@@ -903,8 +990,18 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             if not find_periods(text).mentions:
                 text = _append(text, [facts.period_text])
             carried.append("period")
+        if period_text and period_text != facts.period_text:
+            # "the latest 10-Q (Q3 2023)" moved to Q2 2023 is no longer the latest report
+            text = re.sub(r"(?i)\b(?:latest|most\s+recent|newest)\s+(?=(?:quarterly\s+|annual\s+)?(?:10-?[QK]|report|filing)\s*\()",
+                          "", text)
         if facts.form and not _FORM_RE.search(text):
             text = _append(text, [facts.form])
+        if change_word and not re.search(rf"(?i)\b{re.escape(change_word)}\b", text):
+            measure = measure_phrase(text)
+            at = text.find(measure) + len(measure) if measure else -1
+            if at > 0 and re.match(r"\s*%", text[at:]):
+                at = text.index("%", at) + 1  # "gross margin %" is the measure with its unit
+            text = f"{text[:at]} {change_word}{text[at:]}" if at > 0 else _append(text, [change_word])
         out.standalone, out.kind, out.carried = text, "swap", carried
         out.company = company
         out.period = period_text or facts.period_text
@@ -923,8 +1020,14 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     about_change = bool(_ABOUT_CHANGE.search(q))
     change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change)
                  and not measure_phrase(q) else "")
-    period = period_text or ("" if has_period else facts.later_text if about_change and facts.later_text
-                             and not _THAT_PERIOD.search(q) else facts.period_text)
+    # "how does nvidia's data center compare for the same quarter": another company set beside the
+    # thread's is compared in the period the thread is about, the later of the two it named last
+    # (not the year-earlier one it looked back to)
+    compares_other = bool(company_here and facts.company and not _same_company(company_here, facts.company, names,
+                                                                              company_of)
+                          and _COMPARING.search(q) and _THAT_PERIOD.search(q))
+    period = period_text or ("" if has_period else facts.later_text if facts.later_text and (
+        (about_change and not _THAT_PERIOD.search(q)) or compares_other) else facts.period_text)
     if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
         period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
@@ -980,6 +1083,35 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         out.standalone, out.kind = _append(q, extra), "appended"
     out.carried, out.company, out.period = carried, company, period
     return out
+
+
+# "the latter as a % of revenue", "the former's margin": one of the two companies asked last
+_LATTER = re.compile(r"\bthe\s+(?P<which>latter|former)(?P<pos>'s|’s)?(?![\w'’-])", re.I)
+
+
+def _latter_named(q: str, previous: list[str], names: set[str]) -> str:
+    """``q`` with "the latter" / "the former" written as what it points at when the thread's
+    last two companies asked differ: the later (or earlier) one's measure as asked ("the latter
+    as a % of revenue" after Apple's then Nvidia's R&D -> "nvidia's R&D as a % of revenue"), or
+    its name when the message names a measure of its own after a possessive ("the former's
+    margin" -> "Apple's margin")."""
+    m = _LATTER.search(q)
+    if m is None:
+        return q
+    asked: list[tuple[str, str]] = []  # (company as written, the question) per company, latest first
+    for p in reversed(previous):
+        written = _company_as_written(p, names)[0]
+        if written and not any(_same_company(written, w, names) for w, _ in asked):
+            asked.append((written, p))
+        if len(asked) == 2:
+            break
+    if len(asked) < 2:
+        return q
+    company, source = asked[0] if m.group("which").lower() == "latter" else asked[1]
+    owner = company + ("'" if company.endswith("s") else "'s")
+    measure = measure_phrase(_CARRIED_TAIL.sub("", source))
+    said = owner if m.group("pos") or not measure else f"{owner} {measure}"
+    return q[:m.start()] + said + q[m.end():]
 
 
 def _sentence_at(text: str, at: int) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from desktop_rag.core.conversation.styles import is_style_only, only_layout_words, style_request
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.measures import measure_phrase
-from desktop_rag.core.domain.periods import find_periods, relative_period
+from desktop_rag.core.domain.periods import find_periods, period_run, relative_period
 from desktop_rag.core.lexical import content_terms
 
 CONVERSATION = "conversation"
@@ -18,7 +18,10 @@ RETRIEVE = "retrieve"
 BOTH = "both"
 
 RECALL_RE = re.compile(
-    r"\b(?:what\s+did\s+(?:you|u)\s+(?:say|tell\s+me|find|answer)|(?:you|u)\s+(?:said|mentioned|told\s+me|found)|"
+    # "what did you cite for the apple number": the sources of an answer given are the thread's
+    r"\b(?:what\s+did\s+(?:you|u)\s+(?:say|tell\s+me|find|answer|cite|quote|source|base\s+(?:that|it|this))|"
+    r"(?:what|which)\s+(?:sources?|pages?|filings?|documents?|quotes?)\s+did\s+(?:you|u)\s+(?:cite|use|quote|rely\s+on)|"
+    r"(?:you|u)\s+(?:said|mentioned|told\s+me|found)|"
     # "what was the first figure you gave?", "the number you quoted for Q2"
     r"(?:figures?|numbers?|amounts?|answers?|values?)\s+(?:that\s+)?(?:you|u)(?:'ve|\s+have)?\s+"
     r"(?:gave|given|give|quoted|provided|cited|showed|shown|shared|listed|came\s+up\s+with)|"
@@ -35,6 +38,8 @@ COMPARE_RE = re.compile(
     r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
     r"(?:higher|larger|bigger|lower|smaller)\s+than|side[-\s]+by[-\s]+side|next\s+to\s+each\s+other|"
     r"stacks?\s+up|stacked\s+up|measures?\s+up|"
+    # "how'd that trend over the 3 filings": an answer given beside the periods around it
+    r"how\s*(?:'d|did|has|have|does|do)?\s+(?:that|it|this|those|these)\s+trend(?:ed|ing)?|trend(?:ed|ing)?\s+over|"
     # "line that up against Microsoft", "set it against Q2"
     r"(?:line|lined|lining|set|put)\s+(?:that|it|this|those|these|them)\s+(?:up\s+)?(?:against|next\s+to|beside|alongside))\b",
     re.I)
@@ -101,12 +106,15 @@ def _compares_answers(q: str, previous: Sequence[str] = ()) -> bool:
                 and not any(len(t) >= 5 and a.startswith(t) for a in asked)]
 
 
+# "the latter", "the former's": an answer given, pointed at
+_LATTER = re.compile(r"\bthe\s+(?:latter|former)\b", re.I)
 # "and by how much": the size of the difference, no new subject
 _BY_HOW_MUCH = re.compile(r"\b(?:and\s+)?by\s+how\s+much\b", re.I)
 # "restate the figures above as one formal sentence", "rephrase that": the answers given, re-laid
 _RESTATE = re.compile(r"\b(?:restate|re-state|rephrase|reword|rewrite|recast|reformulate)\b", re.I)
+# (what is restated, named by pointing at it: "both companies' figures", "each company's")
 _RESTATE_WORDS = re.compile(r"\b(?:single|formal|full|plain|proper|complete|neat|clean|above|earlier|previous|"
-                            r"so\s+far|given)\b", re.I)
+                            r"so\s+far|given|both|each|all|the\s+two|compan(?:y|ies)(?:'s|'|’s|’)?)(?![\w'’])", re.I)
 
 
 def _entities(text: str, names: Iterable[str], company_of: Mapping[str, str] | None = None) -> tuple[set[str], set[str]]:
@@ -178,6 +186,11 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
         return Route(CONVERSATION, "asks about what was already said", task)
+    pointed = _LATTER.search(q)
+    own = own_measure = measure_phrase(q)
+    if pointed and own and not any(set(content_terms(own)) <= set(content_terms(s)) for s in previous_standalone):
+        # "the latter as a % of revenue": an answer given, set against a figure not asked yet
+        return Route(BOTH, f"uses an answer given with a figure not answered yet ({own})")
     compared = COMPARE_RE.search(q)
     if compared and measure_phrase(q[:compared.start()]) and find_periods(q[:compared.start()]).mentions \
             and re.search(r"\b(?:what|how|which)\b", q[:compared.start()], re.I) \
@@ -192,6 +205,16 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         for named in periods:
             per |= _period_keys(named)
         new_c, new_p = comp - known_c, per - known_p
+        if period_run(q) and not per:
+            # a trend over a run of periods the rewrite could not name: the filings hold them
+            return Route(BOTH, "asks a trend over periods not all answered")
+        if period_run(q) and not new_p:
+            # "how'd that trend over the 3 filings": each period of the run for the thread's measure;
+            # the ones whose figure of that measure was not answered come from the filings
+            measure = own_measure or next((m for s in reversed(previous_standalone) if (m := measure_phrase(s))), "")
+            terms = set(content_terms(measure))
+            asked_p = {k for s in previous_standalone if terms and terms <= set(content_terms(s)) for k in _period_keys(s)}
+            new_p = per - asked_p
         if relative_period(q):
             new_p.add("shifted")
         # both sides named in the message ("1H23 vs 1H22", "capex Q3 vs Q2 2023"), none pointing

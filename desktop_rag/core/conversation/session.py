@@ -17,6 +17,7 @@ from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, RETRIEVE, Route, route, route_in
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
+from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.domain.periods import FiscalCalendar
@@ -170,6 +171,11 @@ class ConversationSession:
             notes.append(f"style: {style} (kept for this conversation)")
         scoped = [d for d in self.documents if doc_scope and d.doc_id in doc_scope]
         company, period = scope_identity(scoped)
+        if scoped and not company:
+            # a scope of several companies' filings: the one the message names, else the one the
+            # thread asked last, is read as a scope of that company's filings ("What was Apple's R&D
+            # for the quarter?" with Apple's and Nvidia's 10-Qs chosen is Apple's scoped quarter)
+            company, period = self._scope_of_named(question, searched, scoped)
         text = strip_style(question) if asked_style and not is_style_only(question) else question
         terms = self.company_terms()
         # each name the library knows a company by -> that company's printed labels
@@ -203,6 +209,21 @@ class ConversationSession:
         if rw.standalone != rw.question.strip():
             notes.append(f"read as: {rw.standalone} ({rw.note()})")
         return Turn(question, rw.standalone, rw, rt, style, notes)
+
+    def _scope_of_named(self, question: str, searched: list[str], scoped: list[Document]) -> tuple[str, str]:
+        """The company and period of the scoped filings of the one scoped company that the
+        message names, else that the latest searched question naming one names; ("", "")
+        when none does."""
+        by_company: dict[str, list[Document]] = {}
+        for d in scoped:
+            by_company.setdefault(d.meta.company, []).append(d)
+        for text in [question, *reversed(searched)]:
+            named = {self.company_of.get(n.lower(), "") for n in names_in(text, self.names)} & set(by_company)
+            if len(named) == 1:
+                return scope_identity(by_company[next(iter(named))])
+            if named:
+                break
+        return "", ""
 
     # -- answering from the thread ---------------------------------------------------------------
     def known_facts(self) -> list[Fact]:

@@ -19,7 +19,9 @@ STYLE_NAMES = {"standard": "as generated", "concise": "concise (one sentence wit
                "table": "table (figures by period)"}
 
 _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this|those|these|them)|turn\s+(?:it|that|this|those|these|them)\s+into)\s+(?:a\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b"
+    # ("in a quick table", "as a simple table": a word for how plain it is, still a table)
+    ("table", re.compile(r"\b(?:as|in(?:to)?|make\s+(?:it|that|this|those|these|them)|turn\s+(?:it|that|this|those|these|them)\s+into)\s+(?:a\s+)?"
+                         r"(?:(?:quick|small|simple|short|little|neat|clean|brief|compact|summary)\s+)?table\b|\btabulate\b|\btable\s+(?:form|format)\b"
                          # the whole message is the layout's name ("table pls", "Table?")
                          r"|^\W*(?:a\s+)?table(?=\W*(?:(?:pls|plz|please|thx|thanks)\W*)?$)"
                          # "table it", "table the D&A figures pls": the verb
@@ -51,11 +53,17 @@ def style_request(text: str) -> str | None:
     return None
 
 
+# who the layout is for ("for my MD", "for our IC memo", "for the client note"): the reader, no new subject
+_AUDIENCE = re.compile(r"\b(?:for|to)\s+(?:my|our|the|a|an)\s+(?:[\w-]+\s+){0,2}(?:md|boss|manager|pm|client|clients|team|"
+                       r"committee|partner|director|head|investors?|notes?|deck|memo|e-?mail|slides?|reports?|readers?|"
+                       r"audience|ic|cio|cfo|ceo|desk|chat|update)\b", re.I)
+
+
 def is_style_only(text: str) -> bool:
     """True when the message asks for a style and nothing else ("Make that a table.")."""
     if style_request(text) is None:
         return False
-    rest = text
+    rest = _AUDIENCE.sub(" ", text)
     for _, rx in _STYLE_PATTERNS:
         rest = rx.sub(" ", rest)
     rest = _STYLE_ONLY_WORDS.sub(" ", rest)
@@ -65,7 +73,7 @@ def is_style_only(text: str) -> bool:
 def only_layout_words(text: str) -> bool:
     """True when ``text`` holds nothing but the words of a layout request ("the figures as a
     sentence"), whether or not it names a style."""
-    rest = text
+    rest = _AUDIENCE.sub(" ", text)
     for _, rx in _STYLE_PATTERNS:
         rest = rx.sub(" ", rest)
     rest = _STYLE_ONLY_WORDS.sub(" ", rest)

@@ -281,6 +281,10 @@ _LOWER_NAME_WORD = re.compile(r"[a-z][a-z&'.-]*[a-z0-9]")
 _COMMON_NOUN_END = re.compile(r"(?:[^suaio]s|ing|tion|sion|ment|ness|ity|ance|ence|ism)$")
 
 
+# a word shortened with its verb ("how'd", "what's", "they're"): no name
+_CONTRACTION = re.compile(r"['’](?:d|s|ll|re|ve|t|m)$")
+
+
 def _deletions(word: str) -> set[str]:
     return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
 
@@ -296,7 +300,8 @@ def near_spelling(word: str, vocabulary: Iterable[str]) -> bool:
     return False
 
 
-def lower_case_name(phrase: str, printed_lower: Collection[str], vocabulary: Collection[str] = frozenset()) -> str:
+def lower_case_name(phrase: str, printed_lower: Collection[str], vocabulary: Collection[str] = frozenset(),
+                    slips: bool = True) -> str:
     """A phrase typed in lower case that reads as the name of a company ("google", "pepsi",
     "under armour"), written as a name ("Google"); "" when it reads as words.
 
@@ -309,7 +314,8 @@ def lower_case_name(phrase: str, printed_lower: Collection[str], vocabulary: Col
     ending as common nouns do ("layoffs", "pricing"). The library's company names are
     matched before this (``names_in``). What remains may still be a word the library never
     prints ("bitcoin" in a library of chip makers): the searched question shows it as a
-    name, and the analyst can edit it."""
+    name, and the analyst can edit it. ``slips`` false: a word one slip from a word the filings
+    print is still a name (a possessive says it is an owner: "fargo's", not "cargo")."""
     words = phrase.split()
     if not 1 <= len(words) <= 3 or phrase != phrase.lower() or len("".join(words)) < 3:
         return ""
@@ -318,13 +324,49 @@ def lower_case_name(phrase: str, printed_lower: Collection[str], vocabulary: Col
     for w in words:
         if not _LOWER_NAME_WORD.fullmatch(w) or w in _NOT_NAME_WORDS or w in printed_lower or w in vocabulary:
             return ""
-        if w.endswith("'s") or w.endswith("s'") or _COMMON_NOUN_END.search(w):
+        if w.endswith("'s") or w.endswith("s'") or _COMMON_NOUN_END.search(w) or _CONTRACTION.search(w):
             return ""
-        if len(w) >= 4 and (near_spelling(w, printed_lower) or near_spelling(w, _NOT_NAME_WORDS | set(vocabulary))):
+        if len(w) >= 4 and ((slips and near_spelling(w, printed_lower)) or near_spelling(w, _NOT_NAME_WORDS | set(vocabulary))):
             return ""
     if len(words) == 1 and len(words[0]) <= 3:
         return words[0].upper()  # "amd", "ibm": initials or a trading symbol
     return " ".join(w[:1].upper() + w[1:] for w in words)
+
+
+# a lower-case possessive: "wells fargo's", "ibm's R&D", "under armour's 2018 revenue"
+_LOWER_POSSESSIVE = re.compile(r"(?<![\w&'’.-])(?P<run>(?:[a-z][a-z&.-]*\s+){0,2}[a-z][a-z&.-]*[a-z0-9])(?:'s|’s)(?![\w'’])")
+
+
+def lower_case_owner(text: str, printed_lower: Collection[str], vocabulary: Collection[str] = frozenset()) -> str:
+    """A company named in lower case as the owner of a figure ("wells fargo's", "ibm's R&D"):
+    the words before the possessive, back to the first that is a word of questions about
+    filings; the one before "'s" must read as a name (``lower_case_name``: never printed in
+    lower case by the library), the others may be common words of a name ("wells"). ""
+    when none ("the company's", "this year's", "apple's" are matched elsewhere)."""
+    for m in _LOWER_POSSESSIVE.finditer(text):
+        words = m.group("run").split()
+        if not lower_case_name(words[-1], printed_lower, vocabulary, slips=False):
+            continue
+        start = len(words) - 1
+        while start > 0 and words[start - 1] not in _NOT_NAME_WORDS and words[start - 1] not in vocabulary \
+                and _LOWER_NAME_WORD.fullmatch(words[start - 1]):
+            start -= 1
+        name = " ".join(words[start:])
+        return name.upper() if len(words[start:]) == 1 and len(name) <= 3 else \
+            " ".join(w[:1].upper() + w[1:] for w in words[start:])
+    return ""
+
+
+def lower_case_head(phrase: str, printed_lower: Collection[str], vocabulary: Collection[str] = frozenset()) -> str:
+    """The name that opens a lower-case phrase before a measure ("qualcomm handset" of "qualcomm
+    handset revenue"): its longest first words that read as a name (``lower_case_name``); ""
+    when its first word does not."""
+    words = phrase.split()
+    for n in range(min(3, len(words)), 0, -1):
+        found = lower_case_name(" ".join(words[:n]), printed_lower, vocabulary)
+        if found:
+            return found
+    return ""
 
 
 def _edit_distance(a: str, b: str, limit: int) -> int:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.measures import MEASURE_WORDS, QUALIFIER_WORDS
-from desktop_rag.core.domain.periods import MONTH_NAMES
+from desktop_rag.core.domain.periods import MONTH_NAMES, is_period_word
 from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’.-]*[A-Za-z0-9]|[A-Za-z]")
@@ -138,7 +138,9 @@ def _terms(words: list[str]) -> Iterable[str]:
     for n in (1, 2, 3):
         for i in range(len(words) - n + 1):
             gram = words[i:i + n]
-            if all(w in _GENERIC or w.isdigit() or len(w) < 2 for w in gram):
+            # (a period word a filing heads its columns with, "Oct", "YTD", "Q1", says nothing
+            # about whose filing it is)
+            if all(w in _GENERIC or w.isdigit() or len(w) < 2 or is_period_word(w) for w in gram):
                 continue
             if gram[0] in STOPWORDS or gram[-1] in STOPWORDS:
                 continue

@@ -117,5 +117,17 @@ def _measure_words_phrase(text: str) -> str:
     return ""
 
 
+# measure words analysts type short, spelled out in a searched question ("cloud rev" -> "cloud
+# revenue"): a filing prints the word in full, and so does the measure a follow-up carries
+_SPELLED_OUT = {"rev": "revenue", "revs": "revenues"}
+_SHORT_MEASURE = re.compile(r"(?<![\w&.'’-])(" + "|".join(_SPELLED_OUT) + r")(?![\w&'’-]|\.\w)", re.I)
+
+
+def spell_out_measures(text: str) -> str:
+    """``text`` with a measure word typed short written in full ("ok now msft cloud rev" -> "...
+    cloud revenue")."""
+    return _SHORT_MEASURE.sub(lambda m: _SPELLED_OUT[m.group(1).lower()], text)
+
+
 def names_measure(text: str) -> bool:
     return bool(measure_phrase(text))

@@ -34,8 +34,8 @@ _YEAR = r"(?:19|20)\d\d"
 
 
 def full_year(text: str) -> int:
-    """"23" -> 2023, "2023" -> 2023."""
-    return int(text) if len(text) == 4 else 2000 + int(text)
+    """"23" -> 2023, "2023" -> 2023, "'98" -> 1998 (two digits from 50 up are last century's)."""
+    return int(text) if len(text) == 4 else (1900 if int(text) >= 50 else 2000) + int(text)
 
 
 def _date_of(m: re.Match[str]) -> date | None:
@@ -215,6 +215,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("month_q", re.compile(_MONTH_NAMED_QUARTER, re.I)),
     # a bare year: "in 2021", "2019 revenue"
     ("year", re.compile(rf"(?<![0-9$.,])(?P<y>{_YEAR})(?![0-9%]|,\d)")),
+    # a year written short with its apostrophe: "end of '15", "back in '19" (not "the '90s")
+    ("year", re.compile(r"(?<![\w'’$])['’](?P<y>\d\d)(?![\w'’%])")),
 ]
 LATEST_RE = re.compile(
     r"\b(latest|most recent|newest|current|last)\s+(?:quarterly\s+|annual\s+)?(10-?q|10-?k|quarter|report|filing|period|fiscal year)\b",
@@ -368,7 +370,7 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     if re.search(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
                  r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+)?$", before):
         return None  # "notes due 2026", "by 2030": a date in the business, not the period asked
-    return PeriodMention(text, start, end, year=int(m.group("y")))
+    return PeriodMention(text, start, end, year=full_year(m.group("y")))
 
 
 def period_phrase(text: str) -> str:
@@ -655,8 +657,14 @@ class PeriodShift:
 _YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:(?:comparable\s+)?(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago|"
                                r"comparable)\s+(?:fiscal\s+)?(?:quarter|qtr|period)|"
                                r"same\s+(?:quarter|qtr|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:prior|previous|last)\s+(?:fiscal\s+)?(?:year|yr|fy))\b", re.I)
+# "vs last fiscal?", "the prior fiscal": "fiscal" used as the noun, the fiscal year before
+_PRIOR_FISCAL = re.compile(r"\b(?:last|prior|previous|preceding)\s+fiscal\b(?!\s*(?:years?|yrs?|quarters?|qtrs?|periods?|"
+                           r"fy|half|h[12]|'?\d))", re.I)
 # "sequentially?", "q/q", "QoQ": against the quarter before
 _SEQUENTIAL = re.compile(r"\b(?:sequential(?:ly)?|q/q|qoq|q-o-q|quarter[-\s]over[-\s]quarter)(?![\w/])", re.I)
+# "y/y growth?", "YoY?": against the same period a year earlier (the chat shorthand; "year over
+# year" written out in a question describes a change, it asks no period)
+_YEAR_ON_YEAR = re.compile(r"(?<![\w/])(?:y/y|yoy|y-o-y)(?![\w/])", re.I)
 # chat shorthand for the units ("the yr before", "same qtr")
 _UNIT_WORDS = {"qtr": "quarter", "yr": "year", "fy": "year"}
 
@@ -668,9 +676,15 @@ def relative_period(text: str) -> PeriodShift | None:
     ago = _YEAR_AGO_QUARTER.search(text)
     if ago:
         return PeriodShift(years=-1, text=ago.group(0))
+    prior_fiscal = _PRIOR_FISCAL.search(text)
+    if prior_fiscal:
+        return PeriodShift(years=-1, text=prior_fiscal.group(0))
     seq = _SEQUENTIAL.search(text)
     if seq and not find_periods(text).mentions:
         return PeriodShift(quarters=-1, text=seq.group(0), against=True)
+    yoy = _YEAR_ON_YEAR.search(text)
+    if yoy and not find_periods(text).mentions:
+        return PeriodShift(years=-1, text=yoy.group(0), against=True)
     for m in RELATIVE_PERIOD_RE.finditer(text):
         if m.group("unit1"):
             n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)
@@ -1077,3 +1091,116 @@ def filing_spans(form_type: str, fiscal_quarter: int | None) -> set[str]:
         return {"quarter"} | ({"six months"} if fiscal_quarter == 2 else set()) | (
             {"nine months"} if fiscal_quarter == 3 else set())
     return set()  # an 8-K or a release may speak of any period
+
+
+# a word that names a period or a month by itself ("Oct", "Sept", "YTD", "LTM", "Q1", "1H",
+# "FY23", "q/q"): a question's period word, never the name of what a filing is about
+_PERIOD_WORD = re.compile(
+    rf"{MONTH_RE}|ytd|qtd|mtd|ltm|ttm|yoy|y/y|qoq|q/q|[1-4]q|q[1-4]|[12]h|h[12]|fy(?:\d\d|\d{{4}})?|"
+    rf"(?:[1-4]q|q[1-4]|[12]h|h[12])(?:fy)?'?\d\d(?:\d\d)?|'\d\d|(?:19|20)\d\d",
+    re.I)
+
+
+def is_period_word(word: str) -> bool:
+    """True when ``word`` alone names a period or a month ("Oct", "YTD", "Q1", "FY23")."""
+    return bool(_PERIOD_WORD.fullmatch(word.strip().rstrip(".")))
+
+
+# -- follow-ups: a run of consecutive periods ending at the conversation's ----------------------
+# "over the 3 filings this yr", "the last four quarters", "across the past 3 fiscal years": a
+# count of periods, each a quarter or a year (a filing or report is the conversation's kind)
+_PERIOD_RUN = re.compile(
+    r"\b(?:(?P<over>over|across|during|through)\s+|(?:for|in)\s+)?(?:the\s+)?"
+    r"(?P<last>(?:last|past|previous|latest|recent|most\s+recent)\s+)?"
+    r"(?P<n>two|three|four|five|six|eight|[2-9]|1[0-2])\s+(?P<unit>(?:fiscal\s+)?(?:quarters|qtrs|years|yrs)|filings|reports|"
+    r"10-?qs|10-?ks|periods)(?P<this>\s+(?:this|of\s+the|in\s+the)\s+(?:fiscal\s+)?(?:year|yr))?\b", re.I)
+_RUN_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8}
+
+
+@dataclass(frozen=True)
+class PeriodRun:
+    """A run of ``count`` consecutive periods named by their number ("the last four quarters"):
+    ``unit`` "quarter", "year" or "" (a filing or period of the conversation's own kind)."""
+
+    count: int
+    unit: str
+    text: str
+
+
+def period_run(text: str) -> PeriodRun | None:
+    """The run of periods ``text`` names by a count ("over the 3 filings this yr" -> 3); None
+    when it names none (or names its periods: "the three quarters of 2023" is read by
+    ``find_periods``'s year)."""
+    m = next((m for m in _PERIOD_RUN.finditer(text) if m.group("over") or m.group("last") or m.group("this")), None)
+    if m is None:
+        return None  # "in the two years since the deal": a count of years, no run of periods asked
+    n = m.group("n").lower()
+    count = _RUN_COUNTS.get(n) or int(n)
+    unit = m.group("unit").lower()
+    kind = "quarter" if re.search(r"quarters|qtrs|10-?qs", unit) else "year" if re.search(r"years|yrs|10-?ks", unit) else ""
+    return PeriodRun(count, kind, m.group(0).strip())
+
+
+def periods_ending(mention: PeriodMention, run: PeriodRun) -> list[PeriodMention]:
+    """The ``run``'s periods, oldest first, ending with the conversation's ``mention``: the
+    three quarters ending with Q3 2023 are Q1, Q2 and Q3 2023; three years ending with fiscal
+    2022 are fiscal 2020-2022. Empty when the mention's kind does not fit (quarters of a year,
+    or a period named by a date)."""
+    if mention.year is None or mention.date is not None or mention.span:
+        return []
+    unit = run.unit or ("quarter" if mention.quarter else "year")
+    if unit == "quarter" and mention.quarter:
+        return [m for k in range(run.count - 1, -1, -1)
+                if (m := shift_mention(mention, PeriodShift(quarters=-k))) is not None]
+    if unit == "year" and not mention.quarter:
+        return [PeriodMention("", 0, 0, year=mention.year - k, fiscal=mention.fiscal) for k in range(run.count - 1, -1, -1)]
+    return []
+
+
+def run_text(mentions: list[PeriodMention]) -> str:
+    """Periods written as a question lists them: "Q1 2023, Q2 2023 and Q3 2023"."""
+    said = [mention_text(m) for m in mentions]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+
+
+# -- a year named by the month it ends in ("the yr ended aug 2019", "FY ending June 2023") -------
+_MONTH_YEAR_END = re.compile(
+    rf"\b(?:the\s+)?(?:fiscal\s+)?(?:year|yr|fy)\s+(?:that\s+)?(?:ended|ending|ends|to|through)\s+(?:in\s+)?"
+    # (a two-digit year only as "aug-19" or "aug '19": "January 29, 2023" is a day)
+    rf"(?P<m>{MONTH_RE})\.?(?:\s+(?P<y>{_YEAR})|(?:-|\s*')(?P<y2>\d\d))(?![0-9])", re.I)
+
+
+def month_year_end(text: str) -> MonthQuarter | None:
+    """The first year ``text`` names by its closing month and year, without a day ("the yr
+    ended aug 2019"); None when it names none ("the year ended August 31, 2019" is a date,
+    read by ``find_periods``)."""
+    m = _MONTH_YEAR_END.search(text)
+    if m is None:
+        return None
+    name = m.group("m").lower()
+    month = _MONTH_NUMBER.get(name[:4] if name.startswith("sept") else name[:3])
+    if not month:
+        return None
+    return MonthQuarter(month, full_year(m.group("y") or m.group("y2")), m.group(0).strip(), m.start(), m.end())
+
+
+def month_year_period(found: MonthQuarter, calendar: FiscalCalendar | None = None) -> PeriodMention:
+    """The year ``found`` names: the filer's fiscal year when its fiscal year ends in that month
+    (within days: Costco's fiscal 2019 ended September 1, 2019, its "year ended aug 2019"),
+    else the twelve months ended on that month's last day."""
+    if calendar is not None and found.year is not None:
+        fiscal_year, quarter = calendar.quarter_ending(found.year, found.month)
+        if quarter == 4 and calendar.quarter_end(fiscal_year, 4) == (found.year, found.month):
+            return PeriodMention("", 0, 0, year=fiscal_year, fiscal=True)
+    year = found.year or 0
+    day = _month_end(year, found.month)
+    return PeriodMention("", 0, 0, year=year, date=day, span="year")
+
+
+_MONTH_OF_YEAR = re.compile(rf"\b{MONTH_RE}\.?(?:\s+{_YEAR}|(?:-|\s*')\d\d)(?![0-9])", re.I)
+
+
+def names_month(text: str) -> bool:
+    """True when ``text`` names a month of a year ("in aug 2022", "since March 2020"): a time of
+    its own, which no period of the conversation is added to."""
+    return bool(_MONTH_OF_YEAR.search(text))

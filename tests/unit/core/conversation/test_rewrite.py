@@ -542,3 +542,102 @@ def test_an_abbreviation_defined_for_another_entity_owns_the_measure_after_it() 
     # elsewhere the abbreviation stays as typed, and the thread's company is asked
     out = rewrite_followup("how much did it pay LCP in 2022?", prev, names, defined=defined)
     assert "Lumen" not in out.standalone and out.absent_company == ""
+
+
+# -- held-out-8 classes, with examples of our own (issue #12) ------------------------------------------------
+NVDA_CAL = FiscalCalendar(2024, 3, date(2023, 10, 29))  # fiscal year ends in late January
+AAPL_CAL = FiscalCalendar(2023, 3, date(2023, 7, 1))  # fiscal year ends in September
+CALS = {"nvidia": NVDA_CAL, "nvda": NVDA_CAL, "apple": AAPL_CAL, "aapl": AAPL_CAL}
+
+
+@pytest.mark.parametrize(("question", "previous", "expected"), [
+    # a quarter named by its closing month and a short year, through the filer's fiscal calendar
+    ("and the jan '23 quarter?", ["nvidia gaming revenue Q2 FY24"], "nvidia gaming revenue Q4 FY2023"),
+    ("now apple services for the dec '22 qtr", ["nvidia gaming revenue Q2 FY24"], "now apple services for Q1 FY2023"),
+])
+def test_a_month_named_quarter_of_a_non_calendar_filer(question: str, previous: list[str], expected: str) -> None:
+    assert rewrite_followup(question, previous, NAMES, calendars=CALS).standalone == expected
+
+
+def test_a_month_named_quarter_pointed_back_at_is_the_one_asked_of_the_company_named() -> None:
+    # Apple's March quarters asked (2023, then 2022), then Intel; "that march quarter" of Apple is
+    # the later one, not the March quarter nearest Intel's period
+    prev = ["Apple iPad net sales Q2 FY2023", "Apple iPad net sales Q2 FY2022", "Intel revenue Q4 2021"]
+    out = rewrite_followup("back to apple, any comment on supply in that march quarter?", prev, NAMES, calendars=CALS)
+    assert "Q2 FY2023" in out.standalone
+
+
+def test_a_year_named_by_its_closing_month() -> None:
+    # Apple's fiscal year ends in September: "the yr ended sept 2021" is fiscal 2021
+    out = rewrite_followup("capex in the yr ended sept 2021", ["What was Apple's revenue in Q3 FY2023?"], NAMES,
+                           calendars=CALS)
+    assert out.standalone == "capex in fiscal 2021 (Apple)?"
+    # without the filer's calendar, the twelve months ended that month's last day
+    out = rewrite_followup("capex for the fiscal year ending june 2021", ["Intel revenue 2022"], NAMES)
+    assert "the year ended June 30, 2021" in out.standalone
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("y/y growth?", "Intel gross margin growth Q2 2023 vs Q2 2022"),
+    ("q/q change?", "Intel gross margin change Q2 2023 vs Q1 2023"),
+    ("and the trend?", "Intel gross margin trend Q2 2023"),
+])
+def test_a_change_of_the_thread_s_measure_asks_that_measure(question: str, expected: str) -> None:
+    assert rewrite_followup(question, ["Intel gross margin Q2 2023"], NAMES).standalone == expected
+
+
+def test_the_latest_report_of_a_company_named_is_written_beside_the_words() -> None:
+    intel = FiscalCalendar(2023, 3, date(2023, 9, 30))
+    cals = {"intel": intel, "intc": intel}
+    first = rewrite_followup("intel capex in its most recent 10-Q?", [], NAMES, calendars=cals).standalone
+    assert first == "intel capex in its most recent 10-Q (Q3 2023)?"
+    before = rewrite_followup("and the quarter before", [first], NAMES, calendars=cals).standalone
+    assert before == "intel capex in its 10-Q (Q2 2023)?"  # no longer the latest report
+
+
+def test_the_latter_and_the_former_are_the_two_companies_asked_last() -> None:
+    prev = ["What was Intel's capex in Q2 2023?", "What was Apple's capex in Q2 2023?"]
+    assert rewrite_followup("the latter as a share of revenue?", prev, NAMES).standalone.startswith(
+        "Apple's capex as a share of revenue")
+    assert "Intel's gross margin" in rewrite_followup("and the former's gross margin?", prev, NAMES).standalone
+
+
+def test_a_run_of_periods_ending_with_the_thread_s() -> None:
+    prev = ["Apple services revenue Q3 2023", "Apple services revenue Q2 2023"]
+    out = rewrite_followup("how did that develop over the last four quarters?", prev, NAMES)
+    assert out.standalone == "Apple services revenue Q4 2022, Q1 2023, Q2 2023 and Q3 2023"
+
+
+@pytest.mark.parametrize(("question", "absent"), [
+    ("broadcom networking revenue for Q2 2023?", "Broadcom"),
+    ("morgan stanley's CET1 ratio at the same date?", "Morgan Stanley"),
+    ("amd's R&D for Q1 2023?", "AMD"),
+])
+def test_a_company_the_library_lacks_typed_in_lower_case_in_a_full_question(question: str, absent: str) -> None:
+    out = rewrite_followup(question, OPINC, NAMES, printed_lower=PRINTED | {"networking", "ratio", "at"})
+    assert out.absent_company == absent and "Apple" not in out.standalone, out.standalone
+
+
+@pytest.mark.parametrize("question", ["the company's R&D for Q1 2023?", "this year's R&D?", "how'd R&D trend in 2022?",
+                                      "services revenue for Q2 2023?"])
+def test_ordinary_lower_case_words_before_a_measure_stay_words(question: str) -> None:
+    out = rewrite_followup(question, OPINC, NAMES, printed_lower=PRINTED | {"company", "year", "trend"})
+    assert out.absent_company == "", out.standalone
+
+
+def test_a_month_of_its_own_takes_no_period_of_the_thread() -> None:
+    out = rewrite_followup("who did apple name as CFO in aug 2023?", ["Intel revenue 2022"], NAMES)
+    assert "2022" not in out.standalone
+
+
+def test_lead_words_are_whole_words_and_shorthand_is_spelled_out() -> None:
+    prev = ["What was Apple's revenue in 2022?"]
+    assert rewrite_followup("domestic sales in 2021", prev, NAMES).standalone.startswith("domestic sales in 2021")
+    assert rewrite_followup("format of the segment table in 2021?", prev, NAMES).standalone.startswith("format of")
+    assert rewrite_followup("and cloud rev?", prev, NAMES).standalone == "What was cloud revenue for Apple in 2022?"
+
+
+def test_a_year_written_short_and_the_last_fiscal_year() -> None:
+    prev = ["Apple net sales fiscal 2022"]
+    assert rewrite_followup("and back in '19", prev, NAMES).standalone == "Apple net sales 2019"
+    assert rewrite_followup("vs last fiscal?", prev, NAMES).standalone == "Apple net sales fiscal 2022 vs fiscal 2021"

@@ -149,3 +149,24 @@ def test_a_comparison_with_a_company_the_rewrite_found_lacking_searches() -> Non
     q = "how does apple's revenue stack up against lenovo's for Q3 2023"
     assert route(q, PREV, 2, NAMES).kind == CONVERSATION
     assert route(q, PREV, 2, NAMES, absent_companies=["Lenovo"]).kind == BOTH
+
+
+# -- held-out-8 classes, with examples of our own (issue #12) ------------------------------------------------
+@pytest.mark.parametrize(("question", "kind", "task"), [
+    # what an answer cited is the thread's
+    ("what did you cite for the intel figure?", CONVERSATION, "recall"),
+    ("which pages did you use for that?", CONVERSATION, "recall"),
+    # a layout for a reader names nothing new
+    ("sum it up in three bullets for my boss", CONVERSATION, "summary"),
+    ("put the apple numbers in a simple table", CONVERSATION, "restyle"),
+    ("please restate each company's numbers in full sentences", CONVERSATION, "restyle"),
+    # an answer given set against a figure not asked yet: both
+    ("the former as a share of revenue?", BOTH, ""),
+    # a trend over a run of periods, some of which the thread never asked for its measure
+    ("how did that trend over the last four quarters?", BOTH, ""),
+])
+def test_held_out_8_classes(question: str, kind: str, task: str) -> None:
+    prev = ["What was Intel's R&D in Q3 2023?", "What was Apple's R&D in Q3 2023?"]
+    periods = ["Q4 2022, Q1 2023, Q2 2023 and Q3 2023"] if "trend" in question else []
+    r = route(question, prev, 2, NAMES, periods=periods)
+    assert (r.kind, r.task) == (kind, task), r.reason

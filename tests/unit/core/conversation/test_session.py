@@ -197,3 +197,16 @@ def test_the_thread_s_company_and_calendar_reach_the_rewrite_and_the_router(tmp_
     assert back.standalone == "What was Intel's research and development expense in Q3 2023?"
     # a comparison with a company the library lacks (an unknown capitalised name) searches it too
     assert s.prepare("How does that stack up vs Samsung?").route.kind == "both"
+
+
+def test_a_scope_of_two_companies_reads_the_one_the_message_names(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    scope = [APPLE.doc_id, INTEL.doc_id]
+    first = s.prepare("What was Intel's R&D for the quarter?", scope)
+    assert INTEL.meta.period_label() in first.standalone
+    s.run(FakeEngine(), first, scope)
+    # the other company's own scoped filing names its period, not the first company's quarter
+    second = s.prepare("and apple's", scope)
+    assert "apple" in second.standalone.lower() and APPLE.meta.period_label() in second.standalone

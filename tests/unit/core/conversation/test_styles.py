@@ -89,3 +89,11 @@ def test_shorthand_layout_requests(text: str, style: str) -> None:
 def test_table_as_a_noun_is_no_layout_request() -> None:
     assert style_request("table tennis revenue?") is None
     assert not is_style_only("table the capex figures by segment for Q3 2023")
+
+
+def test_a_plain_table_and_a_layout_for_a_reader() -> None:
+    # "a quick table" is still a table; "for my boss" says who reads it, nothing to search
+    assert style_request("lay the figures out in a simple table") == "table"
+    assert is_style_only("the figures as a neat table for the IC memo")
+    assert is_style_only("two bullets for my manager please")
+    assert not is_style_only("two bullets on the China risk for my manager")

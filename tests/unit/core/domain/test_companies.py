@@ -8,7 +8,9 @@ from desktop_rag.core.domain.companies import (
     core_name,
     cover_identity,
     derived_aliases,
+    lower_case_head,
     lower_case_name,
+    lower_case_owner,
     names_in,
     near_spelling,
     proper_names,
@@ -180,3 +182,17 @@ def test_a_table_introduced_as_another_entitys_is_that_entitys() -> None:
     # the nearest introduction is the row's table's
     assert table_owner("The following table presents ABE’s metrics:\nCET1 ratio 18 %\n"
                        "The following table presents the Firm’s metrics:\n") == ""
+
+
+# -- held-out-8 classes, with examples of our own (issue #12) ------------------------------------------------
+def test_a_lower_case_owner_and_a_name_opening_a_phrase() -> None:
+    printed = {"cargo", "bank", "the", "company", "year", "segment", "chips", "how"}
+    # the word before "'s" reads as a name; the words before it may be a name's common words
+    assert lower_case_owner("and charles schwab's CET1 at the same date?", printed) == "Charles Schwab"
+    assert lower_case_owner("largo's revenue?", printed) == "Largo"  # one slip from "cargo", still an owner
+    assert lower_case_owner("hpe's R&D for Q1 2023?", printed) == "HPE"
+    for words in ["the company's R&D", "this year's capex", "the segment's margin", "how'd it go"]:
+        assert lower_case_owner(words, printed) == "", words
+    assert lower_case_head("marvell chips", printed) == "Marvell"
+    assert lower_case_head("segment chips", printed) == ""
+    assert lower_case_name("how'd", printed) == ""  # a contraction is no name

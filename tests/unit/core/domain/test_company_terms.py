@@ -107,3 +107,12 @@ def test_abbreviations_the_filings_define_for_another_entity() -> None:
     # a filer's own name, a product named with common words, a phrase printed in lower case, a
     # place (no organisation's last word): none
     assert "LC" not in defined and "SA" not in defined and "GSM" not in defined and "BU" not in defined
+
+
+def test_a_period_word_a_filing_heads_its_columns_with_identifies_nobody() -> None:
+    # one filer heads its columns "Oct 1, 2022" and "YTD 2023", the other never does: still no term of it
+    mine = ["Revenue by quarter\nOct\nYTD\nQ3\nCloud Platform\n", "Oct\nYTD\nQ3\nCloud Platform 1,000\n"]
+    other = ["Graphics Division\nGraphics Division 200\n"]
+    terms = identifying_terms({"CloudCo Inc.": mine, "ChipCo Corporation": other})
+    assert terms.get("cloud platform") == "CloudCo Inc."
+    assert not {"oct", "ytd", "q3"} & set(terms)

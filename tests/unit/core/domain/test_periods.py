@@ -9,6 +9,7 @@ import pytest
 from desktop_rag.core.domain.periods import (
     YEAR_TO_DATE,
     FiscalCalendar,
+    PeriodMention,
     PeriodShift,
     ReleasedQuarter,
     calendar_quarter,
@@ -17,17 +18,24 @@ from desktop_rag.core.domain.periods import (
     find_periods,
     fiscal_label_for,
     fiscal_year_for_end,
+    is_period_word,
     latest_period,
     latest_period_of,
     mention_text,
     month_quarter,
     month_quarter_period,
+    month_year_end,
+    month_year_period,
     months_to_month,
+    names_month,
     parse_date,
     period_label,
     period_phrase,
+    period_run,
+    periods_ending,
     relative_period,
     released_quarter,
+    run_text,
     shift_mention,
     year_to_date,
     year_to_date_months,
@@ -370,14 +378,12 @@ def test_half_years_are_no_words_of_other_periods() -> None:
     ("q/q?", -1, 0),
 ])
 def test_relative_periods_of_the_sell_side(text: str, quarters: int, years: int) -> None:
-    from desktop_rag.core.domain.periods import relative_period
 
     shift = relative_period(text)
     assert shift is not None and (shift.quarters, shift.years) == (quarters, years)
 
 
 def test_sequential_is_a_comparison_and_back_needs_a_count() -> None:
-    from desktop_rag.core.domain.periods import relative_period
 
     seq = relative_period("sequentially?")
     assert seq is not None and seq.against
@@ -520,3 +526,42 @@ def test_an_earnings_release_8k_is_labelled_with_the_quarter_it_reports() -> Non
                         "Item 5.07 Submission of Matters to a Vote of Security Holders.",
                         "8-K", "the Company's first quarter 2022 results will be discussed")
     assert (vote.fiscal_year, vote.fiscal_quarter, vote.period_end) == (2022, None, date(2022, 5, 20))
+
+
+# -- held-out-8 classes, with examples of our own (issue #12) ------------------------------------------------
+def test_period_words_alone() -> None:
+    assert all(is_period_word(w) for w in ["Sept", "oct", "YTD", "LTM", "Q4", "2h", "FY25", "'21", "2021"])
+    assert not any(is_period_word(w) for w in ["Azure", "AWS", "Octane", "quarterly"])
+
+
+def test_a_year_written_short_and_the_fiscal_year_before() -> None:
+    assert [(m.year, m.quarter) for m in find_periods("how about back in '18 and '19?").mentions] == [(2018, None),
+                                                                                                   (2019, None)]
+    assert find_periods("the '80s").mentions == [] and find_periods("rock 'n' roll").mentions == []
+    assert find_periods("fiscal '98").mentions[0].year == 1998
+    shift = relative_period("compare to the prior fiscal?")
+    assert shift is not None and (shift.years, shift.quarters) == (-1, 0)
+    assert relative_period("prior fiscal year")  # still the year before, as before
+    yoy = relative_period("y/y?")
+    assert yoy is not None and yoy.years == -1 and yoy.against
+
+
+def test_a_year_named_by_its_closing_month_through_the_filer_s_calendar() -> None:
+    found = month_year_end("opex for the fiscal year ending jan 2023")
+    assert found is not None and (found.month, found.year) == (1, 2023)
+    nvidia = FiscalCalendar(2024, 3, date(2023, 10, 29))  # its fiscal 2023 ended January 29, 2023
+    assert month_year_period(found, nvidia) == PeriodMention("", 0, 0, year=2023, fiscal=True)
+    plain = month_year_period(found)  # no calendar: the twelve months ended January 31, 2023
+    assert plain.date == date(2023, 1, 31) and plain.span == "year"
+    assert month_year_end("the year ended January 29, 2023") is None  # a dated year is read by find_periods
+
+
+def test_a_run_of_periods_and_a_month_of_a_year() -> None:
+    run = period_run("how has it moved over the past three quarters")
+    assert run is not None and (run.count, run.unit) == (3, "quarter")
+    assert run_text(periods_ending(find_periods("Q1 FY2024").mentions[0], run)) == "Q3 FY2023, Q4 FY2023 and Q1 FY2024"
+    years = period_run("the last 3 10-Ks")
+    assert years is not None and run_text(periods_ending(find_periods("fiscal 2022").mentions[0], years)) == \
+        "fiscal 2020, fiscal 2021 and fiscal 2022"
+    assert period_run("in the two years since the merger") is None
+    assert names_month("the CFO left in sept 2022") and not names_month("sales in march")
