@@ -730,7 +730,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # "back to apple - ... for that june quarter?": the June quarter nearest the periods
             # asked of that company (the later of its last two), not of the company asked last
             own = [p for p in previous if (w := _company_as_written(p, names)[0])
-                   and _same_company(w, owner, names, company_of)]
+                   and _same_company(w, owner, names, company_of)
+                   and all(_same_company(n, owner, names, company_of) for n in names_in(p, names))]
             mine = thread_facts(own, names) if own else None
             if mine is not None and (mine.later or mine.period) is not None:
                 anchor, anchor_calendar = mine.later or mine.period, calendar_of(owner)

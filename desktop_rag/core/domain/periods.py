@@ -662,9 +662,6 @@ _PRIOR_FISCAL = re.compile(r"\b(?:last|prior|previous|preceding)\s+fiscal\b(?!\s
                            r"fy|half|h[12]|'?\d))", re.I)
 # "sequentially?", "q/q", "QoQ": against the quarter before
 _SEQUENTIAL = re.compile(r"\b(?:sequential(?:ly)?|q/q|qoq|q-o-q|quarter[-\s]over[-\s]quarter)(?![\w/])", re.I)
-# "y/y growth?", "YoY?": against the same period a year earlier (the chat shorthand; "year over
-# year" written out in a question describes a change, it asks no period)
-_YEAR_ON_YEAR = re.compile(r"(?<![\w/])(?:y/y|yoy|y-o-y)(?![\w/])", re.I)
 # chat shorthand for the units ("the yr before", "same qtr")
 _UNIT_WORDS = {"qtr": "quarter", "yr": "year", "fy": "year"}
 
@@ -682,9 +679,6 @@ def relative_period(text: str) -> PeriodShift | None:
     seq = _SEQUENTIAL.search(text)
     if seq and not find_periods(text).mentions:
         return PeriodShift(quarters=-1, text=seq.group(0), against=True)
-    yoy = _YEAR_ON_YEAR.search(text)
-    if yoy and not find_periods(text).mentions:
-        return PeriodShift(years=-1, text=yoy.group(0), against=True)
     for m in RELATIVE_PERIOD_RE.finditer(text):
         if m.group("unit1"):
             n = _STEP_WORDS.get((m.group("n") or "a").lower(), 1)

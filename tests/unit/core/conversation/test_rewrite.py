@@ -578,7 +578,7 @@ def test_a_year_named_by_its_closing_month() -> None:
 
 
 @pytest.mark.parametrize(("question", "expected"), [
-    ("y/y growth?", "Intel gross margin growth Q2 2023 vs Q2 2022"),
+    ("and the yoy change?", "Intel gross margin yoy change Q2 2023"),
     ("q/q change?", "Intel gross margin change Q2 2023 vs Q1 2023"),
     ("and the trend?", "Intel gross margin trend Q2 2023"),
 ])
