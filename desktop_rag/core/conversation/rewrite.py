@@ -24,12 +24,13 @@ from desktop_rag.core.domain.companies import (
     lower_case_name,
     lower_case_owner,
     names_in,
+    near_spelling,
     proper_names,
     subject_names,
     typed_library_names,
 )
 from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
-from desktop_rag.core.domain.measures import measure_phrase, spell_out_measures
+from desktop_rag.core.domain.measures import COUNT_WORDS, MEASURE_WORDS, measure_phrase, spell_out_measures
 from desktop_rag.core.domain.periods import (
     DATE_RE,
     FiscalCalendar,
@@ -1157,6 +1158,10 @@ def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:
     if not rest_words or len(rest_words) > 3 or measure_phrase(q):
         return ""
     if any(w.lower() in _TOPIC_WORDS for w in rest_words):
+        return ""
+    # a count asked ("global streaming memberships") or a measure word mistyped ("subscription
+    # revnue") is a measure of its own, not a subject of the thread's
+    if any(w.lower() in COUNT_WORDS or (len(w) >= 5 and near_spelling(w.lower(), MEASURE_WORDS)) for w in rest_words):
         return ""
     return _latest_measure(previous)
 

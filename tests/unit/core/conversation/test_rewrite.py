@@ -641,3 +641,10 @@ def test_a_year_written_short_and_the_last_fiscal_year() -> None:
     prev = ["Apple net sales fiscal 2022"]
     assert rewrite_followup("and back in '19", prev, NAMES).standalone == "Apple net sales 2019"
     assert rewrite_followup("vs last fiscal?", prev, NAMES).standalone == "Apple net sales fiscal 2022 vs fiscal 2021"
+
+
+def test_a_count_or_a_mistyped_measure_is_no_subject_of_the_thread_s_measure() -> None:
+    prev = ["What was Apple's revenue in Q3 2023?"]
+    for q in ["and paid subscribers?", "and services revnue?"]:
+        assert "revenue" not in rewrite_followup(q, prev, NAMES).standalone.replace("revnue", ""), q
+    assert "services revenue" in rewrite_followup("and services?", prev, NAMES).standalone
