@@ -16,7 +16,7 @@ from desktop_rag.core.domain.companies import is_other_entity, table_owner
 from desktop_rag.core.domain.numbers import nearest_scale, number_supported, numbers_in, scale_factor
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
 from desktop_rag.core.generate import NOT_IN_CORPUS
-from desktop_rag.core.lexical import content_terms, tokenize
+from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, content_terms, tokenize
 from desktop_rag.core.library import Library
 from desktop_rag.core.metadata import company_aliases, period_labels, period_match
 from desktop_rag.core.pdf import fold_text, match_form
@@ -244,6 +244,10 @@ def best_units(
             # In a table row the label carries the meaning: reward terms found there.
             label = set(tokenize(" ".join(w for w in seg.split()[:8] if not numbers_in(w))))
             score += 0.5 * sum(weights[t] for t in matched & label) / total
+            if matched and label and label <= terms | _LABEL_FILLER and is_table_row(seg):
+                # the row naming exactly what was asked ("Total retail units"), not a part of it
+                # ("Walmart U.S. retail units", "Total U.S. retail units")
+                score += 0.3
             if numbers:
                 score += 3.0 * sum(number_supported(n, nums) for n in numbers) / len(numbers)
             if want_numbers and nums:
@@ -259,6 +263,10 @@ def best_units(
                 scored.append((score, p, a, b))
     scored.sort(key=lambda s: -s[0])
     return scored[:k]
+
+
+# label words that name nothing beside what was asked ("Total", "at end of period")
+_LABEL_FILLER = STOPWORDS | QUESTION_NOISE
 
 
 def _another_entitys_row(p: Passage, a: int, terms: set[str]) -> bool:

@@ -169,3 +169,26 @@ def test_the_asked_things_own_words_choose_the_row() -> None:
     _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
                                  page_text=lambda _d, _p: page)
     assert cites[0].quote.startswith("Paid memberships at end of period 27,438")
+
+
+def test_the_row_naming_exactly_what_was_asked_wins_over_its_parts() -> None:
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document("f" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
+    page = ("Owned Leased(1) Total\n"
+            "U.S. properties\n"
+            "Acme U.S. retail units 4,069 687 4,756\n"
+            "Total U.S. retail units 4,582 773 5,355\n"
+            "International properties\n"
+            "Total International retail units 1,953 4,193 6,146\n"
+            "Total retail units 6,535 4,966 11,501\n")
+    hit = Hit(Chunk(10, doc.doc_id, 10, 27, 0, len(page), page, kind="table"), doc, 1.0)
+    question = "How many retail units did Acme operate at the end of fiscal 2024?"
+    plan = _plan_for(question)
+    plan.content_terms = ["retail", "unit"]
+    _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
+                                 page_text=lambda _d, _p: page, ignore={"acme"})
+    assert cites[0].quote == "Total retail units 6,535 4,966 11,501"
