@@ -22,6 +22,12 @@ from desktop_rag.core.verify import Passage, best_units, content_term_set, unit_
 
 _WANTS_NUMBER = re.compile(r"\b(how much|how many|what (was|were|is|are) (the )?(total|amount|net|revenue|sales|income|cash|margin|rate|eps)|amount|percentage|percent|ratio|rate|figure|\$)\b", re.I)
 
+# the asked thing is a measure ("Optical Communications segment net sales"): a figure is wanted
+_MEASURE = re.compile(
+    r"\b(sales|revenues?|income|earnings|expenses?|costs?|margins?|ratios?|rates?|cash|assets|liabilities|debt|"
+    r"equity|eps|dividends?|capex|expenditures?|backlog|units|employees|headcount|memberships?|shares|price)\b",
+    re.I)
+
 
 def extractive_answer(
     question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2,
@@ -35,7 +41,7 @@ def extractive_answer(
     # "paid" of "How many paid memberships ..." (the verb "paid" is question noise)
     named = {t for t in tokenize(asked_concept(question)) if t not in STOPWORDS}
     terms = (set(plan.content_terms) | content_term_set(question) | named) - (ignore or set())
-    want_numbers = bool(_WANTS_NUMBER.search(question))
+    want_numbers = bool(_WANTS_NUMBER.search(question) or _MEASURE.search(asked_concept(question)))
     top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf)
     if not top:
         return "", []

@@ -252,6 +252,12 @@ def best_units(
                 score += 3.0 * sum(number_supported(n, nums) for n in numbers) / len(numbers)
             if want_numbers and nums:
                 score += 0.4
+            elif want_numbers and not numbers_in(p.text):
+                pass  # a passage without any figure: nothing better to quote from it
+            elif want_numbers:
+                # a heading or sentence without a figure ("Optical Communications Segment") is no
+                # answer to "what were the segment's net sales" when its passage prints figures
+                score *= 0.7
             if rank_weight and not p.hit.expanded:
                 score += 0.3 / (1 + rank) + 0.2 * p.hit.score
             score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes

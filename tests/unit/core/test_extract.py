@@ -192,3 +192,23 @@ def test_the_row_naming_exactly_what_was_asked_wins_over_its_parts() -> None:
     _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
                                  page_text=lambda _d, _p: page, ignore={"acme"})
     assert cites[0].quote == "Total retail units 6,535 4,966 11,501"
+
+
+def test_a_heading_without_a_figure_is_no_answer_to_how_much() -> None:
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document("a1" * 32, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
+    page = ("Optical Communications Segment\n"
+            "Year ended December 31, $ change % change\n"
+            "2024 2023 24 vs. 23 24 vs. 23\n"
+            "Optical Communications $ 5,023 $ 4,349 $ 674 15%\n")
+    hit = Hit(Chunk(11, doc.doc_id, 11, 28, 0, len(page), page, kind="table"), doc, 1.0)
+    question = "What were Acme's Optical Communications segment net sales in 2024?"
+    plan = _plan_for(question)
+    plan.content_terms = ["optical", "communication", "segment", "revenue"]
+    _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
+                                 page_text=lambda _d, _p: page, ignore={"acme", "2024"})
+    assert cites[0].quote == "Optical Communications $ 5,023 $ 4,349 $ 674 15%"
