@@ -24,7 +24,9 @@ from desktop_rag.core.statements.columns import CHANGE, PART, TOTAL, Column, pla
 from desktop_rag.core.types import Citation, Document, Hit
 
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
-_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])")
+# a sentence ends at "." or ";" before a capital, but not after an initial or an abbreviation
+# ("contracts with the U.S. Government", "Richard A. Johnson", "JPMorgan Chase & Co. and")
+_SENTENCE_END = re.compile(r"(?<=[.;])(?<!\b[A-Z]\.)(?<!\bInc\.)(?<!\bCo\.)(?<!\bNo\.)(?<!\bCorp\.)\s+(?=[A-Z(])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
 
 

@@ -539,3 +539,12 @@ def test_a_percent_change_is_no_margin() -> None:
     right = verify_answer("Acme's gross margin was 43.5% in fiscal 2024.", [], "What was Acme's gross margin in fiscal 2024?",
                           _annual_page(page), 2, concept={"grossmargin"})
     assert right.ok, right.reason
+
+
+def test_a_sentence_is_not_cut_after_an_initial_or_an_abbreviation() -> None:
+    text = ("We depend heavily on contracts with the U.S. Government for a substantial portion of our business. "
+            "Richard A. Johnson will step down. The DoD. Acme Co. Ltd is a customer.")
+    units = [text[a:b] for a, b in split_units(text)]
+    assert units[0] == "We depend heavily on contracts with the U.S. Government for a substantial portion of our business."
+    assert units[1] == "Richard A. Johnson will step down."
+    assert units[2] == "The DoD."
