@@ -179,6 +179,12 @@ class GenerationSettings:
         "the answer from them and the same verifier checks it. 0 = retries only reformulate the query.",
         min=0, max=400,
     )
+    retry_table_rows: bool = knob(
+        True, "Self-check: a model answer that fails verification is retried first without the model: "
+        "the figure of a table row of the asked company's retrieved pages whose label, the heading "
+        "above it and the table's heading name what was asked, in the column of the asked period "
+        "(cells placed by their printed position; needs the filing's PDF where it was ingested from).",
+    )
     retry_copied_figures: bool = knob(
         False, "Self-check: in the retry from the evidence, a grammar lets the model write digits "
         "only as figures printed in the sentences shown (or the question).",

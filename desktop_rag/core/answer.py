@@ -37,6 +37,7 @@ from desktop_rag.core.library import Library
 from desktop_rag.core.prompt_context import evidence_context
 from desktop_rag.core.retrieve import HybridRetriever
 from desktop_rag.core.statements import answer as statement_answer
+from desktop_rag.core.table_row_answer import table_row_answer
 from desktop_rag.core.types import Answer, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.verify import (
     Passage,
@@ -242,7 +243,10 @@ class AnswerEngine:
                first_failure: str, result: Answer, first: _FirstAttempt | None = None,
                ) -> tuple[int, str, Verdict, list[Hit]] | None:
         """Up to three retries: first, when the first attempt's model answer failed verification,
-        the answer restated from the evidence alone (``_restate``); then reformulations of
+        the figure read off a table row of the asked company's pages whose label and headings
+        name what was asked, in the asked period's column (``table_row_answer``, no model; it
+        counts as an attempt only when it answers), then the answer restated from the evidence
+        alone (``_restate``); then reformulations of
         ``query`` (statement hint, synonym, period variant, wider scope), each retrieved, gated,
         generated and verified. The first verified one whose citations are all of the first
         attempt's companies wins. Attempts go in the notes."""
@@ -258,6 +262,16 @@ class AnswerEngine:
             docs[d].meta.company or docs[d].meta.ticker for d in (doc_scope or []) if d in docs} or {
             h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:3]}
         tried = 1  # attempts made so far
+        if first is not None and self.settings.generation.retry_table_rows:
+            row = table_row_answer(first.asked, first.concept, first.own, self.library.lexical.idf)
+            if row is None:
+                result.notes.append("table-row retry skipped: no table row of the asked company's pages names "
+                                    "what was asked in the asked period's column")
+            else:  # no model: the row's own figure in the asked period's column, quoted with its heading
+                verdict = Verdict(True, row.citations, answer=row.text)
+                if self._cites_only(verdict, companies):
+                    result.notes.append(f"attempt 2 (table row): {first.asked} — verified")
+                    return 2, row.text, verdict, result.hits
         if first is not None and self.settings.generation.retry_evidence_words > 0:
             restated = self._restate(first, first_failure, cancel)
             if restated is None:

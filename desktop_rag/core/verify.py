@@ -586,6 +586,11 @@ def asks_for_figure(question: str) -> bool:
     return bool(_FIGURE_ASKED.search(question)) and not _EXPLANATION_ASKED.search(question)
 
 
+def asks_for_explanation(question: str) -> bool:
+    """The question asks why or how a figure moved ("What drove ...", "explain ..."), not the figure."""
+    return bool(_EXPLANATION_ASKED.search(question))
+
+
 def is_year(n: float) -> bool:
     """A figure that reads as a year (1900-2100), not an amount."""
     return float(n).is_integer() and 1900 <= n <= 2100

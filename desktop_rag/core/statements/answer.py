@@ -87,7 +87,9 @@ def currency_scale_asked(question: str) -> str | None:
     return (m.group(1) or m.group(2)).lower()
 
 
-def _months_asked(question: str, form: str) -> int:
+def months_asked(question: str, form: str) -> int:
+    """The length in months of the period a question asks (6 for "first half", 9 for "nine
+    months" or year to date, 3 for a quarter), else the form's own (a 10-Q's quarter, a year)."""
     q = question.lower()
     if re.search(r"\b(six|6)[- ]months?\b|first half|\bh1\b|half[- ]year", q):
         return 6
@@ -252,7 +254,7 @@ class Calculator:
         periods = find_periods(question)
         self.years = sorted(periods.years | {m.year for m in periods.mentions if m.year and (m.date or m.quarter)})
         self.dates = sorted(d.isoformat() for d in periods.dates)
-        self.months = _months_asked(question, doc.meta.form_type)
+        self.months = months_asked(question, doc.meta.form_type)
         self.company_words: set[str] = set()
 
     def _decimals(self, default: int) -> int:

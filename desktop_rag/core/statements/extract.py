@@ -894,6 +894,89 @@ _OPENING_BALANCE = re.compile(
     r"^(?:balances?,?\s+(?:at\s+|as\s+of\s+)?beginning\s+of\s+(?:the\s+)?(?:period|year|quarter)|beginning\s+balances?)$", re.I)
 
 
+# -- any table of period columns (MD&A, segment and note tables) -------------------------------
+# Words a year line may print beside its years: the change columns' headings ("Change",
+# "% change", "21 vs. 20", "Increase (Decrease)") and currency/percent signs.
+_COLUMN_WORDS = frozenset({"change", "changes", "percent", "percentage", "vs", "vs.", "versus", "variance",
+                           "increase", "decrease", "(decrease)", "increase/(decrease)", "fiscal", "and", "$", "%"})
+_YEAR_TOKEN = re.compile(r"^(?:fy|fiscal)?'?((?:19|20)\d\d)$", re.I)
+
+
+def _year_tokens(line: _Line) -> list[_Token] | None:
+    """The year tokens of a column-heading line ("2023 2022 Change 2023 2022 Change", "2021
+    2020 2019 21 vs. 20 20 vs. 19"): at least two years and nothing but column words
+    beside them; None for any other line."""
+    years: list[_Token] = []
+    for t in line.tokens:
+        if _YEAR_TOKEN.match(t.text.strip(",")):
+            years.append(t)
+        elif t.text.lower().strip(",") not in _COLUMN_WORDS and re.search(r"[A-Za-z]", t.text):
+            return None
+    return years if len(years) >= 2 else None
+
+
+def _column_heading(line: _Line) -> bool:
+    """A line of a table's column heading above its year line ("Three Months Ended Six Months
+    Ended", "April 1, March 26, April 1, March 26,", "(In millions) March 31, Change")."""
+    text = line.text.strip()
+    if not text or len(text.split()) > 16 or text.endswith((".", ":")):
+        return False
+    if _DURATION.search(text) or _MONTH_DAY.search(text) or scale_of(text):
+        return True
+    return all(not re.search(r"[A-Za-z]", w) or w.lower().strip(",") in _COLUMN_WORDS for w in text.split())
+
+
+@dataclass
+class PeriodTable:
+    """A table of period columns read off one page: its rows and periods (``statement``) and
+    where its column heading is printed (offsets in the page text, year line included)."""
+
+    statement: Statement
+    header: tuple[int, int]
+
+
+def period_tables(page: PageText) -> list[PeriodTable]:
+    """Every table of the page whose columns are periods (kind "table"): a year line (years,
+    perhaps beside change columns) under heading lines naming their lengths and ends ("Three
+    Months Ended" / "March 31,"), then rows read as the statements' are (label, heading
+    above it as parent). Each cell goes to the year whose right edge it shares, so change
+    and percent columns between the periods are never read as a period's figure: this
+    needs the page's character boxes, and a page without them gives no tables. ``title``
+    is the text of the two lines above the column heading (the table's heading or the
+    sentence introducing it)."""
+    if page.boxes is None:
+        return []
+    lines = _lines(page)
+    parsed = _data_lines(lines)
+    scale_hint = scale_of(" ".join(ln.text for ln in lines[:15]))
+    out: list[PeriodTable] = []
+    i = 0
+    while i < len(lines):
+        years = _year_tokens(lines[i])
+        if years is None:
+            i += 1
+            continue
+        h0 = i
+        while h0 > 0 and i - h0 < 4 and _column_heading(lines[h0 - 1]):
+            h0 -= 1
+        year_line = _ParsedLine(lines[i], "", (lines[i].start, lines[i].start), [])
+        header = _parse_header([lines[k] for k in range(h0, i + 1)], "segment", year_line)
+        anchors = [_right_edge(page, t.start, t.end) for t in years]
+        if header is None or len(header.periods) != len(years) or any(a is None for a in anchors):
+            i += 1
+            continue
+        title = " ".join(ln.text.strip() for ln in lines[max(0, h0 - 2):h0])
+        scale = header.scale or scale_of(title) or scale_hint or "units"
+        st = Statement("table", title, page.number, scale, header.periods, [], [page.number])
+        op = _Open(st, header.years, anchors=[a for a in anchors if a is not None])
+        stop = next((k for k in range(i + 1, len(lines)) if _year_tokens(lines[k]) is not None), len(lines))
+        end = _consume(page, parsed, i + 1, stop, op)
+        if st.rows:
+            out.append(PeriodTable(st, (lines[h0].start, lines[i].end)))
+        i = max(end, i + 1)
+    return out
+
+
 def _days_between(a: str, b: str) -> int:
     return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-StatementKind = Literal["income", "balance", "cash_flow", "comprehensive", "equity", "segment"]
+# "table": any other table of period columns (MD&A, notes), read at answer time, never stored
+StatementKind = Literal["income", "balance", "cash_flow", "comprehensive", "equity", "segment", "table"]
 Box = tuple[float, float, float, float]
 
 # Bump when extraction changes: stored statements of an older version are re-extracted

@@ -161,8 +161,9 @@ def test_engine_retries_a_failed_verification_with_a_reformulated_query(build_li
     ans = engine.ask(QUESTION)
     assert not ans.extractive and ans.answer == "Apple's total net sales were $81,797 million."
     assert ans.timings_ms["attempt"] == 2.0
-    assert ans.notes[0].startswith("attempt 1:") and ans.notes[1].startswith("attempt 2 (")
-    assert "evidence restated" not in ans.notes[1]
+    attempts = [n for n in ans.notes if n.startswith("attempt ")]
+    assert attempts[0].startswith("attempt 1:") and attempts[1].startswith("attempt 2 (")
+    assert "evidence restated" not in attempts[1] and "table row" not in attempts[1]
     assert len(gen.prompts) == 2
     _check_citations(lib, ans)
 
@@ -177,7 +178,8 @@ def test_a_failed_verification_is_retried_first_from_the_evidence_sentences_alon
     ans = engine.ask(QUESTION)
     assert not ans.extractive and ans.answer == "Total net sales were $81,797 million."
     assert ans.timings_ms["attempt"] == 2.0
-    assert ans.notes[1].startswith("attempt 2 (evidence restated):") and ans.notes[1].endswith("verified")
+    attempts = [n for n in ans.notes if n.startswith("attempt ")]
+    assert attempts[1].startswith("attempt 2 (evidence restated):") and attempts[1].endswith("verified")
     assert len(gen.prompts) == 2
     (first_q, first_ps), (again_q, again_ps) = gen.prompts
     assert again_q == first_q  # the same question, asked of less text
@@ -437,3 +439,79 @@ def test_a_figure_sentence_is_joined_with_the_sentence_beside_it_that_names_the_
     assert _with_neighbour(p, a, b, lambda t: "never printed" in t) is None
     row = next(u for u in split_units(text) if text[u[0]:u[1]].startswith("Revenue"))
     assert _with_neighbour(p, *row, lambda t: True) is None  # a table row is never joined
+
+
+# -- the table-row retry: a figure off a table row, no model ------------------------------------------
+def _table_pdf(path, cover: str, title: str, header: list[list[tuple[str, float]]],
+               rows: list[list[tuple[str, float]]]):
+    """A two-page PDF: a cover, then a table whose cells are printed right-aligned at their
+    column's x (as filings print them), each line a list of (text, right edge)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, line in enumerate(cover.split("\n")):
+        page.insert_text((50, 60 + 14.4 * i), line, fontsize=9, fontname="helv")
+    page = doc.new_page(width=612, height=792)
+    y = 60.0
+    page.insert_text((50, y), title, fontsize=9, fontname="helv")
+    for line in [*header, *rows]:
+        y += 14.4
+        for text, right in line:
+            x = right if right < 0 else right - pymupdf.get_text_length(text, fontname="helv", fontsize=9)
+            page.insert_text((abs(x), y), text, fontsize=9, fontname="helv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def _category_library(tmp_path, fake_embedder):
+    from desktop_rag.core.library import IngestReport, Library
+    from tests.conftest import APPLE_PAGES, NVIDIA_PAGES, write_pdf
+
+    cols = (300.0, 350.0, 390.0, 460.0, 510.0, 550.0)  # right edges: 3M 2023, 3M 2022, change, 9M ...
+    header = [[("Three Months Ended", 350.0), ("Nine Months Ended", 510.0)],
+              [("July 1,", 300.0), ("June 25,", 350.0), ("July 1,", 460.0), ("June 25,", 510.0)],
+              [("2023", 300.0), ("2022", 350.0), ("Change", 390.0), ("2023", 460.0), ("2022", 510.0),
+               ("Change", 550.0)],
+              [("Net sales by category:", -50.0)]]
+    figures = {"iPhone": ("39,669", "40,665", "(2)%", "156,778", "162,863", "(4)%"),
+               "Services": ("21,213", "19,604", "8 %", "62,886", "58,941", "7 %"),
+               "Total net sales": ("81,797", "82,959", "(1)%", "293,787", "304,182", "(3)%")}
+    rows = [[(label, -50.0), *zip(cells, cols, strict=True)] for label, cells in figures.items()]
+    path = _table_pdf(tmp_path / "src" / "2023 Q3 AAPL.pdf",
+                      APPLE_PAGES[0],
+                      "The following table shows net sales by category (dollars in millions):", header, rows)
+    other = write_pdf(tmp_path / "src" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)  # a second filer, as a library has
+    settings = Settings()
+    settings.retrieval.gate_min_cosine = 0.0  # the fake embedder's cosines say nothing; the gate is not tested here
+    lib = Library(tmp_path / "data", settings, fake_embedder)
+    report = IngestReport()
+    for _ in lib.ingest([path, other], report=report):
+        pass
+    assert not report.failed, report.failed
+    return lib
+
+
+def test_a_failed_verification_is_retried_from_the_table_row_without_the_model(tmp_path, fake_embedder) -> None:
+    lib = _category_library(tmp_path, fake_embedder)
+    try:
+        wrong = json.dumps({"answer": "Services net sales were $95,000 million.", "citations": []})
+        gen = SequenceGenerator([wrong])
+        engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+        ans = engine.ask("What were Apple's Services net sales in Q3 2023?")
+        attempts = [n for n in ans.notes if n.startswith("attempt ")]
+        assert attempts[-1].startswith("attempt 2 (table row):") and attempts[-1].endswith("verified"), ans.notes
+        assert ans.timings_ms["attempt"] == 2.0 and not ans.extractive
+        # the quarter's column (not the nine months' 62,886 beside it), and no model call for it
+        assert ans.answer.startswith("Services (Net sales by category): $21,213 million in the three months ended "
+                                     "July 1, 2023"), ans.answer
+        assert len(gen.prompts) == 1
+        assert ans.citations[0].quote == "Services 21,213 19,604 8 % 62,886 58,941 7 %"
+        _check_citations(lib, ans)
+        engine.settings.generation.retry_table_rows = False
+        off = engine.ask("What were Apple's Services net sales in Q3 2023?")
+        assert not any("table row" in n for n in off.notes)
+    finally:
+        lib.close()

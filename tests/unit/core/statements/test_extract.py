@@ -256,3 +256,57 @@ def test_per_share_rows_under_a_share_class_heading() -> None:
     # the dollar rows above keep their scale
     assert _row(st, "Net loss from discontinued operations").unit == "currency"
     assert _row(st, "Net earnings").unit == "currency"
+
+
+def _period_tables(path: Path, number: int):
+    from desktop_rag.core.pdf import extract_page
+    from desktop_rag.core.statements.extract import period_tables
+
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        page = extract_page(pdf[number - 1], with_boxes=True)
+    finally:
+        pdf.close()
+    return page, period_tables(page)
+
+
+def test_period_tables_read_an_mdna_table_with_change_columns() -> None:
+    # "2023 2022 Change 2023 2022 Change": each cell goes to the year printed above its right
+    # edge, the change columns to none (read from the right, "8 %" would be a period's figure)
+    page, tables = _period_tables(REPO / "corpus" / "2023 Q3 AAPL.pdf", 19)
+    assert len(tables) == 1
+    st = tables[0].statement
+    assert st.kind == "table" and st.scale == "millions"
+    assert st.title.startswith("Products and Services Performance The following table shows net sales by category")
+    assert [(p.end, p.months) for p in st.periods] == [
+        ("2023-07-01", 3), ("2022-06-25", 3), ("2023-07-01", 9), ("2022-06-25", 9)]
+    assert _values(_row(st, "Services", "Net sales by category")) == [21213, 19604, 62886, 58941]
+    header = page.text[tables[0].header[0]:tables[0].header[1]]
+    assert header.startswith("Three Months Ended Nine Months Ended") and header.endswith("2023 2022 Change")
+
+
+def test_period_tables_need_character_boxes() -> None:
+    from desktop_rag.core.pdf import PageText
+    from desktop_rag.core.statements.extract import period_tables
+
+    page, _ = _period_tables(REPO / "corpus" / "2023 Q3 AAPL.pdf", 19)
+    assert period_tables(PageText(page.number, page.text)) == []
+
+
+def test_period_tables_with_percentage_change_columns_and_headings() -> None:
+    _, tables = _period_tables(SEC10Q / "2023 Q2 MSFT.pdf", 38)
+    st = tables[0].statement
+    assert _values(_row(st, "Intelligent Cloud", "Revenue")) == [22081, 18987, 63914, 54161]
+    assert _values(_row(st, "Intelligent Cloud", "Operating Income")) == [9476, 8391, 27358, 24395]
+    assert [(p.end, p.months) for p in st.periods] == [
+        ("2023-03-31", 3), ("2022-03-31", 3), ("2023-03-31", 9), ("2022-03-31", 9)]
+
+
+def test_period_tables_two_digit_year_change_headings() -> None:
+    # Corning: "2021 2020 2019 21 vs. 20 20 vs. 19" under "Year ended December 31, change change"
+    _, tables = _period_tables(FINANCEBENCH / "CORNING_2021_10K.pdf", 27)
+    st = tables[0].statement
+    assert [(p.end, p.months) for p in st.periods] == [("2021-12-31", 12), ("2020-12-31", 12), ("2019-12-31", 12)]
+    assert _values(_row(st, "Display Technologies")) == [3700, 3172, 3254]

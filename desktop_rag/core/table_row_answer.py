@@ -1,0 +1,263 @@
+"""The table-row retry (issue #12): a figure read off a table of the retrieved pages, no model.
+
+When the model's answer fails verification, the figure asked is often printed in a table whose
+row label does not name all of it: "Intelligent Cloud 22,081 18,987 16% ..." under the heading
+"Revenue" of "SEGMENT RESULTS OF OPERATIONS", "Services 20,907 ..." under "Net sales by
+category:". No single sentence carries the question's words, so the verifier (rightly) takes no
+sentence as support, and the small model, reading bare rows, picks the wrong column or another
+row. Here the row is read as the table prints it: its label, the heading above it (the row's
+parent) and the table's own heading name what it is; the column heading names the period. A
+figure is given only when
+
+- the row's label, parent and table heading carry what was asked (``carries_concept``, the
+  verifier's rule, over the question's concept without its period words, which the column
+  answers, and without words the page never prints, which no label of it can hold), the
+  label itself names part of it, and every measure the question names ("revenue", "operating
+  income") is among them;
+- the column is the asked period's: the asked length (a quarter, nine months, a year) ending at
+  the filing's own period end, or in the asked year;
+- no other row of the pages qualifies as well with another figure.
+
+The cells are assigned to columns by their printed position (``statements.extract.period_tables``,
+which needs the page's character boxes), so a change or percent column between the periods is
+never read as a period's figure. The answer quotes the row and its column heading, exact text of
+the page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_rag.core.domain.measures import MEASURE_WORDS, is_count_label
+from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.lexical import tokenize
+from desktop_rag.core.pdf import PageText, extract_page, open_pdf
+from desktop_rag.core.query import format_figure
+from desktop_rag.core.statements.answer import months_asked
+from desktop_rag.core.statements.extract import PeriodTable, period_tables
+from desktop_rag.core.statements.model import Period, Row
+from desktop_rag.core.types import Citation, Document
+from desktop_rag.core.verify import Passage, asks_for_explanation, carries_concept
+
+log = logging.getLogger(__name__)
+
+# Words of the period a column heading answers ("nine months", "first quarter", "fiscal year"):
+# no row label prints them, so they are no part of what a row must name.
+_PERIOD_WORDS = frozenset(tokenize(
+    "one two three four six nine twelve month months week weeks quarter quarters year years first second third "
+    "fourth half fiscal ended ending ytd date q1 q2 q3 q4 fy annual quarterly period periods"))
+# The measures a question may name, as the tokenizer reads them ("net sales" -> revenue,
+# "operating income" -> opincome): a row of another measure is no answer, however well its
+# label names the segment asked.
+_MEASURE_TOKENS = frozenset(tokenize(" ".join(MEASURE_WORDS))) | frozenset(
+    ("revenue", "netincome", "opincome", "grossmargin", "opcashflow", "fcf", "capex", "cogs", "opex", "eps",
+     "buyback", "sbc", "dna", "rnd", "sga", "etr"))
+# a word written with a capital anywhere: "Services", "Intelligent", "iPhone", "AWS"
+_CAPITALISED = re.compile(r"(?<![\w'’])[a-z]*[A-Z][\w&'’.-]*")
+# "Did Amazon buy back any stock ...?": a yes or no, which a bare figure does not say
+_YES_NO_QUESTION = re.compile(r"^\s*(?:did|does|do|is|was|were|has|have|had|are|can|will|would)\b", re.I)
+# the filing's period end and a column's may differ by a few days (52/53-week calendars)
+_SAME_END_DAYS = 7
+
+
+@dataclass
+class RowAnswer:
+    """A figure read off a table row: the answer's text and its quotes (the row, then its
+    column heading), with the row and period it came from."""
+
+    text: str
+    citations: list[Citation]
+    row: Row
+    period: Period
+    value: float
+
+
+@dataclass
+class _Candidate:
+    named: float  # the share of what was asked the row's label and parent name (idf-weighted)
+    extra: int  # words of the row's label and parent the question does not use ("percentage")
+    with_heading: float  # the share with the table's heading
+    label_terms: int
+    value: float
+    table: PeriodTable
+    row: Row
+    period: Period
+    passage: Passage
+    wanted: set[str]
+
+
+    @property
+    def rank(self) -> tuple[float, int, float, int]:
+        return -self.named, self.extra, -self.with_heading, -self.label_terms
+
+
+def _share(present: set[str], wanted: set[str], idf: dict[str, float] | None) -> float:
+    weights = {t: max(0.1, (idf or {}).get(t, 1.0)) for t in wanted}
+    return round(sum(weights[t] for t in present) / sum(weights.values()), 6)
+
+
+BoxedPage = Callable[[Document, int, str], PageText | None]
+
+
+def boxed_page(doc: Document, page: int, text: str) -> PageText | None:
+    """The page read again from its PDF with character boxes, if the file is still where it
+    was ingested from and gives the same canonical text as the stored page (else None: a
+    moved or changed file gives no boxes, and the retry no table)."""
+    path = Path(doc.path)
+    if not path.is_file():
+        return None
+    try:
+        pdf = open_pdf(path)
+    except Exception as exc:  # a moved, locked or broken file: no boxes, no table
+        log.debug("no boxes for %s: %s", doc.file_name, exc)
+        return None
+    try:
+        if not 1 <= page <= pdf.page_count:
+            return None
+        got = extract_page(pdf[page - 1], with_boxes=True)
+    except Exception as exc:
+        log.debug("no boxes for %s p.%d: %s", doc.file_name, page, exc)
+        return None
+    finally:
+        pdf.close()
+    return got if got.text == text else None
+
+
+def table_row_answer(question: str, concept: set[str], passages: list[Passage],
+                     idf: dict[str, float] | None, page_of: BoxedPage = boxed_page) -> RowAnswer | None:
+    """The asked figure from a table row of the passages' pages (see the module's docstring),
+    or None when no row names what was asked in the asked period's column, or two rows do
+    with different figures. ``passages``: the asked company's, best first."""
+    if not concept or asks_for_explanation(question) or _YES_NO_QUESTION.match(question):
+        return None
+    question_terms = set(tokenize(question))
+    asked_measures = question_terms & _MEASURE_TOKENS
+    # what the question names with capitals ("Intelligent Cloud", "Greater China", "Services"): the
+    # subject a row must name itself, never through its table's heading or another page's words
+    subject = concept & set(tokenize(" ".join(_CAPITALISED.findall(question))))
+    pages: dict[tuple[str, int], Passage] = {}
+    for p in passages:
+        if p.page:
+            pages.setdefault((p.hit.chunk.doc_id, p.hit.chunk.page), p)
+    printed = set().union(*(tokenize(p.page) for p in pages.values())) if pages else set()
+    # what a row must name: the concept less the period's words (the column answers them) and
+    # less the question's own words that none of the pages prints ("covered", "sell"): no label
+    # holds them. A word one of the pages prints stays asked of every page's rows.
+    wanted = {t for t in concept if t not in _PERIOD_WORDS and (t in printed or t in subject)}
+    if not wanted or not asked_measures <= printed:
+        return None
+    # the most distinctive of it ("services", "intelligent") is the row's own, never only the
+    # table heading's ("Products and Services Performance" over "Total net sales")
+    top = max(wanted, key=lambda t: (max(0.1, (idf or {}).get(t, 1.0)), t))
+    candidates: list[_Candidate] = []
+    for p in pages.values():
+        page = page_of(p.hit.doc, p.hit.chunk.page, p.page)
+        if page is None:
+            continue
+        for table in period_tables(page):
+            period = _asked_period(question, p.hit.doc, table.statement.periods)
+            if period is None:
+                continue
+            heading = set(tokenize(table.statement.title))
+            for row in table.statement.rows:
+                cell = row.cell_for(period.end, period.months)
+                if cell is None or cell.value is None:
+                    continue
+                label = set(tokenize(row.label))
+                named = label | set(tokenize(row.parent))
+                context = named | heading
+                # the measure is the row's own (its label or the heading above it): a table
+                # introduced as "Segment revenue and operating income" holds both measures' rows
+                if not label & wanted or top not in named or not (asked_measures | subject) <= named:
+                    continue
+                if not carries_concept(sorted(context), wanted, idf):
+                    continue
+                candidates.append(_Candidate(_share(wanted & named, wanted, idf), len(named - question_terms),
+                                             _share(wanted & context, wanted, idf),
+                                             len(label & wanted), cell.value, table, row, period, p, wanted))
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: c.rank)
+    best = candidates[0]
+    rivals = [c for c in candidates[1:] if c.rank == best.rank]
+    if any(c.value != best.value for c in rivals):
+        return None  # two rows name it as well, with different figures: no guess
+    return _answer(best)
+
+
+def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period | None:
+    """The column of the asked period: the asked length (``months_asked``; a table of
+    instants answers at its dates) ending at the filing's own period end when the question
+    names no other year, else ending in the one year it names."""
+    months = months_asked(question, doc.meta.form_type)
+    cols = [p for p in periods if p.months == months] or [p for p in periods if p.months == 0]
+    if not cols:
+        return None
+    found = find_periods(question)
+    dates = {m.date for m in found.mentions if m.date}
+    if dates:
+        on = [p for p in cols if any(abs((dt.date.fromisoformat(p.end) - d).days) <= _SAME_END_DAYS for d in dates)]
+        return on[0] if len({p.end for p in on}) == 1 else None
+    years = {m.year for m in found.mentions if m.year}
+    if len(years) > 1:
+        return None  # several years asked: a comparison or a trend, not one figure
+    own_end = doc.meta.period_end
+    own_years = {doc.meta.fiscal_year, int(own_end[:4]) if own_end[:4].isdigit() else None} - {None}
+    if own_end and (not years or years & own_years):
+        end = dt.date.fromisoformat(own_end)
+        on = [p for p in cols if abs((dt.date.fromisoformat(p.end) - end).days) <= _SAME_END_DAYS]
+        if on:
+            return on[0]
+    if years:
+        on = [p for p in cols if p.year in years]
+        return on[0] if len({p.end for p in on}) == 1 else None
+    return None
+
+
+def _period_name(p: Period) -> str:
+    end = dt.date.fromisoformat(p.end)
+    day = f"{end:%B} {end.day}, {end.year}"
+    if p.months == 0:
+        return f"as of {day}"
+    length = {3: "three months", 6: "six months", 9: "nine months", 12: "year"}.get(p.months, f"{p.months} months")
+    return f"{length} ended {day}"
+
+
+def _figure(row: Row, value: float, scale: str, money: bool) -> str:
+    if row.unit == "percent":
+        return format_figure(value, "percent")
+    if row.unit == "per_share":
+        return format_figure(value, "", 2, "USD")
+    if row.unit == "shares" or is_count_label(row.label):
+        return format_figure(value, scale if scale in ("thousands", "millions", "billions") else "")
+    return format_figure(value, scale if scale in ("thousands", "millions", "billions") else "", None,
+                         "USD" if money else "")
+
+
+def _answer(c: _Candidate) -> RowAnswer:
+    st = c.table.statement
+    page_text = c.passage.page
+    row_quote = page_text[c.row.span[0]:c.row.span[1]]
+    table_text = page_text[c.table.header[0]:c.row.span[1]]
+    money = "$" in table_text or st.scale in ("thousands", "millions", "billions")
+    # the heading above the row when it names part of what was asked ("Intelligent Cloud (Revenue)")
+    parent_names = bool(set(tokenize(c.row.parent)) & c.wanted - set(tokenize(c.row.label)))
+    what = c.row.label + (f" ({c.row.parent})" if parent_names else "")
+    text = f"{what}: {_figure(c.row, c.value, st.scale, money)} in the {_period_name(c.period)}"
+    # the same length a year earlier, as the table prints it beside: the comparison an analyst reads next
+    prior = next((p for p in st.periods if p.months == c.period.months and p.end < c.period.end
+                  and 350 <= (dt.date.fromisoformat(c.period.end) - dt.date.fromisoformat(p.end)).days <= 380), None)
+    before = c.row.cell_for(prior.end, prior.months) if prior is not None else None
+    if prior is not None and before is not None and before.value is not None:
+        text += f" ({_figure(c.row, before.value, st.scale, money)} in the {_period_name(prior)})"
+    hit = c.passage.hit
+    chunk = hit.chunk
+    cites = [Citation(chunk.doc_id, hit.doc.file_name, chunk.page, row_quote, c.row.span[0], chunk.chunk_id),
+             Citation(chunk.doc_id, hit.doc.file_name, chunk.page, page_text[c.table.header[0]:c.table.header[1]],
+                      c.table.header[0], chunk.chunk_id)]
+    return RowAnswer(text + ".", cites, c.row, c.period, c.value)

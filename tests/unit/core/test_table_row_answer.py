@@ -1,0 +1,123 @@
+"""The table-row retry on real MD&A pages: the bundled Apple Q3 2023 10-Q, and Microsoft's
+segment table (change columns between the periods) from ../shared when present."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.lexical import tokenize
+from desktop_rag.core.pdf import PageText, extract_page, open_pdf
+from desktop_rag.core.table_row_answer import table_row_answer
+from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+from desktop_rag.core.verify import Passage
+
+REPO = Path(__file__).resolve().parents[3]
+APPLE = REPO / "corpus" / "2023 Q3 AAPL.pdf"
+SEC10Q = next((p / "shared" / "data" / "sec10q" / "pdfs" for p in REPO.parents
+               if (p / "shared" / "data" / "sec10q" / "pdfs").is_dir()), REPO.parent / "shared")
+APPLE_META = DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3,
+                          period_end="2023-07-01")
+MSFT_META = DocumentMeta(company="Microsoft Corporation", ticker="MSFT", form_type="10-Q", fiscal_year=2023,
+                         fiscal_quarter=3, period_end="2023-03-31")
+
+
+def _pages(path: Path, numbers: list[int]) -> dict[int, PageText]:
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        return {n: extract_page(pdf[n - 1], with_boxes=True) for n in numbers}
+    finally:
+        pdf.close()
+
+
+def _passages(path: Path, meta: DocumentMeta, pages: dict[int, PageText]) -> list[Passage]:
+    doc = Document(doc_id=path.name, file_name=path.name, path=str(path), pages=0, meta=meta)
+    out = []
+    for i, (n, page) in enumerate(pages.items()):
+        chunk = Chunk(i, doc.doc_id, i, n, 0, len(page.text), page.text, kind="table")
+        out.append(Passage(Hit(chunk, doc, 1.0), 0, len(page.text), page.text, page.text))
+    return out
+
+
+# the library's idf as the engine passes it: common filing words weigh little, names much
+_COMMON = {"revenue": 1.25, "segment": 2.4, "service": 1.25, "grossmargin": 2.0, "opincome": 1.8, "sell": 3.6}
+
+
+def _ask(question: str, concept: str, passages: list[Passage], pages: dict[int, PageText]):
+    """The retry as the engine runs it (``concept``: the question's evidence terms, as words)."""
+    terms = set(tokenize(concept))
+    idf = {t: _COMMON.get(t, 4.0) for t in terms}
+    return table_row_answer(question, terms, passages, idf,
+                            page_of=lambda doc, n, text: pages[n] if pages[n].text == text else None)
+
+
+@pytest.fixture(scope="module")
+def apple() -> tuple[list[Passage], dict[int, PageText]]:
+    pages = _pages(APPLE, [18, 19, 20])
+    return _passages(APPLE, APPLE_META, pages), pages
+
+
+def test_a_category_row_under_its_heading_in_the_asked_quarter(apple) -> None:
+    passages, pages = apple
+    out = _ask("Apple Q3 2023: Services net sales and YoY growth?", "services net sales", passages, pages)
+    assert out is not None
+    assert out.value == 21213  # the quarter's column, not the nine months' (62,886)
+    assert out.text.startswith("Services (Net sales by category): $21,213 million in the three months ended July 1, 2023")
+    assert "$19,604 million in the three months ended June 25, 2022" in out.text
+    row, header = out.citations
+    assert row.quote == "Services 21,213 19,604 8 % 62,886 58,941 7 %"
+    assert pages[19].text[row.char_start:row.char_start + len(row.quote)] == row.quote
+    assert header.quote.startswith("Three Months Ended Nine Months Ended") and header.quote.endswith("Change")
+
+
+def test_the_asked_length_picks_the_column(apple) -> None:
+    passages, pages = apple
+    out = _ask("What were Apple's Greater China net sales for the first nine months of fiscal 2023?",
+               "greater china net sales", passages, pages)
+    assert out is not None and out.value == 57475
+    assert "nine months ended July 1, 2023" in out.text
+
+
+def test_a_row_of_the_asked_measure_not_another(apple) -> None:
+    passages, pages = apple
+    out = _ask("Apple Q3 2023 Services gross margin?", "services gross margin", passages, pages)
+    assert out is not None and out.value == 14965  # not Services net sales (21,213)
+
+
+def test_no_figure_for_what_no_row_names(apple) -> None:
+    passages, pages = apple
+    # a product the tables do not list is not answered with a total (or another product)
+    assert _ask("How much did Apple's Vision Pro sell in Q3 2023?", "vision pro sell", passages, pages) is None
+    # nor a segment whose table was not retrieved, by the total of another table on the pages
+    only_categories = [p for p in passages if p.hit.chunk.page == 19]
+    assert _ask("What were Apple's Greater China net sales in Q3 2023?", "greater china net sales",
+                only_categories, pages) is None
+    # why a figure moved is not a figure
+    assert _ask("What drove Apple's Services net sales in Q3 2023?", "services net sales", passages, pages) is None
+    # several years asked: a comparison, not one column
+    assert _ask("Apple Services net sales in 2022 and 2023?", "services net sales", passages, pages) is None
+
+
+def test_no_boxes_no_table(apple) -> None:
+    passages, _ = apple
+    got = table_row_answer("Apple Q3 2023: Services net sales?", set(tokenize("services net sales")), passages, None,
+                           page_of=lambda doc, n, text: None)
+    assert got is None
+
+
+def test_change_columns_between_periods_are_skipped_and_ties_refused() -> None:
+    path = SEC10Q / "2023 Q2 MSFT.pdf"
+    pages = _pages(path, [38])
+    passages = _passages(path, MSFT_META, pages)
+    out = _ask("Microsoft Q2 2023: Intelligent Cloud segment revenue and YoY growth?",
+               "intelligent cloud segment revenue", passages, pages)
+    assert out is not None and out.value == 22081  # "16%" (the change column) is no period's figure
+    assert out.text.startswith("Intelligent Cloud (Revenue): $22,081 million in the three months ended March 31, 2023")
+    op = _ask("Microsoft Intelligent Cloud operating income, nine months to March 2023?",
+              "intelligent cloud operating income", passages, pages)
+    assert op is not None and op.value == 27358
+    # the segment without a measure: its revenue and its operating income name it alike
+    assert _ask("Microsoft Intelligent Cloud segment in Q2 2023?", "intelligent cloud segment", passages, pages) is None
