@@ -40,7 +40,7 @@ from desktop_rag.core.pdf import PageText, extract_page, open_pdf
 from desktop_rag.core.query import format_figure
 from desktop_rag.core.statements.answer import months_asked
 from desktop_rag.core.statements.extract import PeriodTable, period_tables
-from desktop_rag.core.statements.model import Period, Row
+from desktop_rag.core.statements.model import Cell, Period, Row
 from desktop_rag.core.types import Citation, Document
 from desktop_rag.core.verify import Passage, asks_for_explanation, carries_concept
 
@@ -59,6 +59,7 @@ _MEASURE_TOKENS = frozenset(tokenize(" ".join(MEASURE_WORDS))) | frozenset(
      "buyback", "sbc", "dna", "rnd", "sga", "etr"))
 # a word written with a capital anywhere: "Services", "Intelligent", "iPhone", "AWS"
 _CAPITALISED = re.compile(r"(?<![\w'’])[a-z]*[A-Z][\w&'’.-]*")
+_TOTAL_WORDS = frozenset(tokenize("total totals net")) | {"total"}
 # "Did Amazon buy back any stock ...?": a yes or no, which a bare figure does not say
 _YES_NO_QUESTION = re.compile(r"^\s*(?:did|does|do|is|was|were|has|have|had|are|can|will|would)\b", re.I)
 # the filing's period end and a column's may differ by a few days (52/53-week calendars)
@@ -80,7 +81,7 @@ class RowAnswer:
 @dataclass
 class _Candidate:
     named: float  # the share of what was asked the row's label and parent name (idf-weighted)
-    extra: int  # words of the row's label and parent the question does not use ("percentage")
+    extra: int  # words of the row's label and parent, and its table's total, the question does not use
     with_heading: float  # the share with the table's heading
     label_terms: int
     value: float
@@ -89,6 +90,7 @@ class _Candidate:
     period: Period
     passage: Passage
     wanted: set[str]
+    question: str
 
 
     @property
@@ -163,7 +165,17 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
             period = _asked_period(question, p.hit.doc, table.statement.periods)
             if period is None:
                 continue
-            heading = set(tokenize(table.statement.title))
+            rows = table.statement.rows
+            heading = set(tokenize(f"{table.statement.title} {page.text[table.header[0]:table.header[1]]}"))
+            # a table of one measure may name it only in its heading or its total ("The following
+            # table presents segment net sales": "Optical Communications 5,023 4,349"; "Total
+            # revenue"), a table of several never
+            measures = set().union(*(set(tokenize(f"{r.label} {r.parent}")) & _MEASURE_TOKENS for r in rows))
+            one_measure = asked_measures <= heading | measures and measures <= asked_measures
+            # its total names what the table adds up: "Total subscription revenue" is a part of the
+            # revenue asked, not the revenue ("subscription" is not asked)
+            totals = set().union(*(set(tokenize(r.label)) for r in rows if r.label.lower().startswith("total")))
+            other_total = len(totals - question_terms - _TOTAL_WORDS - _PERIOD_WORDS)
             for row in table.statement.rows:
                 cell = row.cell_for(period.end, period.months)
                 if cell is None or cell.value is None:
@@ -173,13 +185,16 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
                 context = named | heading
                 # the measure is the row's own (its label or the heading above it): a table
                 # introduced as "Segment revenue and operating income" holds both measures' rows
-                if not label & wanted or top not in named or not (asked_measures | subject) <= named:
+                if not label & wanted or top not in named or not subject <= named or not (
+                        asked_measures <= named or (one_measure and not other_total)):
                     continue
                 if not carries_concept(sorted(context), wanted, idf):
                     continue
-                candidates.append(_Candidate(_share(wanted & named, wanted, idf), len(named - question_terms),
+                candidates.append(_Candidate(_share(wanted & named, wanted, idf),
+                                             len(named - question_terms) + other_total,
                                              _share(wanted & context, wanted, idf),
-                                             len(label & wanted), cell.value, table, row, period, p, wanted))
+                                             len(label & wanted), cell.value, table, row, period, p, wanted,
+                                             question))
     if not candidates:
         return None
     candidates.sort(key=lambda c: c.rank)
@@ -204,10 +219,12 @@ def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period
         on = [p for p in cols if any(abs((dt.date.fromisoformat(p.end) - d).days) <= _SAME_END_DAYS for d in dates)]
         return on[0] if len({p.end for p in on}) == 1 else None
     years = {m.year for m in found.mentions if m.year}
-    if len(years) > 1:
-        return None  # several years asked: a comparison or a trend, not one figure
     own_end = doc.meta.period_end
     own_years = {doc.meta.fiscal_year, int(own_end[:4]) if own_end[:4].isdigit() else None} - {None}
+    if len(years) > 1 and not (years & own_years and all(any(p.year == y for p in cols) for y in years)):
+        return None  # several years asked, not all printed beside the filing's own: a trend, not a row
+    if len(years) > 1:
+        years = years & own_years  # the filing's own year; the earlier ones are shown beside it
     if own_end and (not years or years & own_years):
         end = dt.date.fromisoformat(own_end)
         on = [p for p in cols if abs((dt.date.fromisoformat(p.end) - end).days) <= _SAME_END_DAYS]
@@ -221,22 +238,27 @@ def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period
 
 def _period_name(p: Period) -> str:
     end = dt.date.fromisoformat(p.end)
+    if not re.search(r"[A-Za-z]+\s+\d{1,2},", p.label):  # "Fiscal 2015": no day printed, none claimed
+        return f"in fiscal {p.year}" if p.months == 12 else f"in {p.months} months of {p.year}"
     day = f"{end:%B} {end.day}, {end.year}"
     if p.months == 0:
         return f"as of {day}"
     length = {3: "three months", 6: "six months", 9: "nine months", 12: "year"}.get(p.months, f"{p.months} months")
-    return f"{length} ended {day}"
+    return f"in the {length} ended {day}"
 
 
-def _figure(row: Row, value: float, scale: str, money: bool) -> str:
+def _figure(row: Row, cell: Cell, scale: str, money: bool) -> str:
+    """The cell as an analyst reads it, with the decimals printed: "$3,095.2 million"."""
+    value = cell.value or 0.0
+    decimals = len(m.group(1)) if (m := re.search(r"\.(\d+)", cell.text)) else 0
+    scaled = scale if scale in ("thousands", "millions", "billions") else ""
     if row.unit == "percent":
-        return format_figure(value, "percent")
+        return format_figure(value, "percent", decimals)
     if row.unit == "per_share":
-        return format_figure(value, "", 2, "USD")
+        return format_figure(value, "", max(2, decimals), "USD")
     if row.unit == "shares" or is_count_label(row.label):
-        return format_figure(value, scale if scale in ("thousands", "millions", "billions") else "")
-    return format_figure(value, scale if scale in ("thousands", "millions", "billions") else "", None,
-                         "USD" if money else "")
+        return format_figure(value, scaled, decimals)
+    return format_figure(value, scaled, decimals, "USD" if money else "")
 
 
 def _answer(c: _Candidate) -> RowAnswer:
@@ -248,13 +270,21 @@ def _answer(c: _Candidate) -> RowAnswer:
     # the heading above the row when it names part of what was asked ("Intelligent Cloud (Revenue)")
     parent_names = bool(set(tokenize(c.row.parent)) & c.wanted - set(tokenize(c.row.label)))
     what = c.row.label + (f" ({c.row.parent})" if parent_names else "")
-    text = f"{what}: {_figure(c.row, c.value, st.scale, money)} in the {_period_name(c.period)}"
-    # the same length a year earlier, as the table prints it beside: the comparison an analyst reads next
-    prior = next((p for p in st.periods if p.months == c.period.months and p.end < c.period.end
-                  and 350 <= (dt.date.fromisoformat(c.period.end) - dt.date.fromisoformat(p.end)).days <= 380), None)
-    before = c.row.cell_for(prior.end, prior.months) if prior is not None else None
-    if prior is not None and before is not None and before.value is not None:
-        text += f" ({_figure(c.row, before.value, st.scale, money)} in the {_period_name(prior)})"
+    cell = c.row.cell_for(c.period.end, c.period.months)
+    assert cell is not None
+    text = f"{what}: {_figure(c.row, cell, st.scale, money)} {_period_name(c.period)}"
+    # the earlier years asked, else the same length a year earlier, as the table prints them beside
+    asked_years = {m.year for m in find_periods(c.question).mentions if m.year} - {c.period.year}
+    earlier = [p for p in st.periods if p.months == c.period.months and p.end < c.period.end and (
+        p.year in asked_years if asked_years else
+        350 <= (dt.date.fromisoformat(c.period.end) - dt.date.fromisoformat(p.end)).days <= 380)]
+    shown = []
+    for p in earlier:
+        before = c.row.cell_for(p.end, p.months)
+        if before is not None and before.value is not None:
+            shown.append(f"{_figure(c.row, before, st.scale, money)} {_period_name(p)}")
+    if shown:
+        text += f" ({'; '.join(shown)})"
     hit = c.passage.hit
     chunk = hit.chunk
     cites = [Citation(chunk.doc_id, hit.doc.file_name, chunk.page, row_quote, c.row.span[0], chunk.chunk_id),

@@ -899,6 +899,7 @@ _OPENING_BALANCE = re.compile(
 # "% change", "21 vs. 20", "Increase (Decrease)") and currency/percent signs.
 _COLUMN_WORDS = frozenset({"change", "changes", "percent", "percentage", "vs", "vs.", "versus", "variance",
                            "increase", "decrease", "(decrease)", "increase/(decrease)", "fiscal", "and", "$", "%"})
+_FISCAL_YEARS = re.compile(r"\bfiscal\b", re.I)
 _YEAR_TOKEN = re.compile(r"^(?:fy|fiscal)?'?((?:19|20)\d\d)$", re.I)
 
 
@@ -959,8 +960,15 @@ def period_tables(page: PageText) -> list[PeriodTable]:
         h0 = i
         while h0 > 0 and i - h0 < 4 and _column_heading(lines[h0 - 1]):
             h0 -= 1
-        year_line = _ParsedLine(lines[i], "", (lines[i].start, lines[i].start), [])
-        header = _parse_header([lines[k] for k in range(h0, i + 1)], "segment", year_line)
+        # the years alone: "2015-2014" (a change column's heading) holds no column's year
+        only_years = _Line(" ".join(t.text for t in years), lines[i].start, lines[i].index)
+        year_line = _ParsedLine(only_years, "", (lines[i].start, lines[i].start), [])
+        header_lines = [lines[k] for k in range(h0, i + 1)]
+        header = _parse_header(header_lines, "segment", year_line)
+        if header is None and _FISCAL_YEARS.search(" ".join(ln.text for ln in header_lines)):
+            # "Fiscal Fiscal Fiscal % Change" over "2015 2014 2013 2015-2014": years, as a
+            # statement's bare year columns are
+            header = _parse_header(header_lines, "income", year_line)
         anchors = [_right_edge(page, t.start, t.end) for t in years]
         if header is None or len(header.periods) != len(years) or any(a is None for a in anchors):
             i += 1
