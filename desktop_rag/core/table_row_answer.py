@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_rag.core.domain.measures import MEASURE_WORDS, is_count_label
+from desktop_rag.core.domain.numbers import nearest_scale
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.pdf import PageText, extract_page, open_pdf
@@ -59,6 +60,12 @@ _MEASURE_TOKENS = frozenset(tokenize(" ".join(MEASURE_WORDS))) | frozenset(
      "buyback", "sbc", "dna", "rnd", "sga", "etr"))
 # a word written with a capital anywhere: "Services", "Intelligent", "iPhone", "AWS"
 _CAPITALISED = re.compile(r"(?<![\w'’])[a-z]*[A-Z][\w&'’.-]*")
+# measures a heading names by their own term (the tokenizer's aliases), not the generic words
+# every table of amounts uses ("expense", "cost")
+_NAMED_MEASURES = frozenset(("revenue", "netincome", "opincome", "grossmargin", "opcashflow", "fcf", "capex", "cogs",
+                             "opex", "eps", "buyback", "sbc", "dna", "rnd", "sga", "etr", "dividend", "impairment"))
+_PERCENT_TABLE = re.compile(r"\b(?:percent(?:age)?s?\s+of|as\s+a\s+(?:percent(?:age)?|share)\b)", re.I)
+_PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\brate\b|\bshare\s+of\b|\bas\s+a\s+share\b", re.I)
 _TOTAL_WORDS = frozenset(tokenize("total totals net")) | {"total"}
 # "Did Amazon buy back any stock ...?": a yes or no, which a bare figure does not say
 _YES_NO_QUESTION = re.compile(r"^\s*(?:did|does|do|is|was|were|has|have|had|are|can|will|would)\b", re.I)
@@ -138,6 +145,8 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     if not concept or asks_for_explanation(question) or _YES_NO_QUESTION.match(question):
         return None
     question_terms = set(tokenize(question))
+    percent_asked = bool(_PERCENT_ASKED.search(question))
+    margin_asked = bool(re.search(r"\bmargins?\b", question, re.I))  # an amount or a percentage, as filers print it
     asked_measures = question_terms & _MEASURE_TOKENS
     # what the question names with capitals ("Intelligent Cloud", "Greater China", "Services"): the
     # subject a row must name itself, never through its table's heading or another page's words
@@ -176,10 +185,19 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
             # revenue asked, not the revenue ("subscription" is not asked)
             totals = set().union(*(set(tokenize(r.label)) for r in rows if r.label.lower().startswith("total")))
             other_total = len(totals - question_terms - _TOTAL_WORDS - _PERIOD_WORDS)
+            # a heading naming a measure no row does ("include stock-based compensation expense, as
+            # follows": "Research and development 524") makes every row a part of that measure
+            if (heading & _NAMED_MEASURES) - asked_measures - measures:
+                continue
+            # "certain items ... expressed as a percentage of revenue": shares, not the amounts
+            in_percent = bool(_PERCENT_TABLE.search(table.statement.title))
             for row in table.statement.rows:
                 cell = row.cell_for(period.end, period.months)
                 if cell is None or cell.value is None:
                     continue
+                shares = in_percent or row.unit == "percent"
+                if (shares and not (percent_asked or margin_asked)) or (percent_asked and not shares):
+                    continue  # a share for an amount asked, or an amount for a share
                 label = set(tokenize(row.label))
                 named = label | set(tokenize(row.parent))
                 context = named | heading
@@ -266,13 +284,15 @@ def _answer(c: _Candidate) -> RowAnswer:
     page_text = c.passage.page
     row_quote = page_text[c.row.span[0]:c.row.span[1]]
     table_text = page_text[c.table.header[0]:c.row.span[1]]
-    money = "$" in table_text or st.scale in ("thousands", "millions", "billions")
+    # the table's scale note, else the nearest above the row ("($ in millions)" under the years)
+    scale = st.scale if st.scale != "units" else (nearest_scale(page_text[:c.row.span[0]]) or "units")
+    money = "$" in table_text or scale in ("thousands", "millions", "billions")
     # the heading above the row when it names part of what was asked ("Intelligent Cloud (Revenue)")
     parent_names = bool(set(tokenize(c.row.parent)) & c.wanted - set(tokenize(c.row.label)))
     what = c.row.label + (f" ({c.row.parent})" if parent_names else "")
     cell = c.row.cell_for(c.period.end, c.period.months)
     assert cell is not None
-    text = f"{what}: {_figure(c.row, cell, st.scale, money)} {_period_name(c.period)}"
+    text = f"{what}: {_figure(c.row, cell, scale, money)} {_period_name(c.period)}"
     # the earlier years asked, else the same length a year earlier, as the table prints them beside
     asked_years = {m.year for m in find_periods(c.question).mentions if m.year} - {c.period.year}
     earlier = [p for p in st.periods if p.months == c.period.months and p.end < c.period.end and (
@@ -282,7 +302,7 @@ def _answer(c: _Candidate) -> RowAnswer:
     for p in earlier:
         before = c.row.cell_for(p.end, p.months)
         if before is not None and before.value is not None:
-            shown.append(f"{_figure(c.row, before, st.scale, money)} {_period_name(p)}")
+            shown.append(f"{_figure(c.row, before, scale, money)} {_period_name(p)}")
     if shown:
         text += f" ({'; '.join(shown)})"
     hit = c.passage.hit
