@@ -23,6 +23,7 @@ from desktop_rag.core.domain.companies import (
     lower_case_head,
     lower_case_name,
     lower_case_owner,
+    named_company_at_start,
     names_in,
     near_spelling,
     proper_names,
@@ -383,7 +384,7 @@ def _aliases_of(company: str, names: set[str]) -> set[str]:
 
 def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
                  labels: frozenset[str] = frozenset(), printed_lower: Collection[str] = frozenset(),
-                 library_labels: Collection[str] = frozenset()) -> str:
+                 library_labels: Collection[str] = frozenset(), companies_named: Mapping[str, str] | None = None) -> str:
     """The company a follow-up names: a library name, or, when the whole rest of a bare
     follow-up is one proper name ("Same for AMD"), that name (the gate then says whether the
     library has its filings), however typed ("and google?", "vs adidas": words no filing of
@@ -400,6 +401,11 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         return own
     # "wells fargo's at the same date?", "ibm's R&D for Q1 2023?": a name typed in lower case as
     # the owner of the figure (also in a chat limited to some filings: a possessive is whose figure)
+    low = q.lower()
+    for printed_name in (companies_named or {}).values():
+        # "under armour's 2018 revenue": a company the filings print with its legal form, as the owner
+        if re.search(rf"(?<![\w&]){re.escape(printed_name.lower())}(?:'s|’s|'|’)(?![\w])", low):
+            return printed_name
     if printed_lower:
         owner = lower_case_owner(q, printed_lower, _FILLER | _TOPIC_WORDS | set(library_labels) | labels)
         if owner and owner.lower() not in labels:
@@ -433,6 +439,13 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         # as typed: "BJ's Wholesale" (a possessive inside the name)
         typed = re.search(r"(?:'s|’s)?\s+".join(map(re.escape, cands[0].split())), q)
         return typed.group(0) if typed else cands[0]
+    # "general dynamics backlog same date": a company the filings print by name with its legal
+    # form, typed in lower case before the measure (or alone)
+    measure_at = measure_phrase(bare)
+    opening = bare[:bare.lower().find(measure_at.lower())].strip(" ,:-") if measure_at else bare
+    listed = named_company_at_start(opening, companies_named or {}) if opening == opening.lower() else ""
+    if listed and listed.lower() not in labels and listed.lower() not in library_labels:
+        return listed
     if printed_lower and bare.lower() not in labels:
         vocabulary = _FILLER | _TOPIC_WORDS | set(library_labels) | labels
         name = lower_case_name(bare, printed_lower, vocabulary)
@@ -603,7 +616,8 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
                      labels: Mapping[str, frozenset[str]] | None = None,
                      name_terms: Iterable[str] = (), calendars: Mapping[str, FiscalCalendar] | None = None,
                      printed_lower: Collection[str] = frozenset(), asides: Sequence[str] = (),
-                     company_of: Mapping[str, str] | None = None, defined: Mapping[str, str] | None = None) -> Rewrite:
+                     company_of: Mapping[str, str] | None = None, defined: Mapping[str, str] | None = None,
+                     companies_named: Mapping[str, str] | None = None) -> Rewrite:
     """Make ``question`` stand alone given the thread's ``previous`` standalone questions.
 
     ``names``: the company names/tickers the library knows (``metadata.company_aliases``);
@@ -619,12 +633,14 @@ def rewrite_followup(question: str, previous: list[str], names: Iterable[str], s
     as a word is a company, "services" is a word); ``asides``: the messages answered from the
     conversation since the latest searched one (``thread_facts``); ``company_of``: each library
     name (lower case) -> its company ("aapl" and "apple" are one); ``defined``: the abbreviations
-    the filings define for another entity (``LibraryTerms.defined``: "AWS" -> "Amazon Web Services").
+    the filings define for another entity (``LibraryTerms.defined``: "AWS" -> "Amazon Web Services");
+    ``companies_named``: other companies the filings print by name with a legal form
+    (``LibraryTerms.companies_named``: "general dynamics" -> "General Dynamics").
 
     A company the library lacks is written as whose figure is asked ("Google's op income
     Q1 2023"), so that the search reads it as the subject and refuses it."""
     out = _rewrite(question, previous, names, scope_company, scope_period, terms, labels, name_terms, calendars,
-                   printed_lower, asides, company_of, defined)
+                   printed_lower, asides, company_of, defined, companies_named)
     if out.absent_company:
         out.standalone = _as_owner(out.standalone, out.absent_company)
     return out
@@ -651,13 +667,13 @@ def _as_owner(text: str, company: str) -> str:
         if at < 0:
             return f"{body.rstrip(' ?')} ({company})?"
         head = re.sub(r"(?i)\bthe\s+$", "", body[:at])  # "the revenue drop" -> "AMD's revenue drop"
-        return f"{head}{company}'s {body[at:]}".rstrip(" ?") + "?"
+        return f"{head}{company}{chr(39) if company.endswith('s') else chr(39) + 's'} {body[at:]}".rstrip(" ?") + "?"
     after, before = text[m.end():], text[:m.start()]
     if re.match(r"['’]", after) or not re.match(r"\s+[A-Za-z0-9]", after) or re.search(
             r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|will|would|can|could|"
             r"vs\.?|versus|than|against|and|or|with|peers?|competitors?|rivals?)\s+$", before):
         return before + _capitalised(m.group(0), company) + after
-    return f"{before}{_capitalised(m.group(0), company)}'s{after}"
+    return f"{before}{_capitalised(m.group(0), company)}{chr(39) if company.endswith('s') else chr(39) + 's'}{after}"
 
 
 def _capitalised(written: str, company: str) -> str:
@@ -669,7 +685,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
              scope_period: str, terms: Mapping[str, str] | None, labels: Mapping[str, frozenset[str]] | None,
              name_terms: Iterable[str], calendars: Mapping[str, FiscalCalendar] | None,
              printed_lower: Collection[str], asides: Sequence[str], company_of: Mapping[str, str] | None,
-             defined: Mapping[str, str] | None = None) -> Rewrite:
+             defined: Mapping[str, str] | None = None, companies_named: Mapping[str, str] | None = None) -> Rewrite:
     """``rewrite_followup`` before a company the library lacks is written as the figure's owner."""
     names = set(names)
     q = _names_as_printed(spell_out_measures(" ".join(question.split())), names, name_terms)
@@ -840,7 +856,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         thread_labels |= (labels or {}).get(n.lower(), frozenset())
     # the terms that identify a library company ("iphone", "aws") are no company it lacks
     new_company = company_here or _new_company(q, names, rest, bool(scope_company), thread_labels, printed_lower,
-                                               set(terms or {}))
+                                               set(terms or {}), companies_named)
     if new_company and not names_in(new_company, names):
         out.absent_company = new_company
     elif not out.absent_company:

@@ -191,7 +191,7 @@ class ConversationSession:
             asides.insert(0, m.question)
         rw = rewrite_followup(text, searched, self.names, company, period, terms.identifying, labels, terms.names,
                               calendars=self.calendars, printed_lower=terms.printed_lower, asides=asides,
-                              company_of=self.company_of, defined=terms.defined)
+                              company_of=self.company_of, defined=terms.defined, companies_named=terms.companies_named)
         answered = len(facts_from(msgs, self.memory.cleared_upto(self.conv_id)))
         # the router reads the message with the library's names as printed ("microsft" -> "Microsoft")
         routed = rw.spelled if rw.spelled and text == question else question

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.measures import FINANCE_ABBREVIATIONS, MEASURE_WORDS, QUALIFIER_WORDS
@@ -364,6 +364,18 @@ def lower_case_head(phrase: str, printed_lower: Collection[str], vocabulary: Col
     words = phrase.split()
     for n in range(min(3, len(words)), 0, -1):
         found = lower_case_name(" ".join(words[:n]), printed_lower, vocabulary)
+        if found:
+            return found
+    return ""
+
+
+def named_company_at_start(phrase: str, named: Mapping[str, str]) -> str:
+    """The company a lower-case phrase opens with, of those the filings print by name with a
+    legal form (``company_terms.LibraryTerms.companies_named``: "general dynamics" ->
+    "General Dynamics"), the longest; "" when none."""
+    words = phrase.lower().split()
+    for n in range(min(4, len(words)), 1, -1):
+        found = named.get(" ".join(words[:n]))
         if found:
             return found
     return ""

@@ -169,6 +169,10 @@ class LibraryTerms:
     # a filing of Netflix): abbreviation as printed -> the entity's name as printed; not one a
     # filer defines for itself or its own segments, nor one defined two ways
     defined: dict[str, str] = field(default_factory=dict)
+    # the names of other companies the filings print with their legal form ("General Dynamics
+    # Corporation", "Under Armour, Inc."), of two words or more: lower case -> as printed
+    # ("general dynamics" -> "General Dynamics"), none a library company's
+    companies_named: dict[str, str] = field(default_factory=dict)
 
 
 # "Amazon Web Services ("AWS")", "Federal Deposit Insurance Corporation (the “FDIC”)": a name and
@@ -207,6 +211,31 @@ def other_entities_defined(pages_by_company: Mapping[str, Iterable[str]],
                     continue
                 found.setdefault(short, set()).add(name)
     return {short: next(iter(names)) for short, names in found.items() if len(names) == 1}
+
+
+# a company's name as printed with its legal form: "General Dynamics Corporation", "Under Armour, Inc."
+_WITH_LEGAL_FORM = re.compile(r"\b((?:[A-Z][\w&'’.-]*[ \t]+){1,3}[A-Z][\w&'’-]*[A-Za-z0-9]),?[ \t]+(?:Inc\.|Incorporated|"
+                              r"Corporation|Company|Co\.|plc|Ltd\.|Limited|Holdings)(?![\w-])")
+
+
+def companies_with_legal_form(pages: Iterable[str], library_names: Iterable[str] = ()) -> dict[str, str]:
+    """The names of two words or more that the filings print with a legal form, other than the
+    library's own companies: lower case -> as printed ("general dynamics" -> "General
+    Dynamics"). A name that opens with a period word ("FY20 NIKE"), runs across a sentence
+    ("Exchange Act. The") or holds a library company's name ("Total NIKE") is none."""
+    own = {" ".join(_words(n)) for n in library_names}
+    out: dict[str, str] = {}
+    for text in pages:
+        for m in _WITH_LEGAL_FORM.finditer(text):
+            name = re.sub(r"^The\s+", "", " ".join(m.group(1).split()))
+            words = _words(name)
+            if len(words) < 2 or is_period_word(words[0]) or re.search(r"\w{2,}\.\s", name):
+                continue
+            low = " ".join(words)
+            if any(re.search(rf"(?<![\w&]){re.escape(o)}(?![\w&])", low) for o in own if o):
+                continue  # "At Foot Locker", "Lockheed Martin": the library's own company
+            out.setdefault(low, name)
+    return out
 
 
 def identifying_terms(pages_by_company: Mapping[str, Iterable[str]]) -> dict[str, str]:
@@ -261,7 +290,11 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
     printed_lower = frozenset().union(*lower.values())
     if len(pages_by_company) < 2:
         return LibraryTerms({}, labels, printed_lower=printed_lower, own_words=own,
-                            defined=other_entities_defined(pages_by_company, labels, printed_lower))
+                            defined=other_entities_defined(pages_by_company, labels, printed_lower),
+                            companies_named=companies_with_legal_form(
+                                (t for pages in pages_by_company.values() for t in pages),
+                                [n for company_names in (aliases or {}).values() for n in company_names]
+                                + list(pages_by_company)))
     for company, counts in prominent.items():
         others = [v for c, v in vocab.items() if c != company]
         for term, n in counts.items():
@@ -290,8 +323,11 @@ def library_terms(pages_by_company: Mapping[str, Iterable[str]],
         if out.get(term, company) in companies:
             out[term] = company
             names.add(term)
+    named = companies_with_legal_form((t for pages in pages_by_company.values() for t in pages),
+                                      [n for company_names in (aliases or {}).values() for n in company_names]
+                                      + list(pages_by_company))
     return LibraryTerms(out, labels, frozenset(names), printed_lower, own,
-                        other_entities_defined(pages_by_company, labels, printed_lower))
+                        other_entities_defined(pages_by_company, labels, printed_lower), named)
 
 
 def companies_by_terms(text: str, terms: Mapping[str, str]) -> set[str]:

@@ -648,3 +648,17 @@ def test_a_count_or_a_mistyped_measure_is_no_subject_of_the_thread_s_measure() -
     for q in ["and paid subscribers?", "and services revnue?"]:
         assert "revenue" not in rewrite_followup(q, prev, NAMES).standalone.replace("revnue", ""), q
     assert "services revenue" in rewrite_followup("and services?", prev, NAMES).standalone
+
+
+def test_a_company_the_filings_print_with_its_legal_form_typed_in_lower_case() -> None:
+    named = {"orbital dynamics": "Orbital Dynamics", "acme rocket works": "Acme Rocket Works"}
+    prev = ["What was Apple's backlog in 2022?"]
+    out = rewrite_followup("orbital dynamics backlog same year", prev, NAMES, printed_lower={"orbital", "dynamics", "same"},
+                           companies_named=named)
+    assert out.absent_company == "Orbital Dynamics" and out.standalone.startswith("Orbital Dynamics' backlog")
+    out = rewrite_followup("acme rocket works's revenue in 2022?", prev, NAMES, printed_lower={"acme", "rocket", "works"},
+                           companies_named=named)
+    assert out.absent_company == "Acme Rocket Works"
+    # the same words not typed as a company's stay the thread's
+    out = rewrite_followup("and market dynamics?", prev, NAMES, printed_lower={"market", "dynamics"}, companies_named=named)
+    assert out.absent_company == ""

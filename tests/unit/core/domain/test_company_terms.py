@@ -116,3 +116,12 @@ def test_a_period_word_a_filing_heads_its_columns_with_identifies_nobody() -> No
     terms = identifying_terms({"CloudCo Inc.": mine, "ChipCo Corporation": other})
     assert terms.get("cloud platform") == "CloudCo Inc."
     assert not {"oct", "ytd", "q3"} & set(terms)
+
+
+def test_other_companies_the_filings_print_with_a_legal_form() -> None:
+    from desktop_rag.core.domain.company_terms import companies_with_legal_form
+    pages = ["Our competitors include Acme Rocket Works, Inc., Orbital Dynamics Corporation and others. "
+             "Total CloudCo Inc. revenue rose. Under the Exchange Act. The Company files reports.",
+             "FY22 CloudCo Corporation"]
+    found = companies_with_legal_form(pages, ["CloudCo Inc.", "CloudCo"])
+    assert found == {"acme rocket works": "Acme Rocket Works", "orbital dynamics": "Orbital Dynamics"}
