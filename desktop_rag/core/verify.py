@@ -20,7 +20,7 @@ from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, content_terms, t
 from desktop_rag.core.library import Library
 from desktop_rag.core.metadata import company_aliases, period_labels, period_match
 from desktop_rag.core.pdf import fold_text, match_form
-from desktop_rag.core.statements.columns import CHANGE, PART, TOTAL, Column, place_row
+from desktop_rag.core.statements.columns import CHANGE, PART, TOTAL, Column, place_row, segment_title
 from desktop_rag.core.types import Citation, Document, Hit
 
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
@@ -493,6 +493,12 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
             cells = [pc for pc in placed if pc.value is not None and number_supported(n, [abs(pc.value)])]
             if not cells:
                 return ""  # the figure is in the row's label ("Notes due 2025"), not a cell
+            part = segment_title(page, row_start)
+            if part and not (content_term_set(part) - _NO_PART_NAME - {"segment", "division"}) & q_terms:
+                # "Paid memberships at end of period 4,787" of the "Domestic DVD Segment" table is
+                # one segment's count, not the company's
+                problems.append(f"figure {n:g} is the {part}'s, a part the question does not name")
+                continue
             if any(_column_answers(pc.column, asked, docs.get(c.doc_id), derived_ok, q_terms) for pc in cells):
                 return ""
             where = cells[0].column

@@ -252,3 +252,28 @@ def read_row(page_text: str, row_start: int, max_lines: int = 80) -> tuple[list[
         return ([PlacedCell(t, v, p, c) for (t, v, p), c in zip(cells, columns, strict=True)],
                 (starts[index], starts[index] + len(lines[index])))
     return None
+
+
+_PART_TITLE = re.compile(r"\b(?:segments?|divisions?)\b", re.I)
+_HEADER_WORDS = re.compile(r"\b(?:ended|months|weeks|quarter|as\s+of|change|total|(?:19|20)\d\d)\b", re.I)
+
+
+def segment_title(page_text: str, row_start: int) -> str:
+    """The title of the table the row belongs to when it names one segment or division of the
+    company ("Domestic DVD Segment" above "As of/ Year Ended December 31, Change"): its rows are
+    that part's figures, not the company's. "" otherwise."""
+    read = read_row(page_text, row_start)
+    if read is None:
+        return ""
+    head_start = read[1][0]
+    lines = page_text[:head_start].split("\n")[:-1]
+    for line in reversed(lines[-4:]):
+        text = line.strip()
+        if not text or scale_of(text):
+            continue
+        if _HEADER_WORDS.search(text) and not _PART_TITLE.search(text):
+            continue  # the header's upper lines ("As of/ Year Ended December 31, Change")
+        if _PART_TITLE.search(text) and len(text.split()) <= 8 and not text.endswith((".", ":")):
+            return text
+        return ""
+    return ""

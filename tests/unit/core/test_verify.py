@@ -481,7 +481,7 @@ def _annual_page(text: str) -> list[Passage]:
 def test_a_figure_from_a_change_column_or_another_year_is_not_the_asked_periods() -> None:
     # the row is right, the column is not: "(1,163)" under "2023 vs. 2022" (and "Net losses"
     # of 2023) is no count of memberships at the end of 2024
-    question = "How many memberships did Acme have at the end of 2024?"
+    question = "How many DVD memberships did Acme have at the end of 2024?"
     concept = {"membership"}
     change = verify_answer("1,163 (in thousands) memberships", [], question, _annual_page(SEGMENT_PAGE), 2,
                            concept=concept)
@@ -494,7 +494,7 @@ def test_a_figure_from_a_change_column_or_another_year_is_not_the_asked_periods(
     assert not prior.ok and "2023" in prior.reason
     # a change is an answer when a change is asked
     decline = verify_answer("Acme's memberships decrease was 863 thousand in 2024.", [],
-                            "How much did Acme's memberships decrease in 2024?", _annual_page(SEGMENT_PAGE), 2,
+                            "How much did Acme's DVD memberships decrease in 2024?", _annual_page(SEGMENT_PAGE), 2,
                             concept=concept)
     assert decline.ok, decline.reason
 
@@ -548,3 +548,14 @@ def test_a_sentence_is_not_cut_after_an_initial_or_an_abbreviation() -> None:
     assert units[0] == "We depend heavily on contracts with the U.S. Government for a substantial portion of our business."
     assert units[1] == "Richard A. Johnson will step down."
     assert units[2] == "The DoD."
+
+
+def test_a_segment_tables_figure_is_not_the_companys() -> None:
+    # the "Domestic DVD Segment" table's paid memberships (4,787) are one segment's, not Acme's
+    question = "How many paid memberships did Acme have at the end of 2024?"
+    concept = {"membership"}
+    part = verify_answer("4,787 (in thousands)", [], question, _annual_page(SEGMENT_PAGE), 2, concept=concept)
+    assert not part.ok and "Domestic DVD Segment" in part.reason, part.reason
+    named = verify_answer("4,787 (in thousands)", [], "How many paid DVD memberships did Acme have at the end of 2024?",
+                          _annual_page(SEGMENT_PAGE), 2, concept=concept)
+    assert named.ok, named.reason

@@ -89,3 +89,14 @@ def test_change_columns_named_by_two_digit_years() -> None:
     assert placed is not None
     assert [(p.text, p.column.kind, p.column.year) for p in placed] == [
         ("5,023", PERIOD, 2024), ("4,349", PERIOD, 2023), ("674", CHANGE, None), ("15%", CHANGE, None)]
+
+
+def test_a_segment_tables_title() -> None:
+    from desktop_rag.core.statements.columns import segment_title
+
+    page = ("Table of Contents\nDomestic DVD Segment\nAs of/ Year Ended December 31, Change\n"
+            "2024 2023 2022 2024 vs. 2023 2023 vs. 2022\n(in thousands, except percentages)\nMemberships:\n"
+            "Paid memberships at end of period 4,787 5,668 6,765 (881) (16)% (1,097) (16)%\n")
+    assert segment_title(page, page.index("Paid")) == "Domestic DVD Segment"
+    statement = "CONSOLIDATED STATEMENTS OF INCOME\n(In millions)\n2024 2023\nNet sales 100 90\n"
+    assert segment_title(statement, statement.index("Net sales")) == ""
