@@ -93,7 +93,7 @@ def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
     if len(q) < 8:
         return None
     for p in passages:
-        i = match_form(p.text).find(q)
+        i = _whole_words_at(match_form(p.text), q)
         if i >= 0:
             a, b = trim_furniture(p.text, i, i + len(q))
             if b - a < 8:
@@ -101,6 +101,20 @@ def locate_quote(quote: str, passages: list[Passage]) -> Citation | None:
             c = p.hit.chunk
             return Citation(c.doc_id, p.hit.doc.file_name, c.page, p.text[a:b], p.start + a, c.chunk_id)
     return None
+
+
+def _whole_words_at(text: str, q: str) -> int:
+    """Where ``q`` occurs in ``text`` starting and ending on word boundaries, else -1: "100
+    employees" is not a quote of "9,100 employees" (the figure would be another)."""
+    i = text.find(q)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        after = text[i + len(q)] if i + len(q) < len(text) else " "
+        cut_number = before in ",." and i >= 2 and text[i - 2].isdigit()
+        if not (before.isalnum() and q[:1].isalnum()) and not (after.isalnum() and q[-1:].isalnum()) and not cut_number:
+            return i
+        i = text.find(q, i + 1)
+    return -1
 
 
 # where a sentence the model was copying ends (split_units has its own, lookahead-based rule)
@@ -334,6 +348,12 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    # "100 employees" over "contribute up to 100% of their pre-tax salary": a figure the answer
+    # states as an amount or a count is not backed by the same digits printed as a percentage
+    shares = [n for n in answer_numbers if not _as_percent(n, text)
+              and not number_supported(n, [v for c in cites for v in _plain_numbers(c.quote)])]
+    if shares:
+        return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in shares)} are quoted only as percentages")
     figures = [n for n in answer_numbers if not is_year(n)]
     if concept and not figures and asks_for_figure(question):
         return Verdict(False, reason="the question asks for a figure, the answer gives none")
@@ -404,7 +424,9 @@ def stated_with_scale(answer: str, cites: list[Citation], passages: list[Passage
         scale = None
         for c in cites:
             page = pages.get((c.doc_id, c.page), "")
-            if page and value in numbers_in(c.quote):
+            # a scale note heads a table: a figure said in a sentence ("up to 100% of their
+            # salary", "$1.2 billion") carries its own unit
+            if page and any(value in numbers_in(line) and is_table_row(line) for line in c.quote.split("\n")):
                 above = page[:c.char_start]
                 note = above[-3000:]
                 per_share = (re.search(r"except\s+(?:for\s+)?per[\s-]share", note, re.I)
@@ -457,6 +479,20 @@ def contradicted_period(answer: str, question: str, cites: list[Citation], passa
         if not years & own:
             return f"the answer's year ({', '.join(map(str, sorted(years)))}) is not the period asked"
     return ""
+
+
+_FIGURE_WITH_PERCENT = re.compile(r"(?<![\w.])[-(]?\$?(\d[\d,]*(?:\.\d+)?)\)?(\s*(?:%|percent\b|per\s+cent\b))?", re.I)
+
+
+def _plain_numbers(text: str) -> list[float]:
+    """The figures of ``text`` not printed as percentages ("100" of "100 units", not of "100%")."""
+    return [float(m.group(1).replace(",", "")) for m in _FIGURE_WITH_PERCENT.finditer(text) if not m.group(2)]
+
+
+def _as_percent(n: float, text: str) -> bool:
+    """``text`` states the figure ``n`` as a percentage somewhere ("up 5%", "12.2 percent")."""
+    return any(m.group(2) and number_supported(n, [float(m.group(1).replace(",", ""))])
+               for m in _FIGURE_WITH_PERCENT.finditer(text))
 
 
 def column_problem(n: float, holders: list[Citation], question: str, answer: str, passages: list[Passage]) -> str:

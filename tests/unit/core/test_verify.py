@@ -559,3 +559,22 @@ def test_a_segment_tables_figure_is_not_the_companys() -> None:
     named = verify_answer("4,787 (in thousands)", [], "How many paid DVD memberships did Acme have at the end of 2024?",
                           _annual_page(SEGMENT_PAGE), 2, concept=concept)
     assert named.ok, named.reason
+
+
+def test_a_count_is_not_backed_by_a_percentage_nor_scaled_by_a_table_note_in_prose() -> None:
+    # "100 (in millions) employees" was verified over "contribute up to 100% of their pre-tax salary"
+    page = ("NOTE 14: Other Employee Benefit Plans\n"
+            "(In millions, except per share amounts)\n"
+            "The Company has a retirement savings plan that allows participating employees in the United States to "
+            "contribute up to 100% of their pre-tax salary.\n"
+            "At year end the Company had approximately 9,100 employees worldwide.\n")
+    question = "How many employees did Acme have at the end of 2024?"
+    wrong = verify_answer("100 employees", [], question, _annual_page(page), 2, concept={"employee"})
+    assert not wrong.ok and "percentages" in wrong.reason, wrong.reason
+    right = verify_answer("Acme had approximately 9,100 employees.", [], question, _annual_page(page), 2,
+                          concept={"employee"})
+    assert right.ok, right.reason
+    assert right.answer == "Acme had approximately 9,100 employees."  # a sentence's figure gets no table scale
+    # nor is "100 employees" a quote of "9,100 employees"
+    assert locate_quote("100 employees", _annual_page(page)) is None
+    assert locate_quote("9,100 employees", _annual_page(page)) is not None
