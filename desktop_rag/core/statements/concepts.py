@@ -86,7 +86,9 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"before (provision for )?income tax",), words=(r"pre-?tax (income|earnings)", r"before (income )?tax")),
     _C("income_tax", "Income tax expense", ("income",), (
         r"^(provision for|\(provision\) benefit for|provision \(benefit\) for) income taxes?$", r"^income tax (expense|provision)( \(benefit\))?$",
-        r"^(provision for|income tax) ", r"^income taxes?$"), exclude=r"before",
+        r"^(provision for|income tax) ", r"^income taxes?$",
+        # Coca-Cola's "Income taxes from continuing operations"
+        r"^income taxes?( \(benefit\))? (from|on) (income from )?continuing operations$"), exclude=r"before",
        words=(r"income tax (expense|provision)", r"tax provision", r"provision for income tax")),
     # printed "(403)" under "Other income (expense)" by some filers: asked about as an amount
     _C("interest_expense", "Interest expense", ("income",), (r"^interest expense(, net)?$", r"^interest expense"),

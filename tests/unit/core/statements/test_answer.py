@@ -414,3 +414,14 @@ def test_goodwill_is_a_balance_sheet_line_item_at_its_date() -> None:
     assert prior is not None and prior.calculation is not None and prior.calculation.result == 67524
     assert not wants_calculation("How much goodwill impairment did Microsoft record in fiscal 2023?")
     assert not wants_calculation("How much goodwill was allocated to the Intelligent Cloud segment?")
+
+
+def test_income_taxes_from_continuing_operations_are_the_tax_expense() -> None:
+    """Coca-Cola's income statement (FY2017 10-K, page 74) prints "Income taxes from continuing
+    operations 5,560": the effective tax rate is 5,560 / 6,742 (income before income taxes),
+    not "Cannot compute: income tax expense not found"."""
+    ko = _statement_pages("COCACOLA_2017_10K.pdf", [74], DocumentMeta(company="The Coca-Cola Company", ticker="KO",
+                                                                     form_type="10-K", fiscal_year=2017))
+    out = _ask_filing(ko, "What was Coca-Cola's effective tax rate in 2017?")
+    assert out is not None and out.calculation is not None, out
+    assert round(out.calculation.result, 2) == 82.47
