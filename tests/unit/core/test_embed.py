@@ -161,3 +161,121 @@ def test_int8_vectors_agree_with_torch_on_filing_text(minilm: Path, tmp_path: Pa
     alone = int8_emb.encode_query(FILING_TEXTS[2])
     assert float(alone @ vectors[2]) > 0.97
     assert float(alone @ reference[2]) > 0.97
+
+
+# -- the fp32 query path ----------------------------------------------------------------------
+
+
+def _real_questions(n: int) -> list[str]:
+    """Questions as the retriever embeds them, from both labelled sets (in the repo)."""
+    from desktop_rag.core.lexical import expand_shorthand
+
+    root = Path(__file__).resolve().parents[3] / "eval"
+    out: list[str] = []
+    for name in ("devset.jsonl", "financebench_dev_labels.jsonl"):
+        lines = (root / name).read_text("utf-8").splitlines()
+        out += [expand_shorthand(json.loads(line)["question"].strip()) for line in lines[:: max(1, len(lines) // n)][:n]]
+    return out
+
+
+@pytest.mark.slow
+def test_query_vectors_equal_the_torch_vectors(minilm: Path, tmp_path: Path) -> None:
+    """The onnxruntime query path gives torch's vector for the same text (real questions, a
+    text longer than the model's 256 word pieces), under the same identity; its graph is
+    exported once into the cache and reused."""
+    import numpy as np
+
+    from desktop_rag.core.embed_onnx import query_graph_path, shipped_query_graph
+
+    questions = [*_real_questions(6), "Risk Factors " + "goodwill impairment of reporting units " * 60]
+    reference = Embedder(str(minilm))  # no cache folder and (here) no shipped graph: torch
+    fast = Embedder(str(minilm), cache_dir=tmp_path / "cache")
+    fast.load()
+    assert fast._query is not None and fast.model_id == reference.model_id == "all-MiniLM-L6-v2@384"
+    graph = shipped_query_graph(minilm)
+    if not graph.is_file():
+        graph = query_graph_path(minilm, tmp_path / "cache")
+        assert graph.is_file()
+    expected = np.stack([reference.encode([q])[0] for q in questions])
+    vectors = np.stack([fast.encode_query(q) for q in questions])
+    assert vectors.dtype == np.float32 and vectors.shape == (len(questions), 384)
+    cosines = (vectors * expected).sum(axis=1)
+    assert cosines.min() >= 0.9999, cosines
+    assert np.abs(vectors - expected).max() < 1e-5
+    stamp = graph.stat().st_mtime_ns
+    again = Embedder(str(minilm), cache_dir=tmp_path / "cache")
+    again.load()
+    assert again._query is not None and graph.stat().st_mtime_ns == stamp  # reused, not exported again
+
+
+def test_recent_questions_are_served_from_a_bounded_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    emb = Embedder("all-MiniLM-L6-v2")
+    calls: list[str] = []
+
+    def embed(text: str) -> np.ndarray:
+        calls.append(text)
+        return np.full(4, float(len(calls)), dtype=np.float32)
+
+    monkeypatch.setattr(emb, "_encode_one", embed)
+    monkeypatch.setattr(emb, "RECENT_QUERIES", 2)
+    first = emb.encode_query("a")
+    first[:] = -1.0  # a caller changing its vector must not change the cached one
+    assert emb.encode_query("a").tolist() == [1.0] * 4 and calls == ["a"]
+    emb.encode_query("b")
+    emb.encode_query("c")  # evicts "a", the least recently used
+    emb.encode_query("a")
+    assert calls == ["a", "b", "c", "a"]
+    emb.forget_recent_queries()
+    emb.encode_query("c")
+    assert calls[-1] == "c" and not emb.loaded
+
+
+def test_a_query_path_that_disagrees_with_torch_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from desktop_rag.core import embed_onnx
+
+    class Disagreeing:
+        def agrees_with(self, reference: np.ndarray) -> float:
+            return 0.99
+
+    class Model:
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            return np.zeros((len(texts), 384), dtype=np.float32)
+
+    monkeypatch.setattr(embed_onnx, "load_query_encoder", lambda *a: Disagreeing())
+    emb = Embedder("all-MiniLM-L6-v2")
+    assert emb._load_query_path(Model()) is None  # type: ignore[arg-type]
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("graph input missing")
+
+    monkeypatch.setattr(embed_onnx, "load_query_encoder", broken)
+    assert emb._load_query_path(Model()) is None  # type: ignore[arg-type]
+
+
+def test_transposed_weights_are_read_in_place_by_a_fused_matmul() -> None:
+    """MatMul(x, Transpose(W)) becomes FusedMatMul(x, W, transB=1), W fed as an input: same result."""
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from desktop_rag.core.embed_onnx import _fuse_transposed_weights
+
+    nodes = [helper.make_node("Transpose", ["w"], ["wt"], perm=[1, 0]),
+             helper.make_node("MatMul", ["x", "wt"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4]),
+                     helper.make_tensor_value_info("w", TensorProto.FLOAT, [5, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 5])])
+    _fuse_transposed_weights(graph, {"w"}, helper)
+    assert [n.op_type for n in graph.node] == ["FusedMatMul"]
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((5, 4)).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert np.allclose(session.run(None, {"x": x, "w": w})[0], x @ w.T, atol=1e-6)
