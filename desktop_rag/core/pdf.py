@@ -286,8 +286,12 @@ WordCounts = dict[int, tuple[int, int]]
 def _line_words(line: Line) -> tuple[int, int]:
     """(words, mostly alphabetic words) of one line. A part's counts are its lines' sums:
     joining lines with a space never merges or splits a word."""
-    words = "".join(c for c, _ in line[1]).split()
-    return len(words), sum(1 for w in words if w.isalpha() or sum(ch.isalpha() for ch in w) >= max(1, len(w) // 2))
+    words = "".join([c for c, _ in line[1]]).split()
+    alpha = 0
+    for w in words:
+        if w.isalpha() or sum(map(str.isalpha, w)) >= max(1, len(w) // 2):
+            alpha += 1
+    return len(words), alpha
 
 
 def _is_prose(part: list[Line], counts: WordCounts | None = None) -> bool:
@@ -330,10 +334,12 @@ def find_gutter(rows: list[list[Line]], counts: WordCounts | None = None) -> tup
     width = x_hi - x_lo
     lo, hi = x_lo + 0.25 * width, x_hi - 0.25 * width
     # Cheap test first: a right column needs prose lines that start well right of the margin.
+    # Only the lines starting right of ``lo`` are judged for it: on a one-column page (most
+    # of a 10-K) the others need no word counts at all.
     counts = {} if counts is None else counts
-    prose = {id(ln): _is_prose([ln], counts) for ln in all_lines}
-    if sum(1 for ln in all_lines if prose[id(ln)] and ln[0][0] >= lo) < _MIN_PROSE_PARTS:
+    if sum(1 for ln in all_lines if ln[0][0] >= lo and _is_prose([ln], counts)) < _MIN_PROSE_PARTS:
         return None
+    prose = {id(ln): _is_prose([ln], counts) for ln in all_lines}
     # A column starts where prose lines start (a page number centred in the gutter does not).
     lefts = sorted({round(ln[0][0], 1) for ln in all_lines if prose[id(ln)]})
     best: tuple[tuple[int, int], tuple[float, float]] | None = None

@@ -63,3 +63,33 @@ def test_statement_page_map_from_the_stored_statements(build_library: Callable[.
     assert page_kinds([{"kind": "balance", "page": 3, "pages": [3, 4], "rows": [{"page": 5}]},
                        {"kind": "income", "page": 5, "rows": []}]) == {3: ["balance"], 4: ["balance"],
                                                                         5: ["balance", "income"]}
+
+
+def test_statements_follow_the_searchable_commit(
+    build_library: Callable[..., object], make_pdf: Callable[..., object],
+) -> None:
+    """The filing is searchable before its statements are read with character boxes; they are
+    stored before its embeddings start, and a question in between extracts the same ones."""
+    from tests.conftest import APPLE_PAGES
+
+    lib = build_library({})
+    first = build_library({"2023 Q3 AAPL.pdf": APPLE_PAGES})  # the same filing, ingested whole
+    apple = next(d for d in first.documents() if d.file_name == "2023 Q3 AAPL.pdf")
+    whole = first.store.load_statements(apple.doc_id)
+    events = lib.ingest([make_pdf("2023 Q3 AAPL.pdf", APPLE_PAGES)])
+    ev = next(e for e in events if e.kind == "searchable")
+    assert lib.store.load_statements(ev.doc_id) is None  # committed without them
+    after = next(events)  # the next step (embedding) comes once they are stored
+    assert after.kind != "searchable" and lib.store.load_statements(ev.doc_id) == whole
+    for _ in events:
+        pass
+    assert [s.to_json() for s in lib.statements(ev.doc_id)] == [s.to_json() for s in first.statements(apple.doc_id)]
+
+    between = build_library({})
+    events = between.ingest([make_pdf("2023 Q3 AAPL.pdf", APPLE_PAGES)])
+    ev = next(e for e in events if e.kind == "searchable")
+    asked = [s.to_json() for s in between.statements(ev.doc_id)]  # extracted on demand, boxes and all
+    assert asked == [s.to_json() for s in first.statements(apple.doc_id)]
+    for _ in events:
+        pass
+    assert between.store.load_statements(ev.doc_id) == whole
