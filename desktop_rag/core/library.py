@@ -2,9 +2,9 @@
 in-memory views (chunks, vectors, BM25, hnswlib) that retrieval reads.
 
 Ingest is a generator of ``IngestEvent`` so the CLI prints it and the GUI forwards it
-to a progress bar. It has two phases per document: its pages, chunks, BM25 tokens and
-statements are committed in one SQLite transaction (the document is then searchable
-lexically), then its embeddings in a second one. Cancellation is checked between steps
+to a progress bar. It has two phases per document: its pages, chunks and BM25 tokens are
+committed in one SQLite transaction (the document is then searchable lexically), its
+statements right after, then its embeddings in another one. Cancellation is checked between steps
 and never leaves a half-added document: at worst one whose embeddings are missing, found
 by BM25 only, and completed by the next ingest (``complete_embeddings``).
 """
