@@ -145,6 +145,8 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     if not concept or asks_for_explanation(question) or _YES_NO_QUESTION.match(question):
         return None
     question_terms = set(tokenize(question))
+    # what the question asks, not the analyst's instructions around it ("answer in USD billions")
+    concept = concept & question_terms
     percent_asked = bool(_PERCENT_ASKED.search(question))
     margin_asked = bool(re.search(r"\bmargins?\b", question, re.I))  # an amount or a percentage, as filers print it
     asked_measures = question_terms & _MEASURE_TOKENS
@@ -170,7 +172,7 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
         page = page_of(p.hit.doc, p.hit.chunk.page, p.page)
         if page is None:
             continue
-        for table in period_tables(page):
+        for table in period_tables(page, annual=p.hit.doc.meta.form_type.upper().startswith(("10-K", "20-F"))):
             period = _asked_period(question, p.hit.doc, table.statement.periods)
             if period is None:
                 continue
@@ -296,7 +298,7 @@ def _answer(c: _Candidate) -> RowAnswer:
     # the earlier years asked, else the same length a year earlier, as the table prints them beside
     asked_years = {m.year for m in find_periods(c.question).mentions if m.year} - {c.period.year}
     earlier = [p for p in st.periods if p.months == c.period.months and p.end < c.period.end and (
-        p.year in asked_years if asked_years else
+        p.year >= min(asked_years) if asked_years else  # "over fiscal 2018-2020": every year of the span
         350 <= (dt.date.fromisoformat(c.period.end) - dt.date.fromisoformat(p.end)).days <= 380)]
     shown = []
     for p in earlier:

@@ -899,6 +899,7 @@ _OPENING_BALANCE = re.compile(
 # "% change", "21 vs. 20", "Increase (Decrease)") and currency/percent signs.
 _COLUMN_WORDS = frozenset({"change", "changes", "percent", "percentage", "vs", "vs.", "versus", "variance",
                            "increase", "decrease", "(decrease)", "increase/(decrease)", "fiscal", "and", "$", "%"})
+_SCALE_NOTE_FIRST = re.compile(r"^\s*\((?:\$\s*|dollars\s+|amounts\s+)?in\s+(?:thousands|millions|billions)[^)]*\)", re.I)
 _FISCAL_YEARS = re.compile(r"\bfiscal\b", re.I)
 _YEAR_TOKEN = re.compile(r"^(?:fy|fiscal)?'?((?:19|20)\d\d)$", re.I)
 
@@ -908,7 +909,10 @@ def _year_tokens(line: _Line) -> list[_Token] | None:
     2020 2019 21 vs. 20 20 vs. 19"): at least two years and nothing but column words
     beside them; None for any other line."""
     years: list[_Token] = []
+    note = _SCALE_NOTE_FIRST.match(line.text)  # "(In millions, except percentages) 2023 2022 Change"
     for t in line.tokens:
+        if note is not None and t.end <= line.start + note.end():
+            continue
         if _YEAR_TOKEN.match(t.text.strip(",")):
             years.append(t)
         elif t.text.lower().strip(",") not in _COLUMN_WORDS and re.search(r"[A-Za-z]", t.text):
@@ -936,7 +940,7 @@ class PeriodTable:
     header: tuple[int, int]
 
 
-def period_tables(page: PageText) -> list[PeriodTable]:
+def period_tables(page: PageText, annual: bool = False) -> list[PeriodTable]:
     """Every table of the page whose columns are periods (kind "table"): a year line (years,
     perhaps beside change columns) under heading lines naming their lengths and ends ("Three
     Months Ended" / "March 31,"), then rows read as the statements' are (label, heading
@@ -944,7 +948,9 @@ def period_tables(page: PageText) -> list[PeriodTable]:
     and percent columns between the periods are never read as a period's figure: this
     needs the page's character boxes, and a page without them gives no tables. ``title``
     is the text of the two lines above the column heading (the table's heading or the
-    sentence introducing it)."""
+    sentence introducing it). ``annual``: the page is an annual report's, where years printed
+    alone over the columns ("2023 2022 Change") are its fiscal years; elsewhere a table needs
+    period words ("Three Months Ended", "Fiscal") to be read."""
     if page.boxes is None:
         return []
     lines = _lines(page)
@@ -965,7 +971,7 @@ def period_tables(page: PageText) -> list[PeriodTable]:
         year_line = _ParsedLine(only_years, "", (lines[i].start, lines[i].start), [])
         header_lines = [lines[k] for k in range(h0, i + 1)]
         header = _parse_header(header_lines, "segment", year_line)
-        if header is None and _FISCAL_YEARS.search(" ".join(ln.text for ln in header_lines)):
+        if header is None and (annual or _FISCAL_YEARS.search(" ".join(ln.text for ln in header_lines))):
             # "Fiscal Fiscal Fiscal % Change" over "2015 2014 2013 2015-2014": years, as a
             # statement's bare year columns are
             header = _parse_header(header_lines, "income", year_line)

@@ -310,3 +310,15 @@ def test_period_tables_two_digit_year_change_headings() -> None:
     st = tables[0].statement
     assert [(p.end, p.months) for p in st.periods] == [("2021-12-31", 12), ("2020-12-31", 12), ("2019-12-31", 12)]
     assert _values(_row(st, "Display Technologies")) == [3700, 3172, 3254]
+
+
+def test_period_tables_bare_years_are_fiscal_years_only_in_an_annual_report() -> None:
+    # Microsoft's 10-K MD&A: "(In millions, except percentages) 2023 2022 Change", no period words
+    page, tables = _period_tables(FINANCEBENCH / "MICROSOFT_2023_10K.pdf", 47)
+    assert tables == []  # read as a 10-Q's page, bare years name no period length
+    from desktop_rag.core.statements.extract import period_tables
+
+    annual = period_tables(page, annual=True)
+    st = annual[0].statement
+    assert [(p.year, p.months) for p in st.periods] == [(2023, 12), (2022, 12)]
+    assert _values(_row(st, "Research and development")) == [27195, 24512]
