@@ -43,7 +43,7 @@ from desktop_rag.core.statements.answer import months_asked
 from desktop_rag.core.statements.extract import PeriodTable, period_tables
 from desktop_rag.core.statements.model import Cell, Period, Row
 from desktop_rag.core.types import Citation, Document
-from desktop_rag.core.verify import Passage, asks_for_explanation, carries_concept
+from desktop_rag.core.verify import Passage, asks_for_explanation, asks_for_figure, carries_concept
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +147,8 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     question_terms = set(tokenize(question))
     # what the question asks, not the analyst's instructions around it ("answer in USD billions")
     concept = concept & question_terms
+    if not (question_terms & _MEASURE_TOKENS) and not asks_for_figure(question):
+        return None  # "How important was NIKE Direct?": neither a measure nor a figure asked
     percent_asked = bool(_PERCENT_ASKED.search(question))
     margin_asked = bool(re.search(r"\bmargins?\b", question, re.I))  # an amount or a percentage, as filers print it
     asked_measures = question_terms & _MEASURE_TOKENS
@@ -219,7 +221,11 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
         return None
     candidates.sort(key=lambda c: c.rank)
     best = candidates[0]
-    rivals = [c for c in candidates[1:] if c.rank == best.rank]
+    # without a measure asked ("What operating result did the segment post?") the fewest extra
+    # words do not tell the segment's revenue row from its operating-loss row: any row naming
+    # it as well is a rival
+    rivals = [c for c in candidates[1:] if c.rank == best.rank or (
+        not asked_measures and (c.named, c.with_heading) == (best.named, best.with_heading))]
     if any(c.value != best.value for c in rivals):
         return None  # two rows name it as well, with different figures: no guess
     return _answer(best)
