@@ -21,6 +21,7 @@ from desktop_rag.core.library import Library
 from desktop_rag.core.metadata import company_aliases, period_labels, period_match
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.statements.columns import CHANGE, PART, TOTAL, Column, place_row, segment_title
+from desktop_rag.core.statements.extract import split_row
 from desktop_rag.core.types import Citation, Document, Hit
 
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
@@ -520,8 +521,14 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
                 continue
             row_start = page.rfind("\n", 0, here) + 1
             row_end = page.find("\n", here)
-            if not is_table_row(page[row_start:row_end if row_end >= 0 else len(page)]):
-                return ""  # said in a sentence: no column to be in
+            full = page[row_start:row_end if row_end >= 0 else len(page)]
+            _, row_cells = split_row(full)
+            if not is_table_row(full) or not any(v is not None and number_supported(n, [abs(v)]) for _, v, _ in row_cells):
+                # said in a sentence ("As of December 26, 2015, we had approximately 9,100
+                # employees."), not printed in a cell: no column to be in
+                return ""
+            if len(row_cells) < 2:
+                return ""  # a row of one figure: no other column to take it from
             placed = place_row(page, row_start)
             if placed is None:
                 problems.append(f"figure {n:g} is quoted from a table row whose column headings could not be read")

@@ -578,3 +578,11 @@ def test_a_count_is_not_backed_by_a_percentage_nor_scaled_by_a_table_note_in_pro
     # nor is "100 employees" a quote of "9,100 employees"
     assert locate_quote("100 employees", _annual_page(page)) is None
     assert locate_quote("9,100 employees", _annual_page(page)) is not None
+
+
+def test_a_sentence_with_a_date_and_a_figure_is_no_table_row_to_read_columns_of() -> None:
+    # "As of December 26, 2024, we had approximately 9,100 employees." has three figures in ten words
+    page = "Employees\nAs of December 26, 2024, we had approximately 9,100 employees.\n"
+    v = verify_answer("Acme had approximately 9,100 employees.", [], "How many employees did Acme have at the end of 2024?",
+                      _annual_page(page), 2, concept={"employee"})
+    assert v.ok, v.reason
