@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import functools
 import re
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -104,6 +105,21 @@ def fuse(dense: dict[int, float], lexical: dict[int, float], alpha: float) -> di
     return {k: alpha * d.get(k, 0.0) + (1 - alpha) * b.get(k, 0.0) for k in set(d) | set(b)}
 
 
+@functools.cache
+def _blas_pools() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+def _one_blas_thread() -> AbstractContextManager[Any]:
+    """numpy's BLAS on one thread for a small product: the candidates' similarity matrix
+    (~300 x 384) took 23 ms with OpenBLAS's two threads on this shared 2-core machine at load
+    ~5 (their spin-waits collapse when the other core is busy) and 3 ms with one."""
+    limiter: AbstractContextManager[Any] = _blas_pools().limit(limits=1)
+    return limiter
+
+
 def mmr(
     ranked: list[int], relevance: dict[int, float], vectors: dict[int, np.ndarray], lam: float, k: int
 ) -> list[int]:
@@ -113,7 +129,8 @@ def mmr(
     if not pool:
         return chosen
     mat = np.stack([vectors[c] for c in pool])
-    sims = mat @ mat.T
+    with _one_blas_thread():
+        sims = mat @ mat.T
     idx = {c: i for i, c in enumerate(pool)}
     best_sim = np.full(len(pool), -np.inf)
     remaining = set(range(len(pool)))
