@@ -376,7 +376,7 @@ def verify_answer(
     if concept:
         for n in answer_numbers:
             holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
-            if not any(carries_concept(tokenize(c.quote), concept, idf) for c in holders):
+            if not any(carries_concept(tokenize(figure_context(c.quote, n)), concept, idf) for c in holders):
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
         if not any(carries_concept(tokenize(c.quote), concept, idf) for c in cites):
             # "Yes, Nike recorded restructuring charges in fiscal 2019" over two quotes about
@@ -386,7 +386,7 @@ def verify_answer(
             return Verdict(False, reason="no quote names what was asked")
         for n in figures:
             holders = [c for c in cites if number_supported(n, numbers_in(c.quote))
-                       and carries_concept(tokenize(c.quote), concept, idf)]
+                       and carries_concept(tokenize(figure_context(c.quote, n)), concept, idf)]
             wrong_column = column_problem(n, holders, question, text, passages)
             if wrong_column:
                 return Verdict(False, reason=wrong_column)
@@ -494,6 +494,25 @@ def _as_percent(n: float, text: str) -> bool:
     """``text`` states the figure ``n`` as a percentage somewhere ("up 5%", "12.2 percent")."""
     return any(m.group(2) and number_supported(n, [float(m.group(1).replace(",", ""))])
                for m in _FIGURE_WITH_PERCENT.finditer(text))
+
+
+def figure_context(quote: str, n: float) -> str:
+    """The part of a quote that speaks of the figure ``n``: in a quote of several table rows,
+    the row printing it and the lines without figures (headings, prose), not the other rows.
+    "Net carrying amount was $1,250 million" is not backed by "Due in one year $ 1,250 | … |
+    Net carrying amount 10,954": the quote names what was asked, but on another row than
+    the figure's. A quote of one line is its own context."""
+    lines = quote.split("\n")
+    if len(lines) < 2:
+        return quote
+    return "\n".join(ln for ln in lines if number_supported(n, numbers_in(ln)) or not _is_figure_row(ln))
+
+
+def _is_figure_row(line: str) -> bool:
+    """A printed row: a label without figures, then figure cells ("Due in one year $ 1,250");
+    a wrapped line of prose carries its figures inside the words, not after a label."""
+    label, cells = split_row(line)
+    return bool(cells) and not re.search(r"\d", label)
 
 
 def column_problem(n: float, holders: list[Citation], question: str, answer: str, passages: list[Passage]) -> str:

@@ -586,3 +586,22 @@ def test_a_sentence_with_a_date_and_a_figure_is_no_table_row_to_read_columns_of(
     v = verify_answer("Acme had approximately 9,100 employees.", [], "How many employees did Acme have at the end of 2024?",
                       _annual_page(page), 2, concept={"employee"})
     assert v.ok, v.reason
+
+
+def test_a_figure_is_backed_only_by_the_row_that_prints_it() -> None:
+    # the quote names "net carrying amount" on its last row, but $1,250 million is the row
+    # above: "Due in one year" is no carrying amount of the notes
+    page = ("Debt maturities\n"
+            "(In millions)\n"
+            "Due in one year $ 1,500\n"
+            "Due in one to five years 3,250\n"
+            "Due in greater than five years 7,000\n"
+            "Net carrying amount 11,750\n")
+    question = "What was the net carrying amount of Acme's notes at the end of 2024?"
+    concept = {"net", "carrying", "amount"}
+    wrong = verify_answer("Net carrying amount was $1,500 million.", [], question, _annual_page(page), 2,
+                          concept=concept)
+    assert not wrong.ok and "does not name what was asked" in wrong.reason, wrong.reason
+    right = verify_answer("Net carrying amount was $11,750 million.", [], question, _annual_page(page), 2,
+                          concept=concept)
+    assert right.ok, right.reason
