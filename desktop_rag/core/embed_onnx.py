@@ -107,16 +107,14 @@ def pooling_mode(model_dir: Path) -> str:
     return modes[0]
 
 
-def export_quantized(model_dir: Path, target: Path) -> Path:
-    """Export the model's transformer to ONNX and quantise its weights to int8, atomically
-    (a crash leaves no half-written graph at ``target``). Needs torch and onnx: set-up time."""
+def _last_hidden_state(model: Any) -> Any:
+    """The transformer as a module of (input_ids, attention_mask, token_type_ids) -> its last
+    hidden state, for ``torch.onnx.export``: called by keyword, as BertModel.forward's
+    positional order differs across transformers releases. torch is imported here: set-up or
+    first-load time only."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel
 
     class LastHiddenState(torch.nn.Module):
-        """Keyword call: BertModel.forward's positional order differs across transformers releases."""
-
         def __init__(self, model: torch.nn.Module) -> None:
             super().__init__()
             self.model = model
@@ -126,8 +124,18 @@ def export_quantized(model_dir: Path, target: Path) -> Path:
             out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
             return out.last_hidden_state
 
+    return LastHiddenState(model)
+
+
+def export_quantized(model_dir: Path, target: Path) -> Path:
+    """Export the model's transformer to ONNX and quantise its weights to int8, atomically
+    (a crash leaves no half-written graph at ``target``). Needs torch and onnx: set-up time."""
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel
+
     target.parent.mkdir(parents=True, exist_ok=True)
-    model = LastHiddenState(AutoModel.from_pretrained(str(model_dir), local_files_only=True)).eval()
+    model = _last_hidden_state(AutoModel.from_pretrained(str(model_dir), local_files_only=True)).eval()
     ids = torch.ones((2, 8), dtype=torch.long)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         plain = Path(tmp) / "model.onnx"
@@ -267,16 +275,6 @@ def export_query_graph(model: Any, target: Path) -> Path:
 
     inner = _transformer_module(model)
 
-    class LastHiddenState(torch.nn.Module):
-        def __init__(self, model: torch.nn.Module) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                    token_type_ids: torch.Tensor) -> torch.Tensor:
-            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
-            return out.last_hidden_state
-
     ids = torch.ones((1, 8), dtype=torch.long)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
@@ -286,7 +284,7 @@ def export_query_graph(model: Any, target: Path) -> Path:
             # No constant folding: a Linear's weight stays the model's own tensor (folding would
             # store a transposed copy under a generated name, which no parameter could feed).
             torch.onnx.export(
-                LastHiddenState(inner), (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(traced),
+                _last_hidden_state(inner), (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(traced),
                 input_names=list(_INPUTS), output_names=["last_hidden_state"],
                 dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")},
                 opset_version=17, dynamo=False, do_constant_folding=False,
