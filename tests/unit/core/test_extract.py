@@ -12,6 +12,23 @@ def _plan_for(question: str):  # type: ignore[no-untyped-def]
                      asked=parsed.question, instructions=parsed.instructions)
 
 
+def _answer_on_page(page: str, question: str, concept: list[str], doc_key: str, page_no: int,
+                    ignore: set[str] | None = None):  # type: ignore[no-untyped-def]
+    """The extractive answer to ``question`` over one table page of a 10-K, as the engine
+    calls it (one quote, the page's own text for column headers and scale notes)."""
+    from desktop_rag.core.extract import extractive_answer
+    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
+    from desktop_rag.core.verify import Passage
+
+    doc = Document(doc_key * (64 // len(doc_key)), "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
+    hit = Hit(Chunk(page_no, doc.doc_id, page_no, 30, 0, len(page), page, kind="table"), doc, 1.0)
+    plan = _plan_for(question)
+    plan.content_terms = concept
+    return extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
+                             page_text=lambda _d, _p: page, ignore=ignore)
+
+
 def test_figure_statement_gives_unit_scale_and_period() -> None:
     from desktop_rag.core.extract import figure_statement
 
@@ -84,21 +101,11 @@ def test_a_subsidiarys_table_ranks_below_the_registrants_own_rows() -> None:
 
 
 def test_a_quoted_row_of_a_scaled_table_is_read_with_its_scale() -> None:
-    from desktop_rag.core.extract import extractive_answer
-    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
-    from desktop_rag.core.verify import Passage
-
-    doc = Document("c" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
-                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
     page = ("Contractual obligations (in thousands):\n"
             "Total Less than 1 year\n"
             "Content obligations $ 12,345,678 $ 4,000,000\n")
-    hit = Hit(Chunk(7, doc.doc_id, 7, 31, 0, len(page), page, kind="table"), doc, 1.0)
     question = "What were Acme's content obligations?"
-    plan = _plan_for(question)
-    plan.content_terms = ["content", "obligation"]
-    text, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
-                                    page_text=lambda _d, _p: page)
+    text, cites = _answer_on_page(page, question, ["content", "obligation"], "c", 7)
     assert cites[0].quote == "Content obligations $ 12,345,678 $ 4,000,000"  # the quote stays exact
     assert text.startswith("Content obligations $ 12,345,678 $ 4,000,000 (in thousands)")
 
@@ -117,23 +124,13 @@ def test_a_count_beside_percent_change_columns_is_no_percentage() -> None:
 
 
 def test_the_columns_quoted_for_a_row_are_the_header_its_cells_are_read_under() -> None:
-    from desktop_rag.core.extract import extractive_answer
-    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
-    from desktop_rag.core.verify import Passage
-
-    doc = Document("d" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
-                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
     page = ("The following table provides further details of our retail units and distribution facilities, as\n"
             "of January 31, 2024:\n"
             "Owned Leased(1) Total\n"
             "U.S. properties\n"
             "Acme U.S. retail units 4,069 687 4,756\n")
-    hit = Hit(Chunk(8, doc.doc_id, 8, 27, 0, len(page), page, kind="table"), doc, 1.0)
     question = "How many retail units did Acme operate at the end of fiscal 2024?"
-    plan = _plan_for(question)
-    plan.content_terms = ["retail", "unit"]
-    text, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
-                                    page_text=lambda _d, _p: page)
+    text, cites = _answer_on_page(page, question, ["retail", "unit"], "d", 8)
     # "of January 31, 2024:" is the sentence's date, not the columns "Owned Leased(1) Total"
     assert [c.quote for c in cites] == ["Acme U.S. retail units 4,069 687 4,756", "Owned Leased(1) Total"]
     assert "(columns: Owned Leased(1) Total)" in text
@@ -152,32 +149,17 @@ def test_a_segment_tables_figure_is_led_with_the_segment() -> None:
 
 
 def test_the_asked_things_own_words_choose_the_row() -> None:
-    from desktop_rag.core.extract import extractive_answer
-    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
-    from desktop_rag.core.verify import Passage
-
-    doc = Document("e" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
-                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
     page = ("As of/ Year Ended December 31, Change\n"
             "2024 2023 2022 2024 vs. 2023 2023 vs. 2022\n"
             "Memberships at end of period 30,024 18,277 10,930 11,747 64 % 7,347 67 %\n"
             "Paid memberships at end of period 27,438 16,778 9,722 10,660 64 % 7,056 73 %\n")
-    hit = Hit(Chunk(9, doc.doc_id, 9, 22, 0, len(page), page, kind="table"), doc, 1.0)
     question = "How many paid memberships did Acme have at the end of 2024?"
-    plan = _plan_for(question)
-    plan.content_terms = ["membership"]  # "paid" is question noise as a verb ("how much was paid")
-    _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
-                                 page_text=lambda _d, _p: page)
+    # "paid" is question noise as a verb ("how much was paid")
+    _, cites = _answer_on_page(page, question, ["membership"], "e", 9)
     assert cites[0].quote.startswith("Paid memberships at end of period 27,438")
 
 
 def test_the_row_naming_exactly_what_was_asked_wins_over_its_parts() -> None:
-    from desktop_rag.core.extract import extractive_answer
-    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
-    from desktop_rag.core.verify import Passage
-
-    doc = Document("f" * 64, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
-                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
     page = ("Owned Leased(1) Total\n"
             "U.S. properties\n"
             "Acme U.S. retail units 4,069 687 4,756\n"
@@ -185,30 +167,16 @@ def test_the_row_naming_exactly_what_was_asked_wins_over_its_parts() -> None:
             "International properties\n"
             "Total International retail units 1,953 4,193 6,146\n"
             "Total retail units 6,535 4,966 11,501\n")
-    hit = Hit(Chunk(10, doc.doc_id, 10, 27, 0, len(page), page, kind="table"), doc, 1.0)
     question = "How many retail units did Acme operate at the end of fiscal 2024?"
-    plan = _plan_for(question)
-    plan.content_terms = ["retail", "unit"]
-    _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
-                                 page_text=lambda _d, _p: page, ignore={"acme"})
+    _, cites = _answer_on_page(page, question, ["retail", "unit"], "f", 10, ignore={"acme"})
     assert cites[0].quote == "Total retail units 6,535 4,966 11,501"
 
 
 def test_a_heading_without_a_figure_is_no_answer_to_how_much() -> None:
-    from desktop_rag.core.extract import extractive_answer
-    from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
-    from desktop_rag.core.verify import Passage
-
-    doc = Document("a1" * 32, "ACME_2024_10K.pdf", "/x/ACME_2024_10K.pdf", 90,
-                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2024))
     page = ("Optical Communications Segment\n"
             "Year ended December 31, $ change % change\n"
             "2024 2023 24 vs. 23 24 vs. 23\n"
             "Optical Communications $ 5,023 $ 4,349 $ 674 15%\n")
-    hit = Hit(Chunk(11, doc.doc_id, 11, 28, 0, len(page), page, kind="table"), doc, 1.0)
     question = "What were Acme's Optical Communications segment net sales in 2024?"
-    plan = _plan_for(question)
-    plan.content_terms = ["optical", "communication", "segment", "revenue"]
-    _, cites = extractive_answer(question, plan, [Passage(hit, 0, len(page), page, page)], max_quotes=1,
-                                 page_text=lambda _d, _p: page, ignore={"acme", "2024"})
+    _, cites = _answer_on_page(page, question, ["optical", "communication", "segment", "revenue"], "a1", 11, ignore={"acme", "2024"})
     assert cites[0].quote == "Optical Communications $ 5,023 $ 4,349 $ 674 15%"
