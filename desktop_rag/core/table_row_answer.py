@@ -35,7 +35,7 @@ from pathlib import Path
 
 from desktop_rag.core.domain.measures import MEASURE_WORDS, is_count_label
 from desktop_rag.core.domain.numbers import nearest_scale
-from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.domain.periods import column_period_name, find_periods
 from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.pdf import PageText, extract_page, open_pdf
 from desktop_rag.core.query import format_figure
@@ -262,17 +262,6 @@ def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period
     return None
 
 
-def _period_name(p: Period) -> str:
-    end = dt.date.fromisoformat(p.end)
-    if not re.search(r"[A-Za-z]+\s+\d{1,2},", p.label):  # "Fiscal 2015": no day printed, none claimed
-        return f"in fiscal {p.year}" if p.months == 12 else f"in {p.months} months of {p.year}"
-    day = f"{end:%B} {end.day}, {end.year}"
-    if p.months == 0:
-        return f"as of {day}"
-    length = {3: "three months", 6: "six months", 9: "nine months", 12: "year"}.get(p.months, f"{p.months} months")
-    return f"in the {length} ended {day}"
-
-
 def _figure(row: Row, cell: Cell, scale: str, money: bool) -> str:
     """The cell as an analyst reads it, with the decimals printed: "$3,095.2 million"."""
     value = cell.value or 0.0
@@ -300,7 +289,7 @@ def _answer(c: _Candidate) -> RowAnswer:
     what = c.row.label + (f" ({c.row.parent})" if parent_names else "")
     cell = c.row.cell_for(c.period.end, c.period.months)
     assert cell is not None
-    text = f"{what}: {_figure(c.row, cell, scale, money)} {_period_name(c.period)}"
+    text = f"{what}: {_figure(c.row, cell, scale, money)} {column_period_name(c.period, prose=True)}"
     # the earlier years asked, else the same length a year earlier, as the table prints them beside
     asked_years = {m.year for m in find_periods(c.question).mentions if m.year} - {c.period.year}
     earlier = [p for p in st.periods if p.months == c.period.months and p.end < c.period.end and (
@@ -310,7 +299,7 @@ def _answer(c: _Candidate) -> RowAnswer:
     for p in earlier:
         before = c.row.cell_for(p.end, p.months)
         if before is not None and before.value is not None:
-            shown.append(f"{_figure(c.row, before, scale, money)} {_period_name(p)}")
+            shown.append(f"{_figure(c.row, before, scale, money)} {column_period_name(p, prose=True)}")
     if shown:
         text += f" ({'; '.join(shown)})"
     hit = c.passage.hit

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import Protocol
 
 MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
                "september", "october", "november", "december")
@@ -91,6 +92,43 @@ def period_label(fiscal_year: int | None, quarter: int | None = None) -> str:
     if not fiscal_year:
         return ""
     return f"Q{quarter} FY{fiscal_year}" if quarter else f"FY{fiscal_year}"
+
+
+class DatedColumn(Protocol):
+    """A table column's period as a statement reads it (``statements.model.Period``)."""
+
+    @property
+    def label(self) -> str: ...  # the heading as printed, "Three Months Ended July 1, 2023"
+    @property
+    def end(self) -> str: ...  # ISO end date; "YYYY-12-31" when no day is printed
+    @property
+    def months(self) -> int: ...  # 3 | 6 | 9 | 12, 0 for an instant
+
+
+# a month and its day ("July 1", "Dec. 31,"), the year maybe on a line of its own under it
+_MONTH_DAY = re.compile(rf"(?<![A-Za-z]){MONTH_RE}\.?\s+\d{{1,2}}(?!\d)", re.I)
+_LENGTH_WORDS = {3: "three months", 6: "six months", 9: "nine months", 12: "year"}
+
+
+def column_period_name(column: DatedColumn, prose: bool = False) -> str:
+    """A statement column's period as the app writes it.
+
+    Compact, for formulas, their inputs and refusals: "FY2023", "3 months ended 2023-07-01",
+    "2023-06-30". ``prose``, for a sentence of an answer: "in the three months ended July 1,
+    2023", "as of June 30, 2023", and "in fiscal 2015" when the heading prints no day (none is
+    claimed then: the end date is only the year's last day)."""
+    year = int(column.end[:4])
+    if not prose:
+        if column.months == 0:
+            return column.end
+        return f"FY{year}" if column.months == 12 else f"{column.months} months ended {column.end}"
+    if not _MONTH_DAY.search(column.label):
+        return f"in fiscal {year}" if column.months == 12 else f"in {column.months} months of {year}"
+    end = date.fromisoformat(column.end)
+    day = f"{MONTH_NAMES[end.month - 1].capitalize()} {end.day}, {end.year}"
+    if column.months == 0:
+        return f"as of {day}"
+    return f"in the {_LENGTH_WORDS.get(column.months, f'{column.months} months')} ended {day}"
 
 
 def fiscal_year_for_end(period_end: date, fiscal_year_end_month: int | None = None) -> int:

@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.domain.periods import column_period_name, find_periods
 from desktop_rag.core.metadata import labelled_periods
 from desktop_rag.core.pdf import match_form
 from desktop_rag.core.query import parse_question
@@ -148,16 +148,8 @@ def _pick(concept: Concept, statements: list[Statement], period: Period, what: s
         raise CannotCompute(f"{concept.title.lower()} not found in the {where}{what}")
     cell = found.row.cell_for(period.end, period.months)
     if cell is None or cell.value is None:
-        raise CannotCompute(f"no {period_name(period)} figure for \"{found.row.label}\" (page {found.row.page})")
+        raise CannotCompute(f"no {column_period_name(period)} figure for \"{found.row.label}\" (page {found.row.page})")
     return _Picked(concept, found.statement, found.row, cell, period)
-
-
-def period_name(p: Period) -> str:
-    if p.months == 0:
-        return p.end
-    if p.months == 12:
-        return f"FY{p.year}"
-    return f"{p.months} months ended {p.end}"
 
 
 def _prior(statements: list[Statement], period: Period) -> Period | None:
@@ -234,7 +226,7 @@ def _input(p: _Picked, doc: Document, page_text: str) -> tuple[CalculationInput,
     a, b = p.row.span
     quote = match_form(page_text[a:b]) if page_text else p.row.label
     scale = "units" if p.row.unit != "currency" else p.statement.scale
-    ci = CalculationInput(p.row.label, period_name(p.period), float(p.cell.value or 0.0), scale, doc.file_name,
+    ci = CalculationInput(p.row.label, column_period_name(p.period), float(p.cell.value or 0.0), scale, doc.file_name,
                           p.row.page, quote, doc.doc_id, a, p.cell.span[0], p.cell.span[1], p.cell.bbox)
     return ci, Citation(doc.doc_id, doc.file_name, p.row.page, quote, a)
 
@@ -497,7 +489,7 @@ class Calculator:
             label = p.row.label if re.search(r"per (common |ordinary )?share|\beps\b", p.row.label, re.I) \
                 else f"{p.row.parent.rstrip(':')} \u203a {p.row.label}"
             out.text = f"{label}: {_result_text(value, 'currency', decimals, 'units')[0]} per share" \
-                       f" ({period_name(period)}, page {p.row.page})"
+                       f" ({column_period_name(period)}, page {p.row.page})"
             return out
         if concept.outflow:  # "Purchases of property … (1,577)" is capex of $1,577 million
             value = abs(value)
@@ -512,7 +504,7 @@ class Calculator:
         if sign_note == "a loss":
             sign_note = f"a loss of {_result_text(abs(value), 'currency', decimals, scale)[0]}"
         note = f"; {sign_note}" if sign_note else ""
-        out.text = f"{label}: {shown} ({period_name(period)}, page {p.row.page}{note})"
+        out.text = f"{label}: {shown} ({column_period_name(period)}, page {p.row.page}{note})"
         return out
 
     def _shares_line_item(self, p: _Picked, period: Period) -> Outcome:
@@ -531,7 +523,7 @@ class Calculator:
         word = {"thousands": " thousand", "millions": " million", "billions": " billion"}.get(scale, "")
         printed = p.cell.text.strip("$ ")
         text = f"{label}: {printed}{word} shares" + (f" ({count:,.0f})" if word else "") + \
-               f" ({period_name(period)}, page {p.row.page})"
+               f" ({column_period_name(period)}, page {p.row.page})"
         return Outcome(text, [cite], Calculation(label, "", [ci], count, "shares"))
 
     def _cover_shares(self) -> Outcome | None:
@@ -574,8 +566,8 @@ class Calculator:
         if not b.cell.value:
             raise CannotCompute("the prior-year figure is zero")
         value = (float(a.cell.value or 0.0) / float(b.cell.value) - 1) * 100
-        return self._outcome(f"{concept.title} growth {period_name(prev)} to {period_name(cur)}",
-                             f"({concept.title.lower()} {period_name(cur)} / {period_name(prev)} − 1) × 100",
+        return self._outcome(f"{concept.title} growth {column_period_name(prev)} to {column_period_name(cur)}",
+                             f"({concept.title.lower()} {column_period_name(cur)} / {column_period_name(prev)} − 1) × 100",
                              value, "percent", [a, b], self._decimals(1))
 
     def _cagr(self, concept: Concept) -> Outcome:

@@ -563,3 +563,26 @@ def test_a_run_of_periods_and_a_month_of_a_year() -> None:
         "fiscal 2020, fiscal 2021 and fiscal 2022"
     assert period_run("in the two years since the merger") is None
     assert names_month("the CFO left in sept 2022") and not names_month("sales in march")
+
+
+def test_column_period_name_compact_and_prose() -> None:
+    """One formatter of a statement column's period: compact for formulas and refusals, prose for
+    an answer's sentence, and no day claimed when the heading prints none."""
+    from desktop_rag.core.domain.periods import column_period_name
+    from desktop_rag.core.statements.model import Period
+
+    quarter = Period("Three Months Ended July 1, 2023", "2023-07-01", 3)
+    instant = Period("June 30, 2023", "2023-06-30", 0)
+    fiscal = Period("Fiscal 2015", "2015-12-31", 12)
+    assert column_period_name(quarter) == "3 months ended 2023-07-01"
+    assert column_period_name(instant) == "2023-06-30"
+    assert column_period_name(fiscal) == "FY2015"
+    assert column_period_name(quarter, prose=True) == "in the three months ended July 1, 2023"
+    assert column_period_name(instant, prose=True) == "as of June 30, 2023"
+    assert column_period_name(fiscal, prose=True) == "in fiscal 2015"
+    assert column_period_name(Period("2015", "2015-12-31", 9), prose=True) == "in 9 months of 2015"
+    assert column_period_name(Period("Year Ended Dec. 31, 2022", "2022-12-31", 12), prose=True) == \
+        "in the year ended December 31, 2022"
+    # the heading's year printed on a line of its own under "Three Months Ended June 30,"
+    assert column_period_name(Period("Three Months Ended June 30,", "2023-06-30", 3), prose=True) == \
+        "in the three months ended June 30, 2023"
