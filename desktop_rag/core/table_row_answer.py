@@ -18,7 +18,7 @@ figure is given only when
   the filing's own period end, or in the asked year;
 - no other row of the pages qualifies as well with another figure.
 
-The cells are assigned to columns by their printed position (``statements.extract.period_tables``,
+The cells are assigned to columns by their printed position (``statements.columns.period_tables``,
 which needs the page's character boxes), so a change or percent column between the periods is
 never read as a period's figure. The answer quotes the row and its column heading, exact text of
 the page.
@@ -31,16 +31,15 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from desktop_rag.core.domain.measures import MEASURE_WORDS, is_count_label
 from desktop_rag.core.domain.numbers import nearest_scale
 from desktop_rag.core.domain.periods import column_period_name, find_periods
 from desktop_rag.core.lexical import tokenize
-from desktop_rag.core.pdf import PageText, extract_page, open_pdf
+from desktop_rag.core.pdf import PageText
 from desktop_rag.core.query import format_figure
 from desktop_rag.core.statements.answer import months_asked
-from desktop_rag.core.statements.extract import PeriodTable, period_tables
+from desktop_rag.core.statements.columns import PeriodTable, boxed_page, period_tables
 from desktop_rag.core.statements.model import Cell, Period, Row
 from desktop_rag.core.types import Citation, Document
 from desktop_rag.core.verify import Passage, asks_for_explanation, asks_for_figure, carries_concept
@@ -111,30 +110,6 @@ def _share(present: set[str], wanted: set[str], idf: dict[str, float] | None) ->
 
 
 BoxedPage = Callable[[Document, int, str], PageText | None]
-
-
-def boxed_page(doc: Document, page: int, text: str) -> PageText | None:
-    """The page read again from its PDF with character boxes, if the file is still where it
-    was ingested from and gives the same canonical text as the stored page (else None: a
-    moved or changed file gives no boxes, and the retry no table)."""
-    path = Path(doc.path)
-    if not path.is_file():
-        return None
-    try:
-        pdf = open_pdf(path)
-    except Exception as exc:  # a moved, locked or broken file: no boxes, no table
-        log.debug("no boxes for %s: %s", doc.file_name, exc)
-        return None
-    try:
-        if not 1 <= page <= pdf.page_count:
-            return None
-        got = extract_page(pdf[page - 1], with_boxes=True)
-    except Exception as exc:
-        log.debug("no boxes for %s p.%d: %s", doc.file_name, page, exc)
-        return None
-    finally:
-        pdf.close()
-    return got if got.text == text else None
 
 
 def table_row_answer(question: str, concept: set[str], passages: list[Passage],

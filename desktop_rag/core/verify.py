@@ -20,7 +20,7 @@ from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, content_terms, t
 from desktop_rag.core.library import Library
 from desktop_rag.core.metadata import company_aliases, period_labels, period_match
 from desktop_rag.core.pdf import fold_text, match_form
-from desktop_rag.core.statements.columns import CHANGE, PART, TOTAL, Column, place_row, segment_title
+from desktop_rag.core.statements.columns import CHANGE, OTHER, PART, TOTAL, Column, boxed_page, place_row, segment_title
 from desktop_rag.core.statements.extract import split_row
 from desktop_rag.core.types import Citation, Document, Hit
 
@@ -548,14 +548,19 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
                 return ""
             if len(row_cells) < 2:
                 return ""  # a row of one figure: no other column to take it from
-            placed = place_row(page, row_start)
+            # the row's cells placed by their printed position when the filing's PDF gives the
+            # page's boxes, by the header lines above the row otherwise (one column reader)
+            doc = docs.get(c.doc_id)
+            boxed = boxed_page(doc, c.page, page) if doc is not None else None
+            annual = doc is not None and doc.meta.form_type.upper().startswith(("10-K", "20-F"))
+            placed = place_row(page, row_start, boxed=boxed, annual=annual)
             if placed is None:
                 problems.append(f"figure {n:g} is quoted from a table row whose column headings could not be read")
                 continue
             cells = [pc for pc in placed if pc.value is not None and number_supported(n, [abs(pc.value)])]
             if not cells:
                 return ""  # the figure is in the row's label ("Notes due 2025"), not a cell
-            part = segment_title(page, row_start)
+            part = segment_title(page, row_start, boxed=boxed, annual=annual)
             if part and not (content_term_set(part) - _NO_PART_NAME - {"segment", "division"}) & q_terms:
                 # "Paid memberships at end of period 4,787" of the "Domestic DVD Segment" table is
                 # one segment's count, not the company's
@@ -574,6 +579,8 @@ def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, d
     """A figure in column ``col`` answers the question: a period column of the asked period
     (any period when none is asked), the total, a part the question names, a change or
     percentage column only when a change or ratio is asked."""
+    if col.kind == OTHER:
+        return False  # printed between a period table's columns under no heading: no one's figure
     if col.kind == CHANGE:
         return derived_ok
     if col.kind == TOTAL:

@@ -1,35 +1,71 @@
-"""Which column of a printed table a row's figure sits in, read from the page text alone.
+"""Which column of a printed table a row's figure sits in: the one reader of a table's column
+headings, for the verifier (``place_row``) and the table-row retry (``period_tables``).
 
 A table row in the page text is one line ("Memberships at end of period 4,904 5,767 6,930
 (863) (15)% (1,163) (17)%"); its columns are named by header lines above it ("2015 2014 2013
 2015 vs. 2014 2014 vs. 2013", "Owned Leased(1) Total", "June 30, 2022 December 31, 2021
-requirements(b) ..."). ``place_row`` pairs each cell of a row with its column: a period (its
-year, quarter, date and length when the header says), a change between periods (and the
-percentage printed beside it), a total, or a part of the whole (a sub-category such as
-"Owned"). None when the header cannot be matched to the row's cells: the caller must then not
-claim to know which column a figure came from.
+requirements(b) ..."). One set of heading rules (``_ITEM``, ``header_columns``: periods, a
+change between periods and the percentage printed beside it, a total, a part of the whole such
+as "Owned") reads every heading line, and a row's cells are placed under them two ways:
 
-Rows are split by ``statements.extract.split_row`` (the statements' own row reader), column
+- by position, wherever the page's character boxes are known (``period_tables``): a year line
+  (years, perhaps beside change columns) under heading lines naming their lengths and ends,
+  each cell going to the year printed above its right edge, so a change or percent column
+  between the periods is never read as a period's figure, and a row that skips a column is
+  still placed;
+- from the page text alone where there are no boxes (a moved file, a table of parts and total
+  the position reader does not read): the nearest header line above whose columns fit the
+  row's cells.
+
+None when neither fits the row: the caller must then not claim to know which column a figure
+came from. Rows are split by the statements' own row reader (``statements.extract``), column
 lengths by ``header_durations``, dates and quarters by ``domain.periods``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
+from pathlib import Path
 
 from desktop_rag.core.chunking import is_table_row
 from desktop_rag.core.domain.numbers import scale_of
 from desktop_rag.core.domain.periods import DATE_RE, find_periods, parse_date
-from desktop_rag.core.statements.extract import header_durations, split_row
+from desktop_rag.core.pdf import PageText, extract_page, open_pdf
+from desktop_rag.core.statements.extract import (
+    _DURATION,
+    _MONTH_DAY,
+    _consume,
+    _data_lines,
+    _Line,
+    _lines,
+    _Open,
+    _parse_header,
+    _ParsedLine,
+    _right_edge,
+    _split,
+    _Token,
+    header_durations,
+    split_row,
+)
+from desktop_rag.core.statements.model import Period, Statement
+from desktop_rag.core.types import Document
+
+log = logging.getLogger(__name__)
 
 PERIOD, CHANGE, TOTAL, PART = "period", "change", "total", "part"
+# a cell of a period table printed between the period columns, under no change heading: no
+# period's figure, and no change the heading names either
+OTHER = "other"
 
 
 @dataclass(frozen=True)
 class Column:
-    kind: str  # PERIOD | CHANGE (a change between periods, or a percentage column) | TOTAL | PART
+    kind: str  # PERIOD | CHANGE (a change between periods, or a percentage column) | TOTAL | PART | OTHER
     label: str  # the header words as printed ("2015", "2015 vs. 2014", "Owned")
     year: int | None = None
     quarter: int | None = None
@@ -46,10 +82,18 @@ class PlacedCell:
 
 
 _YEAR_TEXT = r"(?:19|20)\d\d"
+# The heading rules, one for every reader: a change between two years ("2015 vs. 2014", "21 vs.
+# 20", "2015-2014"), a date, a change or percentage column ("% Change", "Percentage change",
+# "Increase (Decrease)", "%"), a quarter ("2Q24"), a year ("2024", "Fiscal 2024", "FY2024"), or
+# a word (a part's name, "Total", or the stub's heading before the first column).
 _ITEM = re.compile(
-    rf"(?P<pair>(?:{_YEAR_TEXT}|'?\d\d)\s*(?:vs\.?|versus|v\.|compared\s+(?:to|with)|over)\s*(?:{_YEAR_TEXT}|'?\d\d)\b)"
+    rf"(?P<pair>(?:{_YEAR_TEXT}|'?\d\d)\s*(?:vs\.?|versus|v\.|compared\s+(?:to|with)|over)\s*(?:{_YEAR_TEXT}|'?\d\d)\b"
+    rf"|\b{_YEAR_TEXT}\s?[-\u2013]\s?{_YEAR_TEXT}\b"
+    # "Versus 2014" of "2016 2015 2014 Versus 2015 Versus 2014" ("Change 2015" printed above)
+    rf"|\b(?:vs\.?|versus)\s*{_YEAR_TEXT}\b)"
     rf"|(?P<date>{DATE_RE.pattern})"
-    r"|(?P<change>%\s*(?:change|chg\.?)|(?:increase|decrease|change|variance)s?(?:\s*/?\s*\(?(?:decrease|increase)\)?)?"
+    r"|(?P<change>%\s*(?:changes?|chg\.?)"
+    r"|\(?(?:percent(?:age)?\s+)?(?:increase|decrease|change|variance)s?\)?(?:\s*/?\s*\(?(?:decrease|increase)\)?)?"
     r"|%(?=\s|$))"
     r"|(?P<quarter>\b[1-4]Q\s?'?\d\d\b|\bQ[1-4]\s?'?(?:\d\d){1,2}\b)"
     rf"|(?P<year>\b(?:fiscal\s+|FY\s?)?{_YEAR_TEXT}\b)"
@@ -58,12 +102,37 @@ _ITEM = re.compile(
 )
 _FOOTNOTE_MARK = re.compile(r"(?:\((?:[a-z]|\d{1,2}|[ivx]+)\))+$|\*+$")
 _STUB_PUNCT = re.compile(r"^[\W_]+$")
+# a word a heading line prints over the year line's columns without naming one ("Fiscal Fiscal
+# Fiscal % Change" over "2015 2014 2013 2015-2014", "Percentage" over "... 2023 2022 Change")
+_PERIOD_WORD = re.compile(r"^(?:fiscal|fy|percent|percentage)$", re.I)
 
 
 def header_columns(line: str) -> list[Column] | None:
     """The columns one header line names, left to right; None when it names none. Words
     before the first period or change column head the row labels (the stub), not a column."""
+    read = _heading(line)
+    if read is None:
+        return None
+    _, items = read
+    if not items:
+        return None
+    if not any(c.kind in (PERIOD, CHANGE) for c in items):
+        # no period or change column: a header of parts ("Owned Leased(1) Total"), each a
+        # capitalised word, on a line without figures or sentence punctuation
+        bare = " ".join(_FOOTNOTE_MARK.sub("", w) for w in line.split())
+        if re.search(r"\d", bare) or line.rstrip().endswith((":", ".")) or len(items) < 2 or len(items) > 8:
+            return None
+        if any(" " in c.label or not c.label[0].isupper() for c in items):
+            return None
+    return items
+
+
+def _heading(line: str) -> tuple[list[str], list[Column]] | None:
+    """The stub's words (before the first period or change column) and the columns of one
+    heading line; a line without a period or change column is all columns (parts), no stub.
+    None when a quarter cannot be read."""
     items: list[Column] = []
+    stub_words: list[str] = []
     stub = True
     for m in _ITEM.finditer(line):
         kind = m.lastgroup
@@ -95,19 +164,10 @@ def header_columns(line: str) -> list[Column] | None:
             continue
         if stub:
             # the words before the first period/change column were the stub's heading
+            stub_words = [w for c in items if c.kind == PART for w in c.label.split()]
             items = [c for c in items if c.kind != PART]
             stub = False
-    if not items:
-        return None
-    if stub:
-        # no period or change column: a header of parts ("Owned Leased(1) Total"), each a
-        # capitalised word, on a line without figures or sentence punctuation
-        bare = " ".join(_FOOTNOTE_MARK.sub("", w) for w in line.split())
-        if re.search(r"\d", bare) or line.rstrip().endswith((":", ".")) or len(items) < 2 or len(items) > 8:
-            return None
-        if any(" " in c.label or not c.label[0].isupper() for c in items):
-            return None
-    return items
+    return stub_words, items
 
 
 def _names_periods_only(line: str) -> bool:
@@ -199,17 +259,30 @@ def _with_months(columns: list[Column], above: str) -> list[Column]:
     return out
 
 
-def place_row(page_text: str, row_start: int, max_lines: int = 80) -> list[PlacedCell] | None:
+def place_row(page_text: str, row_start: int, max_lines: int = 80, boxed: PageText | None = None,
+              annual: bool = False) -> list[PlacedCell] | None:
     """The cells of the table row starting at ``row_start`` of ``page_text``, each with its
-    column, read from the nearest header line above that fits the row (a line of periods first,
-    else a line of parts). None when no header line above fits the row's cells."""
-    found = read_row(page_text, row_start, max_lines)
+    column: by position under a period table's year line when ``boxed`` (the same page with
+    its character boxes) reads one holding the row, else from the nearest header line above
+    that fits the row (a line of periods first, else a line of parts). None when neither fits
+    the row's cells. ``annual``: an annual report's page (bare years are fiscal years)."""
+    found = read_row(page_text, row_start, max_lines, boxed, annual)
     return found[0] if found else None
 
 
-def read_row(page_text: str, row_start: int, max_lines: int = 80) -> tuple[list[PlacedCell], tuple[int, int]] | None:
-    """``place_row``'s cells with the span (start, end in ``page_text``) of the header line
-    their columns were read from."""
+def read_row(page_text: str, row_start: int, max_lines: int = 80, boxed: PageText | None = None,
+             annual: bool = False) -> tuple[list[PlacedCell], tuple[int, int]] | None:
+    """``place_row``'s cells with the span (start, end in ``page_text``) of the heading their
+    columns were read from."""
+    if boxed is not None and boxed.boxes is not None and boxed.text == page_text:
+        by_position = _place_by_position(boxed, row_start, annual)
+        if by_position is not None:
+            return by_position
+    return _place_by_text(page_text, row_start, max_lines)
+
+
+def _place_by_text(page_text: str, row_start: int, max_lines: int) -> tuple[list[PlacedCell], tuple[int, int]] | None:
+    """The text reading: the nearest header line above whose columns fit the row's cells."""
     end = page_text.find("\n", row_start)
     row = page_text[row_start:end if end >= 0 else len(page_text)]
     _, cells = split_row(row)
@@ -258,11 +331,11 @@ _PART_TITLE = re.compile(r"\b(?:segments?|divisions?)\b", re.I)
 _HEADER_WORDS = re.compile(r"\b(?:ended|months|weeks|quarter|as\s+of|change|total|(?:19|20)\d\d)\b", re.I)
 
 
-def segment_title(page_text: str, row_start: int) -> str:
+def segment_title(page_text: str, row_start: int, boxed: PageText | None = None, annual: bool = False) -> str:
     """The title of the table the row belongs to when it names one segment or division of the
     company ("Domestic DVD Segment" above "As of/ Year Ended December 31, Change"): its rows are
     that part's figures, not the company's. "" otherwise."""
-    read = read_row(page_text, row_start)
+    read = read_row(page_text, row_start, boxed=boxed, annual=annual)
     if read is None:
         return ""
     head_start = read[1][0]
@@ -277,3 +350,193 @@ def segment_title(page_text: str, row_start: int) -> str:
             return text
         return ""
     return ""
+
+
+# -- the position reader: any table of period columns (MD&A, segment and note tables) ----------------
+_SCALE_NOTE_FIRST = re.compile(r"^\s*\((?:\$\s*|dollars\s+|amounts\s+)?in\s+(?:thousands|millions|billions)[^)]*\)", re.I)
+_FISCAL_YEARS = re.compile(r"\bfiscal\b", re.I)
+_YEAR_TOKEN = re.compile(r"^(?:fy|fiscal)?'?((?:19|20)\d\d)$", re.I)
+
+
+def _year_tokens(line: _Line) -> list[_Token] | None:
+    """The year tokens of a table's year line ("2023 2022 Change 2023 2022 Change", "2021
+    2020 2019 21 vs. 20 20 vs. 19", "(In millions, except percentages) 2023 2022 Change"):
+    read by the heading rules, at least two years and nothing but change columns beside them
+    (after a scale note); None for any other line."""
+    note = _SCALE_NOTE_FIRST.match(line.text)
+    rest = line.text[note.end():] if note else line.text
+    read = _heading(rest)
+    if read is None or read[0]:
+        return None
+    columns = read[1]
+    if any(c.kind not in (PERIOD, CHANGE) or c.quarter or c.date for c in columns):
+        return None
+    skip = line.start + note.end() if note else line.start
+    # the years of the period columns, not those of a change column's heading ("2021 vs. 2020")
+    spans = [(skip + m.start(), skip + m.end()) for m in _ITEM.finditer(rest) if m.lastgroup == "year"]
+    years = [t for t in line.tokens if any(a <= t.start < b for a, b in spans) and _YEAR_TOKEN.match(t.text.strip(","))]
+    if len(years) < 2 or len(years) != sum(c.kind == PERIOD for c in columns):
+        return None
+    return years
+
+
+def _column_heading(line: _Line) -> bool:
+    """A line of a table's column heading above its year line ("Three Months Ended Six Months
+    Ended", "April 1, March 26, April 1, March 26,", "(In millions) March 31, Change", "Fiscal
+    Fiscal Fiscal % Change")."""
+    text = line.text.strip()
+    if not text or len(text.split()) > 16 or text.endswith((".", ":")):
+        return False
+    if _DURATION.search(text) or _MONTH_DAY.search(text) or scale_of(text):
+        return True
+    for m in _ITEM.finditer(text):
+        if m.lastgroup in ("change", "pair") or (m.lastgroup == "year" and m.group(0).isdigit()):
+            continue
+        word = _FOOTNOTE_MARK.sub("", m.group(0).strip(",;:$"))
+        if m.lastgroup == "word" and (not re.search(r"[A-Za-z]", word) or _PERIOD_WORD.match(word)):
+            # "30, 30, 30, 30," (the days of "June" above), "$", "(1)", "Fiscal"
+            continue
+        return False
+    return True
+
+
+@dataclass
+class PeriodTable:
+    """A table of period columns read off one page: its rows and periods (``statement``) and
+    where its column heading is printed (offsets in the page text, year line included)."""
+
+    statement: Statement
+    header: tuple[int, int]
+
+
+def period_tables(page: PageText, annual: bool = False) -> list[PeriodTable]:
+    """Every table of the page whose columns are periods (kind "table"): a year line (years,
+    perhaps beside change columns) under heading lines naming their lengths and ends ("Three
+    Months Ended" / "March 31,"), then rows read as the statements' are (label, heading
+    above it as parent). Each cell goes to the year whose right edge it shares, so change
+    and percent columns between the periods are never read as a period's figure: this
+    needs the page's character boxes, and a page without them gives no tables. ``title``
+    is the text of the two lines above the column heading (the table's heading or the
+    sentence introducing it). ``annual``: the page is an annual report's, where years printed
+    alone over the columns ("2023 2022 Change") are its fiscal years; elsewhere a table needs
+    period words ("Three Months Ended", "Fiscal") to be read."""
+    if page.boxes is None:
+        return []
+    lines = _lines(page)
+    parsed = _data_lines(lines)
+    scale_hint = scale_of(" ".join(ln.text for ln in lines[:15]))
+    out: list[PeriodTable] = []
+    i = 0
+    while i < len(lines):
+        years = _year_tokens(lines[i])
+        if years is None:
+            i += 1
+            continue
+        h0 = i
+        while h0 > 0 and i - h0 < 4 and _column_heading(lines[h0 - 1]):
+            h0 -= 1
+        # the years alone: "2015-2014" (a change column's heading) holds no column's year
+        only_years = _Line(" ".join(t.text for t in years), lines[i].start, lines[i].index)
+        year_line = _ParsedLine(only_years, "", (lines[i].start, lines[i].start), [])
+        header_lines = [lines[k] for k in range(h0, i + 1)]
+        header = _parse_header(header_lines, "segment", year_line)
+        if header is None and (annual or _FISCAL_YEARS.search(" ".join(ln.text for ln in header_lines))):
+            # "Fiscal Fiscal Fiscal % Change" over "2015 2014 2013 2015-2014": years, as a
+            # statement's bare year columns are
+            header = _parse_header(header_lines, "income", year_line)
+        anchors = [_right_edge(page, t.start, t.end) for t in years]
+        if header is None or len(header.periods) != len(years) or any(a is None for a in anchors):
+            i += 1
+            continue
+        title = " ".join(ln.text.strip() for ln in lines[max(0, h0 - 2):h0])
+        scale = header.scale or scale_of(title) or scale_hint or "units"
+        st = Statement("table", title, page.number, scale, header.periods, [], [page.number])
+        op = _Open(st, header.years, anchors=[a for a in anchors if a is not None])
+        stop = next((k for k in range(i + 1, len(lines)) if _year_tokens(lines[k]) is not None), len(lines))
+        end = _consume(page, parsed, i + 1, stop, op)
+        if st.rows:
+            out.append(PeriodTable(st, (lines[h0].start, lines[i].end)))
+        i = max(end, i + 1)
+    return out
+
+
+# period tables read per page; the verifier asks for each quoted row of the same few pages
+_TABLES: OrderedDict[tuple[int, str, bool], list[PeriodTable]] = OrderedDict()
+
+
+def _tables_of(page: PageText, annual: bool) -> list[PeriodTable]:
+    key = (page.number, page.text, annual)
+    if key in _TABLES:
+        _TABLES.move_to_end(key)
+        return _TABLES[key]
+    tables = period_tables(page, annual)
+    _TABLES[key] = tables
+    if len(_TABLES) > 32:
+        _TABLES.popitem(last=False)
+    return tables
+
+
+def _period_column(p: Period) -> Column:
+    """A period table's column as a placed cell's column: a date only when the heading prints
+    its day ("Fiscal 2015" names none), the length as read from the heading."""
+    end = date.fromisoformat(p.end)
+    day_printed = bool(re.search(r"[A-Za-z]+\s+\d{1,2},", p.label))
+    return Column(PERIOD, p.label, year=end.year, date=end if day_printed else None, months=p.months)
+
+
+def _place_by_position(page: PageText, row_start: int, annual: bool) -> tuple[list[PlacedCell], tuple[int, int]] | None:
+    """The row's cells under the period table of the page that holds the row, each a period's
+    where it sits under the period's year, else a change column's (the year line or the
+    heading above names one) or no period's (``OTHER``). None when no period table holds it."""
+    end = page.text.find("\n", row_start)
+    end = end if end >= 0 else len(page.text)
+    parsed = _split(_Line(page.text[row_start:end], row_start, 0))
+    if not parsed.cells:
+        return None
+    for table in _tables_of(page, annual):
+        for row in table.statement.rows:
+            by_start = {c.span[0]: c for c in row.cells if row_start <= c.span[0] < end}
+            if not by_start:
+                continue
+            periods = {(p.end, p.months): p for p in table.statement.periods}
+            heading = page.text[table.header[0]:table.header[1]]
+            change = any(m.lastgroup in ("change", "pair") for m in _ITEM.finditer(heading))
+            placed: list[PlacedCell] = []
+            for text, value, percent, start, _ in parsed.cells:
+                cell = by_start.get(start)
+                if cell is not None:
+                    column = _period_column(periods[(cell.period_end, cell.months)])
+                else:
+                    column = Column(CHANGE, "change") if change else Column(OTHER, "")
+                placed.append(PlacedCell(text, value, percent, column))
+            return placed, table.header
+    return None
+
+
+def boxed_page(doc: Document, page: int, text: str) -> PageText | None:
+    """The page read again from its PDF with character boxes, if the file is still where it
+    was ingested from and gives the same canonical text as the stored page (else None: a
+    moved or changed file gives no boxes, and the text reading alone)."""
+    path = Path(doc.path)
+    if not path.is_file():
+        return None
+    got = _boxed(str(path), path.stat().st_mtime_ns, page)
+    return got if got is not None and got.text == text else None
+
+
+@lru_cache(maxsize=16)
+def _boxed(path: str, mtime_ns: int, page: int) -> PageText | None:
+    try:
+        pdf = open_pdf(Path(path))
+    except Exception as exc:  # a moved, locked or broken file: no boxes
+        log.debug("no boxes for %s: %s", path, exc)
+        return None
+    try:
+        if not 1 <= page <= pdf.page_count:
+            return None
+        return extract_page(pdf[page - 1], with_boxes=True)
+    except Exception as exc:
+        log.debug("no boxes for %s p.%d: %s", path, page, exc)
+        return None
+    finally:
+        pdf.close()

@@ -605,3 +605,30 @@ def test_a_figure_is_backed_only_by_the_row_that_prints_it() -> None:
     right = verify_answer("Net carrying amount was $11,750 million.", [], question, _annual_page(page), 2,
                           concept=concept)
     assert right.ok, right.reason
+
+
+def test_a_quarter_asked_is_not_answered_from_the_nine_months_column_placed_by_position() -> None:
+    # Apple's "Services 21,213 19,604 8 % 62,886 58,941 7 %" under "Three Months Ended Nine Months
+    # Ended": read from the text alone the year line says only "2023" over both 21,213 and 62,886;
+    # placed by the PDF's character boxes (the one column reader) 62,886 is the nine months'
+    from pathlib import Path
+
+    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.pdf import extract_page, open_pdf
+
+    path = Path(__file__).resolve().parents[3] / "corpus" / "2023 Q3 AAPL.pdf"
+    pdf = open_pdf(path)
+    try:
+        text = extract_page(pdf[18], with_boxes=True).text
+    finally:
+        pdf.close()
+    doc = Document("b" * 64, path.name, str(path), 30, DocumentMeta(
+        company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3, period_end="2023-07-01"))
+    passages = [Passage(Hit(Chunk(7, doc.doc_id, 7, 19, 0, len(text), text), doc, 1.0), 0, len(text), text, text)]
+    question = "What were Apple's Services net sales in the third quarter of 2023?"
+    nine = verify_answer("Apple's Services net sales were $62,886 million.", [], question, passages, 2,
+                         concept=set(tokenize("Services")))
+    assert not nine.ok and "column" in nine.reason, nine.reason
+    quarter = verify_answer("Apple's Services net sales were $21,213 million.", [], question, passages, 2,
+                            concept=set(tokenize("Services")))
+    assert quarter.ok, quarter.reason

@@ -4,7 +4,11 @@ the header lines above the row in the page text."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
+import pytest
+
+from desktop_rag.core.pdf import PageText, extract_page, open_pdf
 from desktop_rag.core.statements.columns import CHANGE, PART, PERIOD, TOTAL, header_columns, place_row
 
 
@@ -100,3 +104,54 @@ def test_a_segment_tables_title() -> None:
     assert segment_title(page, page.index("Paid")) == "Domestic DVD Segment"
     statement = "CONSOLIDATED STATEMENTS OF INCOME\n(In millions)\n2024 2023\nNet sales 100 90\n"
     assert segment_title(statement, statement.index("Net sales")) == ""
+
+
+def test_change_headings_of_two_years_are_no_periods() -> None:
+    # "2015-2014" (Adobe) and "Versus 2014" (Microsoft 2016: "Change 2015" printed above) head
+    # change columns: read as a year they made "-2014" a part, or 2014 a second time a period
+    assert [(c.kind, c.year) for c in header_columns("2015 2014 2013 2015-2014") or []] == [
+        (PERIOD, 2015), (PERIOD, 2014), (PERIOD, 2013), (CHANGE, None)]
+    # (2014's own column is lost there, "2014 Versus 2015" read as one change heading: a column
+    # not read rather than read wrong)
+    assert [(c.kind, c.year) for c in header_columns("(In millions) 2016 2015 2014 Versus 2015 Versus 2014") or []] == [
+        (PERIOD, 2016), (PERIOD, 2015), (CHANGE, None), (CHANGE, None)]
+
+
+def _boxed_page(path: Path, number: int) -> PageText:
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        return extract_page(pdf[number - 1], with_boxes=True)
+    finally:
+        pdf.close()
+
+
+def test_rows_placed_by_position_where_the_page_has_boxes() -> None:
+    page = _boxed_page(Path(__file__).resolve().parents[4] / "corpus" / "2023 Q3 AAPL.pdf", 19)
+    row = page.text.index("\nServices 21") + 1
+    boxed = place_row(page.text, row, boxed=page)
+    assert boxed is not None
+    # the column's length and end as the heading prints them ("Three Months Ended" / "July 1,"),
+    # the change columns between the periods no period's
+    assert [(p.text, p.column.kind, p.column.months, p.column.date) for p in boxed] == [
+        ("21,213", PERIOD, 3, date(2023, 7, 1)), ("19,604", PERIOD, 3, date(2022, 6, 25)), ("8 %", CHANGE, None, None),
+        ("62,886", PERIOD, 9, date(2023, 7, 1)), ("58,941", PERIOD, 9, date(2022, 6, 25)), ("7 %", CHANGE, None, None)]
+    # without boxes (a moved file) the text reading: the same kinds, no lengths
+    text = place_row(page.text, row)
+    assert text is not None and [p.column.kind for p in text] == [p.column.kind for p in boxed]
+    assert {p.column.months for p in text} == {None}
+
+
+def test_a_year_line_beside_change_columns_reads_only_its_years() -> None:
+    # Netflix: "2015 2014 2013 2015 vs. 2014 2014 vs. 2013": the years of the "vs." headings had
+    # been read as four more periods, and "(70)" (a change) as 2015's net additions
+    from desktop_rag.core.statements.columns import period_tables
+
+    shared = next((p / "shared" / "data" / "financebench-dev" / "pdfs" for p in Path(__file__).resolve().parents
+                   if (p / "shared" / "data" / "financebench-dev" / "pdfs").is_dir()), Path("/nonexistent"))
+    page = _boxed_page(shared / "NETFLIX_2015_10K.pdf", 21)
+    st = period_tables(page, annual=True)[0].statement
+    assert [(p.year, p.months) for p in st.periods] == [(2015, 12), (2014, 12), (2013, 12)]
+    row = next(r for r in st.rows if r.label == "Net additions")
+    assert [c.text for c in row.cells] == ["5,624", "5,694", "6,274"]

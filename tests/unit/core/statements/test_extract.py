@@ -260,7 +260,7 @@ def test_per_share_rows_under_a_share_class_heading() -> None:
 
 def _period_tables(path: Path, number: int):
     from desktop_rag.core.pdf import extract_page
-    from desktop_rag.core.statements.extract import period_tables
+    from desktop_rag.core.statements.columns import period_tables
 
     if not path.is_file():
         pytest.skip(f"filing not found at {path}")
@@ -289,7 +289,7 @@ def test_period_tables_read_an_mdna_table_with_change_columns() -> None:
 
 def test_period_tables_need_character_boxes() -> None:
     from desktop_rag.core.pdf import PageText
-    from desktop_rag.core.statements.extract import period_tables
+    from desktop_rag.core.statements.columns import period_tables
 
     page, _ = _period_tables(REPO / "corpus" / "2023 Q3 AAPL.pdf", 19)
     assert period_tables(PageText(page.number, page.text)) == []
@@ -316,7 +316,7 @@ def test_period_tables_bare_years_are_fiscal_years_only_in_an_annual_report() ->
     # Microsoft's 10-K MD&A: "(In millions, except percentages) 2023 2022 Change", no period words
     page, tables = _period_tables(FINANCEBENCH / "MICROSOFT_2023_10K.pdf", 47)
     assert tables == []  # read as a 10-Q's page, bare years name no period length
-    from desktop_rag.core.statements.extract import period_tables
+    from desktop_rag.core.statements.columns import period_tables
 
     annual = period_tables(page, annual=True)
     st = annual[0].statement
