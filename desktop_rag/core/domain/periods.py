@@ -222,9 +222,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ended", re.compile(
         # ("the quarter that ended ...", "Intel's quarter also ended ...")
         rf"\b(?P<what>(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|period)\s+"
-        rf"(?:(?:that|which|also|too|likewise)\s+)?(?:ended|ending)\s+(?P<date>{DATE_RE.pattern})",
+        # ("the six months to June 30, 2023": a span of months named to its closing day)
+        rf"(?:(?:that|which|also|too|likewise)\s+)?(?:ended|ending|(?<=months\s)(?:to|through|thru))\s+(?P<date>{DATE_RE.pattern})",
         re.I)),
     ("asof", re.compile(rf"\b(?:as\s+of|at|on)\s+(?P<date>{DATE_RE.pattern})", re.I)),
+    # a day written the US way: "at 6/30/23", "12/31/2022" (month first)
+    ("asof", re.compile(r"(?:\b(?:as\s+of|at|on)\s+)?(?<![\d/.])(?P<date>(?P<nm>1[0-2]|0?[1-9])/(?P<nd>3[01]|[12]\d|0?[1-9])/"
+                        r"(?P<ny>(?:19|20)\d\d|\d\d))(?![\d/])", re.I)),
+    # "YE22", "FYE 2021", "year-end 2022": the filer's fiscal year of that number, whose 10-K
+    # holds the balance at its close
+    ("ye", re.compile(rf"(?<![a-z0-9])(?:fye|(?:fy|fiscal\s+)?(?:ye|year[-\s]end))[\s'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    # a fiscal quarter the sell-side way: "FQ2'23", "FQ1 2024", "F3Q23"
+    ("qy", re.compile(rf"(?<![a-z0-9])(?P<fy>f)(?:q(?P<q>[1-4])|(?P<q2>[1-4])q)[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # "second quarter of fiscal year 2024", "second fiscal quarter of 2023", "Q2 of fiscal 2024", "third quarter 2023"
     ("ordq", re.compile(
         rf"\b(?P<q>{_ORD_RE}|q[1-4])\s+(?P<fq>fiscal\s+)?quarter\s*(?:of\s+|in\s+)?(?:the\s+)?(?P<fy>{_Q})?\s*(?P<y>{_YEAR})\b",
@@ -235,6 +244,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ytd", re.compile(
         rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
         rf"|\bfirst\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b", re.I)),
+    # "fiscal '24 so far, i.e. the first three quarters", "the first two quarters of 2023": the
+    # year to date of that many quarters (a year "so far" alone stays the year)
+    ("ytd_year", re.compile(
+        rf"(?<![a-z0-9])(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\s+(?:so\s+far|to\s+date|ytd)\b"
+        rf"(?:[\s,;:(-]+(?:i\.?\s?e\.?,?|that\s+is,?|meaning)?\s*(?:the\s+)?first\s+(?P<n>two|three|2|3)\s+(?:fiscal\s+)?quarters)?"
+        rf"|\b(?:the\s+)?first\s+(?P<n2>two|three|2|3)\s+(?:fiscal\s+)?quarters\s+(?:of\s+|in\s+)?(?P<fy2>{_Q})?\s*'?"
+        rf"(?P<y2>{_YEAR}|(?<=')\d\d)\b", re.I)),
     # the sell side's half-years: "1H23", "H1 2023", "H1 FY24", "2H22", "second half of 2022"
     ("half", re.compile(
         rf"(?<![a-z0-9])(?:(?P<n>[12])h|h(?P<h>[12]))[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])"
@@ -251,6 +267,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # a quarter named by its closing month with its year: "the June 2023 quarter", "March quarter 2023"
     # (the calendar quarter; ``month_quarter`` reads it for one filer's fiscal calendar)
     ("month_q", re.compile(_MONTH_NAMED_QUARTER, re.I)),
+    # a day written in full without "as of" ("the same point, Dec 31 2021"): that instant
+    ("date", DATE_RE),
     # a bare year: "in 2021", "2019 revenue"
     ("year", re.compile(rf"(?<![0-9$.,])(?P<y>{_YEAR})(?![0-9%]|,\d)")),
     # a year written short with its apostrophe: "end of '15", "back in '19" (not "the '90s")
@@ -349,6 +367,28 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         if months == 12:
             return PeriodMention(text, start, end, year=closing, date=day, span=TRAILING)
         return PeriodMention(text, start, end, year=closing, date=day, span=YEAR_TO_DATE, quarter=months // 3)
+    if kind == "ytd_year":
+        n = m.group("n") or m.group("n2")
+        so_far = full_year(m.group("y") or m.group("y2"))
+        fiscal = bool(m.group("fy") or m.group("fy2"))
+        if not n:
+            return PeriodMention(text, start, end, year=so_far, fiscal=fiscal)
+        return PeriodMention(text, start, end, year=so_far, quarter=3 if n in ("three", "3") else 2, fiscal=fiscal,
+                             span=YEAR_TO_DATE)
+    if kind == "ye":
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), fiscal=True)
+    if kind == "date":
+        d = _date_of(m)
+        before = m.string[max(0, start - 30):start].lower()
+        if d is None or _BUSINESS_DATE.search(before):
+            return None
+        return PeriodMention(text, start, end, year=d.year, date=d)
+    if kind == "asof" and m.groupdict().get("nm"):
+        try:
+            d = date(full_year(m.group("ny")), int(m.group("nm")), int(m.group("nd")))
+        except ValueError:
+            return None
+        return PeriodMention(m.group("date"), m.start("date"), end, year=d.year, date=d)
     if kind in ("ended", "asof"):
         d = parse_date(m.group("date"))
         if d is None:
@@ -387,7 +427,7 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=2 if first else 4,
                              fiscal=bool(m.group("fy")), span=YEAR_TO_DATE if first else SECOND_HALF)
     if kind in ("qy", "nq"):
-        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=int(m.group("q")),
+        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=int(m.group("q") or m.group("q2")),
                              fiscal=bool(m.group("fy")))
     if kind == "yq":
         y = m.group("y") or m.group("y2")
@@ -405,10 +445,13 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     before = m.string[max(0, start - 30):start].lower()
     if re.search(rf"\b{MONTH_RE}\.?,?\s*$", before):
         return None  # "in January 2023": a month of the business, not a period of report
-    if re.search(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
-                 r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+)?$", before):
+    if _BUSINESS_DATE.search(before):
         return None  # "notes due 2026", "by 2030": a date in the business, not the period asked
     return PeriodMention(text, start, end, year=full_year(m.group("y")))
+
+
+_BUSINESS_DATE = re.compile(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
+                            r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+|on\s+)?$")
 
 
 def period_phrase(text: str) -> str:
@@ -694,6 +737,8 @@ class PeriodShift:
 # "the comparable quarter", "the comparable prior-year period": the same quarter a year earlier
 _YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:(?:comparable\s+)?(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago|"
                                r"comparable)\s+(?:fiscal\s+)?(?:quarter|qtr|period)|"
+                               # "prior-yr equivalent?": the same span a year earlier
+                               r"(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?\s+(?:equivalent|comparable|counterpart)|"
                                r"same\s+(?:quarter|qtr|period)\s+(?:of\s+|in\s+)?(?:the\s+)?(?:prior|previous|last)\s+(?:fiscal\s+)?(?:year|yr|fy))\b", re.I)
 # "vs last fiscal?", "the prior fiscal": "fiscal" used as the noun, the fiscal year before
 _PRIOR_FISCAL = re.compile(r"\b(?:last|prior|previous|preceding)\s+fiscal\b(?!\s*(?:years?|yrs?|quarters?|qtrs?|periods?|"
@@ -758,8 +803,9 @@ def shift_mention(mention: PeriodMention, shift: PeriodShift) -> PeriodMention |
             # a month's last day stays the last day (September 30 -> June 30, not June 28)
             d = _add_months(d.replace(day=1), 1) - timedelta(days=1)
         # month arithmetic keeps the day of month; a quarter's end is then within days of it
+        # (a year to date keeps its length: "the six months ended June 30, 2023" a year earlier)
         return PeriodMention("", 0, 0, year=d.year, date=d, span=mention.span or ("quarter" if shift.quarters else ""),
-                             fiscal=mention.fiscal)
+                             fiscal=mention.fiscal, quarter=mention.quarter if mention.span == YEAR_TO_DATE else None)
     if mention.quarter:
         index = mention.year * 4 + (mention.quarter - 1) + shift.quarters + 4 * shift.years
         year, q = divmod(index, 4)
@@ -972,7 +1018,9 @@ _YTD_RELATIVE = re.compile(
     r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)\s*months?\b"
     r"(?!\s+(?:ended|ending|of|in)\b)"
     r"|the\s+(?P<nm>[369])m\b"
-    r"|(?:the\s+)?(?:first\s+half|1h|h1)\b(?!\s+(?:of|in)\b)"
+    # ("the first half of the fiscal yr": of the conversation's year)
+    r"|(?:the\s+)?(?:first\s+half|1h|h1)\b(?!\s+(?:of|in)\b(?!\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b))"
+    r"(?:\s+(?:of|in)\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b)?"
     r"|(?:the\s+)?(?P<ytd>ytd|year[-\s]to[-\s]date)\b"
     r"|(?:the\s+)?(?P<full>full[-\s]year|whole\s+year|full\s+fiscal\s+year|entire\s+year)\b)", re.I)
 

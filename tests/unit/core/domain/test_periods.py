@@ -586,3 +586,50 @@ def test_column_period_name_compact_and_prose() -> None:
     # the heading's year printed on a line of its own under "Three Months Ended June 30,"
     assert column_period_name(Period("Three Months Ended June 30,", "2023-06-30", 3), prose=True) == \
         "in the three months ended June 30, 2023"
+
+
+# -- held-out-9 classes (issue #12), with examples of our own ------------------------------------------------
+def _read(text: str) -> list[tuple[int | None, int | None, date | None, str, bool]]:
+    return [(m.year, m.quarter, m.date, m.span, m.fiscal) for m in find_periods(text).mentions]
+
+
+def test_a_fiscal_quarter_written_the_sell_side_way() -> None:
+    assert _read("cloud growth in FQ3'22?") == [(2022, 3, None, "", True)]
+    assert _read("FQ1 2024 margin") == [(2024, 1, None, "", True)]
+    assert _read("F4Q21 revenue") == [(2021, 4, None, "", True)]
+
+
+def test_a_year_end_is_the_fiscal_year_whose_report_holds_it() -> None:
+    assert _read("backlog at YE19?") == [(2019, None, None, "", True)]
+    assert _read("cash at FYE 2020") == [(2020, None, None, "", True)]
+    assert _read("debt at year-end 2018") == [(2018, None, None, "", True)]
+
+
+def test_days_written_the_us_way_or_without_as_of() -> None:
+    assert _read("deposits at 3/31/22") == [(2022, None, date(2022, 3, 31), "", False)]
+    assert _read("inventory 9/30/2021 vs 12/31/2020")[0][2] == date(2021, 9, 30)
+    assert _read("orders at the same point, Mar 31 2020?") == [(2020, None, date(2020, 3, 31), "", False)]
+    assert _read("notes due December 31, 2026")[0][2] is None  # a date of the business, not a period asked
+    assert _read("half of it: 1/2") == []
+
+
+def test_a_span_of_months_to_its_closing_day() -> None:
+    assert _read("opex for the nine months to September 30, 2022") == [(2022, 3, date(2022, 9, 30), YEAR_TO_DATE, False)]
+
+
+def test_a_year_so_far_named_by_its_quarters() -> None:
+    assert _read("sales for fiscal '23 so far, i.e. the first two quarters combined") == [(2023, 2, None, YEAR_TO_DATE, True)]
+    assert _read("the first three quarters of 2022") == [(2022, 3, None, YEAR_TO_DATE, False)]
+    assert _read("revenue 2022 so far") == [(2022, None, None, "", False)]  # how far is the thread's
+
+
+def test_the_prior_year_equivalent_and_the_first_half_of_the_fiscal_year() -> None:
+    assert relative_period("and the prior-year equivalent?") == PeriodShift(years=-1, text="prior-year equivalent")
+    assert year_to_date("and the first half of the fiscal year?") is not None
+    assert year_to_date("and the first half of the fiscal year?").quarters == 2  # type: ignore[union-attr]
+
+
+def test_a_year_to_date_shifted_a_year_keeps_its_length() -> None:
+    six = find_periods("the six months ended June 30, 2023").mentions[0]
+    earlier = shift_mention(six, PeriodShift(years=-1))
+    assert earlier is not None and mention_text(earlier) == "the six months ended June 30, 2022"
