@@ -6,6 +6,7 @@ jpmorgan (and its ticker JPM from the cover); "Advanced Micro Devices, Inc." -> 
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -266,6 +267,13 @@ def subject_names(question: str) -> list[str]:
         if re.search(rf"{esc}(?:'s|’s|'|’)(?=[\s?!.,;:)]|$)", question) or re.search(
                 rf"\b(?:did|does|do)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question):
             out.append(name)
+    # "Meta's Reality Labs operating loss": the owner of a capitalised segment is a subject of its
+    # own (the run of capitals reads as one name: "Meta Reality Labs")
+    for m in re.finditer(r"(?<![\w&.'’-])([A-Z][\w&.-]*)(?:'s|’s)\s+(?=[A-Z])", question):
+        owner = m.group(1).strip(".")
+        if len(owner) >= 2 and owner.lower() not in _TRIMMED and owner not in out \
+                and not re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", owner.lower()):
+            out.append(owner)
     return out
 
 
@@ -440,6 +448,38 @@ def typed_library_names(text: str, names: Iterable[str], printed_lower: Collecti
                     best, found = d, name
         if found:
             out.append((m.start(), m.end(), found, possessive))
+    return sorted(out + _typed_long_names(text, names, printed_lower, vocabulary, out))
+
+
+def _typed_long_names(text: str, names: Iterable[str], printed_lower: Collection[str], vocabulary: Collection[str],
+                      taken: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, str, bool]]:
+    """A library company's name of two to four words typed with one word slipped ("american watr
+    works"): the other words as the name has them, the slipped word by the same first letter and
+    one edit away (two for words of eight letters or more), never a word the library's filings
+    print in lower case nor a word of ``vocabulary``."""
+    words = list(re.finditer(r"[A-Za-z][A-Za-z&-]*", text))
+    out: list[tuple[int, int, str, bool]] = []
+    spans = [(a, b) for a, b, _, _ in taken]
+    for name in {n for n in names if " " in n.strip()}:
+        parts = name.lower().split()
+        if not 2 <= len(parts) <= 4 or not all(p.isalpha() for p in parts):
+            continue
+        for i in range(len(words) - len(parts) + 1):
+            run = words[i:i + len(parts)]
+            if any(text[x.end():y.start()].strip() for x, y in itertools.pairwise(run)):
+                continue  # the words of a name are written together
+            typed = [w.group(0).lower() for w in run]
+            slips = [(t, p) for t, p in zip(typed, parts) if t != p]
+            if len(slips) != 1:
+                continue
+            t, p = slips[0]
+            if len(p) < 4 or t[0] != p[0] or t in printed_lower or t in _NOT_NAME_WORDS or t in vocabulary:
+                continue
+            limit = 2 if len(p) >= 8 else 1
+            a, b = run[0].start(), run[-1].end()
+            if _edit_distance(t, p, limit) <= limit and all(b <= x or a >= y for x, y in spans):
+                out.append((a, b, name, False))
+                spans.append((a, b))
     return out
 
 

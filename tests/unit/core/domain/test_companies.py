@@ -196,3 +196,19 @@ def test_a_lower_case_owner_and_a_name_opening_a_phrase() -> None:
     assert lower_case_head("marvell chips", printed) == "Marvell"
     assert lower_case_head("segment chips", printed) == ""
     assert lower_case_name("how'd", printed) == ""  # a contraction is no name
+
+
+def test_a_library_name_of_several_words_typed_with_one_slip() -> None:
+    names = {"costco wholesale", "Costco", "lockheed martin"}
+    found = typed_library_names("costco wholsale membership fees 2021", names, set())
+    assert [(n, p) for _, _, n, p in found] == [("costco wholesale", False)]
+    assert typed_library_names("lockheed martn backlog", names, set())[0][2] == "lockheed martin"
+    # every word as the name has it is read by names_in; two slips or another first letter are no name
+    assert not typed_library_names("costco wholesale fees", names, set())
+    assert not typed_library_names("lockhead nartin backlog", names, set())
+    assert not typed_library_names("lockheed nartin backlog", names, set())
+
+
+def test_the_owner_of_a_capitalised_segment_is_a_subject() -> None:
+    assert "Sony" in subject_names("pull Sony's Game Network revenue for 2022")
+    assert "FY2023" not in subject_names("Q3 FY2023's Cloud growth?")
