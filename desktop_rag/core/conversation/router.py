@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from desktop_rag.core.conversation.styles import is_style_only, only_layout_words, style_request
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.measures import measure_phrase
-from desktop_rag.core.domain.periods import find_periods, period_run, relative_period
+from desktop_rag.core.domain.periods import find_periods, is_period_word, period_run, relative_period
 from desktop_rag.core.lexical import content_terms
 
 CONVERSATION = "conversation"
@@ -29,7 +29,15 @@ RECALL_RE = re.compile(
     r"what\s+(?:you(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:said|told\s+me|found|established|learned|covered)|"
     r"(?:summari[sz]e|sum\s+up|go\s+over)\s+(?:our|the|this)\s+(?:conversation|discussion|thread|chat|answers|findings)|"
     r"summari[sz]e\s+(?:everything|all\s+(?:of\s+)?(?:this|that|the\s+above)|the\s+above)|"
-    r"what\s+(?:have\s+we|do\s+we\s+know)|so\s+far)\b", re.I)
+    r"what\s+(?:have\s+we|do\s+we\s+know)|"
+    # "which docs did the KHC figures come from?", "where did those numbers come from", "file
+    # names only": the sources of answers given (not "where did the growth come from")
+    r"(?:which|what)\s+(?:docs?|documents?|files?|filings?|sources?|pages?|reports?)\s+(?:did|do|does)\s+"
+    r"(?:[\w&.'/-]+\s+){0,8}?(?:come|came)\s+from|"
+    r"where\s+(?:did|do|does)\s+(?:the\s+|those\s+|these\s+|your\s+)?(?:[\w&.'/-]+\s+){0,4}?"
+    r"(?:figures?|numbers?|quotes?|citations?)\s+(?:come|came)\s+from|file\s+names?\s+only|"
+    # "so far" as what the thread found, not a year to date ("fiscal '24 so far")
+    r"(?<!fiscal\s)(?<!year\s)(?<!ytd\s)(?<!\d\s)(?<!')(?<!\d)so\s+far(?!\s+(?:this|in|of)\b))\b", re.I)
 SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|sum\s+up|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
 COMPARE_RE = re.compile(
     r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth)\s+between|"
@@ -47,8 +55,27 @@ COMPARE_RE = re.compile(
 # comparison of answers already given when nothing but generic words is left beside it
 # ("Which segment had the highest revenue?" asks the filings something new)
 WHICH_RE = re.compile(
-    r"\b(?:which|who)\s+(?:[\w&'-]+\s+){0,8}?(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
-    r"highest|largest|biggest|lowest|smallest|greatest|most|least|better|worse|best|worst|faster|slower)\b", re.I)
+    r"\b(?:which|who)(?:'s|’s)?\s+(?:[\w&'-]+\s+){0,8}?(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
+    r"highest|largest|biggest|lowest|smallest|greatest|most|least|better|worse|best|worst|faster|slower|"
+    # "who's heavier", "who outspent whom"
+    r"heavier|lighter|cheaper|costlier|richer|leaner|stronger|weaker|ahead|behind|"
+    r"out(?:spent|spends?|spending|grew|grows|growing|sold|sells|earned|earns|performed|performs|paced))\b", re.I)
+# "no new numbers", "no re-pull", "using only what you've already told me", "from what you
+# already have": the analyst says the answer comes from the thread, not from the filings
+_FROM_THREAD_ONLY = re.compile(
+    r"\b(?:(?:no|without(?:\s+any)?)\s+(?:new|more|fresh|extra|additional|other)\s+(?:numbers?|figures?|data|"
+    r"searche?s?|retrievals?|pulls?|look-?ups?)|"
+    r"(?:no|without)\s+(?:a\s+)?re-?(?:pull(?:ing)?|search(?:ing)?|run(?:ning)?|quer(?:y|ying)|retrieval|look-?up)s?|"
+    r"(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:re-?pull|re-?search|search\s+again|"
+    r"(?:pull|look)\s+(?:(?:it|them|anything)\s+)?(?:up\s+)?again)|"
+    r"(?:(?:using|use|with|from|based\s+on)\s+(?:only\s+)?|(?:only|just)\s+(?:from\s+)?)"
+    r"(?:what|the\s+(?:numbers?|figures?|answers?|data))\s+(?:you|u|we)(?:'ve|\s+have)?\s+(?:already\s+)?"
+    r"(?:told\s+me|said|gave(?:\s+me)?|given(?:\s+me)?|have|got|found|pulled|shown|shared|provided))(?![\w-])", re.I)
+# a question of its own ("In bullet points, what were the main risks it mentioned?")
+_ASKS = re.compile(r"\b(?:what|which|who|whom|why|how|when|where)\b", re.I)
+# "can you pull Meta's figure so I can line it up against this", "… for comparison": the
+# analyst compares it; the message asks the filings for the figure alone
+_OWN_COMPARISON = re.compile(r"\bso\s+(?:that\s+)?(?:i|we)\s+can\s+(?:\w+\s+){0,2}$|\bfor\s+$", re.I)
 _GENERIC = {"company", "companies", "product", "products", "one", "ones", "figure", "figures", "number", "numbers",
             "amount", "amounts", "result", "results", "answer", "answers", "period", "periods", "year", "years",
             "quarter", "quarters", "value", "values"}
@@ -117,6 +144,37 @@ _RESTATE_WORDS = re.compile(r"\b(?:single|formal|full|plain|proper|complete|neat
                             r"so\s+far|given|both|each|all|the\s+two|compan(?:y|ies)(?:'s|'|’s|’)?)(?![\w'’])", re.I)
 
 
+def _nothing_new(q: str, previous: Sequence[str], names: Iterable[str], known_c: set[str], known_p: set[str],
+                 company_of: Mapping[str, str] | None, absent: Iterable[str], periods: Iterable[str]) -> bool:
+    """The message names no company, period or measure the thread's questions did not: a
+    year alone counts as asked when a period of that year was ("'21 -> '22" after the year
+    ends of 2021 and 2022); a period relative to the thread's ("the year before") is new."""
+    comp, per = _entities(q, names, company_of)
+    if comp - known_c or {a.lower() for a in absent if a} - known_c or relative_period(q):
+        return False
+    for named in periods:
+        per |= _period_keys(named)
+    known_years = {k[:4] for k in known_p} | {y for k in known_p for y in re.findall(r"(?:19|20)\d\d", k)}
+    if any(not (k in known_p or (re.fullmatch(r"(?:FY)?(?:19|20)\d\d", k) and k[-4:] in known_years))
+           for k in per - known_p):
+        return False
+    asked = {t for p in previous for t in content_terms(p)}
+    return all(t in asked or any(len(t) >= 5 and a.startswith(t) for a in asked)
+               for t in content_terms(measure_phrase(q)))
+
+
+def _new_words(text: str, previous: Sequence[str], names: Iterable[str]) -> list[str]:
+    """The content words of ``text`` the thread's questions never used (a word may be written
+    shorter than asked), leaving out company names, period words and generic words."""
+    for n in sorted(names_in(text, names), key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?:'s|’s)?(?![A-Za-z0-9&])", " ", text, flags=re.I)
+    for m in reversed(find_periods(text).mentions):
+        text = text[:m.start] + " " + text[m.end:]
+    asked = {t for p in previous for t in content_terms(p)}
+    return [t for t in content_terms(text) if t not in _GENERIC and t not in asked and not is_period_word(t)
+            and not any(len(t) >= 5 and a.startswith(t) for a in asked)]
+
+
 def _entities(text: str, names: Iterable[str], company_of: Mapping[str, str] | None = None) -> tuple[set[str], set[str]]:
     """The companies (one key per company however spelled: "wmt", "walmart") and periods a text names."""
     comp = {(company_of or {}).get(n.lower(), n.lower()) for n in names_in(text, names)}
@@ -180,6 +238,17 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if is_style_only(q) or is_style_only(_without_known(q, names, known_c, company_of)) or (
             style_request(q) and is_style_only(_without_asked_words(q, previous_standalone))):
         return Route(CONVERSATION, "asks only for another layout of what was answered", "restyle")
+    if _FROM_THREAD_ONLY.search(q):
+        compares = bool(COMPARE_RE.search(q) or WHICH_RE.search(q))
+        return Route(CONVERSATION, "says to use only what was already answered",
+                     "compare" if compares else "summary")
+    laid_out = style_request(q)
+    if laid_out and laid_out != "detailed" and not _ASKS.search(q) and _nothing_new(q, previous_standalone, names, known_c, known_p,
+                                                              company_of, absent_companies, periods):
+        # "grid the amzn/intc/msft capex numbers", "bullet the three Nike GM moves, oldest year
+        # first": a layout of figures the thread answered, naming no company, period or measure
+        # it did not ask (every answer is laid out, not only the last)
+        return Route(CONVERSATION, "asks for a layout of what was answered, naming nothing new", "summary")
     if _RESTATE.search(q) and only_layout_words(_RESTATE_WORDS.sub(" ", _RESTATE.sub(" ", _without_asked_words(
             _without_known(q, names, known_c, company_of), previous_standalone)))):
         return Route(CONVERSATION, "asks to restate what was answered, naming nothing new", "restyle")
@@ -192,6 +261,12 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         # "the latter as a % of revenue": an answer given, set against a figure not asked yet
         return Route(BOTH, f"uses an answer given with a figure not answered yet ({own})")
     compared = COMPARE_RE.search(q)
+    own_comparison = compared and _OWN_COMPARISON.search(q[:compared.start()]) and (
+        not q[:compared.start()].rstrip().lower().endswith("for") or compared.group(0).lower() == "comparison")
+    if compared and own_comparison and measure_phrase(q[:compared.start()]):
+        # "can you pull Meta's operating loss so I can line it up against this": the analyst
+        # sets it beside the answer; the filings are asked the figure alone
+        return Route(RETRIEVE, "asks a figure for the analyst's own comparison")
     if compared and measure_phrase(q[:compared.start()]) and find_periods(q[:compared.start()]).mentions \
             and re.search(r"\b(?:what|how|which)\b", q[:compared.start()], re.I) \
             and relative_period(q[compared.start():]) and not names_in(q[compared.start():], names):
@@ -199,6 +274,11 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         # year": the message asks its own figure first and compares it with another period of
         # its own; the filings answer both
         return Route(RETRIEVE, "asks a figure of its own and compares it")
+    if compared and compared.group(0).lower().rstrip(".") in ("vs", "versus") and not style_request(q) and all(
+            _new_words(side, previous_standalone, names) for side in (q[:compared.start()], q[compared.end():])):
+        # "renewal rates at that date - US/Canada vs worldwide", "how many did they deliver vs what
+        # was scheduled": both sides are things the thread never asked; the filings hold them
+        return Route(RETRIEVE, "compares two things not asked yet, both from the filings")
     if compared or _compares_answers(q, previous_standalone):
         comp, per = _entities(q, names, company_of)
         comp |= {c.lower() for c in absent_companies if c}

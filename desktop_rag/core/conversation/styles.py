@@ -25,10 +25,20 @@ _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                          # the whole message is the layout's name ("table pls", "Table?")
                          r"|^\W*(?:a\s+)?table(?=\W*(?:(?:pls|plz|please|thx|thanks)\W*)?$)"
                          # "table it", "table the D&A figures pls": the verb
-                         r"|^\W*(?:(?:pls|plz|please|now|ok(?:ay)?|can\s+you)\W+)?table\s+(?=(?:it|that|this|those|these|them|the|all)\b)", re.I)),
-    ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bas\s+(?:a\s+)?list\b|\bin\s+points\b", re.I)),
+                         r"|^\W*(?:(?:pls|plz|please|now|ok(?:ay)?|can\s+you)\W+)?(?:table|grid)\s+(?=(?:it|that|this|those|these|them|the|all)\b)"
+                         # "make a 3-col table", "build me a quick table", "as a grid"
+                         r"|\b(?:make|build|do|draw|give|put\s+together)\s+(?:me\s+|us\s+)?(?:a|an)\s+(?:(?:quick|small|simple|short|"
+                         r"compact|neat|clean|\d{1,2}[-\s]?col(?:umn)?s?|(?:two|three|four|five)[-\s]col(?:umn)?s?)\s+)*table\b"
+                         r"|\b(?:as|in(?:to)?)\s+(?:a\s+)?grid\b", re.I)),
+    ("bullets", re.compile(r"\bbullet(?:s|ed)?(?:\s+points?|\s+list)?\b|\bin\s+points\b"
+                           # "into a chronological list", "as a short list"
+                           r"|\b(?:as|in(?:to)?)\s+(?:a\s+)?(?:(?:short|quick|simple|chronological|numbered|ranked|sorted)\s+)?list\b"
+                           # "as 4 short lines": one line a point
+                           r"|\bas\s+(?:\d{1,2}|two|three|four|five|six)\s+(?:(?:short|quick|brief|plain)\s+)?lines\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
-                           r"keep\s+it\s+short|in\s+one\s+sentence|(?:in\s+)?(?:one|a\s+single)[-\s]line(?:r)?|"
+                           r"keep\s+it\s+short|in\s+(?:one|a|a\s+single)\s+sentence|(?:in\s+)?(?:one|a\s+single)[-\s]line(?:r)?|"
+                           # "the punchline on X": its one-sentence gist
+                           r"punch[-\s]?line|"
                            r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
     ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"
                             r"explain\s+more|full\s+answer)\b", re.I)),
@@ -42,7 +52,15 @@ _STYLE_ONLY_WORDS = re.compile(
     r"short|keep|"
     # casual words and a count of the layout's parts ("in 3 bullets", "two sentences pls")
     r"pls|plz|please|thx|ty|kindly|quick(?:ly)?|\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|sentences?|lines?|"
-    r"bullets?|rows?|columns?|up|out|for)\b", re.I)
+    r"bullets?|rows?|columns?|up|out|for|of|"
+    # the verbs that lay out what was said, and the order ("string the rates into a
+    # chronological list, oldest first", "compile the figures into a compact table")
+    r"string|compile|condense|arrange|organi[sz]e|lay|sort|order|ordered|sorted|chronological(?:ly)?|"
+    r"oldest|newest|earliest|latest|first|last|compact|simple|brief|"
+    # where the layout goes ("a two-bullet slack msg", "a short client-email paragraph")
+    r"msg|message|paragraph|blurb|note|notes|slack|deck|memo|e-?mail|draft|"
+    # what the thread holds ("the rates we've got", "what you already have")
+    r"we|we've|ve|got|have|already|only)\b", re.I)
 
 
 def style_request(text: str) -> str | None:

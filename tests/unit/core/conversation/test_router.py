@@ -170,3 +170,40 @@ def test_held_out_8_classes(question: str, kind: str, task: str) -> None:
     periods = ["Q4 2022, Q1 2023, Q2 2023 and Q3 2023"] if "trend" in question else []
     r = route(question, prev, 2, NAMES, periods=periods)
     assert (r.kind, r.task) == (kind, task), r.reason
+
+
+# -- held-out-9 classes, with examples of our own (issue #12) ------------------------------------------------
+@pytest.mark.parametrize(("question", "kind", "task"), [
+    # the analyst says the answer is to come from the thread
+    ("which of the two spent more, just from what you already have", CONVERSATION, "compare"),
+    ("write a short note on the R&D trend for a client, no new numbers", CONVERSATION, "summary"),
+    ("build the comparison using only what you've already told me", CONVERSATION, "compare"),
+    ("a two-line recap for the team, no re-pull please", CONVERSATION, "summary"),
+    # where the figures came from: the sources of answers given ("where did X come from" of a
+    # business is still the filings')
+    ("which filings did the intel and apple numbers come from?", CONVERSATION, "recall"),
+    ("where did those R&D numbers come from? page refs only", CONVERSATION, "recall"),
+    ("where did Apple's R&D growth come from in Q3 2023?", RETRIEVE, ""),
+    # a layout verb or a medium, naming nothing the thread did not ask
+    ("grid the apple/intel R&D figures", CONVERSATION, "restyle"),
+    ("compile the R&D numbers into a compact table", CONVERSATION, "restyle"),
+    ("string the R&D figures into a chronological list, newest first", CONVERSATION, "restyle"),
+    ("bullet the two R&D moves, largest first", CONVERSATION, "summary"),
+    ("write it up as 3 short lines for my notes", CONVERSATION, "restyle"),
+    ("give me the punchline on intel R&D '23 in a sentence for the deck", CONVERSATION, "restyle"),
+    ("condense all of the above into a three-bullet teams message", CONVERSATION, "summary"),
+    # a layout that asks for something the thread did not: the filings
+    ("In bullet points, what were the main risks it mentioned?", RETRIEVE, ""),
+    ("grid the apple and intel gross margin figures", RETRIEVE, ""),
+    ("bullet the R&D for Q3 2022 too", RETRIEVE, ""),
+    # a comparison by the analyst's own hand: the figure alone is searched
+    ("can you get me Dell's R&D for Q3 2023 so I can set it against these", RETRIEVE, ""),
+    # "who's heavier": a comparison of answers given
+    ("so R&D per head - who's heavier of the two?", CONVERSATION, "compare"),
+    # both sides of "vs" are things the thread never asked: the filings hold both
+    ("headcount at that date, split engineering vs sales", RETRIEVE, ""),
+])
+def test_held_out_9_classes(question: str, kind: str, task: str) -> None:
+    prev = ["What was Intel's R&D in Q3 2023?", "What was Apple's R&D in Q3 2023?"]
+    r = route(question, prev, 2, NAMES, absent_companies=["Dell"] if "Dell" in question else [])
+    assert (r.kind, r.task) == (kind, task), r.reason

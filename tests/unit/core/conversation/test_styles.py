@@ -97,3 +97,22 @@ def test_a_plain_table_and_a_layout_for_a_reader() -> None:
     assert is_style_only("the figures as a neat table for the IC memo")
     assert is_style_only("two bullets for my manager please")
     assert not is_style_only("two bullets on the China risk for my manager")
+
+
+@pytest.mark.parametrize(("text", "style"), [
+    ("grid them", "table"),
+    ("make a 3-col table of those", "table"),
+    ("put them in a grid", "table"),
+    ("string those into a chronological list", "bullets"),
+    ("write it up as 3 short lines", "bullets"),
+    ("in a sentence, please", "concise"),
+    ("give me the punchline", "concise"),
+])
+def test_layout_verbs_and_media(text: str, style: str) -> None:
+    assert style_request(text) == style
+    assert is_style_only(text)
+
+
+def test_a_medium_and_an_order_are_layout_words() -> None:
+    assert is_style_only("condense it into a two-bullet slack msg, oldest first")
+    assert not is_style_only("condense the risk factors into two bullets")
