@@ -52,7 +52,7 @@ from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import derived_aliases, names_in, subject_names
 from desktop_rag.core.domain.measures import measure_phrase
-from desktop_rag.core.domain.periods import FiscalCalendar, PeriodMention, calendar_quarter, find_periods
+from desktop_rag.core.domain.periods import YEAR_TO_DATE, FiscalCalendar, PeriodMention, calendar_quarter, find_periods
 from desktop_rag.core.history import HistoryStore
 from desktop_rag.core.lexical import content_terms
 from desktop_rag.core.metadata import company_aliases, detect_metadata
@@ -118,10 +118,21 @@ def _same_period(a: PeriodMention, b: PeriodMention, calendar: FiscalCalendar | 
     """One period however written. ``calendar``: the expected company's fiscal calendar (from
     its filing's cover), through which its fiscal quarter and the date that quarter ends (or
     the calendar quarter it mostly covers) are the same period, as the search reads them."""
+    if b.span == YEAR_TO_DATE and (a.span != YEAR_TO_DATE or (a.quarter and b.quarter and a.quarter != b.quarter)):
+        # the expected "nine months ended October 29, 2023" is no quarter ending that day, nor six
+        # months (an expected quarter is met by its year to date: the same report is searched)
+        return False
     if a.date and b.date:
         return abs((a.date - b.date).days) <= 7
     day, quarter = (a.date, b) if a.date else (b.date, a) if b.date else (None, None)
     if day is not None and quarter is not None:
+        instant = (b if a is quarter else a).span in ("", "year")
+        if not quarter.quarter and not quarter.span and instant and quarter.year:
+            # a balance at a year's close and that (fiscal) year are one period: its 10-K
+            # ("backlog at YE22" is the backlog as of December 31, 2022)
+            slack = day - timedelta(days=7)
+            closes = calendar.quarter_end(quarter.year, 4) if calendar is not None else (quarter.year, 12)
+            return closes == (slack.year, slack.month)
         if not quarter.quarter:
             return False
         if quarter.fiscal and calendar is not None:
@@ -156,10 +167,12 @@ def period_resolved(standalone: str, expected: str | None, calendar: FiscalCalen
 
 
 def company_resolved(standalone: str, expected: str | None, docs: list[Document],
-                     own_terms: Collection[str] = ()) -> bool:
-    """The standalone question names the expected company and no other library company.
-    ``own_terms``: the terms that identify the expected company in the library (its segments
-    and products only its filings print: "Mobileye" of Intel), which are no other company."""
+                     own_terms: Collection[str] = (), typed: str = "") -> bool:
+    """The standalone question names the expected company and no other library company than
+    the ones the analyst typed (``typed``: the message; "how does Adobe's revenue compare with
+    Microsoft's" names both). ``own_terms``: the terms that identify the expected company in
+    the library (its segments and products only its filings print: "Mobileye" of Intel), which
+    are no other company."""
     if not expected:
         return True
     others: set[str] = set()
@@ -181,8 +194,13 @@ def company_resolved(standalone: str, expected: str | None, docs: list[Document]
     strays = [n for n in subject_names(standalone)
               if not names_in(n, mine | {expected}) and expected.lower() not in n.lower()
               and n.lower() not in expected.lower()  # "3M" of "3M Company"
-              and n.lower() not in own_terms]
-    return named and not names_in(standalone, others) and not strays
+              and n.lower() not in own_terms
+              and not re.search(rf"(?<![\w&]){re.escape(n)}(?![\w&])", typed)]  # typed by the analyst
+    # another library company counts against the reading only when the analyst did not type it
+    typed_companies = {d.meta.company.casefold() for d in docs if typed and names_in(typed, company_aliases(d.meta))}
+    typed_names = {n.lower() for d in docs if d.meta.company.casefold() in typed_companies for n in company_aliases(d.meta)}
+    added = [n for n in names_in(standalone, others) if n.lower() not in typed_names]
+    return named and not added and not strays
 
 
 # A follow-up asking what the filing says, why, or about risks asks something new: the
@@ -264,7 +282,8 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
                     expected = (t.get("company") or "").casefold()
                     row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs,
-                                                         {w for w, c in identifying.items() if c.casefold() == expected})
+                                                         {w for w, c in identifying.items() if c.casefold() == expected},
+                                                         typed=t["q"])
                     row["period_ok"] = period_resolved(turn.standalone, t.get("period"),
                                                        calendars.get((t.get("company") or "").casefold()))
                     concept = thread_concept(t["q"], asked)

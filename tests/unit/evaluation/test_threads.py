@@ -145,3 +145,31 @@ def test_a_company_the_library_lacks_is_named_as_a_question_names_it() -> None:
     # the expected company's own segment in the subject is no stray company
     assert not company_resolved("how much did Altera earn in Q2 2023 (Intel)?", "Intel Corporation", DOCS)
     assert company_resolved("how much did Altera earn in Q2 2023 (Intel)?", "Intel Corporation", DOCS, {"altera"})
+
+
+def test_a_company_the_analyst_typed_is_no_stray() -> None:
+    q = "How does Apple's Q3 2023 revenue compare with Intel's?"
+    assert company_resolved(q, "Intel Corporation", DOCS, typed=q)
+    assert not company_resolved(q, "Intel Corporation", DOCS)  # not typed: another company added
+    # an abbreviation the analyst typed ("DC" for data center) is no company the rewrite added
+    assert company_resolved("what does DC add up to (Intel)?", "Intel Corporation", DOCS, typed="what does DC add up to?")
+    assert not company_resolved("what does DC add up to (Intel)?", "Intel Corporation", DOCS)
+
+
+def test_an_expected_year_to_date_is_no_quarter() -> None:
+    assert not period_resolved("Nvidia revenue in Q3 FY2024", "the nine months ended October 29, 2023",
+                               FiscalCalendar(2024, 3, date(2023, 10, 29)))
+    assert period_resolved("Nvidia revenue for the first nine months of fiscal 2024",
+                           "the nine months ended October 29, 2023", FiscalCalendar(2024, 3, date(2023, 10, 29)))
+    assert not period_resolved("capex for the nine months ended June 30, 2023", "the six months ended June 30, 2023")
+    # an expected quarter is met by its year to date: the same report is searched
+    assert period_resolved("risks in the first half of fiscal 2024", "Q2 FY2024")
+
+
+def test_a_balance_at_a_year_close_and_that_year_are_one_period() -> None:
+    assert period_resolved("Lockheed backlog at YE22?", "2022-12-31")
+    assert period_resolved("Lockheed backlog as of December 31, 2022?", "2022")
+    costco = FiscalCalendar(2021, 4, date(2021, 8, 29))
+    assert period_resolved("Costco warehouses at YE21", "2021-08-29", costco)
+    assert not period_resolved("Costco warehouses at YE21", "2021-08-29")  # December 31 without its calendar
+    assert not period_resolved("revenue for the quarter ended December 31, 2022", "2022")  # a quarter is no year
