@@ -50,6 +50,7 @@ from desktop_rag.core.domain.periods import (
     month_year_period,
     months_to_month,
     names_month,
+    names_year_end,
     period_run,
     periods_ending,
     quarter_without_year,
@@ -587,6 +588,9 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
         if m == old or (m.text == old.text and m.year == old.year):
             span_text = text[m.start:m.end]
             new = find_periods(new_text).mentions
+            if names_year_end(span_text) and new and new[0].year and not new[0].date and not new[0].quarter:
+                # "backlog at year-end 2022" a year earlier is "at year-end 2021"
+                return text[:m.start] + re.sub(r"'?(?:\d{4}|\d\d)$", str(new[0].year), span_text) + text[m.end:]
             if old.date is not None and new and new[0].date and (new[0].span == old.span or not old.span
                                                                  or new_text.startswith("as of")):
                 # keep "the quarter ended" / "as of" as written; replace only the date

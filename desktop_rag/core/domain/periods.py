@@ -354,6 +354,13 @@ def months_to_month(text: str) -> list[PeriodMention]:
     return [found for m in rx.finditer(text) if (found := _mention("months_to", m)) is not None]
 
 
+def names_year_end(text: str) -> bool:
+    """True when ``text`` is a year end written with its year ("YE22", "year-end 2022"): moved to
+    another year, it stays a year end ("year-end 2021"), not the year alone."""
+    rx = next(p for k, p in _PATTERNS if k == "ye")
+    return bool(rx.fullmatch(text.strip()))
+
+
 def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     text, start, end = m.group(0).strip(), m.start(), m.end()
     if kind == "months_to":

@@ -662,3 +662,15 @@ def test_a_company_the_filings_print_with_its_legal_form_typed_in_lower_case() -
     # the same words not typed as a company's stay the thread's
     out = rewrite_followup("and market dynamics?", prev, NAMES, printed_lower={"market", "dynamics"}, companies_named=named)
     assert out.absent_company == ""
+
+
+def test_a_year_end_moved_a_year_stays_a_year_end() -> None:
+    out = rewrite_followup("and the year before?", ["What was Apple's debt at year-end 2022?"], NAMES)
+    assert "at year-end 2021" in out.standalone, out.standalone
+    out = rewrite_followup("and the year before?", ["Apple debt at YE22?"], NAMES)
+    assert "YE2021" in out.standalone, out.standalone
+
+
+def test_a_year_to_date_a_year_earlier_keeps_its_length() -> None:
+    out = rewrite_followup("prior-yr equivalent?", ["Apple capex for the six months to June 30, 2023?"], NAMES)
+    assert "the six months ended June 30, 2022" in out.standalone, out.standalone
