@@ -425,10 +425,8 @@ def typed_library_names(text: str, names: Iterable[str], printed_lower: Collecti
     about filings or of ``vocabulary``."""
     single = {n.lower(): n for n in names if n.replace("-", "").isalpha() and " " not in n
               and len(n) >= MIN_TYPED_NAME and not (n.isupper() and len(n) <= 5)}
-    if not single:
-        return []
     out: list[tuple[int, int, str, bool]] = []
-    for m in _TYPED_WORD.finditer(text):
+    for m in _TYPED_WORD.finditer(text) if single else ():
         word = m.group(0)
         low = word.lower()
         if low in single or low in printed_lower or low in _NOT_NAME_WORDS or low in vocabulary:
@@ -460,7 +458,8 @@ def _typed_long_names(text: str, names: Iterable[str], printed_lower: Collection
     words = list(re.finditer(r"[A-Za-z][A-Za-z&-]*", text))
     out: list[tuple[int, int, str, bool]] = []
     spans = [(a, b) for a, b, _, _ in taken]
-    for name in {n for n in names if " " in n.strip()}:
+    # the longest name first: "american watr works" is American Water Works, not "American Water" + "works"
+    for name in sorted({n for n in names if " " in n.strip()}, key=lambda n: (-len(n.split()), -len(n), n)):
         parts = name.lower().split()
         if not 2 <= len(parts) <= 4 or not all(p.isalpha() for p in parts):
             continue

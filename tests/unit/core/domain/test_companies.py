@@ -203,6 +203,8 @@ def test_a_library_name_of_several_words_typed_with_one_slip() -> None:
     found = typed_library_names("costco wholsale membership fees 2021", names, set())
     assert [(n, p) for _, _, n, p in found] == [("costco wholesale", False)]
     assert typed_library_names("lockheed martn backlog", names, set())[0][2] == "lockheed martin"
+    longer = {"american water", "american water works"}
+    assert [n for _, _, n, _ in typed_library_names("american watr works capex", longer, set())] == ["american water works"]
     # every word as the name has it is read by names_in; two slips or another first letter are no name
     assert not typed_library_names("costco wholesale fees", names, set())
     assert not typed_library_names("lockhead nartin backlog", names, set())
