@@ -31,7 +31,13 @@ from desktop_rag.core.domain.companies import (
     typed_library_names,
 )
 from desktop_rag.core.domain.company_terms import companies_named_by_terms, short_name
-from desktop_rag.core.domain.measures import COUNT_WORDS, MEASURE_WORDS, measure_phrase, spell_out_measures
+from desktop_rag.core.domain.measures import (
+    COUNT_WORDS,
+    FINANCE_ABBREVIATIONS,
+    MEASURE_WORDS,
+    measure_phrase,
+    spell_out_measures,
+)
 from desktop_rag.core.domain.periods import (
     DATE_RE,
     FiscalCalendar,
@@ -111,6 +117,8 @@ _SAME_THING = re.compile(r"\b(?:the\s+)?same\s+(?:metric|measure|figure|number|r
 # "its peer Alphabet", "competitor northrop": the name after the word is a company's
 _PEER_NAME = re.compile(r"\b(?:peers?|competitors?|rivals?)\s*,?\s+(?:(?:like|such\s+as|including|e\.?g\.?,?)\s+)?(?P<name>\$?[A-Za-z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*)")
 # "$AMD": a trading symbol written the way investors write one
+# a heading of capitals before a colon ("KO 2017:", "PEP:"): the symbol the message is about
+_SYMBOL_LEAD = re.compile(r"^\s*\$?(?P<name>[A-Z]{2,5})(?:\s+(?:FY\s?)?'?\d{2,4})?\s*:(?!\d)")
 _CASHTAG = re.compile(r"(?<![\w$])\$(?P<name>[A-Za-z]{1,5})\b")
 # words that follow "peers" in a sentence without naming one ("peers like AMD", "peers such as")
 _NOT_NAMES = {"like", "such", "including", "include", "includes", "e.g", "eg", "or", "with", "do", "did", "does", "have",
@@ -411,6 +419,12 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
         owner = lower_case_owner(q, printed_lower, _FILLER | _TOPIC_WORDS | set(library_labels) | labels)
         if owner and owner.lower() not in labels:
             return owner
+    lead = _SYMBOL_LEAD.match(q)
+    if lead and not (lead.group("name").lower() in _FILLER | _TOPIC_WORDS | _NOT_NAMES | labels
+                     | set(library_labels) | FINANCE_ABBREVIATIONS | MEASURE_WORDS or is_period_word(lead.group("name"))):
+        # "KO 2017: what was the net charge …": the analyst's heading names the company asked
+        # about; a symbol the library does not know is no reason to ask the thread's company
+        return lead.group("name")
     if scoped and not _SWAP_LEAD.match(q):
         return ""
     for rx in (_CASHTAG, _LEGAL_NAME, _PEER_NAME):
@@ -673,7 +687,7 @@ def _as_owner(text: str, company: str) -> str:
         head = re.sub(r"(?i)\bthe\s+$", "", body[:at])  # "the revenue drop" -> "AMD's revenue drop"
         return f"{head}{company}{chr(39) if company.endswith('s') else chr(39) + 's'} {body[at:]}".rstrip(" ?") + "?"
     after, before = text[m.end():], text[:m.start()]
-    if re.match(r"['’]", after) or not re.match(r"\s+[A-Za-z0-9]", after) or re.search(
+    if re.match(r"['’]", after) or not re.match(r"\s+[A-Za-z0-9]", after) or _SYMBOL_LEAD.match(text) or re.search(
             r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|will|would|can|could|"
             r"vs\.?|versus|than|against|and|or|with|peers?|competitors?|rivals?)\s+$", before):
         return before + _capitalised(m.group(0), company) + after
@@ -1067,7 +1081,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # adjective of a noun stays one
             q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
                        rf"{re.escape(relative_words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
-                       lambda m: (said if said.startswith("the ") else f"the {said.removeprefix('as of ')}") + m.group("noun")
+                       # "next quarter's Azure growth" -> "Q3 FY2023's Azure growth": a possessive stays one
+                       lambda m: said + m.group(0)[len(m.group(0).rstrip()):]
+                       if q[m.end():m.end() + 2] in ("'s", "’s") and not m.group("noun") and not m.group("prep")
+                       and not said.startswith(("as of", "the ")) else
+                       (said if said.startswith("the ") else f"the {said.removeprefix('as of ')}") + m.group("noun")
                        if m.group("noun") and m.group("the") and not m.group("prep") and "-" in relative_words else
                        said + (m.group("noun") or "") if said.startswith("as of") else
                        f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
@@ -1177,6 +1195,14 @@ def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:
     measure and no qualitative topic of its own; "" otherwise."""
     if not rest_words or len(rest_words) > 3 or measure_phrase(q):
         return ""
+    latest = _latest_measure(previous)
+    said = [w for w in rest_words if len(w) >= 2]
+    shortened = r"[\s-]+".join(map(re.escape, said))
+    if latest and said and any(re.search(rf"(?<![\w&]){shortened}\s+{re.escape(latest)}(?![\w&])", earlier, re.I)
+                               for earlier in previous):
+        # "next quarter's Azure growth?" after "what Azure growth rate …": the thread's phrase,
+        # shortened; its measure completes it (a topic word like "growth" included)
+        return latest
     if any(w.lower() in _TOPIC_WORDS for w in rest_words):
         return ""
     # a count asked ("global streaming memberships") or a measure word mistyped ("subscription

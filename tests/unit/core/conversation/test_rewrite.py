@@ -674,3 +674,18 @@ def test_a_year_end_moved_a_year_stays_a_year_end() -> None:
 def test_a_year_to_date_a_year_earlier_keeps_its_length() -> None:
     out = rewrite_followup("prior-yr equivalent?", ["Apple capex for the six months to June 30, 2023?"], NAMES)
     assert "the six months ended June 30, 2022" in out.standalone, out.standalone
+
+
+def test_a_heading_symbol_the_library_lacks_is_not_the_thread_s_company() -> None:
+    prev = ["What was Apple's R&D in Q3 2023?"]
+    out = rewrite_followup("PEP 2022: what did the bottler refranchising cost?", prev, NAMES)
+    assert out.absent_company == "PEP" and "Apple" not in out.standalone, out.standalone
+    assert out.standalone.startswith("PEP 2022:")
+    # a known symbol, a measure or a period as the heading is no company
+    assert "Apple" in rewrite_followup("EPS 2023: and the quarter before?", prev, NAMES).standalone
+
+
+def test_a_shortened_phrase_of_the_thread_keeps_its_measure_and_a_possessive_period_stays_one() -> None:
+    prev = ["What Intel Foundry growth rate did Intel report for Q2 2023?"]
+    out = rewrite_followup("next quarter's Intel Foundry growth?", prev, NAMES)
+    assert "Q3 2023's Intel Foundry growth rate" in out.standalone, out.standalone
