@@ -71,8 +71,9 @@ _FROM_THREAD_ONLY = re.compile(
     r"(?:(?:using|use|with|from|based\s+on)\s+(?:only\s+)?|(?:only|just)\s+(?:from\s+)?)"
     r"(?:what|the\s+(?:numbers?|figures?|answers?|data))\s+(?:you|u|we)(?:'ve|\s+have)?\s+(?:already\s+)?"
     r"(?:told\s+me|said|gave(?:\s+me)?|given(?:\s+me)?|have|got|found|pulled|shown|shared|provided))(?![\w-])", re.I)
-# a question of its own ("In bullet points, what were the main risks it mentioned?")
-_ASKS = re.compile(r"\b(?:what|which|who|whom|why|how|when|where)\b", re.I)
+# a question of its own ("In bullet points, what were the main risks it mentioned?", "Total
+# revenue this quarter? answer in one line")
+_ASKS = re.compile(r"\b(?:what|which|who|whom|why|how|when|where)\b|\?", re.I)
 # "can you pull Meta's figure so I can line it up against this", "… for comparison": the
 # analyst compares it; the message asks the filings for the figure alone
 _OWN_COMPARISON = re.compile(r"\bso\s+(?:that\s+)?(?:i|we)\s+can\s+(?:\w+\s+){0,2}$|\bfor\s+$", re.I)

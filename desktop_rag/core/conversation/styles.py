@@ -37,8 +37,7 @@ _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                            r"|\bas\s+(?:\d{1,2}|two|three|four|five|six)\s+(?:(?:short|quick|brief|plain)\s+)?lines\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
                            r"keep\s+it\s+short|in\s+(?:one|a|a\s+single)\s+sentence|(?:in\s+)?(?:one|a\s+single)[-\s]line(?:r)?|"
-                           # "the punchline on X": its one-sentence gist
-                           r"punch[-\s]?line|"
+
                            r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
     ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"
                             r"explain\s+more|full\s+answer)\b", re.I)),
@@ -58,7 +57,7 @@ _STYLE_ONLY_WORDS = re.compile(
     r"string|compile|condense|arrange|organi[sz]e|lay|sort|order|ordered|sorted|chronological(?:ly)?|"
     r"oldest|newest|earliest|latest|first|last|compact|simple|brief|"
     # where the layout goes ("a two-bullet slack msg", "a short client-email paragraph")
-    r"msg|message|paragraph|blurb|note|notes|slack|deck|memo|e-?mail|draft|"
+    r"msg|message|paragraph|blurb|note|notes|slack|deck|memo|e-?mail|draft|punch[-\s]?line|gist|"
     # what the thread holds ("the rates we've got", "what you already have")
     r"we|we've|ve|got|have|already|only)\b", re.I)
 

@@ -272,7 +272,8 @@ def subject_names(question: str) -> list[str]:
     for m in re.finditer(r"(?<![\w&.'’-])([A-Z][\w&.-]*)(?:'s|’s)\s+(?=[A-Z])", question):
         owner = m.group(1).strip(".")
         if len(owner) >= 2 and owner.lower() not in _TRIMMED and owner not in out \
-                and not re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", owner.lower()):
+                and not re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", owner.lower()) \
+                and not any(n.endswith(" " + owner) for n in out):  # "Lockheed Martin's R&D": the name's last word
             out.append(owner)
     return out
 

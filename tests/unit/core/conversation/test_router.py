@@ -194,6 +194,7 @@ def test_held_out_8_classes(question: str, kind: str, task: str) -> None:
     ("condense all of the above into a three-bullet teams message", CONVERSATION, "summary"),
     # a layout that asks for something the thread did not: the filings
     ("In bullet points, what were the main risks it mentioned?", RETRIEVE, ""),
+    ("Gross margin this quarter? answer in one line", RETRIEVE, ""),
     ("grid the apple and intel gross margin figures", RETRIEVE, ""),
     ("bullet the R&D for Q3 2022 too", RETRIEVE, ""),
     # a comparison by the analyst's own hand: the figure alone is searched

@@ -106,7 +106,7 @@ def test_a_plain_table_and_a_layout_for_a_reader() -> None:
     ("string those into a chronological list", "bullets"),
     ("write it up as 3 short lines", "bullets"),
     ("in a sentence, please", "concise"),
-    ("give me the punchline", "concise"),
+    ("give me the punchline in a sentence", "concise"),
 ])
 def test_layout_verbs_and_media(text: str, style: str) -> None:
     assert style_request(text) == style
@@ -115,4 +115,6 @@ def test_layout_verbs_and_media(text: str, style: str) -> None:
 
 def test_a_medium_and_an_order_are_layout_words() -> None:
     assert is_style_only("condense it into a two-bullet slack msg, oldest first")
+    # the gist asked for is no layout to strip from the question
+    assert strip_style("give me the punchline on the backlog in a sentence") == "give me the punchline on the backlog"
     assert not is_style_only("condense the risk factors into two bullets")

@@ -214,3 +214,4 @@ def test_a_library_name_of_several_words_typed_with_one_slip() -> None:
 def test_the_owner_of_a_capitalised_segment_is_a_subject() -> None:
     assert "Sony" in subject_names("pull Sony's Game Network revenue for 2022")
     assert "FY2023" not in subject_names("Q3 FY2023's Cloud growth?")
+    assert subject_names("Lockheed Martin's R&D spend 2022?") == ["Lockheed Martin"]  # not "Martin" too
