@@ -27,6 +27,7 @@ from desktop_rag.core.domain.companies import (
     names_in,
     near_spelling,
     proper_names,
+    segment_owners,
     subject_names,
     typed_library_names,
 )
@@ -481,6 +482,11 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     # comparison: "compare with Raytheon Technologies' missile sales")
     owners = [n for n in subject_names(q) if n.lower() not in labels
               or re.search(rf"{_AGAINST.pattern.split('(?P<name>')[0]}{re.escape(n)}(?:'s|’s|'|’)", q, re.I)]
+    if not owners:
+        # "can you pull Meta's Reality Labs operating loss": the owner of a capitalised segment,
+        # when no filing of the library is its and the library's terms do not name it
+        owners = [n for n in segment_owners(q) if not names_in(n, names) and n.lower() not in labels
+                  and n.lower() not in library_labels and n.lower() not in printed_lower]
     if len(owners) == 1:
         return owners[0]
     return ""

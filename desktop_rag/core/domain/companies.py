@@ -267,13 +267,22 @@ def subject_names(question: str) -> list[str]:
         if re.search(rf"{esc}(?:'s|’s|'|’)(?=[\s?!.,;:)]|$)", question) or re.search(
                 rf"\b(?:did|does|do)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question):
             out.append(name)
-    # "Meta's Reality Labs operating loss": the owner of a capitalised segment is a subject of its
-    # own (the run of capitals reads as one name: "Meta Reality Labs")
-    for m in re.finditer(r"(?<![\w&.'’-])([A-Z][\w&.-]*)(?:'s|’s)\s+(?=[A-Z])", question):
-        owner = m.group(1).strip(".")
-        if len(owner) >= 2 and owner.lower() not in _TRIMMED and owner not in out \
-                and not re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", owner.lower()) \
-                and not any(n.endswith(" " + owner) for n in out):  # "Lockheed Martin's R&D": the name's last word
+    return out
+
+
+def segment_owners(question: str) -> list[str]:
+    """The owners of capitalised segments or products ("Meta's Reality Labs operating loss",
+    "Lockheed Martin's Aeronautics"): the capitalised run before the possessive, which
+    ``proper_names`` reads as one name with what it owns ("Meta Reality Labs"). A candidate
+    company only: a nickname the library's own terms know ("Coke's Latin America") is no other
+    company, which the caller checks."""
+    out: list[str] = []
+    for m in re.finditer(r"(?<![\w&.'’-])((?:[A-Z][\w&.-]*\s+){0,3}[A-Z][\w&.-]*)(?:'s|’s)\s+(?=[A-Z])", question):
+        words = m.group(1).split()
+        while words and (words[0].lower() in _TRIMMED or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):
+            words.pop(0)
+        owner = " ".join(words).strip(".")
+        if len(owner) >= 2 and owner not in out and not re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", owner.lower()):
             out.append(owner)
     return out
 

@@ -689,3 +689,8 @@ def test_a_shortened_phrase_of_the_thread_keeps_its_measure_and_a_possessive_per
     prev = ["What Intel Foundry growth rate did Intel report for Q2 2023?"]
     out = rewrite_followup("next quarter's Intel Foundry growth?", prev, NAMES)
     assert "Q3 2023's Intel Foundry growth rate" in out.standalone, out.standalone
+
+
+def test_the_owner_of_a_capitalised_segment_is_no_thread_company() -> None:
+    out = rewrite_followup("can you pull Sony's Game Network revenue for Q3 2023", ["What was Apple's R&D in Q3 2023?"], NAMES)
+    assert out.absent_company == "Sony" and "Apple" not in out.standalone, out.standalone

@@ -14,6 +14,7 @@ from desktop_rag.core.domain.companies import (
     names_in,
     near_spelling,
     proper_names,
+    segment_owners,
     subject_names,
     typed_library_names,
 )
@@ -211,7 +212,9 @@ def test_a_library_name_of_several_words_typed_with_one_slip() -> None:
     assert not typed_library_names("lockheed nartin backlog", names, set())
 
 
-def test_the_owner_of_a_capitalised_segment_is_a_subject() -> None:
-    assert "Sony" in subject_names("pull Sony's Game Network revenue for 2022")
-    assert "FY2023" not in subject_names("Q3 FY2023's Cloud growth?")
-    assert subject_names("Lockheed Martin's R&D spend 2022?") == ["Lockheed Martin"]  # not "Martin" too
+def test_the_owner_of_a_capitalised_segment() -> None:
+    assert segment_owners("pull Sony's Game Network revenue for 2022") == ["Sony"]
+    assert segment_owners("What were Lockheed Martin's Aeronautics net sales?") == ["Lockheed Martin"]  # not "Martin"
+    assert segment_owners("Q3 FY2023's Cloud growth?") == []
+    # a candidate only: subject_names, which the planner refuses unknown names by, is unchanged
+    assert subject_names("What operating income did Coke's Latin America segment earn?") == []
