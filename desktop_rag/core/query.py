@@ -47,7 +47,7 @@ _ROUND = re.compile(
     r"|(?:please\s+)?round(?:ed)?\s+(?:your\s+(?:final\s+)?answer\s+|the\s+answer\s+)?to\s+the\s+nearest\s+(?P<unit>whole\s+number|integer|percent|cent|million|billion|thousand)"
     r"|(?:please\s+)?(?:round|rounded)\s+(?:your\s+answer\s+)?to\s+(?P<n2>\d+)\s*dp"
     r"|\bto\s+(?P<n3>\d+|one|two|three)\s+decimal\s+places?)"
-    r"[^.?]*[.?]?",
+    r"[^.?:]*[.?]?",  # the rest of the instruction, not past a colon (the question follows it)
     re.I,
 )
 _SOURCE = re.compile(
@@ -114,7 +114,9 @@ _INSTRUCTION_CUE = re.compile(
     r"\b(?:answer|respond|response|round|provide|give|base|basing|based|use|using|utili[sz]e|refer|referencing|rely|"
     r"relying|consult|take|taking|look|looking|please|compute|calculate|extract|assume|assuming|help|state|explain|"
     r"solution|judg(?:e)?ments?|perspective|approximation|reasonable|outlined|shown|provided|primarily|only)\b", re.I)
-_CLAUSE = re.compile(r"^(?P<clause>[^,?]{10,240}?),\s*(?=(?:what|how|which|who|does|did|is|are|was|were|has|have)\b)", re.I)
+# an instruction clause before the question, closed by a comma or a colon ("Using the cash flow
+# statement, what ...", "Answer in USD billions rounded to one decimal place: how much ...")
+_CLAUSE = re.compile(r"^(?P<clause>[^,:?]{10,240}?)[,:]\s*(?=(?:what|how|which|who|does|did|is|are|was|were|has|have)\b)", re.I)
 _PAREN = re.compile(r"\(([^()]{0,160})\)")
 _DEFINE = re.compile(r"^\s*define\s+(?P<term>.+?)\s+as\s+(?P<formula>.+?)\.*$", re.I)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.query import asked_concept, concept_gloss, counted_noun
+from desktop_rag.core.query import asked_concept, concept_gloss, counted_noun, parse_question
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,14 @@ def test_counted_noun_is_the_head_of_a_how_many_question() -> None:
     assert counted_noun("How many cans of Coca-Cola Zero Sugar did Coca-Cola sell?") == "cans"
     assert counted_noun("How many dollars did Microsoft commit to OpenAI?") == ""  # money, printed "$"
     assert counted_noun("What was Apple's revenue?") == ""
+
+
+def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
+    # the units and rounding written before the question, closed by a colon: the asked text was
+    # the whole line (the rounding's rest-of-sentence ran over the colon), so "usd" was asked of rows
+    parsed = parse_question("Answer in USD billions rounded to one decimal place: how much did Microsoft spend on "
+                            "R&D in FY2023?")
+    assert parsed.question == "How much did Microsoft spend on R&D in FY2023?"
+    assert (parsed.instructions.scale, parsed.instructions.decimals, parsed.instructions.currency) == ("billions", 1, "USD")
+    # a colon inside the question stays ("Here's the question: ..." is the persona rule's)
+    assert parse_question("What was the ratio? Round your answer to two decimal places.").question == "What was the ratio?"
