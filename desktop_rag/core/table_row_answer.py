@@ -154,6 +154,11 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
             if period is None:
                 continue
             rows = table.statement.rows
+            # a segment's column group ("Corporate & Investment Bank" over "2022 2021 Change") answers
+            # only a question naming that segment; its name is then the rows' own
+            part = set(tokenize(table.part))
+            if not part <= question_terms:
+                continue
             heading = set(tokenize(f"{table.statement.title} {page.text[table.header[0]:table.header[1]]}"))
             # a table of one measure may name it only in its heading or its total ("The following
             # table presents segment net sales": "Optical Communications 5,023 4,349"; "Total
@@ -178,7 +183,7 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
                 if (shares and not (percent_asked or margin_asked)) or (percent_asked and not shares):
                     continue  # a share for an amount asked, or an amount for a share
                 label = set(tokenize(row.label))
-                named = label | set(tokenize(row.parent))
+                named = label | set(tokenize(row.parent)) | part
                 context = named | heading
                 # the measure is the row's own (its label or the heading above it): a table
                 # introduced as "Segment revenue and operating income" holds both measures' rows
@@ -261,7 +266,7 @@ def _answer(c: _Candidate) -> RowAnswer:
     money = "$" in table_text or scale in ("thousands", "millions", "billions")
     # the heading above the row when it names part of what was asked ("Intelligent Cloud (Revenue)")
     parent_names = bool(set(tokenize(c.row.parent)) & c.wanted - set(tokenize(c.row.label)))
-    what = c.row.label + (f" ({c.row.parent})" if parent_names else "")
+    what = c.row.label + (f" ({c.row.parent})" if parent_names else "") + (f" ({c.table.part})" if c.table.part else "")
     cell = c.row.cell_for(c.period.end, c.period.months)
     assert cell is not None
     text = f"{what}: {_figure(c.row, cell, scale, money)} {column_period_name(c.period, prose=True)}"

@@ -569,6 +569,9 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
             if any(_column_answers(pc.column, asked, docs.get(c.doc_id), derived_ok, q_terms) for pc in cells):
                 return ""
             where = cells[0].column
+            if where.part:
+                problems.append(f"figure {n:g} is the {where.part}'s (a column group), a part the question does not name")
+                continue
             problems.append(f"figure {n:g} sits in the table's \"{where.label}\" column, not the asked period's "
                             "or the total's")
     return problems[0] if problems else ""
@@ -581,6 +584,8 @@ def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, d
     percentage column only when a change or ratio is asked."""
     if col.kind == OTHER:
         return False  # printed between a period table's columns under no heading: no one's figure
+    if col.part and not (content_term_set(col.part) - _NO_PART_NAME) <= q_terms:
+        return False  # a segment's column group ("Corporate & Investment Bank"), the question names another or none
     if col.kind == CHANGE:
         return derived_ok
     if col.kind == TOTAL:

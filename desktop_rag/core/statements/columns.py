@@ -33,12 +33,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from desktop_rag.core.chunking import is_table_row
-from desktop_rag.core.domain.numbers import scale_of
+from desktop_rag.core.domain.numbers import parse_cell, scale_of
 from desktop_rag.core.domain.periods import DATE_RE, find_periods, parse_date
 from desktop_rag.core.pdf import PageText, extract_page, open_pdf
 from desktop_rag.core.statements.extract import (
     _DURATION,
     _MONTH_DAY,
+    _box,
     _consume,
     _data_lines,
     _Line,
@@ -71,6 +72,7 @@ class Column:
     quarter: int | None = None
     date: date | None = None
     months: int | None = None  # 3/6/9/12, 0 for an instant ("As of"); None when the header does not say
+    part: str = ""  # the segment a column group is printed under ("Corporate & Investment Bank"), "" for the whole
 
 
 @dataclass(frozen=True)
@@ -407,6 +409,10 @@ class PeriodTable:
 
     statement: Statement
     header: tuple[int, int]
+    # the segment whose column group this is, when the heading prints several groups of the same
+    # periods side by side under segment names (a bank's "Consumer & Community Banking Corporate
+    # & Investment Bank ..." over "2022 2021 Change 2022 2021 Change ..."); "" for the whole
+    part: str = ""
 
 
 def period_tables(page: PageText, annual: bool = False) -> list[PeriodTable]:
@@ -450,14 +456,96 @@ def period_tables(page: PageText, annual: bool = False) -> list[PeriodTable]:
             continue
         title = " ".join(ln.text.strip() for ln in lines[max(0, h0 - 2):h0])
         scale = header.scale or scale_of(title) or scale_hint or "units"
-        st = Statement("table", title, page.number, scale, header.periods, [], [page.number])
-        op = _Open(st, header.years, anchors=[a for a in anchors if a is not None])
         stop = next((k for k in range(i + 1, len(lines)) if _year_tokens(lines[k]) is not None), len(lines))
-        end = _consume(page, parsed, i + 1, stop, op)
-        if st.rows:
-            out.append(PeriodTable(st, (lines[h0].start, lines[i].end)))
+        groups = _column_groups(page, lines[h0:i], lines[i], years, header.periods)
+        above = lines[h0 - 1].text.strip() if h0 > 0 else ""
+        if groups is None and above and not above.endswith((".", ":")) and len(above.split()) <= 16 \
+                and not re.search(r"\d", above):
+            # the segments named on a line of their own over the year line ("Domestic pension
+            # benefits International pension benefits Postretirement benefits" / "2022 2021 ...")
+            groups = _column_groups(page, [lines[h0 - 1]], lines[i], years, header.periods)
+        if groups is None:
+            i += 1  # the same periods printed twice and no segment named over each: unreadable
+            continue
+        end = i + 1
+        for part, first, count in groups:
+            st = Statement("table", title, page.number, scale, header.periods[first:first + count], [], [page.number])
+            op = _Open(st, header.years[first:first + count],
+                       anchors=[a for a in anchors[first:first + count] if a is not None])
+            end = max(end, _consume(page, parsed, i + 1, stop, op))
+            if first:
+                # a later group's row label is read up to its own first cell: cut the groups' before it
+                for row in st.rows:
+                    row.label = _label_words(row.label)
+            if st.rows:
+                out.append(PeriodTable(st, (lines[h0].start, lines[i].end), part))
         i = max(end, i + 1)
     return out
+
+
+def _label_words(label: str) -> str:
+    """A row's label without the cells printed after it ("Total net revenue $ 12,614 $ 12,760
+    (1) %" -> "Total net revenue")."""
+    words = label.split()
+    cut = next((k for k, w in enumerate(words) if k and (w == "$" or (re.search(r"\d", w) and parse_cell(w)))),
+               len(words))
+    return " ".join(words[:cut])
+
+
+# the words of a column heading that name a period, not a segment ("Three months ended June 30,")
+_PERIOD_HEADING_WORD = re.compile(
+    r"^(?:\(?in|millions|thousands|billions|except|ratios\)?|and|per|share|data|of|or|for|the|as|at|"
+    r"ended|ending|months?|weeks?|quarters?|years?|fiscal|three|six|nine|twelve|"
+    r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*)[,.;:)]*$", re.I)
+
+
+def _column_groups(page: PageText, heading: list[_Line], year_line: _Line, years: list[_Token],
+                   periods: list[Period]) -> list[tuple[str, int, int]] | None:
+    """The groups of period columns a heading prints side by side, as (segment, first column,
+    column count): one group of all the columns when no period repeats; when the same periods
+    repeat (a bank's segments over "2022 2021 Change" three times), one group per repetition,
+    named by the heading words printed over it (by their position on the page). None when the
+    periods repeat and the words over each group cannot be read: the figures of different
+    segments would be one period's."""
+    keys = [(p.end, p.months) for p in periods]
+    n = len(keys)
+    if len(set(keys)) == n:
+        return [("", 0, n)]
+    size = next((m for m in range(1, n) if n % m == 0 and keys == keys[:m] * (n // m)), 0)
+    if not size or len(set(keys[:size])) != size:
+        return None
+    spans: list[tuple[float, float]] = []
+    for g in range(n // size):
+        first = _box(page, years[g * size].start, years[g * size].end)
+        last_token = years[(g + 1) * size - 1]
+        # the group runs to its change columns: the year line's tokens up to the next group's first year
+        nxt = years[(g + 1) * size].start if (g + 1) * size < n else year_line.end
+        tail = [t for t in year_line.tokens if last_token.start <= t.start < nxt]
+        last = _box(page, tail[-1].start, tail[-1].end) if tail else None
+        if first is None or last is None:
+            return None
+        spans.append((first[0], last[2]))
+    names: list[list[str]] = [[] for _ in spans]
+    for line in heading:
+        for t in line.tokens:
+            if _PERIOD_HEADING_WORD.match(t.text) or re.search(r"\d", t.text):
+                continue
+            b = _box(page, t.start, t.end)
+            if b is None:
+                return None
+            centre = (b[0] + b[2]) / 2
+            g = min(range(len(spans)), key=lambda k: abs((spans[k][0] + spans[k][1]) / 2 - centre))
+            lo, hi = spans[g]
+            if lo - (hi - lo) <= centre <= hi + (hi - lo):
+                names[g].append(t.text)
+    if not all(any(w[0].isupper() for w in ws) for ws in names):
+        return None
+    parts = [" ".join(ws) for ws in names]
+    if len(set(parts)) != len(parts):
+        return None
+    # the group headed "Total" is the whole, not a segment
+    return [("" if part.lower() in ("total", "firmwide", "consolidated") else part, g * size, size)
+            for g, part in enumerate(parts)]
 
 
 # period tables read per page; the verifier asks for each quoted row of the same few pages
@@ -476,12 +564,12 @@ def _tables_of(page: PageText, annual: bool) -> list[PeriodTable]:
     return tables
 
 
-def _period_column(p: Period) -> Column:
+def _period_column(p: Period, part: str = "") -> Column:
     """A period table's column as a placed cell's column: a date only when the heading prints
     its day ("Fiscal 2015" names none), the length as read from the heading."""
     end = date.fromisoformat(p.end)
     day_printed = bool(re.search(r"[A-Za-z]+\s+\d{1,2},", p.label))
-    return Column(PERIOD, p.label, year=end.year, date=end if day_printed else None, months=p.months)
+    return Column(PERIOD, p.label, year=end.year, date=end if day_printed else None, months=p.months, part=part)
 
 
 def _place_by_position(page: PageText, row_start: int, annual: bool) -> tuple[list[PlacedCell], tuple[int, int]] | None:
@@ -493,24 +581,28 @@ def _place_by_position(page: PageText, row_start: int, annual: bool) -> tuple[li
     parsed = _split(_Line(page.text[row_start:end], row_start, 0))
     if not parsed.cells:
         return None
+    by_start: dict[int, tuple[Column, PeriodTable]] = {}
     for table in _tables_of(page, annual):
+        heading = page.text[table.header[0]:table.header[1]]
         for row in table.statement.rows:
-            by_start = {c.span[0]: c for c in row.cells if row_start <= c.span[0] < end}
-            if not by_start:
-                continue
             periods = {(p.end, p.months): p for p in table.statement.periods}
-            heading = page.text[table.header[0]:table.header[1]]
-            change = any(m.lastgroup in ("change", "pair") for m in _ITEM.finditer(heading))
-            placed: list[PlacedCell] = []
-            for text, value, percent, start, _ in parsed.cells:
-                cell = by_start.get(start)
-                if cell is not None:
-                    column = _period_column(periods[(cell.period_end, cell.months)])
-                else:
-                    column = Column(CHANGE, "change") if change else Column(OTHER, "")
-                placed.append(PlacedCell(text, value, percent, column))
-            return placed, table.header
-    return None
+            for cell in row.cells:
+                if row_start <= cell.span[0] < end:
+                    by_start[cell.span[0]] = (_period_column(periods[(cell.period_end, cell.months)], table.part), table)
+    if not by_start:
+        return None
+    tables = [t for _, t in by_start.values()]
+    heading = page.text[tables[0].header[0]:tables[0].header[1]]
+    change = any(m.lastgroup in ("change", "pair") for m in _ITEM.finditer(heading))
+    placed: list[PlacedCell] = []
+    for text, value, percent, start, _ in parsed.cells:
+        found = by_start.get(start)
+        if found is not None:
+            column = found[0]
+        else:
+            column = Column(CHANGE, "change") if change else Column(OTHER, "")
+        placed.append(PlacedCell(text, value, percent, column))
+    return placed, tables[0].header
 
 
 def boxed_page(doc: Document, page: int, text: str) -> PageText | None:

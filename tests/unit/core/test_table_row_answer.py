@@ -121,3 +121,30 @@ def test_change_columns_between_periods_are_skipped_and_ties_refused() -> None:
     assert op is not None and op.value == 27358
     # the segment without a measure: its revenue and its operating income name it alike
     assert _ask("Microsoft Intelligent Cloud segment in Q2 2023?", "intelligent cloud segment", passages, pages) is None
+
+
+FINANCEBENCH = next((p / "shared" / "data" / "financebench-dev" / "pdfs" for p in REPO.parents
+                     if (p / "shared" / "data" / "financebench-dev" / "pdfs").is_dir()), REPO.parent / "shared")
+JPM_META = DocumentMeta(company="JPMorgan Chase & Co.", ticker="JPM", form_type="10-Q", fiscal_year=2022,
+                        fiscal_quarter=2, period_end="2022-06-30")
+
+
+def test_a_segments_column_group_answers_only_for_that_segment() -> None:
+    # JPMorgan prints its segments as column groups: "Three months ended June 30, Consumer &
+    # Community Banking Corporate & Investment Bank Commercial Banking" over "2022 2021 Change"
+    # three times; the row "Total net revenue" names no segment. Read as six periods, the first
+    # group's $12,614 million was every group's "2022"
+    path = FINANCEBENCH / "JPMORGAN_2022Q2_10Q.pdf"
+    pages = _pages(path, [21])
+    passages = _passages(path, JPM_META, pages)
+    ccb = _ask("How much net revenue did JPM's Consumer & Community Banking segment generate in the second quarter "
+               "of 2022?", "net revenue consumer community banking segment", passages, pages)
+    assert ccb is not None and ccb.value == 12614
+    assert ccb.text.startswith("Total net revenue (Consumer & Community Banking): $12,614 million in the three months")
+    cib = _ask("What was the total net revenue of JPMorgan's Corporate & Investment Bank in the second quarter of 2022?",
+               "total net revenue corporate investment bank", passages, pages)
+    assert cib is not None and cib.value == 11947
+    # the firm's own total is the "Total" group's, never a segment's
+    firm = _ask("What was JPMorgan's total net revenue in the second quarter of 2022?", "total net revenue",
+                passages, pages)
+    assert firm is None or firm.value == 31630

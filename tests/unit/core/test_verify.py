@@ -632,3 +632,36 @@ def test_a_quarter_asked_is_not_answered_from_the_nine_months_column_placed_by_p
     quarter = verify_answer("Apple's Services net sales were $21,213 million.", [], question, passages, 2,
                             concept=set(tokenize("Services")))
     assert quarter.ok, quarter.reason
+
+
+def test_a_figure_of_a_segments_column_group_is_not_the_firms() -> None:
+    # JPMorgan's "Total net revenue $ 12,614 $ 12,760 (1) % $ 11,947 ..." under "Consumer &
+    # Community Banking Corporate & Investment Bank Commercial Banking": $12,614 million is the
+    # first segment's, not the firm's (the "Total" group's $31,630 million)
+    from pathlib import Path
+
+    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.pdf import extract_page, open_pdf
+
+    path = next((p / "shared" / "data" / "financebench-dev" / "pdfs" / "JPMORGAN_2022Q2_10Q.pdf"
+                 for p in Path(__file__).resolve().parents
+                 if (p / "shared" / "data" / "financebench-dev" / "pdfs").is_dir()), Path("/nonexistent"))
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        text = extract_page(pdf[20], with_boxes=True).text
+    finally:
+        pdf.close()
+    doc = Document("c" * 64, path.name, str(path), 100, DocumentMeta(
+        company="JPMorgan Chase & Co.", ticker="JPM", form_type="10-Q", fiscal_year=2022, fiscal_quarter=2,
+        period_end="2022-06-30"))
+    passages = [Passage(Hit(Chunk(3, doc.doc_id, 3, 21, 0, len(text), text), doc, 1.0), 0, len(text), text, text)]
+    firm = verify_answer("JPMorgan's total net revenue was $12,614 million.", [],
+                         "What was JPMorgan's total net revenue in the second quarter of 2022?", passages, 2,
+                         concept=set(tokenize("total net revenue")))
+    assert not firm.ok and "Consumer & Community Banking" in firm.reason, firm.reason
+    ccb = verify_answer("Consumer & Community Banking total net revenue was $12,614 million.", [],
+                        "What was the total net revenue of JPMorgan's Consumer & Community Banking segment in the "
+                        "second quarter of 2022?", passages, 2, concept=set(tokenize("total net revenue")))
+    assert ccb.ok, ccb.reason
