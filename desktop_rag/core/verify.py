@@ -542,7 +542,10 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
             row_end = page.find("\n", here)
             full = page[row_start:row_end if row_end >= 0 else len(page)]
             _, row_cells = split_row(full)
-            if not is_table_row(full) or not any(v is not None and number_supported(n, [abs(v)]) for _, v, _ in row_cells):
+            # a row of a table: figure cells after its label, however long the label ("Earnings
+            # (loss) per share attributable to Intel—diluted $ (0.66) $ 1.98" is mostly words)
+            in_row = is_table_row(full) or len([v for _, v, _ in row_cells if v is not None]) >= 2
+            if not in_row or not any(v is not None and number_supported(n, [abs(v)]) for _, v, _ in row_cells):
                 # said in a sentence ("As of December 26, 2015, we had approximately 9,100
                 # employees."), not printed in a cell: no column to be in
                 return ""

@@ -665,3 +665,31 @@ def test_a_figure_of_a_segments_column_group_is_not_the_firms() -> None:
                         "What was the total net revenue of JPMorgan's Consumer & Community Banking segment in the "
                         "second quarter of 2022?", passages, 2, concept=set(tokenize("total net revenue")))
     assert ccb.ok, ccb.reason
+
+
+def test_a_row_with_a_long_label_is_still_a_table_row_whose_column_is_read() -> None:
+    # "Earnings (loss) per share attributable to Acme—diluted $ (0.66) $ 1.98": two figures in
+    # twelve words read as prose, so the prior year's $1.98 was taken for the quarter asked
+    page = ("Condensed Consolidated Statements of Income\n"
+            "Three Months Ended\n"
+            "(In Millions, Except Per Share Amounts; Unaudited) Apr 1, 2024 Apr 2, 2023\n"
+            "Net income (loss) attributable to Acme $ (2,758) $ 8,113\n"
+            "Earnings (loss) per share attributable to Acme—diluted $ (0.66) $ 1.98\n")
+    question = "What were Acme's diluted earnings (loss) per share attributable to Acme in Q1 2024?"
+    concept = {"earnings", "loss", "share", "attributable"}
+    prior = verify_answer("Diluted earnings (loss) per share attributable to Acme were $1.98.", [], question,
+                          _q1_page(page), 2, concept=concept)
+    assert not prior.ok and "Apr 2, 2023" in prior.reason, prior.reason
+    own = verify_answer("Diluted earnings (loss) per share attributable to Acme were $(0.66).", [], question,
+                        _q1_page(page), 2, concept=concept)
+    assert own.ok, own.reason
+
+
+Q1_DOC = Document("e" * 64, "ACME_2024_Q1_10Q.pdf", "/x/ACME_2024_Q1_10Q.pdf", 40,
+                  DocumentMeta(company="Acme Corp", form_type="10-Q", fiscal_year=2024, fiscal_quarter=1,
+                               period_end="2024-04-01"))
+
+
+def _q1_page(text: str) -> list[Passage]:
+    hit = Hit(Chunk(5, Q1_DOC.doc_id, 5, 6, 0, len(text), text), Q1_DOC, 1.0)
+    return [Passage(hit, 0, len(text), text, text)]
