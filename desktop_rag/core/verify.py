@@ -13,7 +13,7 @@ from datetime import date
 
 from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.companies import is_other_entity, table_owner
-from desktop_rag.core.domain.numbers import nearest_scale, number_supported, numbers_in, scale_factor
+from desktop_rag.core.domain.numbers import nearest_scale, number_spans, number_supported, numbers_in, scale_factor
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
 from desktop_rag.core.generate import NOT_IN_CORPUS
 from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, content_terms, tokenize
@@ -503,9 +503,29 @@ def figure_context(quote: str, n: float) -> str:
     Net carrying amount 10,954": the quote names what was asked, but on another row than
     the figure's. A quote of one line is its own context."""
     lines = quote.split("\n")
-    if len(lines) < 2:
-        return quote
-    return "\n".join(ln for ln in lines if number_supported(n, numbers_in(ln)) or not _is_figure_row(ln))
+    if len(lines) > 1:
+        lines = [ln for ln in lines if number_supported(n, numbers_in(ln)) or not _is_figure_row(ln)]
+    return "\n".join(ln if _is_figure_row(ln) else _prose_context(ln, n) for ln in lines)
+
+
+# words after a figure that turn to another thing than the figure's: "… was $7.0 billion after
+# the impairment", "… $X compared with …", "… excluding the charge"
+_DETACHED = re.compile(r"\b(?:after|before|following|prior\s+to|compared\s+(?:with|to)|versus|vs\.?|than|"
+                       r"excluding|exclusive\s+of|net\s+of|instead\s+of|rather\s+than)\b", re.I)
+
+
+def _prose_context(line: str, n: float) -> str:
+    """A prose line as far as it speaks of the figure ``n``: up to the figure and what follows
+    it, but not a phrase turning to another thing ("after …", "compared with …"). "The goodwill
+    carrying amount of this reporting unit was $7.0 billion after the impairment" is no support
+    for a goodwill impairment of $7.0 billion: the figure is the carrying amount. Words after
+    the figure do name it otherwise ("$1.7 billion of Commercial Paper outstanding", "an $8.0
+    billion unsecured term loan", "$18.7 billion remained of this program")."""
+    ends = [b for _, b, v in number_spans(line) if number_supported(n, [v])]
+    if not ends:
+        return line
+    turn = _DETACHED.search(line, max(ends))
+    return line[:turn.start()] if turn else line
 
 
 def _is_figure_row(line: str) -> bool:

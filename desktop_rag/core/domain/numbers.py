@@ -23,11 +23,16 @@ _SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "units": 1.0}
 
 def numbers_in(text: str) -> list[float]:
     """Every figure in ``text``, as printed (no sign, no scale)."""
+    return [value for _, _, value in number_spans(text)]
+
+
+def number_spans(text: str) -> list[tuple[int, int, float]]:
+    """Every figure in ``text`` with where it is printed: (start, end, value as in ``numbers_in``)."""
     out = []
     for m in _NUMBER_RE.finditer(text):
         s = m.group(0).strip("$(%-").replace(",", "").replace("$", "")
         try:
-            out.append(float(s))
+            out.append((m.start(), m.end(), float(s)))
         except ValueError:
             continue
     return out

@@ -11,6 +11,7 @@ from desktop_rag.core.verify import (
     Passage,
     carries_concept,
     complete_cut_sentence,
+    figure_context,
     locate_quote,
     passages_for,
     split_units,
@@ -605,6 +606,27 @@ def test_a_figure_is_backed_only_by_the_row_that_prints_it() -> None:
     right = verify_answer("Net carrying amount was $11,750 million.", [], question, _annual_page(page), 2,
                           concept=concept)
     assert right.ok, right.reason
+
+
+def test_a_figure_in_prose_is_not_backed_by_words_after_a_turn_to_another_thing() -> None:
+    # Kraft Heinz 2019, asked on an unseen question: "goodwill impairment of $7.0 billion" was
+    # verified over "The goodwill carrying amount … was $7.0 billion after the impairment"
+    page = ("We test each reporting unit once a year, in the second quarter.\n"
+            "The goodwill carrying amount of this reporting unit was $7.0 billion after the impairment.\n"
+            "In 2024 we recorded non-cash goodwill impairment losses of $1.2 billion related to three units.\n")
+    question = "What goodwill impairment did Acme record in 2024?"
+    concept = {"goodwill", "impairment"}
+    wrong = verify_answer("In 2024, Acme recorded a goodwill impairment of $7.0 billion.", [], question,
+                          _annual_page(page), 2, concept=concept)
+    assert not wrong.ok and "does not name what was asked" in wrong.reason, wrong.reason
+    right = verify_answer("In 2024, Acme recorded goodwill impairment losses of $1.2 billion.", [], question,
+                          _annual_page(page), 2, concept=concept)
+    assert right.ok, right.reason
+    # words after a figure that do name it still count
+    assert figure_context("the Company had $1.7 billion and $10.0 billion of Commercial Paper outstanding", 1.7) \
+        .endswith("Commercial Paper outstanding")
+    assert figure_context("our backlog was $150.0 billion compared with $135.4 billion", 150.0) == \
+        "our backlog was $150.0 billion "
 
 
 def test_a_quarter_asked_is_not_answered_from_the_nine_months_column_placed_by_position() -> None:
