@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from desktop_rag.core.domain.measures import MEASURE_WORDS, is_count_label
 from desktop_rag.core.domain.numbers import nearest_scale
 from desktop_rag.core.domain.periods import column_period_name, find_periods
-from desktop_rag.core.lexical import tokenize
+from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, tokenize
 from desktop_rag.core.pdf import PageText
 from desktop_rag.core.query import format_figure
 from desktop_rag.core.statements.answer import months_asked
@@ -112,6 +112,35 @@ def _share(present: set[str], wanted: set[str], idf: dict[str, float] | None) ->
 BoxedPage = Callable[[Document, int, str], PageText | None]
 
 
+def _unprinted_modifier(question: str, asked_measures: set[str], printed: set[str]) -> str:
+    """A lower-case word of the asked measure's own phrase that none of the pages prints
+    ("annualized recurring revenue", "organic net sales", "adjusted EBITDA"), else "". Such a
+    word makes another measure than the tables' rows: Adobe's "Digital Media" revenue row is no
+    answer to its Digital Media *annualized recurring* revenue. (A word elsewhere in the
+    question, "covered", "sell", only goes unasked of the rows.)"""
+    words = re.findall(r"[A-Za-z][\w&'’-]*", question)
+    for i, word in enumerate(words):
+        if not set(tokenize(word)) & asked_measures:
+            if i == 0 or not set(tokenize(f"{words[i - 1]} {word}")) & asked_measures:
+                continue
+            i -= 1  # a measure of two words ("net sales"): its phrase starts one word earlier
+        modifiers = 0
+        for j in range(i - 1, max(-1, i - 5), -1):
+            before = words[j]
+            toks = set(tokenize(before))
+            if (before.lower() in STOPWORDS or before[0].isupper() or re.search(r"\d", before)
+                    or toks & (asked_measures | _PERIOD_WORDS)):
+                break  # the phrase begins after a preposition, a name or a period
+            if before.lower() in QUESTION_NOISE or not toks or not toks <= set(tokenize(" ".join(words[j:i + 2]))):
+                continue  # "how much", "total": no part of what is measured; "net" of "net revenue" is its name
+            if toks - printed:
+                return before
+            modifiers += 1
+            if modifiers == 2:
+                break
+    return ""
+
+
 def table_row_answer(question: str, concept: set[str], passages: list[Passage],
                      idf: dict[str, float] | None, page_of: BoxedPage = boxed_page) -> RowAnswer | None:
     """The asked figure from a table row of the passages' pages (see the module's docstring),
@@ -139,7 +168,7 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     # less the question's own words that none of the pages prints ("covered", "sell"): no label
     # holds them. A word one of the pages prints stays asked of every page's rows.
     wanted = {t for t in concept if t not in _PERIOD_WORDS and (t in printed or t in subject)}
-    if not wanted or not asked_measures <= printed:
+    if not wanted or not asked_measures <= printed or _unprinted_modifier(question, asked_measures, printed):
         return None
     # the most distinctive of it ("services", "intelligent") is the row's own, never only the
     # table heading's ("Products and Services Performance" over "Total net sales")
