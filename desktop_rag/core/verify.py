@@ -390,6 +390,9 @@ def verify_answer(
             wrong_column = column_problem(n, holders, question, text, passages)
             if wrong_column:
                 return Verdict(False, reason=wrong_column)
+    wrong_scale = misstated_scale(text, cites, passages)
+    if wrong_scale:
+        return Verdict(False, reason=wrong_scale)
     wrong_period = contradicted_period(text, question, cites, passages)
     if wrong_period:
         return Verdict(False, reason=wrong_period)
@@ -422,19 +425,7 @@ def stated_with_scale(answer: str, cites: list[Citation], passages: list[Passage
         value = float(token.strip("$ ").replace(",", ""))
         if _SCALE_WORD_AFTER.match(answer, m.end()) or is_year(value):
             continue
-        scale = None
-        for c in cites:
-            page = pages.get((c.doc_id, c.page), "")
-            # a scale note heads a table: a figure said in a sentence ("up to 100% of their
-            # salary", "$1.2 billion") carries its own unit
-            if page and any(value in numbers_in(line) and is_table_row(line) for line in c.quote.split("\n")):
-                above = page[:c.char_start]
-                note = above[-3000:]
-                per_share = (re.search(r"except\s+(?:for\s+)?per[\s-]share", note, re.I)
-                             and not value.is_integer() and value < 1000)
-                scale = None if per_share else nearest_scale(above)
-                if scale:
-                    break
+        scale = next((sc for c in cites if (sc := _table_scale(value, c, pages))), None)
         if not scale:
             continue
         note = _SCALE_NOTE[scale]
@@ -443,6 +434,43 @@ def stated_with_scale(answer: str, cites: list[Citation], passages: list[Passage
         out.append(answer[last:m.end()] + f" ({note})")
         last = m.end()
     return "".join(out) + answer[last:] if out else answer
+
+
+def _table_scale(value: float, cite: Citation, pages: dict[tuple[str, int], str]) -> str | None:
+    """The scale note ("thousands", "millions", "billions") of the table whose row the quote
+    ``cite`` prints ``value`` in, else None: a scale note heads a table, and a figure said in a
+    sentence ("up to 100% of their salary", "$1.2 billion") carries its own unit; a per-share
+    figure of a table "in millions, except per share amounts" has none."""
+    page = pages.get((cite.doc_id, cite.page), "")
+    if not page or not any(value in numbers_in(line) and is_table_row(line) for line in cite.quote.split("\n")):
+        return None
+    above = page[:cite.char_start]
+    per_share = (re.search(r"except\s+(?:for\s+)?per[\s-]share", above[-3000:], re.I)
+                 and not value.is_integer() and value < 1000)
+    return None if per_share else nearest_scale(above)
+
+
+_STATED_SCALE = re.compile(r"\s*(?P<word>thousand|million|billion|trillion|bn|mn|[mbk])\b", re.I)
+_SCALE_OF_WORD = {"thousand": "thousands", "k": "thousands", "million": "millions", "mn": "millions", "m": "millions",
+                  "billion": "billions", "bn": "billions", "b": "billions", "trillion": "trillions"}
+
+
+def misstated_scale(answer: str, cites: list[Citation], passages: list[Passage]) -> str:
+    """Why the answer's scale is not its table's, else "": "Total deposits … $ 2,399.0 million"
+    copied from JPMorgan's row "Deposits $ 2,399.0" under "(in billions except ratios)" is a
+    thousandth of the deposits. Only a figure copied digit for digit is checked (a figure
+    rescaled by the answer, "$2.4 trillion", is ``number_supported``'s)."""
+    pages = {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
+    for m in re.finditer(r"(?<![\w.])\$?\s?\d[\d,]*(?:\.\d+)?(?![\d,]*\.?\d)", answer):
+        stated = _STATED_SCALE.match(answer, m.end())
+        if not stated:
+            continue
+        value = float(m.group(0).strip("$ ").replace(",", ""))
+        scales = [_table_scale(value, c, pages) for c in cites if value in numbers_in(c.quote)]
+        if scales and all(scales) and _SCALE_OF_WORD[stated.group("word").lower()] not in scales:
+            return (f"{m.group(0).strip()} {stated.group('word')} is copied from a table "
+                    f"in {scales[0]}, not {_SCALE_OF_WORD[stated.group('word').lower()]}")
+    return ""
 
 
 def _readable_dollars(amount: float) -> str:

@@ -629,6 +629,26 @@ def test_a_figure_in_prose_is_not_backed_by_words_after_a_turn_to_another_thing(
         "our backlog was $150.0 billion "
 
 
+def test_a_figure_copied_from_a_table_keeps_the_tables_scale() -> None:
+    # JPMorgan's "Deposits $ 2,399.0" under "(in billions except ratios)" was answered
+    # "$ 2,399.0 million" on an unseen question: a thousandth of the deposits
+    page = ("The table below shows the deposit balances as of December 31, 2024 and December 31, 2023.\n"
+            "(in billions except ratios)\n"
+            "December 31, 2024 December 31, 2023\n"
+            "Deposits $ 2,399.0 $ 2,340.2\n")
+    question = "What were Acme's total deposits at December 31, 2024?"
+    wrong = verify_answer("Total deposits at December 31, 2024 were $ 2,399.0 million.", [], question,
+                          _annual_page(page), 2, concept={"deposit"})
+    assert not wrong.ok and "in billions" in wrong.reason, wrong.reason
+    right = verify_answer("Total deposits at December 31, 2024 were $ 2,399.0 billion.", [], question,
+                          _annual_page(page), 2, concept={"deposit"})
+    assert right.ok, right.reason
+    # a bare figure gets the table's scale added instead
+    bare = verify_answer("Total deposits at December 31, 2024 were $ 2,399.0.", [], question,
+                         _annual_page(page), 2, concept={"deposit"})
+    assert bare.ok and "(in billions: $2.4 trillion)" in bare.answer, (bare.reason, bare.answer)
+
+
 def test_a_quarter_asked_is_not_answered_from_the_nine_months_column_placed_by_position() -> None:
     # Apple's "Services 21,213 19,604 8 % 62,886 58,941 7 %" under "Three Months Ended Nine Months
     # Ended": read from the text alone the year line says only "2023" over both 21,213 and 62,886;
