@@ -319,7 +319,9 @@ class AnswerEngine:
             raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
             model_answer, model_quotes = parse_model_json(raw)
             model_answer = complete_cut_sentence(model_answer, passages)
-            verdict = verify_answer(model_answer, model_quotes, asked, passages,
+            # verified against the analyst's question: a reformulation's added words ("in the
+            # consolidated balance sheets") are the app's, no backing for an answer's wording
+            verdict = verify_answer(model_answer, model_quotes, first_plan.asked or query, passages,
                                     self.settings.generation.max_citations, concept=concept,
                                     idf=self.library.lexical.idf)
             if verdict.ok and not self._cites_only(verdict, companies):

@@ -689,7 +689,10 @@ _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+
 _FIGURE_ASKED = re.compile(
     r"\b(how\s+much|how\s+many|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:\w+\s+){0,4}(?:amount|range|total|"
     r"revenues?|sales|income|expenses?|costs?|eps|earnings\s+per\s+share|cash\s+flows?|margin|rate|ratio|percentage)"
-    r"|what\s+(?:\w+\s+){0,2}(?:amount|range|figure|price|value)s?)\b",
+    r"|what\s+(?:\w+\s+){0,2}(?:amount|range|figure|price|value)s?"
+    # "What goodwill impairment did Kraft Heinz record in 2019?": a measure the filer recorded
+    r"|what\s+(?:\w+\s+){0,3}(?:impairments?|charges?|loss(?:es)?|revenues?|sales|income|expenses?|costs?|"
+    r"dividends?|capex|capital\s+expenditures?|backlog|cash\s+flows?)\s+did)\b",
     re.I)
 # "What drove the change in gross margin?" asks for the reasons, and the reasons are amounts
 # ("lower charges for severance of $89 million"): no ratio figure is expected of the answer.

@@ -427,6 +427,8 @@ def test_a_figure_is_asked_by_how_much_not_by_why() -> None:
     assert asks_for_figure("How much did Apple spend on R&D in Q3 2023?")
     assert asks_for_figure("What was the total revenue of Nvidia?")
     assert not asks_for_figure("Why did Apple's gross margin change in Q3 2023?")  # the reasons, not a figure
+    assert asks_for_figure("What goodwill impairment did Kraft Heinz record in 2019?")  # a measure recorded
+    assert not asks_for_figure("What risks did Nike report in fiscal 2019?")
     assert not asks_for_figure("What did Epic Games allege in its lawsuit?")
     assert is_year(2023) and is_year(1999.0) and not is_year(2023.5) and not is_year(81797)
 
