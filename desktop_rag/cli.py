@@ -522,7 +522,11 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="data dir of a real ingested library whose own hnsw graph gets the recall check "
                         "(default: the bench's library)")
     p.add_argument("--skip", default="",
-                   help="sections to skip: ingest,search,recall,first,generation,cold,team,memory")
+                   help="sections to skip: ingest,search,recall,first,generation,cold,team,memory; team-live: "
+                        "the team library's live updates only")
+    p.add_argument("--ef-sweep", default=None, metavar="LIST",
+                   help="ef_search values of the team library's recall sweep (default 40,64,100,200,400; the "
+                        "setting's is always measured)")
     p.add_argument("--memory-size", default=None,
                    help="chunks of the on-disk synthetic library the memory section measures the app with "
                         "(default 100k; --quick 200); written once under <data-dir>/bench/ and reused")

@@ -912,7 +912,8 @@ def run(ns: argparse.Namespace) -> int:
             _log(f"bench: team library at {size_label(max(sizes))} chunks")
             try:
                 result["team"] = bench_team(team_url, ws.library, seed_from_library(ws.library), ws.embedder,
-                                            ws.settings, max(sizes), _questions(devset, n_queries), _log)
+                                            ws.settings, max(sizes), _questions(devset, n_queries), _log,
+                                            live="team-live" not in skip, ef_sweep=_team_ef_sweep(ns))
             except ValueError as exc:  # not an empty team library: measured nothing, wrote nothing
                 result["team"] = {"error": str(exc)}
         if "generation" not in skip and len(ws.library.chunk_ids):
@@ -953,6 +954,14 @@ def run(ns: argparse.Namespace) -> int:
         Path(ns.json_path).write_text(json.dumps(result, indent=1, default=str), "utf-8")
         _log(f"bench: results written to {ns.json_path}")
     return 0
+
+
+def _team_ef_sweep(ns: argparse.Namespace) -> tuple[int, ...]:
+    """The ef_search values of the team library's recall sweep (``--ef-sweep``; default ``EF_SWEEP``)."""
+    from desktop_rag.evaluation.bench_team import EF_SWEEP
+
+    given = getattr(ns, "ef_sweep", None)
+    return tuple(int(x) for x in given.split(",") if x.strip()) if given else EF_SWEEP
 
 
 def library_questions(ws: Any, label_files: list[Path], n: int) -> list[str]:

@@ -32,7 +32,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 # written document by document (postings included, as ingest writes them) took 1,435 s, with
 # COPY ~2 min; search reads no postings (each desktop scores BM25 from the chunks' tokens)
 BULK_ABOVE = 50_000
+EF_SWEEP = (40, 64, 100, 200, 400)  # the recall sweep's ef_search values (pgvector's default is 40)
 VECTORS = "mix-2-3"  # the embedded bench's generator (mix_vectors); earlier team corpora had noisy copies
 
 
@@ -270,10 +271,14 @@ def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], 
 
 def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any, size: int,
                questions: list[str], log: Callable[[str], None], sigma: float = 0.015,
-               two_desktops: bool = True, bulk_above: int = BULK_ABOVE) -> dict[str, Any]:
+               two_desktops: bool = True, bulk_above: int = BULK_ABOVE, live: bool = True,
+               ef_sweep: Sequence[int] = EF_SWEEP) -> dict[str, Any]:
     """The team library's rows at ``size`` chunks. ``two_desktops=False`` leaves out the two
     ``main.py ingest`` processes (real models, minutes): the unit test's fake embedder cannot
-    run them, and their correctness is an e2e test's."""
+    run them, and their correctness is an e2e test's. ``live=False`` leaves out the live
+    updates altogether, and ``ef_sweep`` names the ef_search values of the recall sweep (the
+    settings' is always measured): at 1M chunks the live updates and the full sweep take ~10
+    minutes beside the latency rows' one."""
     from desktop_rag.core.backends.postgres import PostgresStore, init_team_library, server_index_params
     from desktop_rag.core.lexical import expand_shorthand
     from desktop_rag.core.library import Library
@@ -341,7 +346,7 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     # query time, at the settings' ef_search and the others of EF_SWEEP
     qvecs = [cached.encode_query(expand_shorthand(q.strip())) for q in questions]
     ef_now = settings.library.server_hnsw_ef_search
-    out["ef_sweep"] = sweep_ef_search(url, settings, lib, qvecs, sorted({*EF_SWEEP, ef_now}),
+    out["ef_sweep"] = sweep_ef_search(url, settings, lib, qvecs, sorted({*ef_sweep, ef_now}),
                                       max(settings.retrieval.candidates, 10))
     now = next(row for row in out["ef_sweep"]["rows"] if row["ef_search"] == ef_now)
     out["recall@10"], out["recall@10_filtered"] = now["recall@10"], now["recall@10_filtered"]
@@ -350,7 +355,8 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     out["hnsw"] = {"m": m, "ef_construction": efc, "ef_search": ef_now, "index_mb": out["ef_sweep"]["index_mb"],
                    "built": lib.store.manifest().get("bench_index")}
     try:
-        out["live"] = bench_live_updates(url, settings, lib, seed, seed_lib, log, two_desktops=two_desktops)
+        if live:
+            out["live"] = bench_live_updates(url, settings, lib, seed, seed_lib, log, two_desktops=two_desktops)
     finally:
         lib.close()
     log(f"  team {size_label(size)}: p95 dense {out['dense']['p95']:.1f} / bm25 {out['bm25']['p95']:.1f} / "
@@ -387,7 +393,6 @@ def server_settings(url: str, settings: Any) -> dict[str, Any]:
     return out
 
 
-EF_SWEEP = (40, 64, 100, 200, 400)  # pgvector's default ef_search is 40
 
 
 def sweep_ef_search(url: str, settings: Any, lib: Any, qvecs: list[np.ndarray], ef_values: list[int],

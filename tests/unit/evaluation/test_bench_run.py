@@ -200,3 +200,11 @@ def test_first_token_profile_names_the_tokens_evaluated_after_the_cached_prefix(
     res["targets"] = bm.targets(res)
     lines = [x for x in bm.explain(res) if x.startswith("first token")]
     assert lines and "~284 new tokens (~792 with the cached fixed prefix)" in lines[0]
+
+
+def test_team_ef_sweep_from_the_command_line() -> None:
+    from desktop_rag.cli import build_parser
+    from desktop_rag.evaluation.bench_team import EF_SWEEP
+
+    assert bm._team_ef_sweep(build_parser().parse_args(["bench", "--ef-sweep", "400, 1000"])) == (400, 1000)
+    assert bm._team_ef_sweep(build_parser().parse_args(["bench"])) == EF_SWEEP

@@ -26,10 +26,13 @@ def test_team_bench_rows_and_cache(build_library, pg_database: str, fake_embedde
     assert 0.0 <= first["recall@10"] <= 1.0 and first["recall@10_filtered"] is not None
     for mode in ("dense", "bm25", "hybrid", "hybrid_filtered"):
         assert first[mode]["n"] == len(QUESTIONS) and first[mode]["p95"] >= first[mode]["p50"] > 0
+    # the quick re-measure: no live updates, the recall sweep at the setting's ef_search and one other
     again = bench_team(pg_database, seed_lib, seed, fake_embedder, Settings(), 40, QUESTIONS, lambda _m: None,
-                       two_desktops=False)
+                       two_desktops=False, live=False, ef_sweep=(40,))
     assert first["live"]["searchable_ms"]["missed"] == 0 and "two_desktops" not in first["live"]
     assert again["cached"] and again["chunks"] == 40 and "build" not in again  # corpus and index reused
+    assert "live" not in again and again["recall@10"] == first["recall@10"]
+    assert {row["ef_search"] for row in again["ef_sweep"]["rows"]} == {40, Settings().library.server_hnsw_ef_search}
     assert "recall@10 vs exact" in "\n".join(render_team(again))
     # the ef_search sweep: the settings' value among pgvector's default and the others, each
     # with its recall against exact search and the server's query time
