@@ -332,12 +332,14 @@ def statements_available() -> bool:
         return False
 
 
-def extract_statements(lib_dir: Path, models_dir: Any, doc: str) -> dict[str, Any] | None:
-    """``main.py statements DOC --json`` on the set's library (in process), or None."""
+def extract_statements(lib_dir: Path, models_dir: Any, doc: str, location: str | None = None) -> dict[str, Any] | None:
+    """``main.py statements DOC --json`` on the set's library (in process), or None;
+    ``location``: a team library's URL (the data dir then holds no filing)."""
     from desktop_rag import cli
 
     out = io.StringIO()
     argv = ["--data-dir", str(lib_dir)] + (["--models-dir", str(models_dir)] if models_dir else [])
+    argv += ["--library", location] if location else []
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         try:
             rc = cli.main([*argv, "statements", doc, "--json"])
@@ -354,15 +356,16 @@ def extract_statements(lib_dir: Path, models_dir: Any, doc: str) -> dict[str, An
 
 
 def evaluate_cells(lib_dir: Path, models_dir: Any, cells_path: Path, docs: set[str],
-                   log: Callable[[str], None]) -> dict[str, Any] | None:
-    """Score the labelled cells of the filings in ``docs`` (the set's library); None if none."""
+                   log: Callable[[str], None], location: str | None = None) -> dict[str, Any] | None:
+    """Score the labelled cells of the filings in ``docs`` (the set's library, on a team server
+    given its ``location``); None if none."""
     labels = [lab for lab in load_statement_cells(cells_path) if lab["doc"] in docs]
     if not labels:
         return None
     extracted: dict[str, list[dict[str, Any]]] = {}
     errors = []
     for doc in sorted({lab["doc"] for lab in labels}):
-        payload = extract_statements(lib_dir, models_dir, doc)
+        payload = extract_statements(lib_dir, models_dir, doc, location)
         if payload is None:
             errors.append(doc)
         extracted[doc] = flatten_statements(doc, payload) if payload else []
@@ -510,7 +513,7 @@ def evaluate_set(ws: Any, es: EvalSet, ns: argparse.Namespace, log: Callable[[st
         n_cells = sum(lab["doc"] in names for lab in load_statement_cells(es.cells_path))
         if n_cells and statements_available():
             log(f"eval[{es.name}]: scoring {n_cells} statement cells from {es.cells_path.name} ...")
-            cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, names, log)
+            cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, names, log, ws.library_location or None)
         elif n_cells:
             cells = {"skipped": "this build has no statement extractor (desktop_rag.core.statements)"}
     res = build_result(ws, es, answerable, unanswerable, retrievable, ret, ann, gate, answers, cells)

@@ -152,3 +152,25 @@ def test_ingest_order_puts_most_questions_per_page_first(tmp_path):
 def test_top_pages_are_distinct_with_first_rank():
     pages = [("a.pdf", 3), ("a.pdf", 3), ("b.pdf", 1), ("a.pdf", 4), ("b.pdf", 1), ("a.pdf", 9)]
     assert eval_run.top_pages(pages, 3) == ["a.pdf p.3 (#1)", "b.pdf p.1 (#3)", "a.pdf p.4 (#4)"]
+
+
+def test_statement_cells_are_read_from_a_team_library(monkeypatch, tmp_path):
+    """On a team library (``--library URL`` before ``eval``) the cells are scored from the
+    server's filings: ``main.py statements`` gets the same location, not only the data dir
+    (which holds no filing then, so every cell was a miss)."""
+    from desktop_rag import cli
+
+    seen: list[list[str]] = []
+
+    def fake_main(argv):
+        seen.append(argv)
+        print("{}")
+        return 0
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    url = "postgresql://reader@db.example/research"
+    assert eval_run.extract_statements(tmp_path, None, "F.pdf", url) == {}
+    assert eval_run.extract_statements(tmp_path, None, "F.pdf") == {}
+    team, local = seen
+    assert team[team.index("--library") + 1] == url and team.index("--library") < team.index("statements")
+    assert "--library" not in local
