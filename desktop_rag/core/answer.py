@@ -182,9 +182,8 @@ class AnswerEngine:
         if verdict.ok:
             result.answer, result.citations = verdict.answer or model_answer.strip(), verdict.citations
         else:
-            text, cites = extracted if len(own) == len(passages) else extractive_answer(
-                asked, plan, passages, s.generation.max_citations, idf=self.library.lexical.idf, ignore=ignore,
-                page_text=self.library.page_text)
+            # the evidence already shown: the asked company's quotes, never another filer's
+            text, cites = extracted
             if cites:
                 result.answer, result.citations, result.extractive = text, cites, True
                 result.notes.append(f"{EXTRACTIVE_NOTE} {verdict.reason}")
@@ -257,10 +256,11 @@ class AnswerEngine:
             return None
         first_plan = self.retriever.plan(query, doc_scope)
         docs = self.library.docs
-        # the companies the first attempt was about: named, else the scope's, else its top passages'
+        # the companies the first attempt was about: named, else the scope's, else its top
+        # passage's (the company its evidence quoted: a retry never drifts to another filer)
         companies = set(first_plan.filters.company) or {
             docs[d].meta.company or docs[d].meta.ticker for d in (doc_scope or []) if d in docs} or {
-            h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:3]}
+            h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:1]}
         tried = 1  # attempts made so far
         if first is not None and self.settings.generation.retry_table_rows:
             row = table_row_answer(first.asked, first.concept, first.own, self.library.lexical.idf)
@@ -308,7 +308,7 @@ class AnswerEngine:
             if self.settings.retrieval.prompt_evidence_words > 0:
                 # the reformulation's own evidence, found as for the first attempt
                 own = self._asked_companies_passages(plan, passages, None if ref.widen_scope else doc_scope,
-                                                     hits[0] if hits else None)
+                                                     next(iter(result.hits or hits), None))
                 evidence = extractive_answer(asked, plan, own, self.settings.generation.max_citations,
                                              idf=self.library.lexical.idf,
                                              ignore=self.retriever.filter_terms(plan, hits),

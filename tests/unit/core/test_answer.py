@@ -355,11 +355,35 @@ def test_evidence_keeps_to_one_company_when_the_question_names_none(build_librar
     assert evidence and evidence[0] is not None and evidence[0].citations
     top = lib.docs[hits[0].chunk.doc_id].file_name
     assert {lib.docs[c.doc_id].file_name for c in evidence[0].citations} == {top}
+    # and so does the quoted answer when the model's fails: the filing quoted is the evidence's
+    # (FinanceBench's "Were there any board member nominees …" quoted Foot Locker and Lockheed)
+    final = events[-1].answer
+    assert final.extractive and {lib.docs[c.doc_id].file_name for c in final.citations} == {top}
+    assert final.answer == evidence[0].text
     # within a one-company scope, the scope's company
     apple = next(d for d in lib.docs.values() if d.file_name == "2023 Q3 AAPL.pdf").doc_id
     scoped = [e.evidence for e in engine.ask_stream("What were revenue and gross profit?", doc_scope=[apple])
               if e.kind == "evidence"]
     assert all(c.doc_id == apple for ev in scoped if ev is not None for c in ev.citations)
+
+
+def test_the_quoted_answer_never_reads_another_filers_passages(build_library, monkeypatch) -> None:
+    # the extractive fallback used to be re-read from every passage when the evidence was the
+    # top company's only, so a question naming no company could quote two filers
+    import desktop_rag.core.answer as answer_module
+
+    read: list[set[str]] = []
+    real = answer_module.extractive_answer
+
+    def recording(asked, plan, passages, *args, **kw):  # type: ignore[no-untyped-def]
+        read.append({p.hit.doc.file_name for p in passages})
+        return real(asked, plan, passages, *args, **kw)
+
+    monkeypatch.setattr(answer_module, "extractive_answer", recording)
+    lib = build_library()
+    engine, _ = _engine(lib, json.dumps({"answer": "", "citations": []}))
+    final = engine.ask("What were revenue and gross profit?")
+    assert final.extractive and read and all(len(files) == 1 for files in read), read
 
 
 def test_ask_passes_every_event_to_its_listener(build_library) -> None:
