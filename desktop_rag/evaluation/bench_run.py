@@ -70,8 +70,8 @@ def parse_sizes(text: str) -> list[int]:
         part = part.strip().lower()
         if not part:
             continue
-        mult = 1000 if part.endswith("k") else 1
-        out.append(int(float(part.rstrip("k")) * mult))
+        mult = {"k": 1000, "m": 1_000_000}.get(part[-1], 1)  # "100k", "1m" (the bench's own labels)
+        out.append(int(float(part.rstrip("km")) * mult))
     return out
 
 

@@ -28,6 +28,7 @@ def test_percentile_matches_numpy_linear():
 def test_sizes():
     assert bm.parse_sizes("1k,10k,100k") == [1000, 10000, 100000]
     assert bm.parse_sizes("200, 1.5k") == [200, 1500]
+    assert bm.parse_sizes("100k,1m") == [100_000, 1_000_000]  # "--sizes 1m" had crashed the bench
     assert [bm.size_label(n) for n in (200, 1000, 100000, 1500)] == ["200", "1k", "100k", "1500"]
 
 
