@@ -39,7 +39,7 @@ from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, tokenize
 from desktop_rag.core.pdf import PageText
 from desktop_rag.core.query import format_figure
 from desktop_rag.core.statements.answer import months_asked
-from desktop_rag.core.statements.columns import PeriodTable, boxed_page, period_tables
+from desktop_rag.core.statements.columns import PeriodTable, boxed_page, part_named, period_tables, segment_title_above
 from desktop_rag.core.statements.model import Cell, Period, Row
 from desktop_rag.core.types import Citation, Document
 from desktop_rag.core.verify import Passage, asks_for_explanation, asks_for_figure, carries_concept
@@ -178,7 +178,8 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
         page = page_of(p.hit.doc, p.hit.chunk.page, p.page)
         if page is None:
             continue
-        for table in period_tables(page, annual=p.hit.doc.meta.form_type.upper().startswith(("10-K", "20-F"))):
+        annual = p.hit.doc.meta.form_type.upper().startswith(("10-K", "20-F"))
+        for table in period_tables(page, annual=annual):
             period = _asked_period(question, p.hit.doc, table.statement.periods)
             if period is None:
                 continue
@@ -202,6 +203,7 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
             # follows": "Research and development 524") makes every row a part of that measure
             if (heading & _NAMED_MEASURES) - asked_measures - measures:
                 continue
+            part_title = segment_title_above(page.text, table.header[0])
             # "certain items ... expressed as a percentage of revenue": shares, not the amounts
             in_percent = bool(_PERCENT_TABLE.search(table.statement.title))
             for row in table.statement.rows:
@@ -220,6 +222,11 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
                         asked_measures <= named or (one_measure and not other_total)):
                     continue
                 if not carries_concept(sorted(context), wanted, idf):
+                    continue
+                if part_title and not part_named(part_title, question_terms) and not (subject and subject <= named):
+                    # "Revenues 6,153,025" of Netflix's "Domestic Streaming Segment" table is that
+                    # segment's revenue, not the company's (the verifier's rule, `column_problem`);
+                    # a row naming the asked part itself ("Greater China") is that part's
                     continue
                 candidates.append(_Candidate(_share(wanted & named, wanted, idf),
                                              len(named - question_terms) + other_total,

@@ -20,7 +20,17 @@ from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, content_terms, t
 from desktop_rag.core.library import Library
 from desktop_rag.core.metadata import company_aliases, period_labels, period_match
 from desktop_rag.core.pdf import fold_text, match_form
-from desktop_rag.core.statements.columns import CHANGE, OTHER, PART, TOTAL, Column, boxed_page, place_row, segment_title
+from desktop_rag.core.statements.columns import (
+    CHANGE,
+    OTHER,
+    PART,
+    TOTAL,
+    Column,
+    boxed_page,
+    part_named,
+    place_row,
+    segment_title,
+)
 from desktop_rag.core.statements.extract import split_row
 from desktop_rag.core.types import Citation, Document, Hit
 
@@ -612,7 +622,7 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
             if not cells:
                 return ""  # the figure is in the row's label ("Notes due 2025"), not a cell
             part = segment_title(page, row_start, boxed=boxed, annual=annual)
-            if part and not (content_term_set(part) - _NO_PART_NAME - {"segment", "division"}) & q_terms:
+            if part and not part_named(part, q_terms - _NO_PART_NAME):
                 # "Paid memberships at end of period 4,787" of the "Domestic DVD Segment" table is
                 # one segment's count, not the company's
                 problems.append(f"figure {n:g} is the {part}'s, a part the question does not name")

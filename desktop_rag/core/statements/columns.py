@@ -35,6 +35,7 @@ from pathlib import Path
 from desktop_rag.core.chunking import is_table_row
 from desktop_rag.core.domain.numbers import parse_cell, scale_of
 from desktop_rag.core.domain.periods import DATE_RE, find_periods, parse_date
+from desktop_rag.core.lexical import content_terms
 from desktop_rag.core.pdf import PageText, extract_page, open_pdf
 from desktop_rag.core.statements.extract import (
     _DURATION,
@@ -338,9 +339,11 @@ def segment_title(page_text: str, row_start: int, boxed: PageText | None = None,
     company ("Domestic DVD Segment" above "As of/ Year Ended December 31, Change"): its rows are
     that part's figures, not the company's. "" otherwise."""
     read = read_row(page_text, row_start, boxed=boxed, annual=annual)
-    if read is None:
-        return ""
-    head_start = read[1][0]
+    return "" if read is None else segment_title_above(page_text, read[1][0])
+
+
+def segment_title_above(page_text: str, head_start: int) -> str:
+    """``segment_title`` of the table whose column heading starts at ``head_start``."""
     lines = page_text[:head_start].split("\n")[:-1]
     for line in reversed(lines[-4:]):
         text = line.strip()
@@ -352,6 +355,15 @@ def segment_title(page_text: str, row_start: int, boxed: PageText | None = None,
             return text
         return ""
     return ""
+
+
+_NOT_A_PART_NAME = frozenset({"segment", "segments", "division", "divisions"})
+
+
+def part_named(part: str, question_terms: set[str]) -> bool:
+    """The question names the segment a table is titled by ("Domestic DVD Segment": it says
+    "DVD" or "domestic"); its figures answer only such a question."""
+    return bool((set(content_terms(part)) - _NOT_A_PART_NAME) & question_terms)
 
 
 # -- the position reader: any table of period columns (MD&A, segment and note tables) ----------------

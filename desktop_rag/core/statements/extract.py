@@ -358,7 +358,9 @@ def _row_unit(label: str, parent: str, cells: list[tuple[str, float | None, bool
         return "percent"
     if _SHARES.search(label) or (_SHARES.search(parent) and not _PER_SHARE.search(label)):
         return "shares"
-    if _PER_SHARE.search(label) or _PER_SHARE.search(parent):
+    # a scale note taken for the heading above ("(in thousands, except per share data)" over
+    # Netflix's "Revenues 11,692,713") says which rows are NOT in thousands, not that this one is per share
+    if _PER_SHARE.search(label) or (_PER_SHARE.search(parent) and not scale_of(parent)):
         return "per_share"
     figures = [c[0].strip() for c in cells if c[1] is not None]
     if _SHARE_CLASS.match(parent.strip()) and figures and all(_PER_SHARE_FIGURE.match(f) for f in figures):

@@ -161,3 +161,29 @@ def test_a_segments_column_group_answers_only_for_that_segment() -> None:
     firm = _ask("What was JPMorgan's total net revenue in the second quarter of 2022?", "total net revenue",
                 passages, pages)
     assert firm is None or firm.value == 31630
+
+
+NETFLIX_META = DocumentMeta(company="Netflix, Inc.", ticker="NFLX", form_type="10-K", fiscal_year=2017,
+                            period_end="2017-12-31")
+
+
+def test_a_segments_table_answers_only_for_that_segment() -> None:
+    # "How fast did Netflix's revenues grow in 2016 and 2017?" was answered from the "Revenues"
+    # row of the "Domestic Streaming Segment" table ($6,153,025 thousand; the company's was
+    # $11,692,713 thousand), found by the full answer run
+    path = FINANCEBENCH / "NETFLIX_2017_10K.pdf"
+    pages = _pages(path, [22])
+    passages = _passages(path, NETFLIX_META, pages)
+    assert _ask("How fast did Netflix's revenues grow in 2016 and 2017?", "revenue grow", passages, pages) is None
+    assert _ask("What were Netflix's revenues in 2017?", "revenue", passages, pages) is None
+
+
+def test_a_scale_note_over_the_rows_is_no_per_share_heading() -> None:
+    # Netflix's selected financial data: "(in thousands, except per share data)" right above
+    # "Revenues $ 11,692,713": read as the row's heading it made the revenue a per-share figure,
+    # shown as "$11,692,713.00" (a thousandth of the revenue)
+    path = FINANCEBENCH / "NETFLIX_2017_10K.pdf"
+    pages = _pages(path, [19])
+    out = _ask("What were Netflix's revenues in 2017?", "revenue", _passages(path, NETFLIX_META, pages), pages)
+    assert out is not None and out.value == 11692713
+    assert out.text.startswith("Revenues: $11,692,713 thousand in the year ended December 31, 2017"), out.text
