@@ -39,7 +39,15 @@ from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, tokenize
 from desktop_rag.core.pdf import PageText
 from desktop_rag.core.query import format_figure
 from desktop_rag.core.statements.answer import months_asked
-from desktop_rag.core.statements.columns import PeriodTable, boxed_page, part_named, period_tables, segment_title_above
+from desktop_rag.core.statements.columns import (
+    PeriodTable,
+    boxed_page,
+    group_named,
+    part_name,
+    part_named,
+    period_tables,
+    segment_title_above,
+)
 from desktop_rag.core.statements.model import Cell, Period, Row
 from desktop_rag.core.types import Citation, Document
 from desktop_rag.core.verify import Passage, asks_for_explanation, asks_for_figure, carries_concept
@@ -186,9 +194,9 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
             rows = table.statement.rows
             # a segment's column group ("Corporate & Investment Bank" over "2022 2021 Change") answers
             # only a question naming that segment; its name is then the rows' own
-            part = set(tokenize(table.part))
-            if not part <= question_terms:
+            if not group_named(table.part, question_terms):
                 continue
+            part = part_name(table.part)
             heading = set(tokenize(f"{table.statement.title} {page.text[table.header[0]:table.header[1]]}"))
             # a table of one measure may name it only in its heading or its total ("The following
             # table presents segment net sales": "Optical Communications 5,023 4,349"; "Total

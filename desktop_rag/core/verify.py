@@ -27,6 +27,7 @@ from desktop_rag.core.statements.columns import (
     TOTAL,
     Column,
     boxed_page,
+    group_named,
     part_named,
     place_row,
     segment_title,
@@ -384,9 +385,12 @@ def verify_answer(
         # when a quote itself says no
         return Verdict(False, reason="the answer says no, and no quote of what was asked says so")
     if concept:
+        # each figure's quotes that name what was asked around that figure (``figure_context``)
+        naming: dict[float, list[Citation]] = {}
         for n in answer_numbers:
-            holders = [c for c in cites if number_supported(n, numbers_in(c.quote))]
-            if not any(carries_concept(tokenize(figure_context(c.quote, n)), concept, idf) for c in holders):
+            naming[n] = [c for c in cites if number_supported(n, numbers_in(c.quote))
+                         and carries_concept(tokenize(figure_context(c.quote, n)), concept, idf)]
+            if not naming[n]:
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
         if not any(carries_concept(tokenize(c.quote), concept, idf) for c in cites):
             # "Yes, Nike recorded restructuring charges in fiscal 2019" over two quotes about
@@ -395,9 +399,7 @@ def verify_answer(
             # was asked.
             return Verdict(False, reason="no quote names what was asked")
         for n in figures:
-            holders = [c for c in cites if number_supported(n, numbers_in(c.quote))
-                       and carries_concept(tokenize(figure_context(c.quote, n)), concept, idf)]
-            wrong_column = column_problem(n, holders, question, text, passages)
+            wrong_column = column_problem(n, naming[n], question, text, passages)
             if wrong_column:
                 return Verdict(False, reason=wrong_column)
     wrong_scale = misstated_scale(text, cites, passages)
@@ -423,14 +425,23 @@ _SCALE_WORD_AFTER = re.compile(r"\s*(?:thousand|million|billion|trillion|bn|mn|[
 _SCALE_NOTE = {"thousands": "in thousands", "millions": "in millions", "billions": "in billions"}
 
 
+# a figure as an answer states it: "$ 17,694,642", "2,399.0" (not a part of a longer number)
+_ANSWER_FIGURE = re.compile(r"(?<![\w.])\$?\s?\d[\d,]*(?:\.\d+)?(?![\d,]*\.?\d)")
+
+
+def _passage_pages(passages: list[Passage]) -> dict[tuple[str, int], str]:
+    """Each passage's whole page text, by (document, page)."""
+    return {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
+
+
 def stated_with_scale(answer: str, cites: list[Citation], passages: list[Passage]) -> str:
     """The answer with the scale of each bare figure it copied from a table printed "(in
     thousands)"/"(in millions)": "$ 17,694,642" from such a table is $17.7 billion, and an
     analyst reading the bare digits would take them for dollars. The quote stays exact; the
     scale note is added after the figure ("$ 17,694,642 (in thousands: $17.7 billion)")."""
-    pages = {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
+    pages = _passage_pages(passages)
     out, last = [], 0
-    for m in re.finditer(r"(?<![\w.])\$?\s?\d[\d,]*(?:\.\d+)?(?![\d,]*\.?\d)", answer):
+    for m in _ANSWER_FIGURE.finditer(answer):
         token = m.group(0)
         value = float(token.strip("$ ").replace(",", ""))
         if _SCALE_WORD_AFTER.match(answer, m.end()) or is_year(value):
@@ -470,8 +481,8 @@ def misstated_scale(answer: str, cites: list[Citation], passages: list[Passage])
     copied from JPMorgan's row "Deposits $ 2,399.0" under "(in billions except ratios)" is a
     thousandth of the deposits. Only a figure copied digit for digit is checked (a figure
     rescaled by the answer, "$2.4 trillion", is ``number_supported``'s)."""
-    pages = {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
-    for m in re.finditer(r"(?<![\w.])\$?\s?\d[\d,]*(?:\.\d+)?(?![\d,]*\.?\d)", answer):
+    pages = _passage_pages(passages)
+    for m in _ANSWER_FIGURE.finditer(answer):
         stated = _STATED_SCALE.match(answer, m.end())
         if not stated:
             continue
@@ -580,7 +591,7 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
     2013" for memberships at the end of 2015), another period's, a part of the whole ("4,582"
     under "Owned" for how many units Walmart operated), or a column the header above the row
     does not name (then no one can tell, and the figure is not claimed)."""
-    pages = {(p.hit.chunk.doc_id, p.hit.chunk.page): p.page for p in passages if p.page}
+    pages = _passage_pages(passages)
     docs = {p.hit.chunk.doc_id: p.hit.doc for p in passages}
     asked = find_periods(question) or find_periods(answer)
     q_terms = content_term_set(question)
@@ -622,7 +633,7 @@ def column_problem(n: float, holders: list[Citation], question: str, answer: str
             if not cells:
                 return ""  # the figure is in the row's label ("Notes due 2025"), not a cell
             part = segment_title(page, row_start, boxed=boxed, annual=annual)
-            if part and not part_named(part, q_terms - _NO_PART_NAME):
+            if part and not part_named(part, q_terms):
                 # "Paid memberships at end of period 4,787" of the "Domestic DVD Segment" table is
                 # one segment's count, not the company's
                 problems.append(f"figure {n:g} is the {part}'s, a part the question does not name")
@@ -645,7 +656,7 @@ def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, d
     percentage column only when a change or ratio is asked."""
     if col.kind == OTHER:
         return False  # printed between a period table's columns under no heading: no one's figure
-    if col.part and not (content_term_set(col.part) - _NO_PART_NAME) <= q_terms:
+    if not group_named(col.part, q_terms):
         return False  # a segment's column group ("Corporate & Investment Bank"), the question names another or none
     if col.kind == CHANGE:
         return derived_ok
@@ -653,7 +664,7 @@ def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, d
         return True
     if col.kind == PART:
         # "owned" in "How many owned retail units ...": the question names the part
-        return bool((content_term_set(col.label) - _NO_PART_NAME) & q_terms)
+        return part_named(col.label, q_terms)
     if not asked.mentions:
         return True
     if asked.quarters and col.months not in (None, 0, 3):
@@ -678,11 +689,6 @@ def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, d
     if own and doc:
         years |= {y for y in (doc.meta.fiscal_year, end.year if end else None) if y}
     return col.year in years
-
-
-# words of a part column's heading that name no part ("Less than 1 year", "1-3 years")
-_NO_PART_NAME = frozenset({"year", "month", "quarter", "day", "week", "less", "more", "than", "after", "before",
-                           "within", "thereafter", "next", "beyond"})
 
 
 def _iso_date(text: str) -> date | None:

@@ -357,13 +357,28 @@ def segment_title_above(page_text: str, head_start: int) -> str:
     return ""
 
 
-_NOT_A_PART_NAME = frozenset({"segment", "segments", "division", "divisions"})
+# words of a part's heading that name no part: a maturity table's "Less than 1 year", "After 5
+# years", and the "Segment" of "Domestic DVD Segment"
+_NOT_A_PART_NAME = frozenset({"year", "month", "quarter", "day", "week", "less", "more", "than", "after", "before",
+                              "within", "thereafter", "next", "beyond", "segment", "segments", "division",
+                              "divisions"})
+
+
+def part_name(part: str) -> set[str]:
+    """The words that name a part (a segment's table title, column group or part column)."""
+    return set(content_terms(part)) - _NOT_A_PART_NAME
 
 
 def part_named(part: str, question_terms: set[str]) -> bool:
     """The question names the segment a table is titled by ("Domestic DVD Segment": it says
     "DVD" or "domestic"); its figures answer only such a question."""
-    return bool((set(content_terms(part)) - _NOT_A_PART_NAME) & question_terms)
+    return bool(part_name(part) & question_terms)
+
+
+def group_named(part: str, question_terms: set[str]) -> bool:
+    """The question names the whole of a column group's segment ("Corporate & Investment Bank"),
+    or the group is no segment's (""): a bank's segments side by side answer only for their own."""
+    return part_name(part) <= question_terms
 
 
 # -- the position reader: any table of period columns (MD&A, segment and note tables) ----------------
