@@ -40,6 +40,7 @@ from desktop_rag.core.domain.measures import (
     spell_out_measures,
 )
 from desktop_rag.core.domain.periods import (
+    ANY_DATE_RE,
     DATE_RE,
     FiscalCalendar,
     PeriodMention,
@@ -53,6 +54,7 @@ from desktop_rag.core.domain.periods import (
     mention_text,
     month_quarter,
     month_quarter_period,
+    month_year_alone,
     month_year_end,
     month_year_period,
     months_to_month,
@@ -615,7 +617,7 @@ def _replace_period(text: str, old: PeriodMention, new_text: str) -> str:
                                                                  or new_text.startswith("as of")):
                 # keep "the quarter ended" / "as of" as written; replace only the date
                 new_date = re.sub(r"^(?:the\s+)?(?:fiscal\s+)?(?:quarter|year)\s+ended\s+|^as\s+of\s+", "", new_text)
-                replaced = DATE_RE.sub(new_date, span_text, count=1)
+                replaced = ANY_DATE_RE.sub(new_date, span_text, count=1)  # ("the quarter ended 7/1/23" too)
                 return text[:m.start] + replaced + text[m.end:]
             # "for the second quarter of 2023" -> "for 2Q22", "in the quarter ended ..." -> "in Q4 FY2023";
             # "the first nine months of 2023" -> "the first half of 2023" (one "the")
@@ -759,7 +761,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                                          fiscal=not latest.calendar_year)
             facts.period_text = mention_text(facts.period)
             facts.later, facts.later_text = facts.period, facts.period_text
-    named_month = month_quarter(q)
+    named_month = month_quarter(q) or (month_year_alone(q) if previous else None)
     if named_month and (previous or scope_company or scope_period
                         or (named_month.year and _company_as_written(q, names)[0])):
         # "the march qtr": the quarter ending that month, as the company asked about names it

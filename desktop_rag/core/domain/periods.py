@@ -204,6 +204,13 @@ class QuestionPeriods:
 
 
 _Q = r"(?:fy|fiscal\s+(?:year\s+)?)"
+# a day written the US way, month first: "6/30/23", "12/31/2022"
+_US_DATE = r"(?<![\d/.])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])/(?:(?:19|20)\d\d|\d\d)(?![\d/])"
+# a day however a question writes it ("July 1, 2023", "2023-07-01", "7/1/23")
+ANY_DATE_RE = re.compile(rf"{DATE_RE.pattern}|{_US_DATE}", re.I)
+# a span's length as analysts write it before "ended": "nine months", "9 months", "9M", "39 weeks"
+_SPAN_LENGTH = (r"(?:three|six|nine|twelve|3|6|9|12)[\s-]+months|[369]m|"
+                r"(?:thirteen|13|twenty[-\s]six|26|thirty[-\s]nine|39|fifty[-\s]two|52|fifty[-\s]three|53)[\s-]+weeks")
 # "the March quarter", "Sept qtr", "the June 2023 quarter", "the december quarter of 2022": a
 # quarter named by the month it ends in ("may" only after "the": a verb otherwise)
 _MONTH_NAMED_QUARTER = (
@@ -221,9 +228,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "the quarter ended July 1, 2023", "fiscal year ended January 29, 2023", "as of Dec. 31, 2022"
     ("ended", re.compile(
         # ("the quarter that ended ...", "Intel's quarter also ended ...")
-        rf"\b(?P<what>(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|period)\s+"
+        # (a length however written: "the 9M ended", "the 13 weeks ended", "the FY ended"; a
+        # 52/53-week filer heads its columns in weeks)
+        rf"\b(?P<what>{_SPAN_LENGTH}|(?:fiscal\s+)?quarter|(?:fiscal\s+)?year|fy|period)\s+"
         # ("the six months to June 30, 2023": a span of months named to its closing day)
-        rf"(?:(?:that|which|also|too|likewise)\s+)?(?:ended|ending|(?<=months\s)(?:to|through|thru))\s+(?P<date>{DATE_RE.pattern})",
+        rf"(?:(?:that|which|also|too|likewise)\s+)?(?:ended|ending|(?<=months\s)(?:to|through|thru))\s+"
+        rf"(?P<date>{DATE_RE.pattern}|{_US_DATE})",
         re.I)),
     ("asof", re.compile(rf"\b(?:as\s+of|at|on)\s+(?P<date>{DATE_RE.pattern})", re.I)),
     # a day written the US way: "at 6/30/23", "12/31/2022" (month first)
@@ -243,7 +253,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # date that is (the third / second quarter's)
     ("ytd", re.compile(
         rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
-        rf"|\bfirst\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b", re.I)),
+        rf"|\b(?:first|front|1st)\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b"
+        # the sell side's "9M23", "6M 2023", "9M FY24": that many months of the year to date
+        rf"|(?<![\w$.,])(?P<nm>[69])m[\s_.'/-]*(?P<fym>fy)?[\s_.'/-]*(?P<ym>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # "fiscal '24 so far, i.e. the first three quarters", "the first two quarters of 2023": the
     # year to date of that many quarters (a year "so far" alone stays the year)
     ("ytd_year", re.compile(
@@ -253,17 +265,25 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"(?P<y2>{_YEAR}|(?<=')\d\d)\b", re.I)),
     # the sell side's half-years: "1H23", "H1 2023", "H1 FY24", "2H22", "second half of 2022"
     ("half", re.compile(
-        rf"(?<![a-z0-9])(?:(?P<n>[12])h|h(?P<h>[12]))[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])"
-        rf"|\b(?:the\s+)?second\s+half\s+(?:of\s+)?(?P<fy2>{_Q})?\s*'?(?P<y2>{_YEAR}|(?<=')\d\d)\b", re.I)),
+        rf"(?<![a-z0-9])(?:(?P<n>[12])h|h(?P<h>[12]))[\s_.'/-]*(?P<fy>fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9])"
+        rf"|\b(?:the\s+)?(?:second|back|latter|2nd)\s+half\s+(?:of\s+)?(?P<fy2>{_Q})?\s*'?(?P<y2>{_YEAR}|(?<=')\d\d)\b", re.I)),
     # Q2 2023, Q2'23, Q2FY24, Q2-2023
-    ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    # "fiscal Q3 '23", "fiscal Q1 2024": a fiscal quarter with "fiscal" written before it
+    ("qy", re.compile(rf"\b(?P<fy>fiscal)\s+(?:year\s+)?q(?P<q>[1-4])[\s_.'/-]*(?:fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])",
+                      re.I)),
+    # (a slash between them too: "Q4/FY21", "Q2/23")
+    ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'/-]*(?P<fy>fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])", re.I)),
     # 2023 Q2, 2023-Q2, FY2024 Q2, FY24 Q2
-    ("yq", re.compile(rf"(?<![a-z0-9])(?:(?P<fy>fy)[\s_.'-]*(?P<y2>\d\d)|(?P<fy4>fy)?[\s_.'-]*(?P<y>{_YEAR}))[\s_.'-]*q(?P<q>[1-4])(?![0-9a-z])", re.I)),
+    ("yq", re.compile(rf"(?<![a-z0-9])(?:(?P<fy>fy|fiscal\s+)[\s_.'/-]*'?(?P<y2>\d\d)|(?P<fy4>fy|fiscal\s+)?[\s_.'/-]*(?P<y>{_YEAR}))"
+                      rf"[\s_.'/-]*q(?P<q>[1-4])(?![0-9a-z])", re.I)),
     # 2Q23, 2Q 2023, 2QFY24
-    ("nq", re.compile(rf"(?<![a-z0-9])(?P<q>[1-4])q[\s_.'-]*(?P<fy>fy)?[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    ("nq", re.compile(rf"(?<![a-z0-9])(?P<q>[1-4])q[\s_.'/-]*(?P<fy>fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])", re.I)),
     # FY2024, FY24, FY '24, fiscal 2023, fiscal year 2023, 2023 fiscal year
     ("fy", re.compile(rf"(?<![a-z0-9])(?:fy[\s_.-]*'?|fiscal\s+(?:year\s+)?'?)(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     ("fy", re.compile(rf"\b(?P<y>{_YEAR})\s+fiscal\s+year\b", re.I)),
+    # "CY22", "calendar 2022", "full-year 2022", "full year '22": the year, named as a whole
+    ("year", re.compile(rf"(?<![a-z0-9])(?:cy|calendar\s+(?:year\s+)?|full[-\s]year\s+|(?:the\s+)?whole\s+(?:of\s+)?)"
+                        rf"[\s'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # a quarter named by its closing month with its year: "the June 2023 quarter", "March quarter 2023"
     # (the calendar quarter; ``month_quarter`` reads it for one filer's fiscal calendar)
     ("month_q", re.compile(_MONTH_NAMED_QUARTER, re.I)),
@@ -397,18 +417,19 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
             return None
         return PeriodMention(m.group("date"), m.start("date"), end, year=d.year, date=d)
     if kind in ("ended", "asof"):
-        d = parse_date(m.group("date"))
+        d = parse_date(m.group("date")) or _us_date(m.group("date"))
         if d is None:
             return None
         span = ""
         quarters = None
         if kind == "ended":
             what = m.group("what").lower()
-            span = "quarter" if ("quarter" in what or what.startswith("three")) else "year" if (
-                "year" in what or what.startswith("twelve")) else ""
-            if what.startswith(("six", "nine")):
+            months = _span_months(what)
+            span = "quarter" if ("quarter" in what or months == 3) else "year" if (
+                "year" in what or what == "fy" or months == 12) else ""
+            if months in (6, 9):
                 # "the nine months ended July 1, 2023": the year to date ending there, not an instant
-                span, quarters = YEAR_TO_DATE, 2 if what.startswith("six") else 3
+                span, quarters = YEAR_TO_DATE, months // 3
         if kind == "asof":
             start = m.start("date")
             text = m.group("date")
@@ -420,6 +441,9 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         fiscal = bool(m.groupdict().get("fy") or m.groupdict().get("fq"))
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=fiscal)
     if kind == "ytd":
+        if m.group("nm"):
+            return PeriodMention(text, start, end, year=full_year(m.group("ym")), quarter=int(m.group("nm")) // 3,
+                                 fiscal=bool(m.group("fym")), span=YEAR_TO_DATE)
         if m.group("half"):
             return PeriodMention(text, start, end, year=full_year(m.group("yh")), quarter=2, fiscal=bool(m.group("fyh")),
                                  span=YEAR_TO_DATE)
@@ -455,6 +479,33 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     if _BUSINESS_DATE.search(before):
         return None  # "notes due 2026", "by 2030": a date in the business, not the period asked
     return PeriodMention(text, start, end, year=full_year(m.group("y")))
+
+
+def _span_months(what: str) -> int:
+    """The months a span's length words name ("nine months", "9M", "39 weeks" -> 9); 0 for a
+    quarter, year or period named by its word."""
+    found = re.match(r"(\w+(?:[-\s]\w+)?)[\s-]+weeks|(\w+)[\s-]+months|([369])m$", what)
+    if found is None:
+        return 0
+    if found.group(1):
+        weeks = _WEEK_WORDS.get(re.sub(r"[-\s]+", "", found.group(1)), 0)
+        return 12 if weeks >= 52 else round(weeks / 13) * 3
+    return _STEP_WORDS.get(found.group(2) or found.group(3), 0)
+
+
+_WEEK_WORDS = {"thirteen": 13, "13": 13, "twentysix": 26, "26": 26, "thirtynine": 39, "39": 39, "fiftytwo": 52,
+               "52": 52, "fiftythree": 53, "53": 53}
+
+
+def _us_date(text: str) -> date | None:
+    """A day written month first ("6/30/23"), or None."""
+    found = re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})", text.strip())
+    if found is None:
+        return None
+    try:
+        return date(full_year(found.group(3)), int(found.group(1)), int(found.group(2)))
+    except ValueError:
+        return None
 
 
 _BUSINESS_DATE = re.compile(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
@@ -738,6 +789,9 @@ class PeriodShift:
     # a change against that period ("sequentially?"): the thread's period is still asked,
     # compared with the shifted one
     against: bool = False
+    # "last fiscal year", "the prior fiscal year": a whole fiscal year is named, so of a quarter
+    # the thread is about it is the fiscal year before that quarter's, not the quarter a year earlier
+    whole_year: bool = False
 
 
 # analysts' shorthand for the same quarter a year earlier: "the prior-year quarter", "year-ago quarter"
@@ -790,8 +844,9 @@ def relative_period(text: str) -> PeriodShift | None:
                 continue  # "last quarter" = the latest one
             n = 1
             sign = 1 if re.fullmatch(_AFTER, word, re.I) else -1
+        whole = bool(m.group("dir2") and re.search(r"(?i)\bfiscal\s+(?:year|yr)\b|\bfy\b", m.group(0)))
         shift = PeriodShift(quarters=sign * n, text=m.group(0)) if unit == "quarter" else PeriodShift(
-            years=sign * n, text=m.group(0))
+            years=sign * n, text=m.group(0), whole_year=whole)
         return shift
     return None
 
@@ -813,6 +868,9 @@ def shift_mention(mention: PeriodMention, shift: PeriodShift) -> PeriodMention |
         # (a year to date keeps its length: "the six months ended June 30, 2023" a year earlier)
         return PeriodMention("", 0, 0, year=d.year, date=d, span=mention.span or ("quarter" if shift.quarters else ""),
                              fiscal=mention.fiscal, quarter=mention.quarter if mention.span == YEAR_TO_DATE else None)
+    if mention.quarter and shift.whole_year and not shift.quarters:
+        # "last fiscal year" of Q1 FY2024 is fiscal 2023 (the year that quarter's year follows)
+        return PeriodMention("", 0, 0, year=mention.year + shift.years, fiscal=True)
     if mention.quarter:
         index = mention.year * 4 + (mention.quarter - 1) + shift.quarters + 4 * shift.years
         year, q = divmod(index, 4)
@@ -921,6 +979,25 @@ def month_quarter(text: str) -> MonthQuarter | None:
     return None
 
 
+# a follow-up that is only a month with its year ("Mar-23?", "and March '23?", "what about Dec
+# 2022"): the quarter ending that month (a month in a sentence may be the business's own: "named
+# CEO in Aug 2022", ``names_month``)
+_MONTH_YEAR_ALONE = re.compile(
+    rf"^\s*(?:(?:and|also|ok(?:ay)?|so|then|now|what\s+about|how\s+about|same\s+for|for|in|at|as\s+of)[\s,]+)*"
+    rf"(?:the\s+)?(?P<m>{MONTH_RE})\.?(?:\s+(?P<y>{_YEAR})|\s*[-'’]\s*(?P<y2>\d\d))\s*[?.!]*\s*$", re.I)
+
+
+def month_year_alone(text: str) -> MonthQuarter | None:
+    """The quarter a message names only by a month and its year ("Mar-23?" -> March 2023), or None."""
+    m = _MONTH_YEAR_ALONE.match(text)
+    if m is None:
+        return None
+    name = m.group("m").lower()
+    month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+    return MonthQuarter(month, full_year(m.group("y") or m.group("y2")), text[m.start("m"):m.end("y") if m.group("y")
+                        else m.end("y2")], m.start("m"), m.end("y") if m.group("y") else m.end("y2"))
+
+
 @dataclass(frozen=True)
 class FiscalCalendar:
     """One filer's fiscal calendar, known from one report: its fiscal ``year`` and ``quarter``
@@ -1025,6 +1102,9 @@ _YTD_RELATIVE = re.compile(
     r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)\s*months?\b"
     r"(?!\s+(?:ended|ending|of|in)\b)"
     r"|the\s+(?P<nm>[369])m\b"
+    # a bare "9M?", "and 6M": the sell side's year to date (not "$9M", "9M shares": an amount, a count)
+    r"|(?<![\w$.,])(?P<nb>[69])m\b(?!\s*(?:shares|users|subscribers|members|customers|units|people|employees|"
+    r"accounts|barrels|tons|sq))"
     # ("the first half of the fiscal yr": of the conversation's year)
     r"|(?:the\s+)?(?:first\s+half|1h|h1)\b(?!\s+(?:of|in)\b(?!\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b))"
     r"(?:\s+(?:of|in)\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b)?"
@@ -1049,8 +1129,9 @@ def year_to_date(text: str) -> YearToDate | None:
     for m in _YTD_RELATIVE.finditer(text):
         if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
             continue
-        if m.group("n") or m.group("nm"):
-            quarters = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[(m.group("n") or m.group("nm")).lower()]
+        if m.group("n") or m.group("nm") or m.group("nb"):
+            count = (m.group("n") or m.group("nm") or m.group("nb")).lower()
+            quarters = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[count]
         elif m.group("full"):
             quarters = 4
         elif m.group("ytd"):

@@ -694,3 +694,29 @@ def test_a_shortened_phrase_of_the_thread_keeps_its_measure_and_a_possessive_per
 def test_the_owner_of_a_capitalised_segment_is_no_thread_company() -> None:
     out = rewrite_followup("can you pull Sony's Game Network revenue for Q3 2023", ["What was Apple's R&D in Q3 2023?"], NAMES)
     assert out.absent_company == "Sony" and "Apple" not in out.standalone, out.standalone
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a message of only a month and its year is the quarter ending that month, as the filer names it
+        ("Mar-23?", "What were Microsoft's total revenues in Q3 FY2023?"),
+        ("and March '23?", "What were Microsoft's total revenues in Q3 FY2023?"),
+        # a whole fiscal year named relative to a quarter
+        ("last fiscal year?", "What were Microsoft's total revenues in fiscal 2023?"),
+        # the sell side's shorthand: a slash, "9M", "fiscal Q3 '23"
+        ("and Q3/FY23?", "What were Microsoft's total revenues in Q3/FY23?"),
+        ("9M?", "What were Microsoft's total revenues in the first nine months of fiscal 2024?"),
+        ("and fiscal Q3 '23?", "What were Microsoft's total revenues in fiscal Q3 '23?"),
+    ],
+)
+def test_period_shorthand_followups(question: str, expected: str) -> None:
+    msft = FiscalCalendar(2024, 1, date(2023, 9, 30))  # fiscal year ends in June
+    cals = {"microsoft": msft, "msft": msft}
+    prev = ["What were Microsoft's total revenues in Q1 FY2024?"]
+    assert rewrite_followup(question, prev, NAMES, calendars=cals).standalone == expected
+
+
+def test_a_day_written_the_us_way_is_moved_like_one_in_words() -> None:
+    out = rewrite_followup("And the quarter before?", ["What was Intel's net revenue for the quarter ended 7/1/23?"], NAMES)
+    assert out.standalone == "What was Intel's net revenue for the quarter ended April 1, 2023?"

@@ -633,3 +633,82 @@ def test_a_year_to_date_shifted_a_year_keeps_its_length() -> None:
     six = find_periods("the six months ended June 30, 2023").mentions[0]
     earlier = shift_mention(six, PeriodShift(years=-1))
     assert earlier is not None and mention_text(earlier) == "the six months ended June 30, 2022"
+
+
+# -- the grammar analysts type (the follow-up robustness battery, eval/threads_variants.jsonl) ------
+@pytest.mark.parametrize(
+    ("text", "year", "quarter", "fiscal", "span"),
+    [
+        # the sell side's year to date with its year
+        ("9M23 opex", 2023, 3, False, YEAR_TO_DATE),
+        ("9M FY23", 2023, 3, True, YEAR_TO_DATE),
+        ("6M'23", 2023, 2, False, YEAR_TO_DATE),
+        # a slash between quarter and year
+        ("Q3/FY23", 2023, 3, True, ""),
+        ("4Q/FY23", 2023, 4, True, ""),
+        ("FY24/Q1", 2024, 1, True, ""),
+        ("Q2/23", 2023, 2, False, ""),
+        # "fiscal" before the quarter, or before the year of "2023 Q3"
+        ("fiscal Q3 '23", 2023, 3, True, ""),
+        ("fiscal 2023 Q3", 2023, 3, True, ""),
+        # a year named as a whole: the words are the period's, no company ("Full-year's revenue")
+        ("full-year 2022", 2022, None, False, ""),
+        ("CY22", 2022, None, False, ""),
+        ("the back half of 2022", 2022, 4, False, "second half"),
+    ],
+)
+def test_period_shorthand(text: str, year: int, quarter: int | None, fiscal: bool, span: str) -> None:
+    m = find_periods(text).mentions
+    assert len(m) == 1
+    assert (m[0].year, m[0].quarter, m[0].fiscal, m[0].span) == (year, quarter, fiscal, span)
+    if text.startswith(("full", "CY", "the back")):
+        assert m[0].text == text  # the words are the period's
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "span", "quarter"),
+    [
+        ("the 9M ended Sept 30, 2023", date(2023, 9, 30), YEAR_TO_DATE, 3),
+        ("the 26 weeks ended July 30, 2023", date(2023, 7, 30), YEAR_TO_DATE, 2),  # a 52/53-week filer's heading
+        ("the 13 weeks ended July 1, 2023", date(2023, 7, 1), "quarter", None),
+        ("the 52 weeks ended August 30, 2020", date(2020, 8, 30), "year", None),
+        ("the six months ended 6/30/23", date(2023, 6, 30), YEAR_TO_DATE, 2),  # a day written the US way
+        ("the FY ended 5/31/19", date(2019, 5, 31), "year", None),
+    ],
+)
+def test_spans_ended_however_their_length_is_written(text: str, day: date, span: str, quarter: int | None) -> None:
+    m = find_periods(text).mentions
+    assert len(m) == 1 and (m[0].date, m[0].span, m[0].quarter) == (day, span, quarter)
+
+
+def test_bare_nine_months_shorthand_is_the_year_to_date() -> None:
+    from desktop_rag.core.domain.periods import year_to_date
+
+    assert year_to_date("9M?") is not None and year_to_date("9M?").quarters == 3  # type: ignore[union-attr]
+    assert year_to_date("and 6M") is not None and year_to_date("and 6M").quarters == 2  # type: ignore[union-attr]
+    # an amount or a count is no period
+    assert year_to_date("$9M of revenue") is None
+    assert year_to_date("9M shares repurchased") is None
+
+
+def test_last_fiscal_year_of_a_quarter_is_the_whole_fiscal_year_before() -> None:
+    from desktop_rag.core.domain.periods import relative_period
+
+    q1 = PeriodMention("Q1 FY2024", 0, 9, year=2024, quarter=1, fiscal=True)
+    shift = relative_period("last fiscal year?")
+    assert shift is not None and shift.whole_year
+    assert shift_mention(q1, shift) == PeriodMention("", 0, 0, year=2023, fiscal=True)
+    # "the prior year" of a quarter is still that quarter a year earlier
+    prior = relative_period("and the prior year?")
+    assert prior is not None and not prior.whole_year
+    assert shift_mention(q1, prior) == PeriodMention("", 0, 0, year=2023, quarter=1, fiscal=True)
+
+
+def test_a_message_of_only_a_month_and_year_names_that_quarter() -> None:
+    from desktop_rag.core.domain.periods import month_year_alone
+
+    for text in ("Mar-23?", "and March '23?", "what about Mar 2023"):
+        found = month_year_alone(text)
+        assert found is not None and (found.month, found.year) == (3, 2023)
+    assert month_year_alone("who did they name as CEO in aug 2022") is None  # a month in a sentence
+    assert month_year_alone("may 23") is None  # a day, not a year
