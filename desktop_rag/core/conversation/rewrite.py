@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from desktop_rag.core.domain.companies import (
+    core_name,
     lower_case_head,
     lower_case_name,
     lower_case_owner,
@@ -279,8 +280,10 @@ def _described_company(text: str, labels: Mapping[str, frozenset[str]], company_
     for m in _DESCRIBED.finditer(text):
         term = (m.group("x") or m.group("y")).lower()
         owners = {(company_of or {}).get(n, n) for n, own in labels.items() if term in own}
-        if len(owners) == 1:
-            return short_name(next(iter(owners))), m.start(), m.end()
+        shortest = min(owners, key=lambda o: len(core_name(o)), default="")
+        if owners and all(core_name(o).startswith(core_name(shortest)) for o in owners):
+            # one filer under its names over the years ("Adobe Systems Incorporated", "Adobe Inc.")
+            return short_name(shortest), m.start(), m.end()
     return "", -1, -1
 
 
@@ -450,6 +453,8 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     # "peers like AMD", "rivals such as Google": the name after the words that introduce it
     bare = re.sub(r"(?i)^(?:.*\b(?:peers?|competitors?|rivals?)\s+)?(?:like|such\s+as|including|e\.?g\.?)\s+", "",
                   remainder.strip(" ?.!,"))
+    # the words a period left behind ("AMD for the prior-year quarter" -> "AMD for the") are no part of a name
+    bare = re.sub(r"(?i)(?:\s+(?:for|in|of|at|during|over|the|as|a))+$", "", bare)
     if bare.lower() in labels and not _SWAP_LEAD.match(q):
         return ""  # a segment, product or region the thread's company prints ("International?")
     cands = proper_names(bare)

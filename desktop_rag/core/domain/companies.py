@@ -309,11 +309,13 @@ def _deletions(word: str) -> set[str]:
 
 def near_spelling(word: str, vocabulary: Iterable[str]) -> bool:
     """``word`` is one slip of the keyboard from a word of ``vocabulary`` (a letter added,
-    dropped, changed or two swapped: "revnue", "gorss"), not being that word."""
+    dropped, changed or two swapped: "revnue", "gorss"), not being that word. One slip, not
+    two: "kroger" (a letter dropped at the start and one added at the end) is no "rogers"."""
     mine = _deletions(word)
     n = len(word)
     for v in vocabulary:
-        if v != word and abs(len(v) - n) <= 1 and v[:1].isalpha() and not mine.isdisjoint(_deletions(v)):
+        if v != word and abs(len(v) - n) <= 1 and v[:1].isalpha() and not mine.isdisjoint(_deletions(v)) \
+                and _edit_distance(word, v, 1) <= 1:
             return True
     return False
 
@@ -456,7 +458,32 @@ def typed_library_names(text: str, names: Iterable[str], printed_lower: Collecti
                     best, found = d, name
         if found:
             out.append((m.start(), m.end(), found, possessive))
-    return sorted(out + _typed_long_names(text, names, printed_lower, vocabulary, out))
+    out += _typed_long_names(text, names, printed_lower, vocabulary, out)
+    return sorted(out + _typed_split_names(text, names, [(a, b) for a, b, _, _ in out]))
+
+
+def _typed_split_names(text: str, names: Iterable[str], taken: list[tuple[int, int]]) -> list[tuple[int, int, str, bool]]:
+    """A library company's one-word name typed as two or three words, or with a hyphen or a
+    period inside ("JP Morgan" of JPMorgan, "Wal-Mart" of Walmart, "Kraft-Heinz" of the library's
+    "kraftheinz"): the words run together are one of the library's names of five letters or more
+    (the library writes each name squashed too: ``derived_aliases``)."""
+    squashed = {n.lower(): n for n in names if n.isalpha() and len(n) >= MIN_TYPED_NAME}
+    words = list(re.finditer(r"[A-Za-z]+", text))
+    out: list[tuple[int, int, str, bool]] = []
+    spans = list(taken)
+    for size in (3, 2):
+        for i in range(len(words) - size + 1):
+            run = words[i:i + size]
+            if any(not re.fullmatch(r"\s?|[-.]|\.\s", text[x.end():y.start()]) for x, y in itertools.pairwise(run)):
+                continue  # written together: a space, a hyphen or a period between the parts
+            a, b = run[0].start(), run[-1].end()
+            found = squashed.get("".join(w.group(0) for w in run).lower())
+            if found and names_in(text[a:b], names):
+                continue  # written as a library name already ("Foot Locker")
+            if found and all(b <= x or a >= y for x, y in spans):
+                out.append((a, b, found, False))
+                spans.append((a, b))
+    return out
 
 
 def _typed_long_names(text: str, names: Iterable[str], printed_lower: Collection[str], vocabulary: Collection[str],

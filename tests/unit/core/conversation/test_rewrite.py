@@ -720,3 +720,21 @@ def test_period_shorthand_followups(question: str, expected: str) -> None:
 def test_a_day_written_the_us_way_is_moved_like_one_in_words() -> None:
     out = rewrite_followup("And the quarter before?", ["What was Intel's net revenue for the quarter ended 7/1/23?"], NAMES)
     assert out.standalone == "What was Intel's net revenue for the quarter ended April 1, 2023?"
+
+
+def test_a_company_the_library_lacks_and_a_period_in_one_followup() -> None:
+    # the words the period leaves ("for the") are no part of the name
+    out = rewrite_followup("And AMD for the prior-year quarter?", RD, NAMES)
+    assert out.standalone == "What was AMD's research and development expense in Q3 2022?"
+    assert out.absent_company == "AMD"
+
+
+def test_a_product_maker_renamed_over_the_years_is_one_company() -> None:
+    labels = {"adobe systems incorporated": frozenset({"photoshop"}), "adobe inc": frozenset({"photoshop"}),
+              "netflix": frozenset({"streaming"})}
+    company_of = {"adobe systems incorporated": "Adobe Systems Incorporated", "adobe": "Adobe Systems Incorporated",
+                  "adobe inc": "Adobe Inc.", "netflix": "Netflix, Inc."}
+    names = {"netflix", "adobe", "adobe inc", "adobe systems incorporated", "Adobe"}
+    out = rewrite_followup("and the Photoshop maker in fiscal 2017?", ["What were Netflix's revenues in 2017?"], names,
+                           labels=labels, company_of=company_of)
+    assert out.standalone == "What were Adobe's revenues in fiscal 2017?"

@@ -218,3 +218,18 @@ def test_the_owner_of_a_capitalised_segment() -> None:
     assert segment_owners("Q3 FY2023's Cloud growth?") == []
     # a candidate only: subject_names, which the planner refuses unknown names by, is unchanged
     assert subject_names("What operating income did Coke's Latin America segment earn?") == []
+
+
+def test_near_spelling_is_one_slip_not_two() -> None:
+    # a letter dropped at the start and another added at the end: two slips, a name of its own
+    assert not near_spelling("kroger", {"rogers"})
+    assert near_spelling("jump", {"pump"}) and near_spelling("servces", {"services"})
+
+
+def test_a_one_word_name_typed_as_two_words_or_with_a_hyphen() -> None:
+    names = {"Jpmorgan", "jpmorgan chase", "walmart", "WMT", "kraftheinz", "Kraft", "foot locker", "footlocker"}
+    assert typed_library_names("and JP Morgan's net income?", names, set()) == [(4, 13, "Jpmorgan", False)]
+    assert typed_library_names("Wal-Mart revenue", names, set()) == [(0, 8, "walmart", False)]
+    assert typed_library_names("kraft-heinz 2017", names, set()) == [(0, 11, "kraftheinz", False)]
+    # a name the library already reads as typed stays as typed
+    assert typed_library_names("who did Foot Locker name as CEO", names, set()) == []
