@@ -329,20 +329,179 @@ PRONOUNS: list[tuple[Base, Turn, list[Turn]]] = [
 ]
 
 
+# Written after the first fixes were merged (commit fbc834d) and measured before any further
+# change: groups "w-..." are the battery's held-out part (new bases and new phrasings).
+BASES_2: list[tuple[Base, list[Turn]]] = [
+    ((S, "What was Intel's gross margin in Q2 2023?", INTEL, "Q2 2023", "2023 Q2 INTC.pdf"), [
+        ("w-period", "ok and Q1 CY23?", INTEL, "Q1 2023", "2023 Q1 INTC.pdf"),
+        ("w-period", "and 1Q CY2023", INTEL, "Q1 2023", "2023 Q1 INTC.pdf"),
+        ("w-period", "the preceding quarter?", INTEL, "Q1 2023", "2023 Q1 INTC.pdf"),
+        ("w-period", "one qtr earlier?", INTEL, "Q1 2023", "2023 Q1 INTC.pdf"),
+        ("w-period", "3 months earlier?", INTEL, "Q1 2023", "2023 Q1 INTC.pdf"),
+        ("w-period", "prior yr qtr?", INTEL, "Q2 2022", None),
+        ("w-period", "and the PY quarter?", INTEL, "Q2 2022", None),
+        ("w-period", "how about the following qtr", INTEL, "Q3 2023", "2023 Q3 INTC.pdf"),
+        ("w-period", "and Q3 '22?", INTEL, "Q3 2022", "2022 Q3 INTC.pdf"),
+        ("w-period", "and Q3-22?", INTEL, "Q3 2022", "2022 Q3 INTC.pdf"),
+        ("w-period", "and 3Q'22?", INTEL, "Q3 2022", "2022 Q3 INTC.pdf"),
+        ("w-period", "and the Sept qtr of 2022?", INTEL, "Q3 2022", "2022 Q3 INTC.pdf"),
+        ("w-period", "how about the quarter ending in September 2023?", INTEL, "Q3 2023", "2023 Q3 INTC.pdf"),
+        ("w-span", "and YTD Sept '23?", INTEL, "the nine months ended September 30, 2023", "2023 Q3 INTC.pdf"),
+        ("w-span", "and Q1-Q3 2023?", INTEL, "the nine months ended September 30, 2023", "2023 Q3 INTC.pdf"),
+        ("w-span", "and the first 3 quarters of 2023?", INTEL, "the nine months ended September 30, 2023",
+         "2023 Q3 INTC.pdf"),
+        ("w-span", "and 1H FY23?", INTEL, "the first half of 2023", "2023 Q2 INTC.pdf"),
+        ("w-span", "what about the six months to June?", INTEL, "the first half of 2023", "2023 Q2 INTC.pdf"),
+        ("w-span", "and the half year?", INTEL, "the first half of 2023", "2023 Q2 INTC.pdf"),
+        ("w-span", "and the 12 months ended July 1, 2023?", INTEL, "the twelve months ended July 1, 2023", None),
+        ("w-date", "as of 4/1/2023?", INTEL, "2023-04-01", "2023 Q1 INTC.pdf"),
+        ("w-date", "and Apr-23?", INTEL, "2023-04-01", "2023 Q1 INTC.pdf"),
+        ("w-company", "and nvidea?", NVDA, "Q2 2023", "2023 Q2 NVDA.pdf"),
+        ("w-company", "mircosoft?", MSFT, "Q2 2023", "2023 Q2 MSFT.pdf"),
+        ("w-company", "and amazom", AMZN, "Q2 2023", "2023 Q2 AMZN.pdf"),
+        ("w-company", "what about Nvidia Corp", NVDA, "Q2 2023", "2023 Q2 NVDA.pdf"),
+        ("w-company", "and Microsoft Corp.?", MSFT, "Q2 2023", "2023 Q2 MSFT.pdf"),
+        ("w-company", "and AMZN's?", AMZN, "Q2 2023", "2023 Q2 AMZN.pdf"),
+        ("w-company", "and the Mac maker?", AAPL, "Q2 2023", "2023 Q2 AAPL.pdf"),
+        ("w-company", "and the Azure company?", MSFT, "Q2 2023", "2023 Q2 MSFT.pdf"),
+        ("w-company", "ok, apple's", AAPL, "Q2 2023", "2023 Q2 AAPL.pdf"),
+        ("w-absent", "and Broadcom?", "Broadcom", "Q2 2023", None),
+        ("w-absent", "what about micron", "Micron", "Q2 2023", None),
+        ("w-absent", "and Samsung's?", "Samsung", "Q2 2023", None),
+        ("w-two", "what about nvda's in 1Q FY24?", NVDA, "Q1 FY2024", "2023 Q1 NVDA.pdf"),
+        ("w-two", "and msft for FQ2'23", MSFT, "Q2 FY2023", "2023 Q1 MSFT.pdf"),
+        ("w-two", "ok how about amazon 9M23", AMZN, "the nine months ended September 30, 2023", "2023 Q3 AMZN.pdf"),
+        ("w-two", "Amazon, the prior quarter?", AMZN, "Q1 2023", "2023 Q1 AMZN.pdf"),
+        ("w-two", "apple's for the March qtr?", AAPL, "Q2 FY2023", "2023 Q2 AAPL.pdf"),
+        ("w-two", "and for Broadcom a year earlier?", "Broadcom", "Q2 2022", None),
+    ]),
+    ((S, "What was Microsoft's operating income in Q2 FY2023?", MSFT, "Q2 FY2023", "2023 Q1 MSFT.pdf"), [
+        ("w-period", "and FQ1 '23?", MSFT, "Q1 FY2023", "2022 Q3 MSFT.pdf"),
+        ("w-period", "and the Dec '22 qtr?", MSFT, "Q2 FY2023", "2023 Q1 MSFT.pdf"),
+        ("w-period", "and Q2 FY22?", MSFT, "Q2 FY2022", None),
+        ("w-period", "and the prior fiscal quarter?", MSFT, "Q1 FY2023", "2022 Q3 MSFT.pdf"),
+        ("w-period", "and fiscal 2Q23?", MSFT, "Q2 FY2023", "2023 Q1 MSFT.pdf"),
+        ("w-period", "and FY22 overall?", MSFT, "fiscal 2022", None),
+        ("w-period", "and the fiscal year that ended June 2022?", MSFT, "fiscal 2022", None),
+        ("w-span", "and 1H FY23?", MSFT, "the first half of fiscal 2023", "2023 Q1 MSFT.pdf"),
+        ("w-span", "and fiscal YTD?", MSFT, "the six months ended December 31, 2022", "2023 Q1 MSFT.pdf"),
+        ("w-span", "and the 6M ended 12/31/22?", MSFT, "the six months ended December 31, 2022", "2023 Q1 MSFT.pdf"),
+        ("w-date", "and Sep-22?", MSFT, "the quarter ended September 30, 2022", "2022 Q3 MSFT.pdf"),
+        ("w-two", "and apple for its fiscal Q1 '23?", AAPL, "Q1 FY2023", "2023 Q1 AAPL.pdf"),
+        ("w-two", "Intel for the Dec '22 quarter?", INTEL, "the quarter ended December 31, 2022", None),
+    ]),
+    ((S, "What was Apple's Services net sales in Q2 FY2023?", AAPL, "Q2 FY2023", "2023 Q2 AAPL.pdf"), [
+        ("w-period", "and the June qtr?", AAPL, "Q3 FY2023", "2023 Q3 AAPL.pdf"),
+        ("w-period", "and Q1 FY23?", AAPL, "Q1 FY2023", "2023 Q1 AAPL.pdf"),
+        ("w-period", "and the holiday quarter?", AAPL, "Q1 FY2023", "2023 Q1 AAPL.pdf"),
+        ("w-span", "and 1H FY23?", AAPL, "the first half of fiscal 2023", "2023 Q2 AAPL.pdf"),
+        ("w-span", "and the six months ended April 1 2023?", AAPL, "the six months ended April 1, 2023",
+         "2023 Q2 AAPL.pdf"),
+        ("w-pronoun", "and their products net sales?", AAPL, "Q2 FY2023", "2023 Q2 AAPL.pdf"),
+        ("w-pronoun", "what was its gross margin that quarter?", AAPL, "Q2 FY2023", "2023 Q2 AAPL.pdf"),
+    ]),
+    ((F, "What were Costco's net sales in fiscal 2021?", COST, "fiscal 2021", "COSTCO_2021_10K.pdf"), [
+        ("w-period", "and fy 2020?", COST, "fiscal 2020", "COSTCO_2021_10K.pdf"),
+        ("w-period", "and FY'20?", COST, "fiscal 2020", "COSTCO_2021_10K.pdf"),
+        ("w-period", "and two fiscal years back?", COST, "fiscal 2019", "COSTCO_2021_10K.pdf"),
+        ("w-period", "and the previous year?", COST, "fiscal 2020", "COSTCO_2021_10K.pdf"),
+        ("w-date", "and the year ended Aug 30 2020?", COST, "the year ended August 30, 2020", "COSTCO_2021_10K.pdf"),
+        ("w-company", "and Walmart Inc.?", WMT, "fiscal 2021", None),
+        ("w-company", "and wal mart?", WMT, "fiscal 2021", None),
+        ("w-two", "WMT's FY20?", WMT, "fiscal 2020", "WALMART_2020_10K.pdf"),
+        ("w-two", "ok now walmart for fiscal '18", WMT, "fiscal 2018", "WALMART_2018_10K.pdf"),
+        ("w-absent", "and BJ's?", "BJ's", "fiscal 2021", None),
+        ("w-absent", "and Home Depot?", "Home Depot", "fiscal 2021", None),
+        ("w-absent", "and Kroger Co?", "Kroger", "fiscal 2021", None),
+    ]),
+    ((F, "What was JPMorgan's net income in Q1 2021?", JPM, "Q1 2021", "JPMORGAN_2021Q1_10Q.pdf"), [
+        ("w-period", "and 2Q22?", JPM, "Q2 2022", "JPMORGAN_2022Q2_10Q.pdf"),
+        ("w-period", "and Q2-22?", JPM, "Q2 2022", "JPMORGAN_2022Q2_10Q.pdf"),
+        ("w-period", "and the June '22 quarter?", JPM, "Q2 2022", "JPMORGAN_2022Q2_10Q.pdf"),
+        ("w-period", "and 2Q 2023?", JPM, "Q2 2023", "JPMORGAN_2023Q2_10Q.pdf"),
+        ("w-date", "and at 6/30/2023?", JPM, "2023-06-30", "JPMORGAN_2023Q2_10Q.pdf"),
+        ("w-date", "and Jun-23?", JPM, "2023-06-30", "JPMORGAN_2023Q2_10Q.pdf"),
+        ("w-span", "and 1H22?", JPM, "the first half of 2022", "JPMORGAN_2022Q2_10Q.pdf"),
+        ("w-company", "and JPMorgan Chase's?", JPM, "Q1 2021", "JPMORGAN_2021Q1_10Q.pdf"),
+        ("w-absent", "and Bank of America?", "Bank of America", "Q1 2021", None),
+        ("w-absent", "and goldman?", "Goldman", "Q1 2021", None),
+        ("w-absent", "and Citigroup?", "Citigroup", "Q1 2021", None),
+    ]),
+    ((F, "What was Nike's net income in fiscal 2019?", NKE, "fiscal 2019", "NIKE_2019_10K.pdf"), [
+        ("w-period", "and FY18?", NKE, "fiscal 2018", "NIKE_2018_10K.pdf"),
+        ("w-period", "and the fiscal year ended May 31 2018?", NKE, "the year ended May 31, 2018", "NIKE_2018_10K.pdf"),
+        ("w-period", "and fiscal 21?", NKE, "fiscal 2021", "NIKE_2021_10K.pdf"),
+        ("w-period", "and FYE May-21?", NKE, "fiscal 2021", "NIKE_2021_10K.pdf"),
+        ("w-company", "and NKE's FY23?", NKE, "fiscal 2023", "NIKE_2023_10K.pdf"),
+        ("w-company", "and Nike Inc for fiscal 2023", NKE, "fiscal 2023", "NIKE_2023_10K.pdf"),
+        ("w-company", "and foot locker?", "Foot Locker, Inc.", "fiscal 2019", None),
+        ("w-absent", "and lululemon?", "Lululemon", "fiscal 2019", None),
+        ("w-absent", "and Skechers?", "Skechers", "fiscal 2019", None),
+    ]),
+    ((F, "What was Corning's operating income in 2021?", GLW, "2021", "CORNING_2021_10K.pdf"), [
+        ("w-period", "and 2020?", GLW, "2020", "CORNING_2020_10K.pdf"),
+        ("w-period", "and CY2022?", GLW, "2022", "CORNING_2022_10K.pdf"),
+        ("w-period", "and a year later?", GLW, "2022", "CORNING_2022_10K.pdf"),
+        ("w-period", "and FY2022?", GLW, "fiscal 2022", "CORNING_2022_10K.pdf"),
+        ("w-date", "and the year ended 12/31/20?", GLW, "the year ended December 31, 2020", "CORNING_2020_10K.pdf"),
+        ("w-company", "and Corning Inc's 2022?", GLW, "2022", "CORNING_2022_10K.pdf"),
+        ("w-company", "and american water works co?", AWK, "2021", "AMERICANWATERWORKS_2021_10K.pdf"),
+        ("w-company", "and Lockheed Martin's?", LMT, "2021", "LOCKHEEDMARTIN_2021_10K.pdf"),
+        ("w-company", "and lockheed martin?", LMT, "2021", "LOCKHEEDMARTIN_2021_10K.pdf"),
+        ("w-company", "and LMT's?", LMT, "2021", "LOCKHEEDMARTIN_2021_10K.pdf"),
+        ("w-two", "and AWK in 2020?", AWK, "2020", "AMERICANWATERWORKS_2020_10K.pdf"),
+        ("w-two", "how about lockheed for 2022", LMT, "2022", "LOCKHEEDMARTIN_2022_10K.pdf"),
+        ("w-absent", "and boeing?", "Boeing", "2021", None),
+        ("w-absent", "and Raytheon Technologies?", "Raytheon Technologies", "2021", None),
+    ]),
+    ((F, "What was Netflix's operating income in 2015?", NFLX, "2015", "NETFLIX_2015_10K.pdf"), [
+        ("w-period", "and 2017?", NFLX, "2017", "NETFLIX_2017_10K.pdf"),
+        ("w-period", "and two years later?", NFLX, "2017", "NETFLIX_2017_10K.pdf"),
+        ("w-period", "and FY'14?", NFLX, "fiscal 2014", "NETFLIX_2015_10K.pdf"),
+        ("w-company", "and netflix inc for 2017?", NFLX, "2017", "NETFLIX_2017_10K.pdf"),
+        ("w-company", "and Adobe Systems?", ADBS, "2015", "ADOBE_2015_10K.pdf"),
+        ("w-company", "and adobe's?", ADBS, "2015", "ADOBE_2015_10K.pdf"),
+        ("w-company", "and advanced micro devices?", AMD, "2015", "AMD_2015_10K.pdf"),
+        ("w-company", "and amd's?", AMD, "2015", "AMD_2015_10K.pdf"),
+        ("w-two", "and coke's 2016?", KO, "2016", "COCACOLA_2017_10K.pdf"),
+        ("w-two", "kraft heinz for 2018?", KHC, "2018", "KRAFTHEINZ_2019_10K.pdf"),
+        ("w-absent", "and disney?", "Disney", "2015", None),
+        ("w-absent", "and Hulu's?", "Hulu", "2015", None),
+        ("w-absent", "and PepsiCo?", "PepsiCo", "2015", None),
+    ]),
+]
+
+PRONOUNS_2: list[tuple[Base, Turn, list[Turn]]] = [
+    ((S, "What was Nvidia's data center revenue in Q3 FY2024?", NVDA, "Q3 FY2024", "2023 Q3 NVDA.pdf"),
+     ("w-company", "and Intel's revenue in Q3 2023?", INTEL, "Q3 2023", "2023 Q3 INTC.pdf"), [
+        ("w-pronoun", "and theirs in 2Q23?", INTEL, "Q2 2023", "2023 Q2 INTC.pdf"),
+        ("w-pronoun", "how did they do the prior quarter?", INTEL, "Q2 2023", "2023 Q2 INTC.pdf"),
+        ("w-pronoun", "and its gross margin?", INTEL, "Q3 2023", "2023 Q3 INTC.pdf"),
+        ("w-pronoun", "for them, 9M?", INTEL, "the nine months ended September 30, 2023", "2023 Q3 INTC.pdf"),
+    ]),
+    ((F, "What was Lockheed Martin's backlog at the end of 2022?", LMT, "2022-12-31", "LOCKHEEDMARTIN_2022_10K.pdf"),
+     ("w-company", "and Corning's net sales in 2021?", GLW, "2021", "CORNING_2021_10K.pdf"), [
+        ("w-pronoun", "and their operating income the year before?", GLW, "2020", "CORNING_2020_10K.pdf"),
+        ("w-pronoun", "what about its net income?", GLW, "2021", "CORNING_2021_10K.pdf"),
+    ]),
+]
+
+
 def _turn(group: str, q: str, company: str, period: str, doc: str | None) -> dict[str, object]:
     return {"q": q, "company": company, "period": period, "route": "retrieve", "doc": doc, "variant": group}
 
 
 def threads() -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    for (set_name, q, company, period, doc), follow in BASES:
-        for group, *turn in follow:
-            out.append({"id": f"tv-{len(out) + 1:03d}", "group": group, "set": set_name, "scope": [],
-                        "turns": [_turn("open", q, company, period, doc), _turn(group, *turn)]})
-    for (set_name, q, company, period, doc), swap, follow in PRONOUNS:
-        for group, *turn in follow:
-            out.append({"id": f"tv-{len(out) + 1:03d}", "group": group, "set": set_name, "scope": [],
-                        "turns": [_turn("open", q, company, period, doc), _turn(*swap), _turn(group, *turn)]})
+    for bases, pronouns in ((BASES, PRONOUNS), (BASES_2, PRONOUNS_2)):
+        for (set_name, q, company, period, doc), follow in bases:
+            for group, *turn in follow:
+                out.append({"id": f"tv-{len(out) + 1:03d}", "group": group, "set": set_name, "scope": [],
+                            "turns": [_turn("open", q, company, period, doc), _turn(group, *turn)]})
+        for (set_name, q, company, period, doc), swap, follow in pronouns:
+            for group, *turn in follow:
+                out.append({"id": f"tv-{len(out) + 1:03d}", "group": group, "set": set_name, "scope": [],
+                            "turns": [_turn("open", q, company, period, doc), _turn(*swap), _turn(group, *turn)]})
     return out
 
 
