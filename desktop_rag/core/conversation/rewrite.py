@@ -897,6 +897,13 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                                             | thread_labels | set(terms or {}))
     if new_company and not company_here:
         rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(new_company)}(?:'s|’s)?(?![A-Za-z0-9&])")
+    if company_here and terms:
+        # "and coke's 2016?": a term that names the company (written beside it in parentheses) is
+        # no concept of the message's own
+        for t in set(name_terms):
+            if t in terms and re.search(rf"(?i)(?<![A-Za-z0-9&]){re.escape(t)}", rest) and _same_company(
+                    short_name(terms[t]), company_here, names, company_of):
+                rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(t)}(?:'s|’s)?(?![A-Za-z0-9&])")
     rest = _FORM_RE.sub(" ", rest)
     # whole words only: "1H23" is no word "H23" (the measure is written after the last one)
     rest_words = [w for w in re.findall(r"(?<![\w&])[A-Za-z&][\w&'-]*", rest) if w.lower() not in _FILLER]

@@ -241,7 +241,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                         r"(?P<ny>(?:19|20)\d\d|\d\d))(?![\d/])", re.I)),
     # "YE22", "FYE 2021", "year-end 2022": the filer's fiscal year of that number, whose 10-K
     # holds the balance at its close
-    ("ye", re.compile(rf"(?<![a-z0-9])(?:fye|(?:fy|fiscal\s+)?(?:ye|year[-\s]end))[\s'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    # ("FYE May-21", "fiscal year-end June 2022": the closing month written too)
+    ("ye", re.compile(rf"(?<![a-z0-9])(?:fye|(?:fy|fiscal\s+)?(?:ye|year[-\s]end))[\s'-]*(?:{MONTH_RE}\.?[\s'-]*)?"
+                      rf"(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # a fiscal quarter the sell-side way: "FQ2'23", "FQ1 2024", "F3Q23"
     ("qy", re.compile(rf"(?<![a-z0-9])(?P<fy>f)(?:q(?P<q>[1-4])|(?P<q2>[1-4])q)[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # "second quarter of fiscal year 2024", "second fiscal quarter of 2023", "Q2 of fiscal 2024", "third quarter 2023"
@@ -254,6 +256,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ytd", re.compile(
         rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
         rf"|\b(?:first|front|1st)\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b"
+        # "Q1-Q3 2023", "1Q-3Q23": the quarters from the year's first, its year to date
+        rf"|(?<![a-z0-9])(?:q1|1q)\s*(?:-|–|to|through|thru)\s*(?:q(?P<qe>[23])|(?P<qe2>[23])q)[\s_.'/-]*(?P<fyq>fy)?[\s_.'/-]*"
+        rf"(?P<yq>{_YEAR}|\d\d)(?![0-9])"
         # the sell side's "9M23", "6M 2023", "9M FY24": that many months of the year to date
         rf"|(?<![\w$.,])(?P<nm>[69])m[\s_.'/-]*(?P<fym>fy)?[\s_.'/-]*(?P<ym>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # "fiscal '24 so far, i.e. the first three quarters", "the first two quarters of 2023": the
@@ -272,12 +277,16 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("qy", re.compile(rf"\b(?P<fy>fiscal)\s+(?:year\s+)?q(?P<q>[1-4])[\s_.'/-]*(?:fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])",
                       re.I)),
     # (a slash between them too: "Q4/FY21", "Q2/23")
-    ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'/-]*(?P<fy>fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])", re.I)),
+    # ("Q1 CY23": a calendar quarter said to be one)
+    ("qy", re.compile(rf"(?<![a-z0-9])q(?P<q>[1-4])[\s_.'/-]*(?:(?P<fy>fy)|cy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])", re.I)),
     # 2023 Q2, 2023-Q2, FY2024 Q2, FY24 Q2
     ("yq", re.compile(rf"(?<![a-z0-9])(?:(?P<fy>fy|fiscal\s+)[\s_.'/-]*'?(?P<y2>\d\d)|(?P<fy4>fy|fiscal\s+)?[\s_.'/-]*(?P<y>{_YEAR}))"
                       rf"[\s_.'/-]*q(?P<q>[1-4])(?![0-9a-z])", re.I)),
     # 2Q23, 2Q 2023, 2QFY24
-    ("nq", re.compile(rf"(?<![a-z0-9])(?P<q>[1-4])q[\s_.'/-]*(?P<fy>fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])", re.I)),
+    # "fiscal 2Q23"
+    ("nq", re.compile(rf"\b(?P<fy>fiscal)\s+(?:year\s+)?(?P<q>[1-4])q[\s_.'/-]*(?:fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])",
+                      re.I)),
+    ("nq", re.compile(rf"(?<![a-z0-9])(?P<q>[1-4])q[\s_.'/-]*(?:(?P<fy>fy)|cy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])", re.I)),
     # FY2024, FY24, FY '24, fiscal 2023, fiscal year 2023, 2023 fiscal year
     ("fy", re.compile(rf"(?<![a-z0-9])(?:fy[\s_.-]*'?|fiscal\s+(?:year\s+)?'?)(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     ("fy", re.compile(rf"\b(?P<y>{_YEAR})\s+fiscal\s+year\b", re.I)),
@@ -441,6 +450,9 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         fiscal = bool(m.groupdict().get("fy") or m.groupdict().get("fq"))
         return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=fiscal)
     if kind == "ytd":
+        if m.group("qe") or m.group("qe2"):
+            return PeriodMention(text, start, end, year=full_year(m.group("yq")), quarter=int(m.group("qe") or m.group("qe2")),
+                                 fiscal=bool(m.group("fyq")), span=YEAR_TO_DATE)
         if m.group("nm"):
             return PeriodMention(text, start, end, year=full_year(m.group("ym")), quarter=int(m.group("nm")) // 3,
                                  fiscal=bool(m.group("fym")), span=YEAR_TO_DATE)
@@ -771,7 +783,7 @@ _AFTER = r"(?:after|later|following|next|subsequent)"
 # "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
 # "the following quarter", "same quarter last year", "three months earlier"
 RELATIVE_PERIOD_RE = re.compile(
-    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)[\s-]+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)[\s-]+"
+    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)[\s-]+)?(?:fiscal\s+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)[\s-]+"
     rf"(?P<dir1>{_BACK}|{_AFTER})\b"
     rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|fy|period)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago|later|after)))?\b",
     re.I,
@@ -796,7 +808,7 @@ class PeriodShift:
 
 # analysts' shorthand for the same quarter a year earlier: "the prior-year quarter", "year-ago quarter"
 # "the comparable quarter", "the comparable prior-year period": the same quarter a year earlier
-_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:(?:comparable\s+)?(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago|"
+_YEAR_AGO_QUARTER = re.compile(r"\b(?:(?:(?:comparable\s+)?(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?|(?:year|yr)[-\s]ago|py|"
                                r"comparable)\s+(?:fiscal\s+)?(?:quarter|qtr|period)|"
                                # "prior-yr equivalent?": the same span a year earlier
                                r"(?:prior|previous|last)[-\s](?:year|yr)(?:'s)?\s+(?:equivalent|comparable|counterpart)|"
@@ -1109,6 +1121,7 @@ _YTD_RELATIVE = re.compile(
     r"|(?:the\s+)?(?:first\s+half|1h|h1)\b(?!\s+(?:of|in)\b(?!\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b))"
     r"(?:\s+(?:of|in)\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b)?"
     r"|(?:the\s+)?(?P<ytd>ytd|year[-\s]to[-\s]date)\b"
+    r"|(?:the\s+)?half[-\s]year\b"
     r"|(?:the\s+)?(?P<full>full[-\s]year|whole\s+year|full\s+fiscal\s+year|entire\s+year)\b)", re.I)
 
 

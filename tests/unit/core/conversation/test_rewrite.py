@@ -738,3 +738,12 @@ def test_a_product_maker_renamed_over_the_years_is_one_company() -> None:
     out = rewrite_followup("and the Photoshop maker in fiscal 2017?", ["What were Netflix's revenues in 2017?"], names,
                            labels=labels, company_of=company_of)
     assert out.standalone == "What were Adobe's revenues in fiscal 2017?"
+
+
+def test_a_term_naming_the_company_is_no_concept_of_the_message() -> None:
+    # "coke" names the Coca-Cola Company (a term of its filings): "and coke's 2016?" asks the
+    # thread's measure of that company in 2016
+    names = {"coca-cola", "coca cola", "the coca-cola company", "netflix", "NFLX"}
+    out = rewrite_followup("and coke's 2016?", ["What was Netflix's operating income in 2015?"], names,
+                           terms={"coke": "The Coca-Cola Company"}, name_terms={"coke"})
+    assert out.standalone == "What was Coca-Cola's operating income in 2016?"

@@ -712,3 +712,32 @@ def test_a_message_of_only_a_month_and_year_names_that_quarter() -> None:
         assert found is not None and (found.month, found.year) == (3, 2023)
     assert month_year_alone("who did they name as CEO in aug 2022") is None  # a month in a sentence
     assert month_year_alone("may 23") is None  # a day, not a year
+
+
+@pytest.mark.parametrize(
+    ("text", "year", "quarter", "fiscal", "span"),
+    [
+        ("Q1 CY23", 2023, 1, False, ""),  # a calendar quarter said to be one
+        ("1Q CY2023", 2023, 1, False, ""),
+        ("fiscal 2Q23", 2023, 2, True, ""),
+        ("Q1-Q3 2023", 2023, 3, False, YEAR_TO_DATE),  # the quarters from the first: the year to date
+        ("1Q-3Q23", 2023, 3, False, YEAR_TO_DATE),
+        ("FYE May-21", 2021, None, True, ""),  # a fiscal year end with its closing month
+    ],
+)
+def test_period_shorthand_written_after_the_first_fixes(text: str, year: int, quarter: int | None, fiscal: bool,
+                                                        span: str) -> None:
+    m = find_periods(text).mentions
+    assert len(m) == 1 and m[0].text == text
+    assert (m[0].year, m[0].quarter, m[0].fiscal, m[0].span) == (year, quarter, fiscal, span)
+
+
+def test_relative_shorthand_py_and_fiscal_years_back() -> None:
+    from desktop_rag.core.domain.periods import relative_period, year_to_date
+
+    py = relative_period("and the PY quarter?")
+    assert py is not None and (py.quarters, py.years) == (0, -1)
+    back = relative_period("and two fiscal years back?")
+    assert back is not None and (back.quarters, back.years) == (0, -2)
+    half = year_to_date("and the half year?")
+    assert half is not None and half.quarters == 2
