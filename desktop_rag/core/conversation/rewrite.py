@@ -970,6 +970,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                                                                                             shift.text)))
     elif alone and facts.period is not None:
         new_period = in_quarter(facts.period, alone.quarter)
+        if new_period is not None and alone.years:  # "Q2 last year"
+            new_period = shift_mention(new_period, PeriodShift(years=alone.years))
         period_text = mention_text(new_period) if new_period else ""
     elif ytd and facts.period is not None:
         new_period = year_to_date_of(facts.period, ytd)

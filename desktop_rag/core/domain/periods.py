@@ -9,7 +9,7 @@ January 2024"); a calendar guess is only a fallback (see ``fiscal_year_for_end``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Protocol
 
@@ -248,14 +248,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("qy", re.compile(rf"(?<![a-z0-9])(?P<fy>f)(?:q(?P<q>[1-4])|(?P<q2>[1-4])q)[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # "second quarter of fiscal year 2024", "second fiscal quarter of 2023", "Q2 of fiscal 2024", "third quarter 2023"
     ("ordq", re.compile(
-        rf"\b(?P<q>{_ORD_RE}|q[1-4])\s+(?P<fq>fiscal\s+)?quarter\s*(?:of\s+|in\s+)?(?:the\s+)?(?P<fy>{_Q})?\s*(?P<y>{_YEAR})\b",
+        rf"\b(?P<q>{_ORD_RE}|q[1-4])\s+(?P<fq>fiscal\s+)?(?:quarter|qtr)\s*(?:of\s+|in\s+)?(?:the\s+)?(?P<fy>{_Q})?\s*"
+        rf"(?:(?P<y>{_YEAR})\b|['’](?P<ys>\d\d)(?![\d%]))",
         re.I)),
     ("ordq", re.compile(rf"\b(?P<q>q[1-4])\s+(?:of\s+)?(?P<fy>{_Q})\s*'?(?P<y>{_YEAR}|\d\d)\b", re.I)),
     # "the first nine months of 2023", "first half of fiscal 2024": the report whose year to
     # date that is (the third / second quarter's)
     ("ytd", re.compile(
         rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
-        rf"|\b(?:first|front|1st)\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=')\d\d)\b"
+        rf"|\b(?:first|front|1st)\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=['\s])\d\d(?![\d%.,]))\b"
         # "Q1-Q3 2023", "1Q-3Q23": the quarters from the year's first, its year to date
         rf"|(?<![a-z0-9])(?:q1|1q)\s*(?:-|–|to|through|thru)\s*(?:q(?P<qe>[23])|(?P<qe2>[23])q)[\s_.'/-]*(?P<fyq>fy)?[\s_.'/-]*"
         rf"(?P<yq>{_YEAR}|\d\d)(?![0-9])"
@@ -271,7 +272,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # the sell side's half-years: "1H23", "H1 2023", "H1 FY24", "2H22", "second half of 2022"
     ("half", re.compile(
         rf"(?<![a-z0-9])(?:(?P<n>[12])h|h(?P<h>[12]))[\s_.'/-]*(?P<fy>fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9])"
-        rf"|\b(?:the\s+)?(?:second|back|latter|2nd)\s+half\s+(?:of\s+)?(?P<fy2>{_Q})?\s*'?(?P<y2>{_YEAR}|(?<=')\d\d)\b", re.I)),
+        rf"|\b(?:the\s+)?(?:second|back|latter|2nd)\s+half\s+(?:of\s+)?(?P<fy2>{_Q})?\s*'?(?P<y2>{_YEAR}|(?<=['\s])\d\d(?![\d%.,]))\b",
+        re.I)),
     # Q2 2023, Q2'23, Q2FY24, Q2-2023
     # "fiscal Q3 '23", "fiscal Q1 2024": a fiscal quarter with "fiscal" written before it
     ("qy", re.compile(rf"\b(?P<fy>fiscal)\s+(?:year\s+)?q(?P<q>[1-4])[\s_.'/-]*(?:fy)?[\s_.'/-]*(?P<y>{_YEAR}|\d\d)(?![0-9/])",
@@ -293,6 +295,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "CY22", "calendar 2022", "full-year 2022", "full year '22": the year, named as a whole
     ("year", re.compile(rf"(?<![a-z0-9])(?:cy|calendar\s+(?:year\s+)?|full[-\s]year\s+|(?:the\s+)?whole\s+(?:of\s+)?)"
                         rf"[\s'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    ("year", re.compile(rf"\b(?P<y>{_YEAR})\s+(?:full[-\s]year|calendar\s+year)\b", re.I)),
     # a quarter named by its closing month with its year: "the June 2023 quarter", "March quarter 2023"
     # (the calendar quarter; ``month_quarter`` reads it for one filer's fiscal calendar)
     ("month_q", re.compile(_MONTH_NAMED_QUARTER, re.I)),
@@ -368,11 +371,29 @@ def find_periods(text: str) -> QuestionPeriods:
             taken.append((m.start(), m.end()))
             mentions.append(mention)
     mentions.sort(key=lambda x: x.start)
+    mentions = [_with_ytd_words(text, m) for m in mentions]
     # "the first six months of fiscal 2023, per the Q2 2023 10-Q": a year that a named
     # quarter already carries adds no period of its own
     quarter_years = {m.year for m in mentions if m.quarter}
     mentions = [m for m in mentions if m.quarter or m.date or m.year not in quarter_years]
     return QuestionPeriods(mentions, latest=bool(LATEST_RE.search(text)))
+
+
+_YTD_AFTER = re.compile(r"\s*(?:ytd|year[-\s]to[-\s]date)\b", re.I)
+_YTD_BEFORE = re.compile(r"\b(?:ytd|year[-\s]to[-\s]date)\s+(?:(?:through|thru|to|at)\s+)?$", re.I)
+
+
+def _with_ytd_words(text: str, m: PeriodMention) -> PeriodMention:
+    """A quarter with "YTD" beside it ("3Q23 YTD", "YTD Q3 2023") is its year to date."""
+    if not m.quarter or m.span or m.date is not None:
+        return m
+    after = _YTD_AFTER.match(text, m.end)
+    before = _YTD_BEFORE.search(text[:m.start])
+    if after is None and before is None:
+        return m
+    start = before.start() if before is not None else m.start
+    end = after.end() if after is not None else m.end
+    return replace(m, text=text[start:end], start=start, end=end, span=YEAR_TO_DATE)
 
 
 def months_to_month(text: str) -> list[PeriodMention]:
@@ -448,7 +469,8 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         q = m.group("q").lower()
         quarter = int(q[1]) if q.startswith("q") else ORDINALS[q]
         fiscal = bool(m.groupdict().get("fy") or m.groupdict().get("fq"))
-        return PeriodMention(text, start, end, year=full_year(m.group("y")), quarter=quarter, fiscal=fiscal)
+        return PeriodMention(text, start, end, year=full_year(m.group("y") or m.groupdict().get("ys") or ""),
+                             quarter=quarter, fiscal=fiscal)
     if kind == "ytd":
         if m.group("qe") or m.group("qe2"):
             return PeriodMention(text, start, end, year=full_year(m.group("yq")), quarter=int(m.group("qe") or m.group("qe2")),
@@ -785,7 +807,7 @@ _AFTER = r"(?:after|later|following|next|subsequent)"
 RELATIVE_PERIOD_RE = re.compile(
     rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)[\s-]+)?(?:fiscal\s+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)[\s-]+"
     rf"(?P<dir1>{_BACK}|{_AFTER})\b"
-    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|fy|period)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago|later|after)))?\b",
+    rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same|this)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|fy|period|time)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago|later|after)))?\b",
     re.I,
 )
 
@@ -826,6 +848,8 @@ def relative_period(text: str) -> PeriodShift | None:
     """A period named relative to the previous one ("And the quarter before?", "a year
     earlier", "same quarter last year", "the prior-year quarter"); None when the text names
     none. "last quarter" alone is the latest quarter, not a shift, and is left to ``LATEST_RE``."""
+    if _QUARTER_OF_RELATIVE_YEAR.search(text) and not find_periods(text).mentions:
+        return None  # "Q2 last year": a quarter of the year before (``quarter_without_year``)
     ago = _YEAR_AGO_QUARTER.search(text)
     if ago:
         return PeriodShift(years=-1, text=ago.group(0))
@@ -850,7 +874,7 @@ def relative_period(text: str) -> PeriodShift | None:
             if m.group("ly"):  # "same quarter last year", "the quarter a year earlier", "... a year later"
                 return PeriodShift(years=1 if re.search(r"(?:later|after)$", m.group("ly"), re.I) else -1,
                                    text=m.group(0))
-            if word == "same" or unit == "period":
+            if word in ("same", "this") or unit in ("period", "time"):
                 continue  # "the previous period" without "last year": which one is not known
             if word == "last" and unit == "quarter":
                 continue  # "last quarter" = the latest one
@@ -924,23 +948,46 @@ _QUARTER_ALONE = re.compile(
     rf"(?![a-z0-9])(?!\s*(?:of\s+|in\s+)?(?:the\s+)?(?:fy|fiscal|'?\d))", re.I)
 
 
+# a quarter of a year named relative to the thread's: "Q2 last year", "last year's Q2", "Q3 of the
+# prior fiscal year", "this year's Q1"
+_QUARTER_WORDS = rf"(?:q(?P<q>[1-4])|(?P<n>[1-4])q|(?:the\s+)?(?P<o>{_ORD_RE})\s+(?:fiscal\s+)?(?:quarter|qtr))"
+_REL_YEAR_WORDS = r"(?:last|prior|previous|preceding|this|current|next|following)\s+(?:fiscal\s+)?(?:year|yr|fy)"
+_QUARTER_OF_RELATIVE_YEAR = re.compile(
+    rf"(?<![a-z0-9])(?:(?:the\s+)?(?P<pre>{_REL_YEAR_WORDS})(?:'s|’s)\s+{_QUARTER_WORDS}"
+    rf"|{_QUARTER_WORDS.replace('?P<q>', '?P<q2>').replace('?P<n>', '?P<n2>').replace('?P<o>', '?P<o2>')}"
+    rf"\s+(?:of\s+|in\s+)?(?:the\s+)?(?P<post>{_REL_YEAR_WORDS}))(?![a-z0-9])", re.I)
+
+
 @dataclass(frozen=True)
 class QuarterAlone:
-    """A quarter named without its year ("Q1", "the third quarter"), with the words as written."""
+    """A quarter named without its year ("Q1", "the third quarter"), with the words as written;
+    ``years``: the year it is in relative to the thread's ("Q2 last year": -1)."""
 
     quarter: int
     text: str
     start: int
     end: int
+    years: int = 0
 
 
 def quarter_without_year(text: str) -> QuarterAlone | None:
     """The first quarter ``text`` names without a year; None when it names none, or when the
     quarter it names carries its year ("Q1 2023", "the first quarter of fiscal 2024")."""
     taken = [(m.start, m.end) for m in find_periods(text).mentions]
+    for m in _QUARTER_OF_RELATIVE_YEAR.finditer(text):
+        if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
+            continue
+        q = m.group("q") or m.group("n") or m.group("q2") or m.group("n2")
+        o = m.group("o") or m.group("o2")
+        year_words = (m.group("pre") or m.group("post")).lower()
+        years = -1 if year_words.startswith(("last", "prior", "previous", "preceding")) else \
+            1 if year_words.startswith(("next", "following")) else 0
+        return QuarterAlone(int(q) if q else ORDINALS[o.lower()], m.group(0), m.start(), m.end(), years)
     for m in _QUARTER_ALONE.finditer(text):
         if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
             continue
+        if _YTD_AFTER.match(text, m.end()) or _YTD_BEFORE.search(text[:m.start()]):
+            continue  # "Q3 YTD": a year to date (``year_to_date``)
         q = m.group("q") or m.group("n")
         quarter = int(q) if q else ORDINALS[m.group("o").lower()]
         return QuarterAlone(quarter, m.group(0), m.start(), m.end())
@@ -1112,7 +1159,10 @@ def fiscal_label_for(mention: PeriodMention, source: FiscalCalendar | None,
 # "and the nine months?", "the first half", "the 9M figure", "H1", "year to date", "the full year"
 _YTD_RELATIVE = re.compile(
     r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)\s*months?\b"
-    r"(?!\s+(?:ended|ending|of|in)\b)"
+    r"(?!\s+(?:ended|ending|of|in)\b)(?:\s+(?:ytd|year[-\s]to[-\s]date)\b)?"
+    # "Q3 YTD", "YTD Q3": the year to date to that quarter's end
+    r"|(?<![a-z0-9])q(?P<qa>[1-3])\s+(?:ytd|year[-\s]to[-\s]date)\b|\b(?:ytd|year[-\s]to[-\s]date)\s+(?:(?:through|thru|to)\s+)?"
+    r"q(?P<qb>[1-3])(?![a-z0-9])(?!\s*'?\d)"
     r"|the\s+(?P<nm>[369])m\b"
     # a bare "9M?", "and 6M": the sell side's year to date (not "$9M", "9M shares": an amount, a count)
     r"|(?<![\w$.,])(?P<nb>[69])m\b(?!\s*(?:shares|users|subscribers|members|customers|units|people|employees|"
@@ -1132,6 +1182,12 @@ class YearToDate:
 
     quarters: int
     text: str
+    second_half: bool = False  # "the back half", "H2": the six months ending at the year's end
+
+
+# "the second half?", "and the back half", "H2?": the second half of the conversation's year
+_SECOND_HALF_RELATIVE = re.compile(r"(?<![a-z0-9])(?:(?:the\s+)?(?:second|back|latter|2nd)\s+half|2h|h2)(?![a-z0-9])"
+                                   r"(?!\s*(?:of\s+|in\s+)?(?:the\s+)?(?:fy|fiscal|'?\d))", re.I)
 
 
 def year_to_date(text: str) -> YearToDate | None:
@@ -1139,10 +1195,15 @@ def year_to_date(text: str) -> YearToDate | None:
     first half" -> 2, "the full year" -> 4, "ytd" -> 0); None when it names none or names
     its year ("the first nine months of 2023" is read by ``find_periods``)."""
     taken = [(m.start, m.end) for m in find_periods(text).mentions]
+    for m in _SECOND_HALF_RELATIVE.finditer(text):
+        if not any(not (m.end() <= s or m.start() >= e) for s, e in taken):
+            return YearToDate(2, m.group(0).strip(), second_half=True)
     for m in _YTD_RELATIVE.finditer(text):
         if any(not (m.end() <= s or m.start() >= e) for s, e in taken):
             continue
-        if m.group("n") or m.group("nm") or m.group("nb"):
+        if m.group("qa") or m.group("qb"):
+            quarters = int(m.group("qa") or m.group("qb"))
+        elif m.group("n") or m.group("nm") or m.group("nb"):
             count = (m.group("n") or m.group("nm") or m.group("nb")).lower()
             quarters = {"three": 1, "six": 2, "nine": 3, "3": 1, "6": 2, "9": 3}[count]
         elif m.group("full"):
@@ -1162,6 +1223,10 @@ def year_to_date_of(mention: PeriodMention, ytd: YearToDate) -> PeriodMention | 
     date ending there, when ``ytd`` says how long: else None)."""
     if mention.year is None:
         return None
+    if ytd.second_half:
+        if mention.date is not None:
+            return None  # where a dated period's fiscal year ends is not known here
+        return PeriodMention("", 0, 0, year=mention.year, quarter=4, fiscal=mention.fiscal, span=SECOND_HALF)
     if mention.date is not None:
         if ytd.quarters == 0 and mention.span == YEAR_TO_DATE:
             return mention  # "year to date" of the nine months ended July 1, 2023: that span

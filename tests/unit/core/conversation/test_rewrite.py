@@ -747,3 +747,9 @@ def test_a_term_naming_the_company_is_no_concept_of_the_message() -> None:
     out = rewrite_followup("and coke's 2016?", ["What was Netflix's operating income in 2015?"], names,
                            terms={"coke": "The Coca-Cola Company"}, name_terms={"coke"})
     assert out.standalone == "What was Coca-Cola's operating income in 2016?"
+
+
+def test_a_quarter_of_last_year() -> None:
+    prev = ["What was Intel's net revenue in Q3 2023?"]
+    assert rewrite_followup("and Q2 last year?", prev, NAMES).standalone == "What was Intel's net revenue in Q2 2022?"
+    assert rewrite_followup("and last year's Q1?", prev, NAMES).standalone == "What was Intel's net revenue in Q1 2022?"

@@ -741,3 +741,46 @@ def test_relative_shorthand_py_and_fiscal_years_back() -> None:
     assert back is not None and (back.quarters, back.years) == (0, -2)
     half = year_to_date("and the half year?")
     assert half is not None and half.quarters == 2
+
+
+def test_a_quarter_of_a_year_named_relative_to_the_threads() -> None:
+    from desktop_rag.core.domain.periods import quarter_without_year, relative_period
+
+    for text, quarter, years in (("and Q2 last year?", 2, -1), ("and last year's Q2?", 2, -1),
+                                 ("Q1 of the prior year", 1, -1), ("this year's Q1", 1, 0),
+                                 ("the second quarter of last year", 2, -1)):
+        found = quarter_without_year(text)
+        assert found is not None and (found.quarter, found.years) == (quarter, years), text
+        assert relative_period(text) is None, text  # no shift of the thread's quarter a year back
+    assert relative_period("and same time last year?") is not None  # the same period a year earlier
+
+
+@pytest.mark.parametrize(
+    ("text", "year", "quarter", "span"),
+    [
+        ("the second quarter of '23", 2023, 2, ""),
+        ("2022 full year", 2022, None, ""),
+        ("first half 22", 2022, 2, YEAR_TO_DATE),
+        ("second half 22", 2022, 4, "second half"),
+        ("3Q23 YTD", 2023, 3, YEAR_TO_DATE),  # a quarter with "YTD" beside it is its year to date
+        ("YTD Q3 2023", 2023, 3, YEAR_TO_DATE),
+    ],
+)
+def test_more_period_shorthand(text: str, year: int, quarter: int | None, span: str) -> None:
+    m = find_periods(text).mentions
+    assert len(m) == 1 and (m[0].year, m[0].quarter, m[0].span) == (year, quarter, span)
+    assert m[0].end == len(text)  # all the words are the period's
+
+
+def test_second_half_and_quarter_ytd_of_the_threads_year() -> None:
+    from desktop_rag.core.domain.periods import SECOND_HALF, quarter_without_year, year_to_date, year_to_date_of
+
+    q3 = PeriodMention("Q3 2023", 0, 7, year=2023, quarter=3)
+    for text in ("and the back half?", "the second half?", "H2?"):
+        found = year_to_date(text)
+        assert found is not None and found.second_half, text
+        assert year_to_date_of(q3, found) == PeriodMention("", 0, 0, year=2023, quarter=4, span=SECOND_HALF)
+    ytd = year_to_date("and Q3 YTD?")
+    assert ytd is not None and ytd.quarters == 3 and quarter_without_year("and Q3 YTD?") is None
+    assert year_to_date("the nine months YTD") is not None and year_to_date("the nine months YTD").text == \
+        "the nine months YTD"  # type: ignore[union-attr]
