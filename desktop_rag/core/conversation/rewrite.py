@@ -95,6 +95,10 @@ _COMPARE_RE = re.compile(
     # "now line that up against ...", "put it next to ..."
     r"(?:line|set|put)\s+(?:that|it|this|those|these|them)\s+(?:up\s+)?(?:against|next\s+to|beside|alongside|with))\s*",
     re.I)
+# nouns an analyst refers back to the thread's company with ("the chipmaker's Q2", "the firm")
+_REFERRING_NOUNS = {"company", "company's", "firm", "firm's", "chipmaker", "chipmaker's", "retailer", "retailer's",
+                    "lender", "lender's", "manufacturer", "manufacturer's", "automaker", "automaker's", "carmaker",
+                    "carmaker's", "issuer", "issuer's", "registrant", "registrant's", "filer", "filer's"}
 _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how", "then", "period", "please",
            "also", "now", "it", "its", "that", "this", "those", "them", "they", "their", "one", "ok", "okay",
            "so", "quarter", "year", "fiscal", "before", "earlier", "prior", "previous", "preceding", "ago",
@@ -106,7 +110,9 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            # chat shorthand of the same words ("the yr before", "same qtrs", "w/")
            "yr", "yrs", "qtrs", "w",
            # "its peer Intel", "a competitor, AMD": who the company is to the thread's, no concept
-           "peer", "peers", "competitor", "competitors", "rival", "rivals"}
+           "peer", "peers", "competitor", "competitors", "rival", "rivals",
+           # "the chipmaker's Q2", "the company's": the thread's company described, no name of its own
+           *_REFERRING_NOUNS}
 # words naming a change of a measure ("growth", "the change"), which asks no measure of its own
 _CHANGE_NOUNS = {"growth", "change", "changes", "increase", "decrease", "decline", "rise", "drop", "fall", "delta",
                  "trend", "trends", "move", "swing", "variance"}
@@ -458,7 +464,10 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     if bare.lower() in labels and not _SWAP_LEAD.match(q):
         return ""  # a segment, product or region the thread's company prints ("International?")
     cands = proper_names(bare)
-    if len(cands) == 1 and cands[0] == bare.replace("'s", "").strip():
+    # ("Arm Holdings", "Target Corp": the name with its legal form typed after it)
+    unformed = re.sub(r"(?:,?\s+(?:Holdings|Group|Inc|Incorporated|Corp|Corporation|Co|Company|plc|Ltd|LLC|SE|AG|NV|SA)\.?)+$",
+                      "", bare.replace("'s", "").strip())
+    if len(cands) == 1 and cands[0] in (bare.replace("'s", "").strip(), unformed):
         # as typed: "BJ's Wholesale" (a possessive inside the name)
         typed = re.search(r"(?:'s|’s)?\s+".join(map(re.escape, cands[0].split())), q)
         return typed.group(0) if typed else cands[0]
@@ -595,6 +604,10 @@ def _swap_company(text: str, spans: list[tuple[int, int]], company: str, absent:
                     re.search(r"(?i)\b(?:for|of|at|by|from|in|about|on|did|does|do|has|have|had|was|were|is|are|"
                               r"will|would|can|could)\s+$", out[:a]):
                 name = company + "'s"
+            bare_apostrophe = re.match(r"['’](?!s\b)", out[b:])
+            if bare_apostrophe and not name.endswith(("s", "'s", "’s")):
+                # "American Water Works' revenues" -> "Corning's revenues", not "Corning' revenues"
+                name, b = name + "'s", b + 1
             out = out[:a] + name + out[b:]
         else:
             out = out[:a] + out[b:]
@@ -865,7 +878,9 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     rest = _COMPARE_RE.sub(" ", rest)
     rest = _SAME_THING.sub(" ", rest)
     if company_here:
-        rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(company_here)}(?:'s|’s)?(?![A-Za-z0-9&])")
+        # with the legal form typed after it ("lockheed martin corp in 2021?", "the coca-cola co"): no concept
+        rest = _remove(rest, rf"(?<![A-Za-z0-9&]){re.escape(company_here)}(?:'s|’s)?(?:,?\s+(?:corp(?:oration)?|co|company|"
+                             rf"inc(?:orporated)?|ltd|plc|llc|holdings)\b\.?(?:'s|’s)?)*(?![A-Za-z0-9&])")
     # periods first: "and 2Q22?" names a period, not a company
     for m in periods.mentions:
         rest = rest.replace(m.text, " ")
@@ -1119,6 +1134,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         has_period = True
     lead = _LEAD_RE.match(q)
     body = q[lead.end():] if lead else q
+    if (lead and lead.group(0).strip() and facts.question and not rest_words and not new_company and not has_period
+            and not relative_words and not measure and not change_of):
+        # "and the same for them?", "same for it?": nothing of its own, the thread's question again
+        out.standalone, out.kind, out.carried = facts.question, "swap", ["concept", "company", "period"]
+        out.company, out.period = company, period
+        return out
     if lead and lead.group(0).strip() and not _WH_START.match(body) and not _ASKS_WITHIN.search(body) and body:
         # a bare phrase: "What about operating income?" -> a question about it
         phrase = body.rstrip(" ?.!")

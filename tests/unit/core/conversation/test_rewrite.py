@@ -753,3 +753,32 @@ def test_a_quarter_of_last_year() -> None:
     prev = ["What was Intel's net revenue in Q3 2023?"]
     assert rewrite_followup("and Q2 last year?", prev, NAMES).standalone == "What was Intel's net revenue in Q2 2022?"
     assert rewrite_followup("and last year's Q1?", prev, NAMES).standalone == "What was Intel's net revenue in Q1 2022?"
+
+
+def test_a_name_ending_in_s_swapped_keeps_a_whole_possessive() -> None:
+    names = {"american water works", "AWK", "corning", "GLW"}
+    prev = ["What were American Water Works' operating revenues in 2021?"]
+    assert rewrite_followup("and Corning?", prev, names).standalone == "What were Corning's operating revenues in 2021?"
+
+
+def test_a_company_with_its_legal_form_typed_is_no_concept() -> None:
+    names = {"lockheed martin", "Lockheed", "LMT", "corning", "GLW"}
+    prev = ["What were Corning's net sales in 2022?"]
+    out = rewrite_followup("and lockheed martin corp in 2021?", prev, names)
+    assert out.standalone.lower() == "what were lockheed martin's net sales in 2021?"
+
+
+def test_a_company_the_library_lacks_typed_with_its_legal_form() -> None:
+    out = rewrite_followup("and Arm Holdings?", ["What was Intel's net revenue in Q3 2023?"], NAMES)
+    assert out.absent_company == "Arm" and "Intel" not in out.standalone
+
+
+def test_a_followup_with_nothing_of_its_own_repeats_the_threads_question() -> None:
+    prev = ["What was Intel's net revenue in Q3 2023?"]
+    assert rewrite_followup("and the same for them?", prev, NAMES).standalone == prev[0]
+
+
+def test_the_chipmaker_is_the_threads_company_not_one_the_library_lacks() -> None:
+    out = rewrite_followup("and the chipmaker's Q2?", ["What was Intel's net revenue in Q3 2023?"], NAMES,
+                           printed_lower={"revenue", "net"})
+    assert out.standalone == "What was Intel's net revenue in Q2 2023?" and not out.absent_company
