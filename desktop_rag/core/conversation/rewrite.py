@@ -1135,7 +1135,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     lead = _LEAD_RE.match(q)
     body = q[lead.end():] if lead else q
     if (lead and lead.group(0).strip() and facts.question and not rest_words and not new_company and not has_period
-            and not relative_words and not measure and not change_of):
+            and not (shift or alone or ytd or span or latest_named or run) and not measure and not change_of):
         # "and the same for them?", "same for it?": nothing of its own, the thread's question again
         out.standalone, out.kind, out.carried = facts.question, "swap", ["concept", "company", "period"]
         out.company, out.period = company, period

@@ -880,7 +880,7 @@ def relative_period(text: str) -> PeriodShift | None:
                 continue  # "last quarter" = the latest one
             n = 1
             sign = 1 if re.fullmatch(_AFTER, word, re.I) else -1
-        whole = bool(m.group("dir2") and re.search(r"(?i)\bfiscal\s+(?:year|yr)\b|\bfy\b", m.group(0)))
+        whole = bool(m.group("dir2") and re.search(r"(?i)\bfiscal\s+(?:year|yr)\b", m.group(0)))
         shift = PeriodShift(quarters=sign * n, text=m.group(0)) if unit == "quarter" else PeriodShift(
             years=sign * n, text=m.group(0), whole_year=whole)
         return shift

@@ -782,3 +782,11 @@ def test_the_chipmaker_is_the_threads_company_not_one_the_library_lacks() -> Non
     out = rewrite_followup("and the chipmaker's Q2?", ["What was Intel's net revenue in Q3 2023?"], NAMES,
                            printed_lower={"revenue", "net"})
     assert out.standalone == "What was Intel's net revenue in Q2 2023?" and not out.absent_company
+
+
+def test_a_followup_naming_only_a_period_is_no_repeat_of_the_threads_question() -> None:
+    # "and YTD?" of a dated thread has no year to date to name here: the words stay the analyst's,
+    # the thread's question is not repeated without them
+    prev = ["What was Intel's net cash as of June 30, 2023?"]
+    out = rewrite_followup("and YTD?", prev, NAMES)
+    assert out.standalone != prev[0] and "YTD" in out.standalone
