@@ -487,13 +487,111 @@ PRONOUNS_2: list[tuple[Base, Turn, list[Turn]]] = [
 ]
 
 
+# Written after the last fix of branch conv8 was merged (commit 89e3417 and the follow-up guard) and
+# run once, with no change after it:
+# groups "x-..." are the battery's last held-out part.
+BASES_3: list[tuple[Base, list[Turn]]] = [
+    ((S, "What was Amazon's AWS segment operating income in Q2 2023?", AMZN, "Q2 2023", "2023 Q2 AMZN.pdf"), [
+        ("x-period", "Can you pull the same number for Q1?", AMZN, "Q1 2023", "2023 Q1 AMZN.pdf"),
+        ("x-period", "and for the quarter ended Sep 30 2023?", AMZN, "the quarter ended September 30, 2023",
+         "2023 Q3 AMZN.pdf"),
+        ("x-period", "what was it in 3Q 22?", AMZN, "Q3 2022", "2022 Q3 AMZN.pdf"),
+        ("x-period", "and a year before that quarter?", AMZN, "Q2 2022", None),
+        ("x-period", "ok, and for H1 2023 in total?", AMZN, "the first half of 2023", "2023 Q2 AMZN.pdf"),
+        ("x-period", "give me the nine-month number through September", AMZN,
+         "the nine months ended September 30, 2023", "2023 Q3 AMZN.pdf"),
+        ("x-period", "and in the Sept '22 qtr?", AMZN, "Q3 2022", "2022 Q3 AMZN.pdf"),
+        ("x-period", "Q1'23 pls", AMZN, "Q1 2023", "2023 Q1 AMZN.pdf"),
+        ("x-company", "how about msft's intelligent cloud for the same qtr?", MSFT, "Q2 2023", None),
+        ("x-company", "and Microsoft's Intelligent Cloud operating income in FQ4 2023?", MSFT, "Q4 FY2023", None),
+        ("x-absent", "what about google cloud?", "Google", "Q2 2023", None),
+        ("x-absent", "and Oracle's cloud business that quarter?", "Oracle", "Q2 2023", None),
+        ("x-two", "ok now nvidia data center for fiscal Q1 2024", NVDA, "Q1 FY2024", "2023 Q1 NVDA.pdf"),
+        ("x-two", "Intel's DCAI in 1Q23?", INTEL, "Q1 2023", "2023 Q1 INTC.pdf"),
+    ]),
+    ((S, "How much did Nvidia spend on R&D in Q3 FY2024?", NVDA, "Q3 FY2024", "2023 Q3 NVDA.pdf"), [
+        ("x-period", "and over the first 9 months of FY24?", NVDA, "the first nine months of fiscal 2024",
+         "2023 Q3 NVDA.pdf"),
+        ("x-period", "and in the Jan-23 quarter?", NVDA, "Q4 FY2023", None),
+        ("x-period", "what about one year prior?", NVDA, "Q3 FY2023", "2022 Q3 NVDA.pdf"),
+        ("x-period", "and the July quarter?", NVDA, "Q2 FY2024", "2023 Q2 NVDA.pdf"),
+        ("x-period", "and the 3 months ended Oct 30, 2022?", NVDA, "the quarter ended October 30, 2022",
+         "2022 Q3 NVDA.pdf"),
+        ("x-period", "and FY2024 Q2?", NVDA, "Q2 FY2024", "2023 Q2 NVDA.pdf"),
+        ("x-company", "and intel corp's R&D for its Q3 2023?", INTEL, "Q3 2023", "2023 Q3 INTC.pdf"),
+        ("x-company", "apple's research and development in its fiscal Q3 2023?", AAPL, "Q3 FY2023",
+         "2023 Q3 AAPL.pdf"),
+        ("x-company", "and Appel in its fiscal Q3 2023?", AAPL, "Q3 FY2023", "2023 Q3 AAPL.pdf"),
+        ("x-absent", "what did Broadcom spend?", "Broadcom", "Q3 FY2024", None),
+        ("x-absent", "and Marvell?", "Marvell", "Q3 FY2024", None),
+        ("x-pronoun", "and what was their SG&A that quarter?", NVDA, "Q3 FY2024", "2023 Q3 NVDA.pdf"),
+    ]),
+    ((S, "What was Apple's iPhone revenue in the June 2023 quarter?", AAPL, "Q3 FY2023", "2023 Q3 AAPL.pdf"), [
+        ("x-period", "and in the March 2023 quarter?", AAPL, "Q2 FY2023", "2023 Q2 AAPL.pdf"),
+        ("x-period", "and the year-ago June quarter?", AAPL, "Q3 FY2022", "2022 Q3 AAPL.pdf"),
+        ("x-period", "and fiscal YTD through June?", AAPL, "the nine months ended July 1, 2023", "2023 Q3 AAPL.pdf"),
+        ("x-period", "and the quarter ended Dec 31 2022?", AAPL, "the quarter ended December 31, 2022",
+         "2023 Q1 AAPL.pdf"),
+        ("x-period", "and FQ1'23?", AAPL, "Q1 FY2023", "2023 Q1 AAPL.pdf"),
+        ("x-company", "and the Services line for Apple Inc in that quarter?", AAPL, "Q3 FY2023", "2023 Q3 AAPL.pdf"),
+        ("x-absent", "and Samsung's phone revenue?", "Samsung", "Q3 FY2023", None),
+        ("x-absent", "and xiaomi?", "Xiaomi", "Q3 FY2023", None),
+    ]),
+    ((F, "What was Costco's membership fee revenue in fiscal 2021?", COST, "fiscal 2021", "COSTCO_2021_10K.pdf"), [
+        ("x-period", "and the fiscal year before?", COST, "fiscal 2020", "COSTCO_2021_10K.pdf"),
+        ("x-period", "and in FY 2019?", COST, "fiscal 2019", "COSTCO_2021_10K.pdf"),
+        ("x-period", "how about 52 weeks ended Sept 1, 2019?", COST, "the year ended September 1, 2019",
+         "COSTCO_2021_10K.pdf"),
+        ("x-company", "and Walmart's membership and other income in its fiscal 2020?", WMT, "fiscal 2020",
+         "WALMART_2020_10K.pdf"),
+        ("x-company", "and costco wholesale's net income for FY2021?", COST, "fiscal 2021", "COSTCO_2021_10K.pdf"),
+        ("x-absent", "and BJs?", "BJs", "fiscal 2021", None),
+    ]),
+    ((F, "What was JPMorgan's CET1 ratio at June 30, 2023?", JPM, "2023-06-30", "JPMORGAN_2023Q2_10Q.pdf"), [
+        ("x-period", "and at the end of Q2 2022?", JPM, "Q2 2022", "JPMORGAN_2022Q2_10Q.pdf"),
+        ("x-period", "and as of 3/31/21?", JPM, "2021-03-31", "JPMORGAN_2021Q1_10Q.pdf"),
+        ("x-period", "and a year earlier?", JPM, "2022-06-30", "JPMORGAN_2022Q2_10Q.pdf"),
+        ("x-period", "and at Mar-21?", JPM, "2021-03-31", "JPMORGAN_2021Q1_10Q.pdf"),
+        ("x-company", "and what about J.P. Morgan's total loans then?", JPM, "2023-06-30", "JPMORGAN_2023Q2_10Q.pdf"),
+        ("x-absent", "and Citigroup Inc?", "Citigroup", "2023-06-30", None),
+    ]),
+    ((F, "What was Nike's EBIT in fiscal 2023?", NKE, "fiscal 2023", "NIKE_2023_10K.pdf"), [
+        ("x-period", "and the prior FY?", NKE, "fiscal 2022", "NIKE_2023_10K.pdf"),
+        ("x-period", "and fiscal '19?", NKE, "fiscal 2019", "NIKE_2019_10K.pdf"),
+        ("x-period", "and for the year ended May 31 2018?", NKE, "the year ended May 31, 2018", "NIKE_2018_10K.pdf"),
+        ("x-company", "and Nike Inc's revenue in FY21?", NKE, "fiscal 2021", "NIKE_2021_10K.pdf"),
+        ("x-company", "and for the Converse brand owner in FY19?", NKE, "fiscal 2019", "NIKE_2019_10K.pdf"),
+        ("x-absent", "and Puma?", "Puma", "fiscal 2023", None),
+        ("x-absent", "and lululemon's?", "Lululemon", "fiscal 2023", None),
+    ]),
+    ((F, "What was Lockheed Martin's free cash flow in 2021?", LMT, "2021", "LOCKHEEDMARTIN_2021_10K.pdf"), [
+        ("x-period", "and for calendar '22?", LMT, "2022", "LOCKHEEDMARTIN_2022_10K.pdf"),
+        ("x-period", "and two years before?", LMT, "2019", "LOCKHEEDMARTIN_2020_10K.pdf"),
+        ("x-period", "and FY20?", LMT, "fiscal 2020", "LOCKHEEDMARTIN_2020_10K.pdf"),
+        ("x-company", "and Lockheed Martin Corporation's backlog at YE21?", LMT, "2021", "LOCKHEEDMARTIN_2021_10K.pdf"),
+        ("x-company", "and Corning's FCF for 2021?", GLW, "2021", "CORNING_2021_10K.pdf"),
+        ("x-absent", "and Northrop Grumman's 2021 FCF?", "Northrop Grumman", "2021", None),
+        ("x-absent", "and general dynamics 2021?", "General Dynamics", "2021", None),
+    ]),
+    ((F, "What was Adobe's Digital Media revenue in fiscal 2017?", ADBS, "fiscal 2017", "ADOBE_2017_10K.pdf"), [
+        ("x-period", "and fiscal 2016?", ADBS, "fiscal 2016", "ADOBE_2016_10K.pdf"),
+        ("x-period", "and in FY 2022?", ADBE, "fiscal 2022", "ADOBE_2022_10K.pdf"),
+        ("x-period", "and five years later?", ADBE, "fiscal 2022", "ADOBE_2022_10K.pdf"),
+        ("x-company", "and Adobe Systems Inc in FY15?", ADBS, "fiscal 2015", "ADOBE_2015_10K.pdf"),
+        ("x-company", "and Microsoft's Productivity and Business Processes revenue in fiscal 2016?", MSFT,
+         "fiscal 2016", "MICROSOFT_2016_10K.pdf"),
+        ("x-absent", "and Autodesk?", "Autodesk", "fiscal 2017", None),
+    ]),
+]
+
+
 def _turn(group: str, q: str, company: str, period: str, doc: str | None) -> dict[str, object]:
     return {"q": q, "company": company, "period": period, "route": "retrieve", "doc": doc, "variant": group}
 
 
 def threads() -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    for bases, pronouns in ((BASES, PRONOUNS), (BASES_2, PRONOUNS_2)):
+    for bases, pronouns in ((BASES, PRONOUNS), (BASES_2, PRONOUNS_2), (BASES_3, [])):
         for (set_name, q, company, period, doc), follow in bases:
             for group, *turn in follow:
                 out.append({"id": f"tv-{len(out) + 1:03d}", "group": group, "set": set_name, "scope": [],
