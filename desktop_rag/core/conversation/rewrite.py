@@ -69,6 +69,7 @@ from desktop_rag.core.domain.periods import (
     relative_span_of,
     run_text,
     shift_mention,
+    year_ago_before,
     year_to_date,
     year_to_date_of,
 )
@@ -797,8 +798,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             if mine is not None and (mine.later or mine.period) is not None:
                 anchor, anchor_calendar = mine.later or mine.period, calendar_of(owner)
         meant = month_quarter_period(named_month, anchor, calendar_of(owner), anchor_calendar)
+        ago = year_ago_before(q, named_month.start)
+        if meant is not None and ago >= 0:
+            # "the year-ago June quarter": the June quarter meant, a year earlier
+            meant = shift_mention(meant, PeriodShift(years=-1))
         if meant is not None:
-            q = q[:named_month.start] + mention_text(meant) + q[named_month.end:]
+            q = q[:ago if ago >= 0 else named_month.start] + mention_text(meant) + q[named_month.end:]
             out = Rewrite(question=question, standalone=q, company=out.company, kind="appended",
                           carried=[*out.carried, "period (a quarter named by its month)"], spelled=out.spelled)
     named_year = month_year_end(q)

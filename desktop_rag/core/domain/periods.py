@@ -255,7 +255,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "the first nine months of 2023", "first half of fiscal 2024": the report whose year to
     # date that is (the third / second quarter's)
     ("ytd", re.compile(
-        rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)\s+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=')\d\d)\b"
+        rf"\bfirst\s+(?P<n>three|six|nine|3|6|9)[\s-]+months\s+(?:of\s+)?(?P<fy>{_Q})?\s*'?(?P<y>{_YEAR}|(?<=['y\s])\d\d)\b"
         rf"|\b(?:first|front|1st)\s+(?P<half>half)\s+(?:of\s+)?(?P<fyh>{_Q})?\s*'?(?P<yh>{_YEAR}|(?<=['\s])\d\d(?![\d%.,]))\b"
         # "Q1-Q3 2023", "1Q-3Q23": the quarters from the year's first, its year to date
         rf"|(?<![a-z0-9])(?:q1|1q)\s*(?:-|–|to|through|thru)\s*(?:q(?P<qe>[23])|(?P<qe2>[23])q)[\s_.'/-]*(?P<fyq>fy)?[\s_.'/-]*"
@@ -797,15 +797,17 @@ def file_name_period(stem: str) -> tuple[int | None, int | None, date | None]:
 
 
 # -- follow-ups: a period named relative to the one a thread is about ----------------------------
-_STEP_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "nine": 9, "twelve": 12,
-               "2": 2, "3": 3, "4": 4, "6": 6, "9": 9, "12": 12}
+_STEP_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+               "nine": 9, "ten": 10, "twelve": 12, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
+               "10": 10, "12": 12}
 _BEFORE = r"(?:before|earlier|prior|previous|preceding|ago)"
 _BACK = r"(?:before|earlier|prior|previous|preceding|ago|back)"  # after a count: "two years back"
 _AFTER = r"(?:after|later|following|next|subsequent)"
 # "the quarter before", "a year earlier", "two quarters ago", "the prior year", "previous quarter",
 # "the following quarter", "same quarter last year", "three months earlier"
 RELATIVE_PERIOD_RE = re.compile(
-    rf"\b(?:(?P<n>a|one|two|three|four|six|nine|twelve|[2-4]|6|9|12)[\s-]+)?(?:fiscal\s+)?(?P<unit1>quarters?|qtrs?|years?|yrs?|months)[\s-]+"
+    rf"\b(?:(?P<n>a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|[2-9]|10|12)[\s-]+)?(?:fiscal\s+)?"
+    rf"(?P<unit1>quarters?|qtrs?|years?|yrs?|months)[\s-]+"
     rf"(?P<dir1>{_BACK}|{_AFTER})\b"
     rf"|\b(?P<dir2>{_BEFORE}|{_AFTER}|last|same|this)\s+(?:fiscal\s+)?(?P<unit2>quarter|qtr|year|yr|fy|period|time)(?:\s+(?P<ly>last\s+(?:year|yr)|a\s+(?:year|yr)\s+(?:earlier|before|ago|later|after)))?\b",
     re.I,
@@ -1057,6 +1059,17 @@ def month_year_alone(text: str) -> MonthQuarter | None:
                         else m.end("y2")], m.start("m"), m.end("y") if m.group("y") else m.end("y2"))
 
 
+_YEAR_AGO_BEFORE = re.compile(r"\b(?:year[-\s]ago|yr[-\s]ago|prior[-\s](?:year|yr)|previous[-\s]year|last[-\s]year['’]s)\s+$",
+                              re.I)
+
+
+def year_ago_before(text: str, at: int) -> int:
+    """Where words naming a year earlier end right before ``at`` begin ("the year-ago June
+    quarter": the June quarter a year before the one meant), or -1 when none do."""
+    m = _YEAR_AGO_BEFORE.search(text[:at])
+    return m.start() if m else -1
+
+
 @dataclass(frozen=True)
 class FiscalCalendar:
     """One filer's fiscal calendar, known from one report: its fiscal ``year`` and ``quarter``
@@ -1158,7 +1171,7 @@ def fiscal_label_for(mention: PeriodMention, source: FiscalCalendar | None,
 # -- follow-ups: the year to date of the conversation's period ------------------------------------
 # "and the nine months?", "the first half", "the 9M figure", "H1", "year to date", "the full year"
 _YTD_RELATIVE = re.compile(
-    r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)\s*months?\b"
+    r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)[\s-]*months?\b"
     r"(?!\s+(?:ended|ending|of|in)\b)(?:\s+(?:ytd|year[-\s]to[-\s]date)\b)?"
     # "Q3 YTD", "YTD Q3": the year to date to that quarter's end
     r"|(?<![a-z0-9])q(?P<qa>[1-3])\s+(?:ytd|year[-\s]to[-\s]date)\b|\b(?:ytd|year[-\s]to[-\s]date)\s+(?:(?:through|thru|to)\s+)?"

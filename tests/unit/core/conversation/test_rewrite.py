@@ -790,3 +790,10 @@ def test_a_followup_naming_only_a_period_is_no_repeat_of_the_threads_question() 
     prev = ["What was Intel's net cash as of June 30, 2023?"]
     out = rewrite_followup("and YTD?", prev, NAMES)
     assert out.standalone != prev[0] and "YTD" in out.standalone
+
+
+def test_the_year_ago_month_named_quarter() -> None:
+    apple = FiscalCalendar(2023, 3, date(2023, 7, 1))  # fiscal year ends in September
+    out = rewrite_followup("and the year-ago June quarter?", ["What was Apple's iPhone revenue in Q3 FY2023?"],
+                           {"apple", "AAPL"}, calendars={"apple": apple, "aapl": apple})
+    assert out.standalone == "What was Apple's iPhone revenue in Q3 FY2022?"

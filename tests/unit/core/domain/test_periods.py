@@ -784,3 +784,18 @@ def test_second_half_and_quarter_ytd_of_the_threads_year() -> None:
     assert ytd is not None and ytd.quarters == 3 and quarter_without_year("and Q3 YTD?") is None
     assert year_to_date("the nine months YTD") is not None and year_to_date("the nine months YTD").text == \
         "the nine months YTD"  # type: ignore[union-attr]
+
+
+def test_counts_and_lengths_written_other_ways() -> None:
+    from desktop_rag.core.domain.periods import relative_period, year_ago_before, year_to_date
+
+    found = find_periods("and over the first 9 months of FY24?").mentions
+    assert len(found) == 1 and (found[0].year, found[0].quarter, found[0].fiscal, found[0].span) == (
+        2024, 3, True, YEAR_TO_DATE)
+    later = relative_period("and five years later?")
+    assert later is not None and later.years == 5
+    nine = year_to_date("give me the nine-month number")
+    assert nine is not None and nine.quarters == 3
+    text = "and the year-ago June quarter?"
+    assert year_ago_before(text, text.index("June")) == text.index("year-ago")
+    assert year_ago_before("and the June quarter?", 8) == -1
