@@ -273,9 +273,16 @@ def _names_as_spelled(text: str, names: Iterable[str], printed_lower: Collection
 
 
 # "the iPhone maker", "the maker of Xbox", "the Azure company": a company described by its product
-_DESCRIBED = re.compile(r"\bthe\s+(?P<x>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)\s+(?:maker|makers|manufacturer|"
-                        r"producer|company|giant|firm|people)\b|\bthe\s+(?:maker|manufacturer|producer)\s+of\s+(?:the\s+)?"
-                        r"(?P<y>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)", re.I)
+_DESCRIBED_NOUNS = r"(?:maker|makers|manufacturer|producer|company|giant|firm|people|owner|parent|operator|developer|provider)"
+_DESCRIBED = re.compile(rf"\bthe\s+(?P<x>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)\s+{_DESCRIBED_NOUNS}\b"
+                        r"|\bthe\s+(?:maker|manufacturer|producer|owner|parent|operator|developer|provider)\s+of\s+"
+                        r"(?:the\s+)?(?P<y>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)"
+                        # "Mobileye's parent", "the company behind Azure"
+                        r"|(?<![\w'’])(?P<z>[A-Z][\w&-]*)(?:'s|’s)\s+(?:parent|owner)\b"
+                        r"|\bthe\s+(?:company|firm|people)\s+behind\s+(?:the\s+)?(?P<w>[A-Za-z][\w&'-]*)", re.I)
+# the words that only say what kind of product the description names ("the Converse brand owner")
+_KIND_WORDS = {"brand", "brands", "line", "platform", "service", "services", "product", "products", "franchise",
+               "chip", "chips", "app", "apps", "business", "console", "phone", "software", "label"}
 
 
 def _described_company(text: str, labels: Mapping[str, frozenset[str]], company_of: Mapping[str, str] | None
@@ -285,7 +292,10 @@ def _described_company(text: str, labels: Mapping[str, frozenset[str]], company_
     (``labels``: per library name, its printed labels and own frequent words), its name and
     the description's span; ("", -1, -1) otherwise."""
     for m in _DESCRIBED.finditer(text):
-        term = (m.group("x") or m.group("y")).lower()
+        term = (m.group("x") or m.group("y") or m.group("z") or m.group("w")).lower()
+        words = term.split()
+        if len(words) == 2 and words[1] in _KIND_WORDS:
+            term = words[0]  # "the Converse brand owner": the product is "Converse"
         owners = {(company_of or {}).get(n, n) for n, own in labels.items() if term in own}
         shortest = min(owners, key=lambda o: len(core_name(o)), default="")
         if owners and all(core_name(o).startswith(core_name(shortest)) for o in owners):

@@ -797,3 +797,23 @@ def test_the_year_ago_month_named_quarter() -> None:
     out = rewrite_followup("and the year-ago June quarter?", ["What was Apple's iPhone revenue in Q3 FY2023?"],
                            {"apple", "AAPL"}, calendars={"apple": apple, "aapl": apple})
     assert out.standalone == "What was Apple's iPhone revenue in Q3 FY2022?"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("and Mobileye's parent in Q2?", "Intel"),
+        ("and the company behind Azure?", "Microsoft"),
+        ("and the owner of AWS?", "Amazon"),
+        ("and the Converse brand owner?", "NIKE"),  # a kind word after the product
+    ],
+)
+def test_a_company_described_by_its_parenthood_of_a_product(question: str, expected: str) -> None:
+    names = {"intel", "INTC", "microsoft", "MSFT", "amazon", "AMZN", "nike", "NKE", "apple", "AAPL"}
+    labels = {"intel": frozenset({"mobileye"}), "microsoft": frozenset({"azure"}), "amazon": frozenset({"aws"}),
+              "nike": frozenset({"converse"}), "apple": frozenset({"iphone"})}
+    company_of = {"intel": "Intel Corporation", "microsoft": "Microsoft Corporation", "amazon": "Amazon.com, Inc.",
+                  "nike": "NIKE, Inc.", "apple": "Apple Inc."}
+    prev = ["What was Apple's net revenue in Q3 2023?"]
+    out = rewrite_followup(question, prev, names, labels=labels, company_of=company_of)
+    assert expected in out.standalone and "Apple" not in out.standalone and "net revenue" in out.standalone
