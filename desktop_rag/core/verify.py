@@ -13,6 +13,7 @@ from datetime import date
 
 from desktop_rag.core.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.companies import is_other_entity, table_owner
+from desktop_rag.core.domain.measures import COUNT_WORDS
 from desktop_rag.core.domain.numbers import nearest_scale, number_spans, number_supported, numbers_in, scale_factor
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
 from desktop_rag.core.generate import NOT_IN_CORPUS
@@ -367,6 +368,15 @@ def verify_answer(
     if shares:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in shares)} are quoted only as percentages")
     figures = [n for n in answer_numbers if not is_year(n)]
+    for n in figures:
+        # "105 million shares" over "repurchased 4.1 million shares ... for approximately $105
+        # million": the digits are quoted, but as dollars, not as the count the answer claims
+        # (nor is "$4.1 million" backed by "4.1 million shares")
+        said, printed = printed_as(text, n), set().union(*(printed_as(c.quote, n) for c in cites))
+        if said == {"count"} and printed == {"money"}:
+            return Verdict(False, reason=f"figure {n:g} is quoted only as an amount of money, not as a count")
+        if said == {"money"} and printed == {"count"}:
+            return Verdict(False, reason=f"figure {n:g} is quoted only as a count, not as an amount of money")
     if concept and not figures and asks_for_figure(question):
         return Verdict(False, reason="the question asks for a figure, the answer gives none")
     if (concept and answer_numbers and _RATIO_ASKED.search(question) and not _EXPLANATION_ASKED.search(question)
@@ -543,6 +553,30 @@ def _as_percent(n: float, text: str) -> bool:
     """``text`` states the figure ``n`` as a percentage somewhere ("up 5%", "12.2 percent")."""
     return any(m.group(2) and number_supported(n, [float(m.group(1).replace(",", ""))])
                for m in _FIGURE_WITH_PERCENT.finditer(text))
+
+
+_MONEY_BEFORE = re.compile(r"(?:[$€£¥]|\b(?:US\$|USD|EUR|GBP|JPY|CHF))\s?$")
+_WORD_AFTER_FIGURE = re.compile(r"\s*(?:(?:thousand|million|billion|trillion|bn|mn)\b\s*)?([A-Za-z]+)", re.I)
+_MONEY_WORDS = frozenset({"dollars", "dollar", "usd", "euros", "euro", "pounds", "yen", "francs"})
+
+
+def printed_as(text: str, n: float) -> set[str]:
+    """How ``text`` prints the figure ``n``, over all its occurrences: "money" ("$105 million",
+    "105 million dollars"), "count" ("4.1 million shares", "9,100 employees": a word of
+    ``COUNT_WORDS`` after it) or "plain" (a table cell, "up 5%", anything else)."""
+    kinds: set[str] = set()
+    for a, b, v in number_spans(text):
+        if not number_supported(n, [v]):
+            continue
+        after = _WORD_AFTER_FIGURE.match(text, b)
+        word = after.group(1).lower() if after else ""
+        if "$" in text[a:b] or _MONEY_BEFORE.search(text[max(0, a - 4):a]) or word in _MONEY_WORDS:
+            kinds.add("money")
+        elif word in COUNT_WORDS:
+            kinds.add("count")
+        else:
+            kinds.add("plain")
+    return kinds
 
 
 def figure_context(quote: str, n: float) -> str:

@@ -14,6 +14,7 @@ from desktop_rag.core.verify import (
     figure_context,
     locate_quote,
     passages_for,
+    printed_as,
     split_units,
     verify_answer,
 )
@@ -737,3 +738,30 @@ Q1_DOC = Document("e" * 64, "ACME_2024_Q1_10Q.pdf", "/x/ACME_2024_Q1_10Q.pdf", 4
 def _q1_page(text: str) -> list[Passage]:
     hit = Hit(Chunk(5, Q1_DOC.doc_id, 5, 6, 0, len(text), text), Q1_DOC, 1.0)
     return [Passage(hit, 0, len(text), text, text)]
+
+
+def test_a_count_is_not_backed_by_the_same_digits_printed_as_dollars() -> None:
+    # "105 million shares" was verified over "repurchased 4.1 million shares ... for approximately
+    # $105 million": the digits are on the page, but as the dollars paid, not a count of shares
+    page = ("Share Repurchases\n"
+            "For the year ended December 31, 2024, the Company repurchased 4.1 million shares of common stock on "
+            "the open market for approximately $105 million, as part of its Repurchase Program.\n")
+    question = "How many shares did Acme repurchase in 2024?"
+    wrong = verify_answer("105 million shares", [], question, _annual_page(page), 2, concept={"repurchase", "share"})
+    assert not wrong.ok and "amount of money" in wrong.reason, wrong.reason
+    right = verify_answer("Acme repurchased 4.1 million shares.", [], question, _annual_page(page), 2,
+                          concept={"repurchase", "share"})
+    assert right.ok, right.reason
+    # and the other way round: the dollars paid are not the count of shares
+    paid = verify_answer("$4.1 million", [], "How much did Acme spend on repurchases in 2024?", _annual_page(page), 2,
+                         concept={"repurchase"})
+    assert not paid.ok and "count" in paid.reason, paid.reason
+
+
+def test_how_a_figure_is_printed() -> None:
+    text = "repurchased 4.1 million shares for approximately $105 million; 9,100 employees; Revenue 105 98"
+    assert printed_as(text, 4.1) == {"count"}
+    assert printed_as(text, 105) == {"money", "plain"}
+    assert printed_as(text, 9100) == {"count"}
+    assert printed_as("EUR 12.5 million", 12.5) == {"money"}
+    assert printed_as("12.5 million dollars", 12.5) == {"money"}
