@@ -76,6 +76,11 @@ _PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\brate\b|\bshare\s+of\b|\bas
 _TOTAL_WORDS = frozenset(tokenize("total totals net")) | {"total"}
 # "Did Amazon buy back any stock ...?": a yes or no, which a bare figure does not say
 _YES_NO_QUESTION = re.compile(r"^\s*(?:did|does|do|is|was|were|has|have|had|are|can|will|would)\b", re.I)
+# "How much cash did Netflix spend on content assets in 2017?": an amount that flowed during a
+# period, which no balance at a date answers ("Cash and cash equivalents $ 2,822,795")
+_FLOW_ASKED = re.compile(r"\b(?:spen[dt]|spending|pa(?:y|id)|generated?|earn(?:ed)?|invest(?:ed)?|purchas(?:e|ed)|"
+                         r"repurchas(?:e|ed)|b(?:uy|ought)|raised?|borrow(?:ed)?|repa(?:y|id)|acquired?|incurr(?:ed)?|"
+                         r"during)\b", re.I)
 # the filing's period end and a column's may differ by a few days (52/53-week calendars)
 _SAME_END_DAYS = 7
 
@@ -260,7 +265,8 @@ def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period
     instants answers at its dates) ending at the filing's own period end when the question
     names no other year, else ending in the one year it names."""
     months = months_asked(question, doc.meta.form_type)
-    cols = [p for p in periods if p.months == months] or [p for p in periods if p.months == 0]
+    cols = [p for p in periods if p.months == months] or (
+        [p for p in periods if p.months == 0] if not _FLOW_ASKED.search(question) else [])
     if not cols:
         return None
     found = find_periods(question)

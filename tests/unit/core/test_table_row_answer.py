@@ -187,3 +187,22 @@ def test_a_scale_note_over_the_rows_is_no_per_share_heading() -> None:
     out = _ask("What were Netflix's revenues in 2017?", "revenue", _passages(path, NETFLIX_META, pages), pages)
     assert out is not None and out.value == 11692713
     assert out.text.startswith("Revenues: $11,692,713 thousand in the year ended December 31, 2017"), out.text
+
+
+def test_an_amount_spent_is_no_balance_at_a_date() -> None:
+    # "How much cash did Netflix spend on content assets in 2017?" was answered from the balance
+    # sheet's "Cash and cash equivalents $ 2,822,795" (as of December 31, 2017): a balance at a
+    # date answers no question about what flowed during the year
+    path = FINANCEBENCH / "NETFLIX_2017_10K.pdf"
+    pages = _pages(path, [45])
+    passages = _passages(path, NETFLIX_META, pages)
+    # the library's idf: "content" is a common word of Netflix's filings, "cash" a rarer one
+    terms = set(tokenize("cash content asset"))
+    idf = {"cash": 4.0, "asset": 2.0, "content": 1.0}
+    page_of = lambda doc, n, text: pages[n] if pages[n].text == text else None
+    assert table_row_answer("How much cash did Netflix spend on content assets in 2017?", terms, passages, idf,
+                            page_of=page_of) is None
+    # the balance itself is still read off the balance sheet
+    held = _ask("How much cash and cash equivalents did Netflix have at the end of 2017?", "cash equivalent",
+                passages, pages)
+    assert held is not None and held.value == 2822795
