@@ -11,7 +11,7 @@ from collections.abc import Callable
 from desktop_rag.core.chunking import is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.numbers import nearest_scale, parse_cell, scale_factor, scale_of
-from desktop_rag.core.domain.periods import find_periods
+from desktop_rag.core.domain.periods import find_periods, report_years
 from desktop_rag.core.lexical import STOPWORDS, tokenize
 from desktop_rag.core.pdf import fold_text
 from desktop_rag.core.query import asked_concept, format_figure
@@ -42,7 +42,10 @@ def extractive_answer(
     named = {t for t in tokenize(asked_concept(question)) if t not in STOPWORDS}
     terms = (set(plan.content_terms) | content_term_set(question) | named) - (ignore or set())
     want_numbers = bool(_WANTS_NUMBER.search(question) or _MEASURE.search(asked_concept(question)))
-    top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf)
+    # a figure asked is of a period: a sentence about another year is no evidence of it (an
+    # event asked about is dated by its own sentence, whatever year the question names)
+    top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf,
+                     asked_years=asked_years(plan.asked or plan.original) if want_numbers else None)
     if not top:
         return "", []
     best = top[0]
@@ -72,6 +75,16 @@ def extractive_answer(
         if figure:
             text = f"{figure} — “{cites[0].quote}”"
     return text, cites
+
+
+def asked_years(question: str) -> set[int]:
+    """The calendar years the asked period may end in: those named, and for a fiscal year or
+    quarter the calendar year before too (Apple's Q1 FY2023 ended December 31, 2022; a
+    fiscal 2018 that ends January 31, 2018 began in 2017)."""
+    found = find_periods(question)
+    years = found.years | {y for y, _ in found.quarters} | {d.year for d in found.dates}
+    loose = found.fiscal_years | {y for y, _ in found.quarters}
+    return (years | {y - 1 for y in loose}) - report_years(question)
 
 
 def _scale_note(p: Passage, a: int, quote: str,

@@ -250,9 +250,11 @@ def _is_quotable(seg: str) -> bool:
 
 def best_units(
     passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
-    rank_weight: bool = True, idf: dict[str, float] | None = None,
+    rank_weight: bool = True, idf: dict[str, float] | None = None, asked_years: set[int] | None = None,
 ) -> list[tuple[float, Passage, int, int]]:
-    """Quotable units scored by (idf-weighted) term overlap, figure matches and rank."""
+    """Quotable units scored by (idf-weighted) term overlap, figure matches and rank.
+    ``asked_years``: the years the question's period may end in; a sentence about another year
+    only ranks below one about them (``about_other_years``)."""
     weights = {t: max(0.2, (idf or {}).get(t, 1.0)) for t in terms}
     total = sum(weights.values()) or 1.0
     scored: list[tuple[float, Passage, int, int]] = []
@@ -290,6 +292,11 @@ def best_units(
             if rank_weight and not p.hit.expanded:
                 score += 0.3 / (1 + rank) + 0.2 * p.hit.score
             score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
+            if score > 0 and asked_years and about_other_years(seg, asked_years):
+                # "During the year ended December 31, 2019, the Company repurchased 31.0 million
+                # shares" is the best-worded sentence for "How many shares did X repurchase in
+                # 2021?", and no evidence of it
+                score *= 0.5
             if score > 0 and is_table_row(seg) and _another_entitys_row(p, a, terms):
                 # "The following table presents JPMSE's capital metrics": a subsidiary's CET1
                 # ratio is no answer about the registrant's unless the question names it
@@ -298,6 +305,23 @@ def best_units(
                 scored.append((score, p, a, b))
     scored.sort(key=lambda s: -s[0])
     return scored[:k]
+
+
+# a sentence comparing with another year ("up 25% compared to 2020") speaks of the asked one too
+_COMPARED = re.compile(r"\b(?:compared|comparison|versus|vs\.?|than|from|prior|previous|preceding|increase[ds]?|"
+                       r"decrease[ds]?|grew|growth|rose|fell|declined?|change[ds]?|respectively)\b", re.I)
+
+
+def about_other_years(sentence: str, asked_years: set[int]) -> bool:
+    """A prose sentence whose own period is another year than any asked: it names years, none
+    of them asked, and compares nothing ("During the year ended December 31, 2019, the Company
+    repurchased ..." for a 2021 question). Table rows are read by their columns, not here."""
+    words, figures = len(re.findall(r"[A-Za-z]{2,}", sentence)), len(numbers_in(sentence))
+    if words < 6 or words < 2 * figures or _COMPARED.search(sentence):
+        return False  # a table row (or too short to tell), or a comparison
+    found = find_periods(sentence)
+    years = found.years | {y for y, _ in found.quarters} | {d.year for d in found.dates}
+    return bool(years) and not years & asked_years
 
 
 # label words that name nothing beside what was asked ("Total", "at end of period")
@@ -397,11 +421,15 @@ def verify_answer(
     if concept:
         # each figure's quotes that name what was asked around that figure (``figure_context``)
         naming: dict[float, list[Citation]] = {}
+        pages = _passage_pages(passages)
         for n in answer_numbers:
             naming[n] = [c for c in cites if number_supported(n, numbers_in(c.quote))
                          and carries_concept(tokenize(figure_context(c.quote, n)), concept, idf)]
             if not naming[n]:
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
+            verbs = {v for c in naming[n] if (v := counted_event(c, n, question, pages))}
+            if verbs and len(verbs) == len(naming[n]):
+                return Verdict(False, reason=f"figure {n:g} counts what was {sorted(verbs)[0]}, not what the question asks")
         if not any(carries_concept(tokenize(c.quote), concept, idf) for c in cites):
             # "Yes, Nike recorded restructuring charges in fiscal 2019" over two quotes about
             # contingent liabilities: the answer's words came from the question, not the page. A
@@ -609,6 +637,42 @@ def _prose_context(line: str, n: float) -> str:
         return line
     turn = _DETACHED.search(line, max(ends))
     return line[:turn.start()] if turn else line
+
+
+# "How many employees did X have at the end of 2022?": a level at a date, which "we hired more
+# than 14,000 employees" is not (a count of hires during the year)
+_LEVEL_ASKED = re.compile(r"\b(?:ha(?:ve|d|s)|employ(?:s|ed)?|at\s+(?:the\s+)?(?:end|close)\s+of|as\s+of|outstanding|"
+                          r"headcount|total\s+number|number\s+of)\b", re.I)
+# a verb of an event right before a figure says what it counts: the things hired, opened, sold
+_EVENT_BEFORE_FIGURE = re.compile(
+    r"\b(hired|hiring|hires|recruited|added|adding|opened|opening|closed|closing|acquired|sold|issued|repurchased|"
+    r"bought|granted|eliminated|reduced|terminated|laid\s+off|trained|welcomed|onboarded|lost|cut|relocated)\s+"
+    r"(?:(?:more|less|fewer)\s+than\s+|over\s+|about\s+|approximately\s+|nearly\s+|almost\s+|some\s+|"
+    r"an?\s+(?:additional|further|total\s+of)\s+)?[$]?\s?$", re.I)
+
+
+def counted_event(cite: Citation, n: float, question: str, pages: dict[tuple[str, int], str]) -> str:
+    """The event verb that makes the cited figure ``n`` a count of events ("hired", "opened")
+    when the question asks a level at a date and names no such verb itself, else "". Read in the
+    figure's sentence on the page, since a quote may be only "14,000 employees"."""
+    if not _LEVEL_ASKED.search(question):
+        return ""
+    page = pages.get((cite.doc_id, cite.page), "")
+    at = page.find(cite.quote) if page else -1
+    if at < 0:
+        page, at = cite.quote, 0
+    for a, _, v in number_spans(page[at:at + len(cite.quote)]):
+        if not number_supported(n, [v]):
+            continue
+        start = at + a
+        sentence_start = max(page.rfind(". ", 0, start), page.rfind("\n\n", 0, start), 0)
+        m = _EVENT_BEFORE_FIGURE.search(page[sentence_start:start])
+        if m is None:
+            return ""
+        verb = m.group(1).lower()
+        stem = re.sub(r"(?:ed|ing|es|s)$", "", verb.split()[0])[:5]
+        return "" if stem in question.lower() else verb
+    return ""
 
 
 def _is_figure_row(line: str) -> bool:

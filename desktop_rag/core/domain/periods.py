@@ -1335,6 +1335,16 @@ _SPAN_WORDS = (
 )
 
 
+_NAMES_A_REPORT = re.compile(r"\s*(?:['’]s\s+)?(?:form\s+)?(?:10-?[KQ]|8-?K|20-?F|annual\s+report|quarterly\s+report|"
+                             r"report|filing|proxy)\b", re.I)
+
+
+def report_years(text: str) -> set[int]:
+    """Years that name a report, not a period asked of it: "the 2020 10-K", "American Water's
+    2022 annual report" (the incident it describes may be of 2015)."""
+    return {m.year for m in find_periods(text).mentions if m.year and _NAMES_A_REPORT.match(text, m.end)}
+
+
 def period_spans(text: str) -> set[str]:
     """Lengths of period ``text`` names: "quarter", "six months", "nine months", "year"."""
     return {name for name, rx in _SPAN_WORDS if rx.search(text)}

@@ -180,3 +180,38 @@ def test_a_heading_without_a_figure_is_no_answer_to_how_much() -> None:
     question = "What were Acme's Optical Communications segment net sales in 2024?"
     _, cites = _answer_on_page(page, question, ["optical", "communication", "segment", "revenue"], "a1", 11, ignore={"acme", "2024"})
     assert cites[0].quote == "Optical Communications $ 5,023 $ 4,349 $ 674 15%"
+
+
+def test_a_sentence_about_another_year_is_not_the_evidence_for_the_asked_one() -> None:
+    # "How many shares did Corning repurchase in 2021?" was answered with the page's 2019
+    # sentence, the best-worded one, over the 2021 paragraph further down
+    page = ("Share Repurchases\n"
+            "During the year ended December 31, 2019, the Company repurchased 31.0 million shares of common stock "
+            "on the open market for approximately $925 million as part of its Repurchase Program.\n"
+            "In 2021 we bought back 7.3 million shares on the open market for approximately $274 million.\n")
+    text, cites = _answer_on_page(page, "How many shares did Acme repurchase in 2021?", ["repurchase", "share"],
+                                  "a", 41)
+    assert "7.3 million" in cites[0].quote, text
+    # asked of 2019, the 2019 sentence is the evidence
+    text, cites = _answer_on_page(page, "How many shares did Acme repurchase in 2019?", ["repurchase", "share"],
+                                  "a", 41)
+    assert "31.0 million" in cites[0].quote, text
+
+
+def test_which_years_an_asked_period_may_end_in() -> None:
+    from desktop_rag.core.extract import asked_years
+
+    assert asked_years("How many shares did Acme repurchase in 2021?") == {2021}
+    # a fiscal year or quarter may have begun, or ended, in the calendar year before
+    assert asked_years("What was revenue in fiscal 2018?") == {2017, 2018}
+    assert asked_years("What was revenue in Q1 FY2023?") == {2022, 2023}
+    assert asked_years("What was revenue?") == set()
+
+
+def test_a_year_naming_the_report_is_no_period_asked() -> None:
+    from desktop_rag.core.extract import asked_years
+
+    # "described in the 2020 10-K": the incident it describes happened in 2015
+    assert asked_years("What incident underlies the class action described in the 2020 10-K?") == set()
+    assert asked_years("How much funding does the Act provide, according to Acme's 2022 annual report?") == set()
+    assert asked_years("What was revenue in 2021, per the 2022 10-K?") == {2021}

@@ -9,6 +9,7 @@ from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
 from desktop_rag.core.verify import (
     Passage,
+    about_other_years,
     carries_concept,
     complete_cut_sentence,
     figure_context,
@@ -765,3 +766,38 @@ def test_how_a_figure_is_printed() -> None:
     assert printed_as(text, 9100) == {"count"}
     assert printed_as("EUR 12.5 million", 12.5) == {"money"}
     assert printed_as("12.5 million dollars", 12.5) == {"money"}
+
+
+@pytest.mark.parametrize(("sentence", "other"), [
+    ("During the year ended December 31, 2019, the Company repurchased 31.0 million shares.", True),
+    ("In 2021 we bought back 7.3 million shares.", False),
+    # a comparison speaks of the asked year too
+    ("Net sales increased 25% compared to 2020.", False),
+    ("The Company repurchased 7.3 million and 4.1 million shares in 2022 and 2020, respectively.", False),
+    # no year: nothing says it is another period's
+    ("The Company repurchased shares on the open market.", False),
+    # table rows are read by their columns
+    ("Shares repurchased 2019 31.0 4.1 7.3", False),
+])
+def test_a_sentence_about_another_year(sentence: str, other: bool) -> None:
+    assert about_other_years(sentence, {2021}) is other
+
+
+def test_a_count_of_hires_is_not_the_headcount() -> None:
+    # "How many employees did Lockheed Martin have at the end of 2022?" was answered "14,000
+    # employees", the model's quote of "During 2022, we hired more than 14,000 employees"
+    page = ("Talent Acquisition, Retention and Development\n"
+            "We strive to hire, develop and retain the top talent in the industry. During 2024, we hired more than "
+            "14,000 employees, despite the continuing challenges. At December 31, 2024, we had approximately "
+            "116,000 employees.\n")
+    question = "How many employees did Acme have at the end of 2024?"
+    wrong = verify_answer("14,000 employees", ["14,000 employees"], question, _annual_page(page), 2,
+                          concept={"employee"})
+    assert not wrong.ok and "hired" in wrong.reason, wrong.reason
+    right = verify_answer("Acme had approximately 116,000 employees.", [], question, _annual_page(page), 2,
+                          concept={"employee"})
+    assert right.ok, right.reason
+    # asked about the hires, the hires answer it
+    hires = verify_answer("Acme hired more than 14,000 employees.", [], "How many employees did Acme hire in 2024?",
+                          _annual_page(page), 2, concept={"employee"})
+    assert hires.ok, hires.reason

@@ -799,3 +799,12 @@ def test_counts_and_lengths_written_other_ways() -> None:
     text = "and the year-ago June quarter?"
     assert year_ago_before(text, text.index("June")) == text.index("year-ago")
     assert year_ago_before("and the June quarter?", 8) == -1
+
+
+def test_years_that_name_a_report() -> None:
+    from desktop_rag.core.domain.periods import report_years
+
+    assert report_years("the class action described in the 2020 10-K") == {2020}
+    assert report_years("according to American Water's 2022 annual report") == {2022}
+    assert report_years("per the FY2023 10-K, revenue in fiscal 2022") == {2023}
+    assert report_years("What was revenue in 2021?") == set()
