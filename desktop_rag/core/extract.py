@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from desktop_rag.core.chunking import is_page_furniture, is_table_row, subheading_of
 from desktop_rag.core.domain.measures import is_count_label
-from desktop_rag.core.domain.numbers import nearest_scale, parse_cell, scale_factor, scale_of
-from desktop_rag.core.domain.periods import find_periods, report_years
+from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
+from desktop_rag.core.domain.periods import QuestionPeriods, find_periods, names_a_report
 from desktop_rag.core.lexical import STOPWORDS, tokenize
 from desktop_rag.core.pdf import fold_text
 from desktop_rag.core.query import asked_concept, format_figure
@@ -81,17 +81,20 @@ def asked_years(question: str) -> set[int]:
     """The calendar years the asked period may end in: those named, and for a fiscal year or
     quarter the calendar year before too (Apple's Q1 FY2023 ended December 31, 2022; a
     fiscal 2018 that ends January 31, 2018 began in 2017)."""
-    found = find_periods(question)
+    found = QuestionPeriods([m for m in find_periods(question).mentions if not names_a_report(question, m)])
     years = found.years | {y for y, _ in found.quarters} | {d.year for d in found.dates}
     loose = found.fiscal_years | {y for y, _ in found.quarters}
-    return (years | {y - 1 for y in loose}) - report_years(question)
+    return years | {y - 1 for y in loose}
 
 
 def _scale_note(p: Passage, a: int, quote: str,
                 page_text: Callable[[str, int], str | None] | None) -> str:
     """" (in thousands)" after a quoted table row of amounts whose table's scale note (the
     nearest above it on its page) says so; "" for prose, percentages and unscaled tables."""
-    if not is_table_row(quote) or not re.search(r"\d[\d,]{3,}", quote) or "%" in quote:
+    if not is_table_row(quote) or "%" in quote or not any(
+            n >= 1000 and not (1900 <= n <= 2100 and n.is_integer()) for n in numbers_in(quote)):
+        # no amount a scale could apply to: "At August 29, 2021, Costco operated 815 warehouses"
+        # is no "(in millions)" of anything, whatever the page's tables are in
         return ""
     whole = page_text(p.hit.chunk.doc_id, p.hit.chunk.page) if page_text else None
     above = whole[:p.start + a] if whole else p.text[:a]

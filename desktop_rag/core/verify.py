@@ -803,6 +803,11 @@ _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+
 _FIGURE_ASKED = re.compile(
     r"\b(how\s+much|how\s+many|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:\w+\s+){0,4}(?:amount|range|total|"
     r"revenues?|sales|income|expenses?|costs?|eps|earnings\s+per\s+share|cash\s+flows?|margin|rate|ratio|percentage)"
+    # a balance as the head of the question: "What was Coca-Cola's long-term debt at the end of 2017?"
+    r"|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:(?!(?:to|of|about|regarding|related|on|in|with|risks?)\b)"
+    r"[\w.&'’-]+\s+){0,4}(?:debt|borrowings|assets|liabilities|equity|"
+    r"inventor(?:y|ies)|deposits|loans|receivables|payables|goodwill|backlog|headcount|cash\s+equivalents)"
+    r"(?=\s+(?:at|as\s+of|on|for|in)\b|\s*\?)"
     r"|what\s+(?:\w+\s+){0,2}(?:amount|range|figure|price|value)s?"
     # "What goodwill impairment did Kraft Heinz record in 2019?": a measure the filer recorded
     r"|what\s+(?:\w+\s+){0,3}(?:impairments?|charges?|loss(?:es)?|revenues?|sales|income|expenses?|costs?|"

@@ -1339,10 +1339,11 @@ _NAMES_A_REPORT = re.compile(r"\s*(?:['’]s\s+)?(?:form\s+)?(?:10-?[KQ]|8-?K|20
                              r"report|filing|proxy)\b", re.I)
 
 
-def report_years(text: str) -> set[int]:
-    """Years that name a report, not a period asked of it: "the 2020 10-K", "American Water's
-    2022 annual report" (the incident it describes may be of 2015)."""
-    return {m.year for m in find_periods(text).mentions if m.year and _NAMES_A_REPORT.match(text, m.end)}
+def names_a_report(text: str, mention: PeriodMention) -> bool:
+    """The period ``mention`` of ``text`` names a report, not a period asked of it: "the 2020
+    10-K", "per its Q3 2022 10-Q", "American Water's 2022 annual report" (the incident it
+    describes may be of 2015)."""
+    return bool(_NAMES_A_REPORT.match(text, mention.end))
 
 
 def period_spans(text: str) -> set[str]:

@@ -215,3 +215,17 @@ def test_a_year_naming_the_report_is_no_period_asked() -> None:
     assert asked_years("What incident underlies the class action described in the 2020 10-K?") == set()
     assert asked_years("How much funding does the Act provide, according to Acme's 2022 annual report?") == set()
     assert asked_years("What was revenue in 2021, per the 2022 10-K?") == {2021}
+    # "Q3 2022 10-Q" names the report, and no calendar year before it either
+    assert asked_years("Microsoft Q3 2022 10-Q: how much revenue was allocated to obligations?") == set()
+
+
+def test_a_sentence_counting_things_gets_no_scale_note() -> None:
+    # "At August 29, 2021, Costco operated 815 warehouses (in millions)": the page's tables are
+    # in millions, the sentence's only four-digit figure is a year
+    page = ("(in millions, except per share data)\n"
+            "Net sales 192,052 163,220\n"
+            "At August 29, 2021, Acme operated 815 warehouses\n")
+    text, cites = _answer_on_page(page, "How many warehouses did Acme operate at the end of fiscal 2021?",
+                                  ["warehouse", "operate"], "d", 41)
+    assert cites[0].quote == "At August 29, 2021, Acme operated 815 warehouses", text
+    assert "(in millions)" not in text, text

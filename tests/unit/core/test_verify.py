@@ -287,6 +287,10 @@ def test_a_cut_answer_whose_ending_is_the_pages_sentence_is_finished_too() -> No
     "How much did restructuring charges amount to in 2024?",
     "What damages range did the plaintiff claim?",
     "What was the total restructuring charge in 2024?",
+    # a balance: "The Company's long-term debt consisted of the following" is no answer to it
+    "What was Acme's long-term restructuring debt at the end of 2024?",
+    "What were Acme's inventories at the end of 2024?",
+    "What is the company's debt?",
 ])
 def test_a_question_asking_a_figure_is_not_answered_by_words_around_it(question: str) -> None:
     words_only = "The increase in gross margin was primarily driven by higher volumes in every segment."
@@ -801,3 +805,10 @@ def test_a_count_of_hires_is_not_the_headcount() -> None:
     hires = verify_answer("Acme hired more than 14,000 employees.", [], "How many employees did Acme hire in 2024?",
                           _annual_page(page), 2, concept={"employee"})
     assert hires.ok, hires.reason
+
+
+def test_a_question_about_a_balance_is_not_always_a_figure_asked() -> None:
+    from desktop_rag.core.verify import asks_for_figure
+
+    assert asks_for_figure("What was Coca-Cola's long-term debt at the end of 2017?")
+    assert not asks_for_figure("What were the risks related to the debt?")

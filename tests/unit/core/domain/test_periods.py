@@ -802,9 +802,12 @@ def test_counts_and_lengths_written_other_ways() -> None:
 
 
 def test_years_that_name_a_report() -> None:
-    from desktop_rag.core.domain.periods import report_years
+    from desktop_rag.core.domain.periods import names_a_report
 
-    assert report_years("the class action described in the 2020 10-K") == {2020}
-    assert report_years("according to American Water's 2022 annual report") == {2022}
-    assert report_years("per the FY2023 10-K, revenue in fiscal 2022") == {2023}
-    assert report_years("What was revenue in 2021?") == set()
+    def named(text: str) -> list[str]:
+        return [m.text for m in find_periods(text).mentions if names_a_report(text, m)]
+
+    assert named("the class action described in the 2020 10-K") == ["2020"]
+    assert named("according to American Water's 2022 annual report") == ["2022"]
+    assert named("per its Q3 2022 10-Q, what cost was recorded?") == ["Q3 2022"]
+    assert named("What was revenue in 2021?") == []
