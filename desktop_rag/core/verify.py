@@ -525,11 +525,21 @@ def misstated_scale(answer: str, cites: list[Citation], passages: list[Passage])
         if not stated:
             continue
         value = float(m.group(0).strip("$ ").replace(",", ""))
-        scales = [_table_scale(value, c, pages) for c in cites if value in numbers_in(c.quote)]
+        scales = [sc for c in cites if value in numbers_in(c.quote) for sc in _printed_scales(value, c, pages)]
         if scales and all(scales) and _SCALE_OF_WORD[stated.group("word").lower()] not in scales:
-            return (f"{m.group(0).strip()} {stated.group('word')} is copied from a table "
+            return (f"{m.group(0).strip()} {stated.group('word')} is printed "
                     f"in {scales[0]}, not {_SCALE_OF_WORD[stated.group('word').lower()]}")
     return ""
+
+
+def _printed_scales(value: float, cite: Citation, pages: dict[tuple[str, int], str]) -> list[str | None]:
+    """The scale each occurrence of ``value`` in the quote is printed in: its table's scale
+    note, else the word after it in a sentence ("$10.0 billion"); None where neither says."""
+    table = _table_scale(value, cite, pages)
+    if table:
+        return [table]
+    return [_SCALE_OF_WORD[w.group("word").lower()] if (w := _STATED_SCALE.match(cite.quote, b)) else None
+            for _, b, v in number_spans(cite.quote) if v == value]
 
 
 def _readable_dollars(amount: float) -> str:
@@ -632,11 +642,27 @@ def _prose_context(line: str, n: float) -> str:
     for a goodwill impairment of $7.0 billion: the figure is the carrying amount. Words after
     the figure do name it otherwise ("$1.7 billion of Commercial Paper outstanding", "an $8.0
     billion unsecured term loan", "$18.7 billion remained of this program")."""
-    ends = [b for _, b, v in number_spans(line) if number_supported(n, [v])]
-    if not ends:
+    spans = [(a, b) for a, b, v in number_spans(line) if number_supported(n, [v])]
+    if not spans:
         return line
-    turn = _DETACHED.search(line, max(ends))
-    return line[:turn.start()] if turn else line
+    # the figure's own sentence or list item: "Key changes in expenses were: • Impairment ...
+    # expenses were $10.0 billion ... • Research and development expenses decreased $58 million"
+    # names research and development, but not beside the $10.0 billion
+    first, last = spans[0][0], max(b for _, b in spans)
+    breaks = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(line, 0, first)]
+    while len(breaks) > 1 and _REFERS_BACK.match(line, breaks[-1]):
+        breaks.pop()  # "Net sales increased 18%. The improvement was attributable to ... 16%": one thing
+    start = breaks[-1]
+    stop = next((m.start() for m in _CLAUSE_BREAK.finditer(line, last)), len(line))
+    turn = _DETACHED.search(line, last, stop)
+    return line[start:turn.start() if turn else stop]
+
+
+# a sentence whose subject is the previous one's: "The improvement was attributable to …"
+_REFERS_BACK = re.compile(r"(?:the\s+(?:increase|decrease|improvement|decline|change|growth|rise|drop|reduction|"
+                          r"amount|total|figure)|this|these|that|it|they|such)\b", re.I)
+# where a sentence or a list item ends: "… in fiscal 2016. Research …", "• Cost of revenue …"
+_CLAUSE_BREAK = re.compile(rf"{_SENTENCE_END.pattern}|\s*[•▪◦●]\s*")
 
 
 # "How many employees did X have at the end of 2022?": a level at a date, which "we hired more

@@ -812,3 +812,42 @@ def test_a_question_about_a_balance_is_not_always_a_figure_asked() -> None:
 
     assert asks_for_figure("What was Coca-Cola's long-term debt at the end of 2017?")
     assert not asks_for_figure("What were the risks related to the debt?")
+
+
+def test_a_figure_said_in_another_scale_than_its_sentence_prints_it() -> None:
+    # "Microsoft's research and development expenses decreased $10 million" was verified over
+    # "Impairment, integration, and restructuring expenses were $10.0 billion", in a list whose
+    # next item names research and development
+    page = ("Key changes in expenses were:\n"
+            "• Cost of revenue increased $6.0 billion or 22%, mainly due to phone sales. • Impairment, integration, "
+            "and restructuring expenses were $10.0 billion in fiscal 2024. • Research and development expenses "
+            "decreased $58 million, primarily due to a reduction in phone expenses.\n")
+    question = "What was Acme's research and development expense in fiscal 2024?"
+    concept = {"rnd", "expense"}  # the tokenizer reads "research and development" as "rnd"
+    wrong = verify_answer("Acme's research and development expenses decreased $10 million.", [], question,
+                          _annual_page(page), 2, concept=concept)
+    assert not wrong.ok, wrong.reason
+    right = verify_answer("Acme's research and development expenses decreased $58 million.", [], question,
+                          _annual_page(page), 2, concept=concept)
+    assert right.ok, right.reason
+
+
+def test_the_scale_a_sentence_prints_a_figure_in() -> None:
+    page = "Impairment, integration, and restructuring expenses were $10.0 billion in fiscal 2024.\n"
+    v = verify_answer("Impairment, integration, and restructuring expenses were $10.0 million.", [],
+                      "What were Acme's impairment, integration, and restructuring expenses in fiscal 2024?",
+                      _annual_page(page), 2, concept={"impairment", "integration", "restructuring", "expense"})
+    assert not v.ok and "printed in billions" in v.reason, v.reason
+
+
+def test_a_figure_is_named_by_its_own_list_item() -> None:
+    line = ("Key changes in expenses were: • Impairment expenses were $10.0 billion. • Research and development "
+            "expenses decreased $58 million.")
+    assert "Research" not in figure_context(line, 10.0)
+    assert "Research and development" in figure_context(line, 58)
+
+
+def test_a_sentence_referring_back_keeps_the_previous_ones_subject() -> None:
+    line = "Net sales increased $28,832 or 18% during 2021. The improvement was attributable to comparable sales of 16%"
+    assert figure_context(line, 16).startswith("Net sales increased")
+    assert not figure_context("Revenue was $5 billion. Costs were $3 billion.", 3).startswith("Revenue")
