@@ -429,7 +429,7 @@ def verify_answer(
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
             verbs = {v for c in naming[n] if (v := counted_event(c, n, question, pages))}
             if verbs and len(verbs) == len(naming[n]):
-                return Verdict(False, reason=f"figure {n:g} counts what was {sorted(verbs)[0]}, not what the question asks")
+                return Verdict(False, reason=f"figure {n:g} is of {sorted(verbs)[0]}, not the level the question asks")
         if not any(carries_concept(tokenize(c.quote), concept, idf) for c in cites):
             # "Yes, Nike recorded restructuring charges in fiscal 2019" over two quotes about
             # contingent liabilities: the answer's words came from the question, not the page. A
@@ -672,15 +672,19 @@ _LEVEL_ASKED = re.compile(r"\b(?:ha(?:ve|d|s)|employ(?:s|ed)?|at\s+(?:the\s+)?(?
 # a verb of an event right before a figure says what it counts: the things hired, opened, sold
 _EVENT_BEFORE_FIGURE = re.compile(
     r"\b(hired|hiring|hires|recruited|added|adding|opened|opening|closed|closing|acquired|sold|issued|repurchased|"
-    r"bought|granted|eliminated|reduced|terminated|laid\s+off|trained|welcomed|onboarded|lost|cut|relocated)\s+"
+    r"bought|granted|eliminated|reduced|terminated|laid\s+off|trained|welcomed|onboarded|lost|cut|relocated|"
+    # ... or a noun of one: "long-term debt issuances of $14,511 million" is no debt at year end
+    r"issuances?|payments?|repayments?|proceeds|purchases|additions|reductions|increases?|decreases?)\s+"
+    r"(?:of\s+|from\s+)?"
     r"(?:(?:more|less|fewer)\s+than\s+|over\s+|about\s+|approximately\s+|nearly\s+|almost\s+|some\s+|"
     r"an?\s+(?:additional|further|total\s+of)\s+)?[$]?\s?$", re.I)
 
 
 def counted_event(cite: Citation, n: float, question: str, pages: dict[tuple[str, int], str]) -> str:
-    """The event verb that makes the cited figure ``n`` a count of events ("hired", "opened")
-    when the question asks a level at a date and names no such verb itself, else "". Read in the
-    figure's sentence on the page, since a quote may be only "14,000 employees"."""
+    """The event (a verb, "hired", "opened", or a noun, "issuances of") that makes the cited
+    figure ``n`` an amount of events when the question asks a level at a date and names no
+    such event itself, else "". Read in the figure's sentence on the page, since a quote may be
+    only "14,000 employees"."""
     if not _LEVEL_ASKED.search(question):
         return ""
     page = pages.get((cite.doc_id, cite.page), "")
@@ -696,7 +700,7 @@ def counted_event(cite: Citation, n: float, question: str, pages: dict[tuple[str
         if m is None:
             return ""
         verb = m.group(1).lower()
-        stem = re.sub(r"(?:ed|ing|es|s)$", "", verb.split()[0])[:5]
+        stem = re.sub(r"(?:ed|ing|ances?|ents?|es|s)$", "", verb.split()[0])[:5]
         return "" if stem in question.lower() else verb
     return ""
 

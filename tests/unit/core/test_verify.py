@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_rag.core.lexical import tokenize
 from desktop_rag.core.pdf import fold_text, match_form
 from desktop_rag.core.types import Chunk, Document, DocumentMeta, Hit
 from desktop_rag.core.verify import (
@@ -797,7 +798,7 @@ def test_a_count_of_hires_is_not_the_headcount() -> None:
     question = "How many employees did Acme have at the end of 2024?"
     wrong = verify_answer("14,000 employees", ["14,000 employees"], question, _annual_page(page), 2,
                           concept={"employee"})
-    assert not wrong.ok and "hired" in wrong.reason, wrong.reason
+    assert not wrong.ok and "of hired" in wrong.reason, wrong.reason
     right = verify_answer("Acme had approximately 116,000 employees.", [], question, _annual_page(page), 2,
                           concept={"employee"})
     assert right.ok, right.reason
@@ -851,3 +852,22 @@ def test_a_sentence_referring_back_keeps_the_previous_ones_subject() -> None:
     line = "Net sales increased $28,832 or 18% during 2021. The improvement was attributable to comparable sales of 16%"
     assert figure_context(line, 16).startswith("Net sales increased")
     assert not figure_context("Revenue was $5 billion. Costs were $3 billion.", 3).startswith("Revenue")
+
+
+def test_an_amount_issued_is_not_the_balance_at_year_end() -> None:
+    # "What was Coca-Cola's long-term debt at the end of 2017?" was verified as "$14,511 million"
+    # over "long-term debt issuances of $14,511 million"
+    page = ("The Company's total issuances of debt also included long-term debt issuances of $14,511 million, net of "
+            "related discounts. At December 31, 2024, long-term debt was $31,182 million.\n")
+    question = "What was Acme's long-term debt at the end of 2024?"
+    concept = set(tokenize("long-term debt"))
+    wrong = verify_answer("Acme's long-term debt was $14,511 million.", [], question, _annual_page(page), 2,
+                          concept=concept)
+    assert not wrong.ok and "issuances" in wrong.reason, wrong.reason
+    right = verify_answer("Acme's long-term debt was $31,182 million.", [], question, _annual_page(page), 2,
+                          concept=concept)
+    assert right.ok, right.reason
+    asked = verify_answer("Acme's long-term debt issuances were $14,511 million.", [],
+                          "What long-term debt issuances did Acme have in 2024?", _annual_page(page), 2,
+                          concept=concept | {"issuance"})
+    assert "issuances" not in asked.reason, asked.reason
