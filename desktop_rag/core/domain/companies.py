@@ -158,7 +158,11 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
                     names.add(" ".join(words[:n]))  # "american water" of American Water Works
             first = words[0].strip(",.") if words else ""
             if len(words) > 1 and len(first) >= 3 and first not in GENERIC_WORDS and not first.isdigit():
-                names.add(first.capitalize())  # "Lockheed", "JPMorgan" (matched as a name only)
+                # "Lockheed", "JPMorgan" (matched as a name only), cased as the filer prints it
+                # when it has capitals inside ("JPMorgan", not "Jpmorgan": the name is shown)
+                printed = re.search(rf"(?<![A-Za-z]){re.escape(first)}(?![A-Za-z])", company, re.I)
+                inner = printed.group(0) if printed and any(c.isupper() for c in printed.group(0)[1:]) else ""
+                names.add(inner if inner and not inner.isupper() else first.capitalize())
                 if "-" in first:
                     names.add(first.replace("-", "").capitalize())  # "Wal-Mart Stores" -> "Walmart"
             if "&" in words and len(plain) == 2:

@@ -233,3 +233,13 @@ def test_a_one_word_name_typed_as_two_words_or_with_a_hyphen() -> None:
     assert typed_library_names("kraft-heinz 2017", names, set()) == [(0, 11, "kraftheinz", False)]
     # a name the library already reads as typed stays as typed
     assert typed_library_names("who did Foot Locker name as CEO", names, set()) == []
+
+
+def test_a_first_word_alias_keeps_the_filers_capitals() -> None:
+    # "What was JPMorgan's net income …" was shown "read as: What was Jpmorgan's net income …"
+    from desktop_rag.core.domain.companies import derived_aliases
+
+    assert "JPMorgan" in derived_aliases("JPMorgan Chase & Co.")
+    assert "Jpmorgan" not in derived_aliases("JPMorgan Chase & Co.")
+    assert "Lockheed" in derived_aliases("Lockheed Martin Corporation")
+    assert {"Wal-Mart", "Walmart"} <= derived_aliases("Wal-Mart Stores, Inc.")
