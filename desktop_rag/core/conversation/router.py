@@ -144,6 +144,24 @@ _RESTATE = re.compile(r"\b(?:restate|re-state|rephrase|reword|rewrite|recast|ref
 _RESTATE_WORDS = re.compile(r"\b(?:single|formal|full|plain|proper|complete|neat|clean|above|earlier|previous|"
                             r"so\s+far|given|both|each|all|the\s+two|compan(?:y|ies)(?:'s|'|’s|’)?)(?![\w'’])", re.I)
 
+# "restate the second number", "which of the amazon figures above were losses?", "every nvda
+# number in this chat", "rank those three", "lay the three we have out": the message points at
+# answers already given (an ordinal figure, figures "above", "in this chat", a count of them)
+_N = r"(?:two|three|four|five|six|seven|eight|[2-9])"
+_FIGURE = r"(?:numbers?|figures?|amounts?|values?|answers?|results?|ones?)"
+_POINTS_AT_ANSWERS = re.compile(
+    rf"\b(?:first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+{_FIGURE}(?![\w'])|"
+    # "above" closing a clause or before its verb, not "above $1 billion" or "above the prior year"
+    r"\babove(?=\s*(?:$|[,.;:?!)]|(?:was|were|is|are|had|has|did|do|does)\b))|"
+    r"\b(?:in|from|of)\s+(?:this|the|our)\s+(?:chat|conversation|thread|discussion)\b|"
+    rf"\b(?:the\s+)?(?:{_N}|{_FIGURE})\s+(?:we|you|u)(?:'ve|\s+have|\s+got|'ve\s+got)(?![\w'])|"
+    # "those three", "these two numbers", not "those three months"
+    rf"\b(?:those|these)\s+{_N}(?=\s*(?:$|[,.;:?!)]|{_FIGURE}\b|(?:highest|lowest|largest|smallest|biggest|"
+    r"from|by|in\s+order)\b))", re.I)
+# "rank those three, highest first", "which ... was biggest": an order or a pick among them
+_RANKS = re.compile(r"\b(?:rank|ranked|ranking|order|sort|sorted|highest|lowest|largest|smallest|biggest|"
+                    r"greatest|healthier|better|worse|best|worst|which)\b", re.I)
+
 
 def _nothing_new(q: str, previous: Sequence[str], names: Iterable[str], known_c: set[str], known_p: set[str],
                  company_of: Mapping[str, str] | None, absent: Iterable[str], periods: Iterable[str]) -> bool:
@@ -256,6 +274,16 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
         return Route(CONVERSATION, "asks about what was already said", task)
+    if _POINTS_AT_ANSWERS.search(q):
+        comp, per = _entities(q, names, company_of)
+        for named in periods:
+            per |= _period_keys(named)
+        if not (comp - known_c or per - known_p or {a.lower() for a in absent_companies if a} - known_c
+                or relative_period(q)):
+            # the answers given are the subject; only a company or period the thread never
+            # asked would need the filings (words about them, "losses", "reserve release", may be new)
+            return Route(CONVERSATION, "works on the answers already given, naming nothing new",
+                         "compare" if _RANKS.search(q) or COMPARE_RE.search(q) else "summary")
     pointed = _LATTER.search(q)
     own = own_measure = measure_phrase(q)
     if pointed and own and not any(set(content_terms(own)) <= set(content_terms(s)) for s in previous_standalone):

@@ -208,3 +208,37 @@ def test_held_out_9_classes(question: str, kind: str, task: str) -> None:
     prev = ["What was Intel's R&D in Q3 2023?", "What was Apple's R&D in Q3 2023?"]
     r = route(question, prev, 2, NAMES, absent_companies=["Dell"] if "Dell" in question else [])
     assert (r.kind, r.task) == (kind, task), r.reason
+
+
+THREE = ["What was Nvidia's R&D in Q1 FY2024?", "What was Intel's R&D in Q2 2023?", "What was Apple's R&D in Q3 2023?"]
+
+
+@pytest.mark.parametrize(
+    ("question", "task"),
+    [
+        ("restate the second number in $bn, one decimal", "summary"),
+        ("restate the first number in $bn", "summary"),
+        ("rank those three, highest first", "compare"),
+        ("which of the intel figures above were losses?", "compare"),
+        ("table: every nvidia number in this chat, with its period and the source file", "summary"),
+        ("lay the three we have out as a markdown table w/ the quarter-end date for each", "summary"),
+        ("which chipmaker number above was biggest, one line", "compare"),
+        ("explain like I'm the PM which of the two looked healthier, using just the numbers above", "compare"),
+    ],
+)
+def test_pointing_at_answers_given_routes_to_the_conversation(question: str, task: str) -> None:
+    r = route(question, THREE, 3, NAMES)
+    assert (r.kind, r.task) == (CONVERSATION, task)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "was Apple's revenue above $1 billion in Q3 2023?",
+        "what was Apple's revenue for those three months?",
+        "which of the figures above were for Q4 2022?",  # a period never asked
+        "restate the second number for Q1 2022",
+    ],
+)
+def test_pointing_words_with_something_new_ask_the_filings(question: str) -> None:
+    assert route(question, THREE, 3, NAMES).kind != CONVERSATION
