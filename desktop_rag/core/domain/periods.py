@@ -1011,7 +1011,8 @@ def in_quarter(mention: PeriodMention, quarter: int) -> PeriodMention | None:
 _MONTH_QUARTER = re.compile(
     rf"{_MONTH_NAMED_QUARTER}"
     rf"|\b(?:the\s+)?(?:fiscal\s+)?(?:quarter|qtr)\s+(?:that\s+)?end(?:ed|ing|s)?\s+(?:in\s+)?(?P<m2>{MONTH_RE})(?![a-z])\.?"
-    rf"(?!\s*\d{{1,2}}\b)(?:\s+(?P<y3>{_YEAR}))?",
+    # the year written in full or short ("the quarter ending in October '23"), else a day
+    rf"(?!\s*\d{{1,2}}\b)(?:\s+(?P<y3>{_YEAR})|\s*['’](?P<y4>\d\d)(?!\d))?",
     re.I)
 
 
@@ -1035,7 +1036,7 @@ def month_quarter(text: str) -> MonthQuarter | None:
         month = _MONTH_NUMBER.get(name[:4] if name.startswith("sept") else name[:3])
         if not month:
             continue
-        y = m.group("y") or m.group("y2") or m.group("y3")
+        y = m.group("y") or m.group("y2") or m.group("y3") or m.group("y4")
         return MonthQuarter(month, full_year(y) if y else None, m.group(0).strip(), m.start(), m.end())
     return None
 

@@ -261,6 +261,9 @@ INTEL = FiscalCalendar(2023, 3, date(2023, 9, 30))  # calendar fiscal year
         ("the december quarter of 2022", 12, 2022),
         ("for the quarter ending in March", 3, None),
         ("the may qtr", 5, None),
+        # a short year after the month is the quarter's year, not left over as another period
+        ("the quarter ending in October '23?", 10, 2023),
+        ("the quarter ending in March ’23", 3, 2023),
     ],
 )
 def test_month_named_quarter(text: str, month: int, year: int | None) -> None:
