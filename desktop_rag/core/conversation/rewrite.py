@@ -48,6 +48,7 @@ from desktop_rag.core.domain.periods import (
     PeriodShift,
     find_periods,
     fiscal_label_for,
+    full_year,
     in_quarter,
     is_period_word,
     latest_period,
@@ -69,6 +70,7 @@ from desktop_rag.core.domain.periods import (
     relative_span_of,
     run_text,
     shift_mention,
+    shifted_named_period,
     year_ago_before,
     year_to_date,
     year_to_date_of,
@@ -155,7 +157,8 @@ _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?
                         r"(?:now\s+)?do(?:\s+the\s+same\s+for)?|repeat\s+(?:that|it|this)\s+for)\b", re.I)
 # "the same quarter in 2022": the thread's quarter in the year named
 _SAME_QUARTER_OF = re.compile(r"\b(?:the\s+)?same\s+(?:fiscal\s+)?quarter\s+(?:in|of|for)\s+(?:fiscal\s+)?(?:year\s+)?"
-                              r"(?P<year>(?:19|20)\d\d)\b", re.I)
+                              # "the same quarter in '22": a short year too
+                              r"(?:(?P<year>(?:19|20)\d\d)|['’](?P<short>\d\d))\b", re.I)
 _FORM_RE = re.compile(r"\b10-?[KQ]\b|\b8-?K\b", re.I)
 _THAT_PERIOD = re.compile(r"\s*\b(?:(?:for|in|during|over|at|as\s+of)\s+(?:that|the\s+same|this)|that|the\s+same)\s+"
                           r"(?:quarter|qtr|year|yr|period|date|day|point|stretch)\b",
@@ -828,7 +831,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     same_quarter = _SAME_QUARTER_OF.search(q)
     if same_quarter and facts.period is not None and (facts.period.quarter or facts.period.date) and facts.period.year:
         # the thread's quarter in the year named, written as the period module writes it
-        moved = shift_mention(facts.period, PeriodShift(years=int(same_quarter.group("year")) - facts.period.year))
+        year = full_year(same_quarter.group("year") or same_quarter.group("short"))
+        moved = shift_mention(facts.period, PeriodShift(years=year - facts.period.year))
         if moved is not None:
             q = q[:same_quarter.start()] + mention_text(moved) + q[same_quarter.end():]
     for spelled in reversed(months_to_month(q)):
@@ -839,6 +843,10 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         if thread_day is not None and spelled.date is not None and abs((thread_day - spelled.date).days) <= 7:
             spelled = replace(spelled, date=thread_day, year=thread_day.year)
         q = q[:spelled.start] + mention_text(spelled) + q[spelled.end:]
+    anchored = shifted_named_period(q)
+    if anchored is not None:
+        # "the quarter a year before Q3 '23": the period those words name, written out
+        q = q[:anchored.start] + mention_text(anchored.period) + q[anchored.end:]
     latest_own = latest_period(q)
     latest_calendar_named = calendar_of(_company_as_written(q, names)[0])
     if latest_own is not None and latest_calendar_named is not None and not find_periods(q).mentions \
@@ -1004,7 +1012,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             new_period = shift_mention(new_period, PeriodShift(years=alone.years))
         period_text = mention_text(new_period) if new_period else ""
     elif ytd and facts.period is not None:
-        new_period = year_to_date_of(facts.period, ytd)
+        new_period = year_to_date_of(facts.period, ytd, calendar_of(company_here or facts.company))
         period_text = mention_text(new_period) if new_period else ""
     elif span and facts.period is not None:
         new_period = relative_span_of(facts.period, span, calendar_of(company_here or facts.company))
@@ -1020,6 +1028,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                       ytd.text if (ytd and period_text) else span.text if (span and period_text) else
                       latest_named[0] if (latest_named and period_text) else
                       run.text if (run and run_periods) else "")
+    if shift and relative_words == shift.text:
+        # "a year before that quarter": the thread's period the shift is from is part of the words
+        that = re.search(rf"{re.escape(shift.text)}\s+(?:that|the\s+same|this)\s+(?:quarter|qtr|year|yr|period)\b", q, re.I)
+        if that:
+            relative_words = that.group(0)
     out.named_period = period_text
 
     if not concept_terms and facts.question and (new_company or periods.mentions or relative_words or changes):

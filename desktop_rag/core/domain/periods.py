@@ -889,6 +889,40 @@ def relative_period(text: str) -> PeriodShift | None:
     return None
 
 
+@dataclass(frozen=True)
+class ShiftedNamed:
+    """A period named as a shift from a period the same words name ("the quarter a year before
+    Q3 '23" -> Q3 2022): where the words are, and the period they mean."""
+
+    start: int
+    end: int
+    period: PeriodMention
+
+
+# what the shifted period is, written before the shift ("the quarter a year before ...")
+_SHIFTED_WHAT = re.compile(r"(?:\bthe\s+)?(?:fiscal\s+)?(?:quarter|qtr|period|year|yr|half)\s+$", re.I)
+
+
+def shifted_named_period(text: str) -> ShiftedNamed | None:
+    """"the quarter a year before Q3 '23", "two quarters before Q1 FY24": the shift is from the
+    period written right after it, not from the conversation's; None when no shift is followed
+    by a period."""
+    shift = relative_period(text)
+    if shift is None or not re.search(rf"(?:{_BEFORE}|{_AFTER}|back)$", shift.text, re.I):
+        return None
+    at = text.find(shift.text)
+    if at < 0:
+        return None
+    for m in find_periods(text).mentions:
+        if m.start >= at + len(shift.text) and re.fullmatch(r"\s*(?:the\s+)?", text[at + len(shift.text):m.start], re.I):
+            moved = shift_mention(m, shift)
+            if moved is None:
+                return None
+            lead = _SHIFTED_WHAT.search(text[:at])
+            return ShiftedNamed(lead.start() if lead else at, m.end, moved)
+    return None
+
+
 def shift_mention(mention: PeriodMention, shift: PeriodShift) -> PeriodMention | None:
     """The period ``shift`` away from ``mention``: Q1 FY2024 one quarter earlier is Q4 FY2023;
     fiscal 2023 a year earlier is fiscal 2022; the quarter ended July 1, 2023 one quarter
@@ -1184,7 +1218,7 @@ _YTD_RELATIVE = re.compile(
     # ("the first half of the fiscal yr": of the conversation's year)
     r"|(?:the\s+)?(?:first\s+half|1h|h1)\b(?!\s+(?:of|in)\b(?!\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b))"
     r"(?:\s+(?:of|in)\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|yr)\b)?"
-    r"|(?:the\s+)?(?P<ytd>ytd|year[-\s]to[-\s]date)\b"
+    r"|(?:the\s+)?(?:fiscal\s+)?(?P<ytd>ytd|year[-\s]to[-\s]date)\b"
     r"|(?:the\s+)?half[-\s]year\b"
     r"|(?:the\s+)?(?P<full>full[-\s]year|whole\s+year|full\s+fiscal\s+year|entire\s+year)\b)", re.I)
 
@@ -1230,7 +1264,8 @@ def year_to_date(text: str) -> YearToDate | None:
     return None
 
 
-def year_to_date_of(mention: PeriodMention, ytd: YearToDate) -> PeriodMention | None:
+def year_to_date_of(mention: PeriodMention, ytd: YearToDate,
+                    calendar: FiscalCalendar | None = None) -> PeriodMention | None:
     """The span ``ytd`` names in the year of the conversation's period ``mention``: "the nine
     months" of Q3 2023 is the first nine months of 2023; "the full year" of Q3 FY2023 is fiscal
     2023; of the quarter ended July 1, 2023, the nine months ended July 1, 2023 (the year to
@@ -1244,8 +1279,15 @@ def year_to_date_of(mention: PeriodMention, ytd: YearToDate) -> PeriodMention | 
     if mention.date is not None:
         if ytd.quarters == 0 and mention.span == YEAR_TO_DATE:
             return mention  # "year to date" of the nine months ended July 1, 2023: that span
+        if ytd.quarters == 0 and calendar is not None and mention.span == "quarter":
+            # "fiscal YTD" of the quarter ended October 30, 2022: as far into the fiscal year as
+            # the filer's ``calendar`` puts that quarter (Q3: the nine months ended that day)
+            day = mention.date - timedelta(days=7)  # a 52/53-week quarter ends up to a week into a month
+            quarter = calendar.quarter_ending(day.year, day.month)[1]
+            return PeriodMention("", 0, 0, year=mention.date.year, date=mention.date, span=YEAR_TO_DATE,
+                                 quarter=quarter, fiscal=mention.fiscal) if quarter < 4 else None
         if ytd.quarters in (0, 4):
-            return None  # how far into its fiscal year a date is is not known here
+            return None  # how far into its fiscal year a date is is not known here (no calendar)
         return PeriodMention("", 0, 0, year=mention.date.year, date=mention.date, span=YEAR_TO_DATE,
                              quarter=ytd.quarters, fiscal=mention.fiscal)
     if ytd.quarters == 4:

@@ -91,6 +91,16 @@ def test_a_company_the_library_lacks_is_swapped_out_again() -> None:
         # the thread's quarter in the year named
         ("What was Apple's operating income in the third quarter of 2023?", "How about the same quarter in 2022?",
          "What was Apple's operating income in Q3 2022?"),
+        # a short year
+        ("What was Intel's revenue for the quarter ended September 30, 2023?", "and the same quarter in '22",
+         "What was Intel's revenue for the quarter ended September 30, 2022?"),
+        # a shift from the thread's quarter, named with it ("a year before that quarter")
+        ("What was Intel's revenue for the quarter ended June 30, 2023?",
+         "and the provision for credit losses a year before that quarter?",
+         "What was the provision for credit losses in the quarter ended June 30, 2022 for Intel?"),
+        # a shift from the period the message writes, not the thread's
+        ("What was Intel's revenue in Q3 2023?", "and gross margin for the quarter a year before Q1 '23?",
+         "What was gross margin for Q1 2022 for Intel?"),
         # months counted as quarters
         ("What was Microsoft's cash as of March 31, 2023?", "and three months earlier?",
          "What was Microsoft's cash as of December 31, 2022?"),

@@ -37,6 +37,7 @@ from desktop_rag.core.domain.periods import (
     released_quarter,
     run_text,
     shift_mention,
+    shifted_named_period,
     year_to_date,
     year_to_date_months,
     year_to_date_of,
@@ -814,3 +815,31 @@ def test_years_that_name_a_report() -> None:
     assert named("according to American Water's 2022 annual report") == ["2022"]
     assert named("per its Q3 2022 10-Q, what cost was recorded?") == ["Q3 2022"]
     assert named("What was revenue in 2021?") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "year", "quarter", "fiscal"),
+    [
+        ("and NA for the quarter a year before Q3 '23", 2022, 3, False),
+        ("the quarter two quarters before Q1 FY2024", 2023, 3, True),
+    ],
+)
+def test_a_shift_from_the_period_written_after_it(text: str, year: int, quarter: int, fiscal: bool) -> None:
+    found = shifted_named_period(text)
+    assert found is not None and (found.period.year, found.period.quarter, found.period.fiscal) == (year, quarter, fiscal)
+    assert text[found.start:found.end].startswith("the quarter") and text[found.end - 3:found.end] in ("'23", "024")
+
+
+def test_a_shift_from_the_thread_s_period_is_no_named_shift() -> None:
+    assert shifted_named_period("and a year before that quarter?") is None
+    assert shifted_named_period("the quarter before, Q3 2023 was asked") is None
+
+
+def test_fiscal_ytd_of_a_dated_quarter_through_the_filer_s_calendar() -> None:
+    quarter = find_periods("the quarter ended October 30, 2022").mentions[0]
+    ytd = year_to_date("opex and net income, fiscal YTD")
+    assert ytd is not None and ytd.text == "fiscal YTD"
+    # a January fiscal year end: the quarter ended in October is its third
+    found = year_to_date_of(quarter, ytd, FiscalCalendar(2024, 2, date(2023, 7, 30)))
+    assert found is not None and mention_text(found) == "the nine months ended October 30, 2022"
+    assert year_to_date_of(quarter, ytd) is None  # no calendar: how far into its year is not known
