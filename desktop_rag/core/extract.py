@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from desktop_rag.core.chunking import is_page_furniture, is_table_row, subheading_of
-from desktop_rag.core.domain.measures import is_count_label
+from desktop_rag.core.domain.measures import asked_measures, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods, names_a_report
 from desktop_rag.core.lexical import STOPWORDS, tokenize
@@ -131,6 +131,9 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
         return ""
     cell = cells[col]
     title = _table_title(text_above, header)
+    question = plan.asked or plan.original
+    if _another_measure(question, label, title, text_above, header):
+        return ""  # the row is quoted, its figure not given as the asked one
     if title:
         # "International Streaming Segment — Paid memberships ...": the row is one segment's,
         # and the lead must not pass it off as the company's whole
@@ -163,6 +166,29 @@ def figure_statement(row: str, header: str, text_above: str, plan: QueryPlan) ->
     money = not shares and not is_count_label(label) and ("$" in row or "$" in table or bool(scale))
     figure = format_figure(value, unit, decimals, "USD" if money else "")
     return f"{label}: {figure}{' shares' if shares else ''} ({period})"
+
+
+def _another_measure(question: str, label: str, title: str, text_above: str, header: str) -> bool:
+    """The row holds another measure than the one asked: the nearest text naming its measure
+    (its label, else the sub-heading over it, else its table's title or the sentence introducing
+    the table) names measures but not the asked one ("Assets" over "Missiles and Fire Control
+    5,243" asked how much the segment sold), or the asked one with a qualifier the question does
+    not use ("Unearned revenue by segment was as follows:" over "Intelligent Cloud 11,472" asked
+    for its revenue). Its figure is then no answer, however well its label names the segment."""
+    asked = asked_measures(question)
+    if not asked:
+        return False
+    at = text_above.rfind(header) if header else -1
+    between = text_above[at + len(header):] if at >= 0 else ""
+    # the sub-headings between the column heading and the row, nearest first: lines without figures
+    subheadings = [ln.strip() for ln in reversed(between.split("\n")) if ln.strip() and not re.search(r"\d", ln)]
+    intro = [ln.strip() for ln in text_above[:at].rstrip("\n").split("\n")[-2:]] if at >= 0 else []
+    q_terms = set(tokenize(question))
+    for text in (label, *subheadings[:1], title, " ".join(intro)):
+        named = set(tokenize(text)) & measure_terms()
+        if named:
+            return not named & asked or bool(measure_modifiers(text, asked, q_terms))
+    return False
 
 
 def _table_title(text_above: str, header: str) -> str:

@@ -32,7 +32,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from desktop_rag.core.domain.measures import MEASURE_WORDS, is_count_label
+from desktop_rag.core.domain.measures import asked_measures as measures_asked
+from desktop_rag.core.domain.measures import asks_sales_by_verb, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale
 from desktop_rag.core.domain.periods import column_period_name, find_periods
 from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS, tokenize
@@ -62,9 +63,7 @@ _PERIOD_WORDS = frozenset(tokenize(
 # The measures a question may name, as the tokenizer reads them ("net sales" -> revenue,
 # "operating income" -> opincome): a row of another measure is no answer, however well its
 # label names the segment asked.
-_MEASURE_TOKENS = frozenset(tokenize(" ".join(MEASURE_WORDS))) | frozenset(
-    ("revenue", "netincome", "opincome", "grossmargin", "opcashflow", "fcf", "capex", "cogs", "opex", "eps",
-     "buyback", "sbc", "dna", "rnd", "sga", "etr"))
+_MEASURE_TOKENS = measure_terms()
 # a word written with a capital anywhere: "Services", "Intelligent", "iPhone", "AWS"
 _CAPITALISED = re.compile(r"(?<![\w'’])[a-z]*[A-Z][\w&'’.-]*")
 # measures a heading names by their own term (the tokenizer's aliases), not the generic words
@@ -164,11 +163,11 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     question_terms = set(tokenize(question))
     # what the question asks, not the analyst's instructions around it ("answer in USD billions")
     concept = concept & question_terms
-    if not (question_terms & _MEASURE_TOKENS) and not asks_for_figure(question):
+    if not (question_terms & _MEASURE_TOKENS) and not asks_for_figure(question) and not asks_sales_by_verb(question):
         return None  # "How important was NIKE Direct?": neither a measure nor a figure asked
     percent_asked = bool(_PERCENT_ASKED.search(question))
     margin_asked = bool(re.search(r"\bmargins?\b", question, re.I))  # an amount or a percentage, as filers print it
-    asked_measures = question_terms & _MEASURE_TOKENS
+    asked_measures = measures_asked(question)  # "How much did the segment sell": its net sales too
     # what the question names with capitals ("Intelligent Cloud", "Greater China", "Services"): the
     # subject a row must name itself, never through its table's heading or another page's words
     subject = concept & set(tokenize(" ".join(_CAPITALISED.findall(question))))
@@ -236,6 +235,9 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
                     continue
                 if not carries_concept(sorted(context), wanted, idf):
                     continue
+                if _another_measure(row, table.statement.title + " " + page.text[table.header[0]:table.header[1]],
+                                    asked_measures, question_terms):
+                    continue
                 if part_title and not part_named(part_title, question_terms) and not (subject and subject <= named):
                     # "Revenues 6,153,025" of Netflix's "Domestic Streaming Segment" table is that
                     # segment's revenue, not the company's (the verifier's rule, `column_problem`);
@@ -258,6 +260,18 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     if any(c.value != best.value for c in rivals):
         return None  # two rows name it as well, with different figures: no guess
     return _answer(best)
+
+
+def _another_measure(row: Row, heading: str, asked: set[str], question_terms: set[str]) -> bool:
+    """The row holds another measure than the asked one of the same name: the nearest of its
+    label, the heading above it and its table's heading that names the asked measure qualifies
+    it with a word the question does not use ("Unearned revenue by segment was as follows:"
+    over "Intelligent Cloud 11,472": the segment's unearned revenue, no answer to its
+    revenue). The label names the row's own measure, a heading only the rows it heads."""
+    for text in (row.label, row.parent, heading):
+        if asked & set(tokenize(text)):
+            return bool(measure_modifiers(text, asked, question_terms))
+    return False
 
 
 def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period | None:

@@ -12,6 +12,7 @@ sales", "provision for credit losses").
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Words that name what is measured (the head of a measure phrase).
 MEASURE_WORDS = frozenset({
@@ -131,3 +132,68 @@ def spell_out_measures(text: str) -> str:
 
 def names_measure(text: str) -> bool:
     return bool(measure_phrase(text))
+
+
+# qualifiers that leave a measure the same measure: "total net revenue" and "segment operating
+# income" are the revenue and the operating income asked; "unearned revenue", "deferred
+# revenue", "adjusted EBITDA", "organic sales" are other measures
+_SAME_MEASURE = frozenset({"total", "net", "segment", "segments", "reportable", "consolidated", "operating", "and"})
+
+
+def measure_modifiers(text: str, asked: set[str], question_terms: set[str]) -> set[str]:
+    """The qualifiers ``text`` (a row label, the heading above it, a table's title) prints
+    before the asked measure that the question does not use ("unearned" of "Unearned revenue
+    by segment was as follows:" asked for revenue), when every mention of the measure in
+    ``text`` carries one; empty when one mention is plain ("Revenue", "Total net revenue") or
+    ``text`` names none of it. ``asked`` and ``question_terms`` are tokens (``lexical.tokenize``:
+    "net sales" is "revenue")."""
+    from desktop_rag.core.lexical import FINANCE_ALIASES, STOPWORDS, tokenize
+
+    # another measure beside the asked one ("Segment revenue and operating income") is no qualifier of it
+    measures = set(FINANCE_ALIASES) | set(tokenize(" ".join(MEASURE_WORDS)))
+    found: set[str] = set()
+    plain = False
+    phrase = measure_phrase(text)
+    rest = text
+    while phrase:
+        at = rest.find(phrase)
+        for part in re.split(r"\s+and\s+|,\s*", phrase):
+            terms = set(tokenize(part))
+            if not terms & asked:
+                continue
+            extra = {t for t in terms - asked - question_terms - measures - _SAME_MEASURE - STOPWORDS if t.isalpha()}
+            if extra:
+                found |= extra
+            else:
+                plain = True
+        rest = rest[at + len(phrase):] if at >= 0 else ""
+        phrase = measure_phrase(rest)
+    return set() if plain else found
+
+
+# "How much did the segment sell in 2021?": the verb asks the segment's sales
+_SALES_VERB = re.compile(r"\bhow\s+much\b[^?.]*?\b(?:sell|sold)\b", re.I)
+
+
+def asks_sales_by_verb(question: str) -> bool:
+    """The question asks an amount sold with the verb ("How much did X sell"), no measure word."""
+    return bool(_SALES_VERB.search(question))
+
+
+@lru_cache(maxsize=1)
+def measure_terms() -> frozenset[str]:
+    """The measures as the tokenizer reads them ("net sales" -> revenue, "operating income" ->
+    opincome), with the measure words' own tokens."""
+    from desktop_rag.core.lexical import tokenize
+
+    return frozenset(tokenize(" ".join(MEASURE_WORDS))) | frozenset(
+        ("revenue", "netincome", "opincome", "grossmargin", "opcashflow", "fcf", "capex", "cogs", "opex", "eps",
+         "buyback", "sbc", "dna", "rnd", "sga", "etr"))
+
+
+def asked_measures(question: str) -> set[str]:
+    """The measures a question asks, as tokens: its measure words', and revenue for "how much
+    did X sell"."""
+    from desktop_rag.core.lexical import tokenize
+
+    return (set(tokenize(question)) & measure_terms()) | ({"revenue"} if asks_sales_by_verb(question) else set())

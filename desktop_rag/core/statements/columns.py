@@ -481,7 +481,12 @@ def period_tables(page: PageText, annual: bool = False) -> list[PeriodTable]:
         if header is None or len(header.periods) != len(years) or any(a is None for a in anchors):
             i += 1
             continue
-        title = " ".join(ln.text.strip() for ln in lines[max(0, h0 - 2):h0])
+        title_lines = [ln.text.strip() for ln in lines[max(0, h0 - 2):h0]]
+        if len(title_lines) == 2 and title_lines[0].endswith("."):
+            # the last line of the paragraph above ("... decreased diluted EPS by $1.15.") over
+            # the table's own heading ("SEGMENT RESULTS OF OPERATIONS"): none of the table's words
+            title_lines = title_lines[1:]
+        title = " ".join(title_lines)
         scale = header.scale or scale_of(title) or scale_hint or "units"
         stop = next((k for k in range(i + 1, len(lines)) if _year_tokens(lines[k]) is not None), len(lines))
         groups = _column_groups(page, lines[h0:i], lines[i], years, header.periods)

@@ -56,12 +56,38 @@ def test_a_count_or_a_row_of_a_table_not_in_money_gets_no_dollar_sign() -> None:
         "Total employees: 301,000 (2024)")
     # a count under a money scale note is still a count
     money_above = "(In millions, except per-share amounts)\n" + header + "\n"
-    assert "$" not in figure_statement("Number of warehouses 890 871 838", header, money_above, plan)
+    warehouses = _plan_for("How many warehouses did the company have at the end of 2024?")
+    counted = figure_statement("Number of warehouses 890 871 838", header, money_above, warehouses)
+    assert counted.startswith("Number of warehouses: 890") and "$" not in counted
     # a row without "$" in a table whose first row has one is money
     table = header + "\nNet sales $ 5,000 $ 4,000 $ 3,000\n"
-    assert figure_statement("Cost of sales 3,100 2,500 1,900", header, table, plan) == "Cost of sales: $3,100 (2024)"
+    cost = _plan_for("What was the cost of sales in 2024?")
+    assert figure_statement("Cost of sales 3,100 2,500 1,900", header, table, cost) == "Cost of sales: $3,100 (2024)"
     # a row without "$" in a table with neither "$" nor a scale note is no money
-    assert figure_statement("Warehouse openings 25 23 20", header, above, plan) == "Warehouse openings: 25 (2024)"
+    assert figure_statement("Warehouse openings 25 23 20", header, above, warehouses) == "Warehouse openings: 25 (2024)"
+
+
+def test_a_row_of_another_measure_gets_no_figure() -> None:
+    # the full answer run led "What revenue did Microsoft's Intelligent Cloud segment report in
+    # FY2016?" with "Intelligent Cloud: $11,472 million (2016)", the segment's unearned revenue
+    # ($25,042 million was its revenue), and Lockheed's "How much did the Missiles and Fire
+    # Control segment sell" with the segment's assets
+    from desktop_rag.core.extract import figure_statement
+
+    header = "June 30, 2016 2015"
+    above = "NOTE 15 — UNEARNED REVENUE\nUnearned revenue by segment was as follows:\n(In millions)\n" + header + "\n"
+    row = "Intelligent Cloud 11,472 10,346"
+    revenue = _plan_for("What revenue did the Intelligent Cloud segment report in FY2016?")
+    assert figure_statement(row, header, above, revenue) == ""
+    unearned = _plan_for("What unearned revenue did the Intelligent Cloud segment report in FY2016?")
+    assert figure_statement(row, header, above, unearned) == "Intelligent Cloud: $11,472 million (2016)"
+    # a sub-heading over the segment rows names their measure
+    assets = "(in millions)\n2021 2020\nAssets\nAeronautics $ 10,000 $ 9,000\n"
+    sold = _plan_for("How much did the Missiles and Fire Control segment sell in FY2021?")
+    assert figure_statement("Missiles and Fire Control 5,243 4,966", "2021 2020", assets, sold) == ""
+    net_sales = "(in millions)\n2021 2020\nNet sales\nAeronautics $ 26,748 $ 26,266\n"
+    assert figure_statement("Missiles and Fire Control 11,693 11,257", "2021 2020", net_sales, sold) == (
+        "Missiles and Fire Control: $11,693 million (2021)")
 
 
 def test_a_subsidiarys_table_ranks_below_the_registrants_own_rows() -> None:

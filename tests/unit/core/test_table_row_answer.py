@@ -206,3 +206,40 @@ def test_an_amount_spent_is_no_balance_at_a_date() -> None:
     held = _ask("How much cash and cash equivalents did Netflix have at the end of 2017?", "cash equivalent",
                 passages, pages)
     assert held is not None and held.value == 2822795
+
+
+MSFT16_META = DocumentMeta(company="Microsoft Corporation", ticker="MSFT", form_type="10-K", fiscal_year=2016,
+                           period_end="2016-06-30")
+
+
+def test_the_paragraph_above_a_tables_heading_is_no_part_of_its_title() -> None:
+    # "... decreased diluted EPS by $1.15." ends the paragraph printed right above "SEGMENT RESULTS
+    # OF OPERATIONS": read into the table's title, its "EPS" made the heading name a measure no
+    # row names, and the segment table was skipped (the full answer run then showed the segment's
+    # unearned revenue, $11,472 million, for its revenue, $25,042 million)
+    path = FINANCEBENCH / "MICROSOFT_2016_10K.pdf"
+    pages = _pages(path, [33])
+    passages = _passages(path, MSFT16_META, pages)
+    out = _ask("What revenue did Microsoft's Intelligent Cloud segment report in FY2016?",
+               "intelligent cloud segment revenue", passages, pages)
+    assert out is not None and out.value == 25042
+    assert out.text.startswith("Intelligent Cloud (Revenue): $25,042 million in fiscal 2016")
+    op = _ask("What was operating income of MSFT's More Personal Computing segment in fiscal 2016?",
+              "more personal computing segment operating income", passages, pages)
+    assert op is not None and op.value == 6142
+
+
+def test_a_row_of_the_asked_measure_with_a_qualifier_the_question_lacks_is_no_answer() -> None:
+    from desktop_rag.core.statements.model import Row
+    from desktop_rag.core.table_row_answer import _another_measure
+
+    asked, question = {"revenue"}, set(tokenize("What revenue did the Intelligent Cloud segment report?"))
+    segment = Row("Intelligent Cloud", "", 1, (0, 10), (0, 10))
+    assert _another_measure(segment, "Unearned revenue by segment was as follows: June 30, 2016 2015", asked, question)
+    assert not _another_measure(segment, "Revenue by segment was as follows: 2016 2015", asked, question)
+    # the heading above the row names its measure before the table's title does
+    under_revenue = Row("Intelligent Cloud", "Revenue", 1, (0, 10), (0, 10))
+    assert not _another_measure(under_revenue, "Unearned and deferred revenue by segment 2016 2015", asked, question)
+    # the question's own qualifier is no other measure
+    unearned = set(tokenize("What unearned revenue did the Intelligent Cloud segment report?"))
+    assert not _another_measure(segment, "Unearned revenue by segment was as follows:", asked, unearned)

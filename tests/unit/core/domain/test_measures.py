@@ -46,3 +46,28 @@ def test_count_labels_are_counts_of_things_not_money() -> None:
     for label in ("Net sales", "Average revenue per paying membership", "Membership fees", "Cost of sales",
                   "Dividends per share"):
         assert not is_count_label(label), label
+
+
+def test_a_qualifier_the_question_does_not_use_makes_another_measure() -> None:
+    from desktop_rag.core.domain.measures import measure_modifiers
+    from desktop_rag.core.lexical import tokenize
+
+    q = set(tokenize("What revenue did the Cloud segment report in 2016?"))
+    assert measure_modifiers("Unearned revenue by segment was as follows:", {"revenue"}, q) == {"unearned"}
+    assert measure_modifiers("Adjusted net revenue", {"revenue"}, q) == {"adjusted"}
+    # the measure itself, however qualified by the words that keep it the same
+    assert measure_modifiers("Total net revenue", {"revenue"}, q) == set()
+    assert measure_modifiers("Net sales by category:", {"revenue"}, q) == set()
+    # one plain mention names the measure; another measure beside it is no qualifier
+    assert measure_modifiers("Deferred revenue and total revenue", {"revenue"}, q) == set()
+    assert measure_modifiers("Segment revenue and operating income", {"revenue"}, q) == set()
+    # the question's own qualifier
+    assert measure_modifiers("Unearned revenue", {"revenue"}, set(tokenize("unearned revenue of Cloud"))) == set()
+
+
+def test_how_much_a_part_sold_asks_its_sales() -> None:
+    from desktop_rag.core.domain.measures import asked_measures
+
+    assert asked_measures("How much did the Missiles and Fire Control segment sell in FY2021?") == {"revenue"}
+    assert asked_measures("What EBIT did the North America segment report?") == {"ebit"}
+    assert asked_measures("How many units were sold in 2021?") == set()
