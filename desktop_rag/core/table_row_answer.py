@@ -180,8 +180,15 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     # less the question's own words that none of the pages prints ("covered", "sell"): no label
     # holds them. A word one of the pages prints stays asked of every page's rows.
     wanted = {t for t in concept if t not in _PERIOD_WORDS and (t in printed or t in subject)}
-    if not wanted or not asked_measures <= printed or _unprinted_modifier(question, asked_measures, printed):
+    ranking = _RANKING.search(question)
+    # "the highest net income" asks a ranking of the measure, no other measure
+    plain = question[:ranking.start("how")] + question[ranking.end("how"):] if ranking else question
+    if not wanted or not asked_measures <= printed or _unprinted_modifier(plain, asked_measures, printed):
         return None
+    if ranking:
+        # "Which segment had the highest net income?": every segment's row of that measure and period
+        return _ranked_answer(question, ranking.group("how").lower() in _LOWEST, set(tokenize(ranking.group("what"))),
+                              asked_measures, question_terms, list(pages.values()), page_of)
     # the most distinctive of it ("services", "intelligent") is the row's own, never only the
     # table heading's ("Products and Services Performance" over "Total net sales")
     top = max(wanted, key=lambda t: (max(0.1, (idf or {}).get(t, 1.0)), t))
@@ -260,6 +267,110 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     if any(c.value != best.value for c in rivals):
         return None  # two rows name it as well, with different figures: no guess
     return _answer(best)
+
+
+# "Which of the business segments had the lowest net revenue?", "which segment posted the
+# largest operating income": a ranking of the parts' rows, not one row
+_RANKING = re.compile(
+    r"\bwhich\b[^?]*?\b(?P<what>segments?|divisions?|regions?|businesses|business\s+units?|reportable\s+units?|"
+    r"operating\s+units?|geograph(?:y|ies|ic\s+areas?))\b[^?]*?"
+    r"\b(?P<how>highest|largest|most|greatest|biggest|lowest|smallest|least|fewest)\b", re.I)
+_LOWEST = frozenset(("lowest", "smallest", "least", "fewest"))
+
+
+@dataclass
+class _Ranked:
+    part: str  # the segment: the row's label, or the column group's name
+    value: float
+    row: Row
+    table: PeriodTable
+    period: Period
+    passage: Passage
+
+
+def _ranked_answer(question: str, lowest: bool, parts_asked: set[str], asked: set[str], question_terms: set[str],
+                   passages: list[Passage], page_of: BoxedPage) -> RowAnswer | None:
+    """The segment with the highest (or lowest) figure of the asked measure in the asked period,
+    over one table's segment rows (label: the segment; heading above or table title: the
+    measure) or over a bank's column groups (group: the segment; label: the measure), every
+    segment's row quoted. The table must say its rows are what the question ranks
+    (``parts_asked``: "segment" of "SEGMENT RESULTS", "Segment results – managed basis"): a
+    segment's own table of regions ("International metrics": "Asia-Pacific 514") ranks no
+    segments. None unless one table prints at least two segments' figures of that measure, or
+    when two tables on the pages rank them differently."""
+    if not asked:
+        return None
+    rankings: list[list[_Ranked]] = []
+    for p in passages:
+        page = page_of(p.hit.doc, p.hit.chunk.page, p.page)
+        if page is None:
+            continue
+        annual = p.hit.doc.meta.form_type.upper().startswith(("10-K", "20-F"))
+        by_heading: dict[tuple[int, int], list[_Ranked]] = {}
+        for table in period_tables(page, annual=annual):
+            period = _asked_period(question, p.hit.doc, table.statement.periods)
+            if period is None:
+                continue
+            heading_text = f"{table.statement.title} {page.text[table.header[0]:table.header[1]]}"
+            heading = set(tokenize(heading_text))
+            if not parts_asked & (heading | set(tokenize(segment_title_above(page.text, table.header[0])))):
+                continue
+            parts = by_heading.setdefault(table.header, [])
+            rows = table.statement.rows
+            measures = set().union(*(set(tokenize(f"{r.label} {r.parent}")) & _MEASURE_TOKENS for r in rows))
+            one_measure = asked <= heading | measures and measures <= asked
+            for row in rows:
+                cell = row.cell_for(period.end, period.months)
+                if cell is None or cell.value is None or row.unit == "percent":
+                    continue
+                label = set(tokenize(row.label))
+                if row.label.lower().startswith("total") or _another_measure(row, heading_text, asked, question_terms):
+                    continue
+                if table.part:
+                    # a column group is the segment; the row's label names the measure
+                    if asked <= label and not label & _MEASURE_TOKENS - asked:
+                        parts.append(_Ranked(table.part, cell.value, row, table, period, p))
+                elif not label & _MEASURE_TOKENS and (asked <= set(tokenize(row.parent)) or (
+                        one_measure and not row.parent)):
+                    # a segment's row under the measure's heading ("Net sales" / "Aeronautics 26,748")
+                    parts.append(_Ranked(row.label, cell.value, row, table, period, p))
+        for parts in by_heading.values():
+            # one figure per segment (a group's row printed once)
+            seen: dict[str, _Ranked] = {}
+            for r in parts:
+                seen.setdefault(r.part, r)
+            if len(seen) >= 2 and len({(r.period.end, r.period.months) for r in seen.values()}) == 1:
+                rankings.append(list(seen.values()))
+    if not rankings:
+        return None
+    winners = {(min if lowest else max)(r, key=lambda x: x.value).part for r in rankings}
+    if len(winners) != 1:
+        return None  # two tables rank the segments differently: no guess
+    ranked = sorted(rankings[0], key=lambda x: x.value, reverse=not lowest)
+    best = ranked[0]
+    st = best.table.statement
+    page_text = best.passage.page
+    scale = st.scale if st.scale != "units" else (nearest_scale(page_text[:best.row.span[0]]) or "units")
+    money = "$" in page_text[best.table.header[0]:best.row.span[1]] or scale in ("thousands", "millions", "billions")
+    measure = best.row.label if best.table.part else (best.row.parent or st.title)
+    when = column_period_name(best.period, prose=True)
+
+    def figure(r: _Ranked) -> str:
+        cell = r.row.cell_for(r.period.end, r.period.months)
+        assert cell is not None
+        return _figure(r.row, cell, scale, money)
+
+    others = "; ".join(f"{r.part} {figure(r)}" for r in ranked[1:])
+    text = (f"{best.part}: {figure(best)} of {measure.strip().rstrip(':')} {when}, the "
+            f"{'lowest' if lowest else 'highest'} of the {len(ranked)} segments the table prints ({others}).")
+    hit = best.passage.hit
+    chunk = hit.chunk
+    cites = [Citation(chunk.doc_id, hit.doc.file_name, chunk.page, page_text[r.row.span[0]:r.row.span[1]],
+                      r.row.span[0], chunk.chunk_id) for r in ranked]
+    cites.append(Citation(chunk.doc_id, hit.doc.file_name, chunk.page,
+                          page_text[best.table.header[0]:best.table.header[1]], best.table.header[0], chunk.chunk_id))
+    unique = list({(c.char_start, c.quote): c for c in cites}.values())
+    return RowAnswer(text, unique, best.row, best.period, best.value)
 
 
 def _another_measure(row: Row, heading: str, asked: set[str], question_terms: set[str]) -> bool:

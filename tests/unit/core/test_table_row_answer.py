@@ -243,3 +243,39 @@ def test_a_row_of_the_asked_measure_with_a_qualifier_the_question_lacks_is_no_an
     # the question's own qualifier is no other measure
     unearned = set(tokenize("What unearned revenue did the Intelligent Cloud segment report?"))
     assert not _another_measure(segment, "Unearned revenue by segment was as follows:", asked, unearned)
+
+
+LMT_META = DocumentMeta(company="Lockheed Martin Corporation", ticker="LMT", form_type="10-K", fiscal_year=2021,
+                        period_end="2021-12-31")
+
+
+def test_which_segment_ranks_highest_or_lowest_is_read_over_every_segments_row() -> None:
+    # "Sales and operating profit for each of our business segments": "Net sales" and "Operating
+    # profit" headings over the four segments' rows; the ranking quotes each segment's row
+    path = FINANCEBENCH / "LOCKHEEDMARTIN_2021_10K.pdf"
+    pages = _pages(path, [82])
+    passages = _passages(path, LMT_META, pages)
+    top = _ask("Which of Lockheed Martin's business segments had the highest operating profit in 2021?",
+               "business segment highest operating profit", passages, pages)
+    assert top is not None and top.value == 2799
+    assert top.text.startswith("Aeronautics: $2,799 million of Operating profit in fiscal 2021, the highest of the 4")
+    assert len(top.citations) == 5  # the four segments' rows and the column heading
+    assert all(pages[82].text[c.char_start:c.char_start + len(c.quote)] == c.quote for c in top.citations)
+    low = _ask("Which of Lockheed Martin's business segments had the lowest net sales in 2021?",
+               "business segment lowest net sales", passages, pages)
+    assert low is not None and low.value == 11693 and low.text.startswith("Missiles and Fire Control")
+
+
+JPM21_META = DocumentMeta(company="JPMorgan Chase & Co.", ticker="JPM", form_type="10-Q", fiscal_year=2021,
+                          fiscal_quarter=1, period_end="2021-03-31")
+
+
+def test_a_segments_own_table_of_regions_ranks_no_segments() -> None:
+    # "International metrics" of the asset-management segment ("Latin America/Caribbean 214") are
+    # regions of one segment: asked which business segment had the lowest net revenue, the
+    # ranking had answered $214 million
+    path = FINANCEBENCH / "JPMORGAN_2021Q1_10Q.pdf"
+    pages = _pages(path, [32])
+    passages = _passages(path, JPM21_META, pages)
+    assert _ask("Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
+                "business segment lowest net revenue", passages, pages) is None
