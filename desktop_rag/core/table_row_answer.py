@@ -73,6 +73,14 @@ _NAMED_MEASURES = frozenset(("revenue", "netincome", "opincome", "grossmargin", 
 _PERCENT_TABLE = re.compile(r"\b(?:percent(?:age)?s?\s+of|as\s+a\s+(?:percent(?:age)?|share)\b)", re.I)
 _PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\brate\b|\bshare\s+of\b|\bas\s+a\s+share\b", re.I)
 _TOTAL_WORDS = frozenset(tokenize("total totals net")) | {"total"}
+# a change asked beside the figure ("how did ... change", "how fast did ... grow", "growth rate"):
+# computed from the row's two cells
+_CHANGE_ASKED = re.compile(r"\b(?:chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|yoy|"
+                           r"year[-\s]over[-\s]year)\b", re.I)
+_GROWTH_RATE = re.compile(r"\b(?:growth|change)\s+rate\b|\brate\s+of\s+(?:growth|change)\b", re.I)
+# "... and what share of the company was that?": the row's share of its table's total, computed
+_SHARE_OF_WHOLE = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion)\s+of\s+(?:the\s+)?"
+                             r"(?:company|total|firm|whole|consolidated|overall)\b", re.I)
 # "Did Amazon buy back any stock ...?": a yes or no, which a bare figure does not say
 _YES_NO_QUESTION = re.compile(r"^\s*(?:did|does|do|is|was|were|has|have|had|are|can|will|would)\b", re.I)
 # "How much cash did Netflix spend on content assets in 2017?": an amount that flowed during a
@@ -165,9 +173,12 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     concept = concept & question_terms
     if not (question_terms & _MEASURE_TOKENS) and not asks_for_figure(question) and not asks_sales_by_verb(question):
         return None  # "How important was NIKE Direct?": neither a measure nor a figure asked
-    percent_asked = bool(_PERCENT_ASKED.search(question))
+    # a growth rate or a share of the whole is computed from the amounts' cells (``_answer``)
+    percent_asked = bool(_PERCENT_ASKED.search(_SHARE_OF_WHOLE.sub(" ", _GROWTH_RATE.sub(" ", question))))
     margin_asked = bool(re.search(r"\bmargins?\b", question, re.I))  # an amount or a percentage, as filers print it
-    asked_measures = measures_asked(question)  # "How much did the segment sell": its net sales too
+    # "How much did the segment sell": its net sales too; "share of the company" and "growth rate"
+    # ask no measure "share" or "rate"
+    asked_measures = measures_asked(_SHARE_OF_WHOLE.sub(" ", _GROWTH_RATE.sub(" ", question)))
     # what the question names with capitals ("Intelligent Cloud", "Greater China", "Services"): the
     # subject a row must name itself, never through its table's heading or another page's words
     subject = concept & set(tokenize(" ".join(_CAPITALISED.findall(question))))
@@ -457,9 +468,39 @@ def _answer(c: _Candidate) -> RowAnswer:
             shown.append(f"{_figure(c.row, before, scale, money)} {column_period_name(p, prose=True)}")
     if shown:
         text += f" ({'; '.join(shown)})"
+    amount = c.row.unit != "percent" and cell.value is not None
+    year_before = [p for p in earlier if 350 <= (dt.date.fromisoformat(c.period.end) - dt.date.fromisoformat(p.end)).days
+                   <= 380]
+    if amount and _CHANGE_ASKED.search(c.question) and len(year_before) == 1 and not asked_years:
+        before = c.row.cell_for(year_before[0].end, year_before[0].months)
+        if before is not None and before.value and before.value > 0 and (cell.value or 0) >= 0:
+            change = ((cell.value or 0) / before.value - 1) * 100
+            text += f", {'up' if change >= 0 else 'down'} {abs(change):.1f}% (computed from the two cells)"
     hit = c.passage.hit
     chunk = hit.chunk
     cites = [Citation(chunk.doc_id, hit.doc.file_name, chunk.page, row_quote, c.row.span[0], chunk.chunk_id),
              Citation(chunk.doc_id, hit.doc.file_name, chunk.page, page_text[c.table.header[0]:c.table.header[1]],
                       c.table.header[0], chunk.chunk_id)]
+    total = _total_row(c) if amount and _SHARE_OF_WHOLE.search(c.question) else None
+    if total is not None:
+        whole = total.cell_for(c.period.end, c.period.months)
+        assert whole is not None and whole.value
+        text += (f"; {(cell.value or 0) / whole.value * 100:.1f}% of {total.label} "
+                 f"({_figure(total, whole, scale, money)}, computed)")
+        cites.insert(1, Citation(chunk.doc_id, hit.doc.file_name, chunk.page, page_text[total.span[0]:total.span[1]],
+                                 total.span[0], chunk.chunk_id))
     return RowAnswer(text + ".", cites, c.row, c.period, c.value)
+
+
+def _total_row(c: _Candidate) -> Row | None:
+    """The total the row is a part of: the first row after it in its table, under the same
+    heading, whose label begins "Total" and which prints a positive figure in the same column
+    ("Total net sales" under "Net sales", after "Missiles and Fire Control")."""
+    rows = c.table.statement.rows
+    for row in rows[rows.index(c.row) + 1:]:
+        if row.parent != c.row.parent:
+            return None
+        if row.label.lower().startswith("total"):
+            cell = row.cell_for(c.period.end, c.period.months)
+            return row if cell is not None and cell.value and cell.value > 0 else None
+    return None

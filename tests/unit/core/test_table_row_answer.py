@@ -43,7 +43,8 @@ def _passages(path: Path, meta: DocumentMeta, pages: dict[int, PageText]) -> lis
 
 
 # the library's idf as the engine passes it: common filing words weigh little, names much
-_COMMON = {"revenue": 1.25, "segment": 2.4, "service": 1.25, "grossmargin": 2.0, "opincome": 1.8, "sell": 3.6}
+_COMMON = {"revenue": 1.25, "segment": 2.4, "service": 1.25, "grossmargin": 2.0, "opincome": 1.8, "sell": 3.6,
+           "share": 2.1, "change": 2.0}
 
 
 def _ask(question: str, concept: str, passages: list[Passage], pages: dict[int, PageText]):
@@ -279,3 +280,23 @@ def test_a_segments_own_table_of_regions_ranks_no_segments() -> None:
     passages = _passages(path, JPM21_META, pages)
     assert _ask("Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
                 "business segment lowest net revenue", passages, pages) is None
+
+
+def test_a_segments_change_and_share_of_the_whole_are_computed_from_its_tables_cells() -> None:
+    path = FINANCEBENCH / "LOCKHEEDMARTIN_2021_10K.pdf"
+    pages = _pages(path, [82])
+    passages = _passages(path, LMT_META, pages)
+    # "and what share of the company was that?" had kept every amount row out (a percentage asked)
+    out = _ask("How much did Lockheed Martin's Missiles and Fire Control segment sell in FY2021, and what share of "
+               "the company was that?", "missiles fire control segment sell share", passages, pages)
+    assert out is not None and out.value == 11693
+    assert out.text.endswith("; 17.4% of Total net sales ($67,044 million, computed).")
+    assert "Total net sales $ 67,044 $ 65,398 $ 59,812" in [c.quote for c in out.citations]
+    change = _ask("How did Lockheed Martin's Space segment net sales change in 2021?", "space segment net sales change",
+                  passages, pages)
+    assert change is not None and change.value == 11814
+    assert change.text.endswith("($11,880 million in fiscal 2020), down 0.6% (computed from the two cells).")
+    # a growth rate asked is computed too, not looked for among percentage rows
+    rate = _ask("What were Lockheed Martin's Aeronautics segment net sales in 2021 and their growth rate?",
+                "aeronautics segment net sales", passages, pages)
+    assert rate is not None and rate.text.endswith("up 1.8% (computed from the two cells).")
