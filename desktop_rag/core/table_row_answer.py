@@ -253,6 +253,8 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
                     continue
                 if not carries_concept(sorted(context), wanted, idf):
                     continue
+                if subject & label and _names_another_part(row.label, question_terms):
+                    continue
                 if _another_measure(row, table.statement.title + " " + page.text[table.header[0]:table.header[1]],
                                     asked_measures, question_terms):
                     continue
@@ -382,6 +384,15 @@ def _ranked_answer(question: str, lowest: bool, parts_asked: set[str], asked: se
                           page_text[best.table.header[0]:best.table.header[1]], best.table.header[0], chunk.chunk_id))
     unique = list({(c.char_start, c.quote): c for c in cites}.values())
     return RowAnswer(text, unique, best.row, best.period, best.value)
+
+
+def _names_another_part(label: str, question_terms: set[str]) -> bool:
+    """The row's label names its part with a capitalised word the question does not use: the
+    row "Intelligent Cloud" is another part than the "Microsoft Cloud" asked, though both say
+    "Cloud" (the company's name left the question's subject one shared word)."""
+    # the label's own terms ("Research and development" is rnd) that a capitalised word gives
+    named = set(tokenize(label)) & set(tokenize(" ".join(_CAPITALISED.findall(label))))
+    return bool(named - question_terms - _TOTAL_WORDS - _MEASURE_TOKENS - _PERIOD_WORDS - STOPWORDS)
 
 
 def _another_measure(row: Row, heading: str, asked: set[str], question_terms: set[str]) -> bool:

@@ -300,3 +300,14 @@ def test_a_segments_change_and_share_of_the_whole_are_computed_from_its_tables_c
     rate = _ask("What were Lockheed Martin's Aeronautics segment net sales in 2021 and their growth rate?",
                 "aeronautics segment net sales", passages, pages)
     assert rate is not None and rate.text.endswith("up 1.8% (computed from the two cells).")
+
+
+def test_a_row_naming_another_part_with_a_shared_word_is_no_answer() -> None:
+    # "What was Microsoft Cloud revenue ...?" (the company's name leaves "Cloud") was answered with
+    # the "Intelligent Cloud" segment's revenue row
+    path = SEC10Q / "2023 Q2 MSFT.pdf"
+    pages = _pages(path, [38])
+    passages = _passages(path, MSFT_META, pages)
+    assert _ask("What was Microsoft Cloud revenue in Q2 2023?", "cloud revenue", passages, pages) is None
+    out = _ask("What was Microsoft's Intelligent Cloud revenue in Q2 2023?", "intelligent cloud revenue", passages, pages)
+    assert out is not None and out.value == 22081
