@@ -289,6 +289,8 @@ _RANKING = re.compile(
     r"operating\s+units?|geograph(?:y|ies|ic\s+areas?))\b[^?]*?"
     r"\b(?P<how>highest|largest|most|greatest|biggest|lowest|smallest|least|fewest)\b", re.I)
 _LOWEST = frozenset(("lowest", "smallest", "least", "fewest"))
+# "Net income/(loss)", "Operating income (loss)": the measure with its sign, no second measure
+_LOSS_SIGN = re.compile(r"/?\(\s*loss(?:es)?\s*\)", re.I)
 
 
 @dataclass
@@ -319,17 +321,34 @@ def _ranked_answer(question: str, lowest: bool, parts_asked: set[str], asked: se
         if page is None:
             continue
         annual = p.hit.doc.meta.form_type.upper().startswith(("10-K", "20-F"))
+        # a table's segment rows; a page's column groups together, per period (a bank prints its
+        # segments as two tables of groups, "Consumer & Community Banking ..." then "Asset &
+        # Wealth Management Corporate Total"), each group's row of the measure or None
         by_heading: dict[tuple[int, int], list[_Ranked]] = {}
+        groups: dict[tuple[str, int], list[_Ranked | None]] = {}
+        groups_named = False
         for table in period_tables(page, annual=annual):
             period = _asked_period(question, p.hit.doc, table.statement.periods)
             if period is None:
                 continue
             heading_text = f"{table.statement.title} {page.text[table.header[0]:table.header[1]]}"
             heading = set(tokenize(heading_text))
-            if not parts_asked & (heading | set(tokenize(segment_title_above(page.text, table.header[0])))):
+            says_parts = bool(parts_asked & (heading | set(tokenize(segment_title_above(page.text, table.header[0])))))
+            rows = table.statement.rows
+            if table.part:
+                # a column group is the segment; the row's label names the measure
+                groups_named = groups_named or says_parts
+                found = [row for row in rows if asked <= set(tokenize(row.label)) and row.unit != "percent"
+                         and not set(tokenize(_LOSS_SIGN.sub(" ", row.label))) & _MEASURE_TOKENS - asked
+                         and not _another_measure(row, heading_text, asked, question_terms)]
+                cell = found[0].cell_for(period.end, period.months) if len(found) == 1 else None
+                groups.setdefault((period.end, period.months), []).append(
+                    _Ranked(table.part, cell.value, found[0], table, period, p)
+                    if cell is not None and cell.value is not None else None)
+                continue
+            if not says_parts:
                 continue
             parts = by_heading.setdefault(table.header, [])
-            rows = table.statement.rows
             measures = set().union(*(set(tokenize(f"{r.label} {r.parent}")) & _MEASURE_TOKENS for r in rows))
             one_measure = asked <= heading | measures and measures <= asked
             for row in rows:
@@ -337,17 +356,18 @@ def _ranked_answer(question: str, lowest: bool, parts_asked: set[str], asked: se
                 if cell is None or cell.value is None or row.unit == "percent":
                     continue
                 label = set(tokenize(row.label))
-                if row.label.lower().startswith("total") or _another_measure(row, heading_text, asked, question_terms):
+                if row.label.lower().startswith("total") or label & _MEASURE_TOKENS or _another_measure(
+                        row, heading_text, asked, question_terms):
                     continue
-                if table.part:
-                    # a column group is the segment; the row's label names the measure
-                    if asked <= label and not label & _MEASURE_TOKENS - asked:
-                        parts.append(_Ranked(table.part, cell.value, row, table, period, p))
-                elif not label & _MEASURE_TOKENS and (asked <= set(tokenize(row.parent)) or (
-                        one_measure and not row.parent)):
+                if asked <= set(tokenize(row.parent)) or (one_measure and not row.parent):
                     # a segment's row under the measure's heading ("Net sales" / "Aeronautics 26,748")
                     parts.append(_Ranked(row.label, cell.value, row, table, period, p))
-        for parts in by_heading.values():
+        rankable = list(by_heading.values())
+        if groups_named:
+            # every group of the page, or none: a group whose row of the measure was not read
+            # would leave the ranking without a segment that may be the answer
+            rankable += [[g for g in gs if g is not None] for gs in groups.values() if None not in gs]
+        for parts in rankable:
             # one figure per segment (a group's row printed once)
             seen: dict[str, _Ranked] = {}
             for r in parts:

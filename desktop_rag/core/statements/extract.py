@@ -149,6 +149,12 @@ def _clean_label(text: str) -> str:
     return t.rstrip(" .").strip()
 
 
+# a footnote marker between a row's cells ("(a)", "(b)"), and the words a change column prints
+# where a change means nothing ("NM", "N/M", "NA")
+_FOOTNOTE_BETWEEN_CELLS = re.compile(r"\([a-z]\)")
+_NOT_MEANINGFUL = frozenset(("NM", "N/M", "NA", "N/A", "nm", "n/m"))
+
+
 def _split(line: _Line) -> _ParsedLine:
     """Trailing cells (read from the right) and the label before them."""
     toks = line.tokens
@@ -158,6 +164,15 @@ def _split(line: _Line) -> _ParsedLine:
         t = toks[i]
         text, start, end = t.text, t.start, t.end
         if text == "$":
+            i -= 1
+            continue
+        if cells and _FOOTNOTE_BETWEEN_CELLS.fullmatch(text):
+            i -= 1  # "3,100 5,645 (a) (45)": a footnote marker printed beside a cell, no column
+            continue
+        if text in _NOT_MEANINGFUL and (cells or (i > 0 and parse_cell(toks[i - 1].text.lstrip("$")) is not None)):
+            # "(3,602) 5,772 NM (331)": a change column's "not meaningful", a cell without a
+            # figure; read as the end of the row it cut off every cell left of it
+            cells.append((text, None, False, t.start, t.end))
             i -= 1
             continue
         if text == "%" and i > 0:

@@ -311,3 +311,21 @@ def test_a_row_naming_another_part_with_a_shared_word_is_no_answer() -> None:
     assert _ask("What was Microsoft Cloud revenue in Q2 2023?", "cloud revenue", passages, pages) is None
     out = _ask("What was Microsoft's Intelligent Cloud revenue in Q2 2023?", "intelligent cloud revenue", passages, pages)
     assert out is not None and out.value == 22081
+
+
+def test_a_banks_segments_printed_as_column_groups_are_ranked_together() -> None:
+    # two tables of groups on one page ("Consumer & Community Banking Corporate & Investment Bank
+    # Commercial Banking", then "Asset & Wealth Management Corporate Total"); the rows carry "NM"
+    # and "(a)" between cells. With one table's groups only, Commercial Banking ($2,393 million)
+    # had been the lowest; Corporate's -$473 million is
+    path = FINANCEBENCH / "JPMORGAN_2021Q1_10Q.pdf"
+    pages = _pages(path, [19])
+    low = _ask("Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
+               "business segment lowest net revenue", _passages(path, JPM21_META, pages), pages)
+    assert low is not None and low.value == -473 and low.text.startswith("Corporate: -$473 million")
+    assert "the lowest of the 5 segments" in low.text
+    path = FINANCEBENCH / "JPMORGAN_2022Q2_10Q.pdf"
+    pages = _pages(path, [21])
+    top = _ask("In 2022 Q2, which of JPM's business segments had the highest net income?",
+               "business segment highest net income", _passages(path, JPM_META, pages), pages)
+    assert top is not None and top.value == 3725 and top.text.startswith("Corporate & Investment Bank: $3,725 million")

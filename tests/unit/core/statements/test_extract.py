@@ -322,3 +322,18 @@ def test_period_tables_bare_years_are_fiscal_years_only_in_an_annual_report() ->
     st = annual[0].statement
     assert [(p.year, p.months) for p in st.periods] == [(2023, 12), (2022, 12)]
     assert _values(_row(st, "Research and development")) == [27195, 24512]
+
+
+def test_a_row_is_read_past_not_meaningful_cells_and_footnote_marks_between_cells() -> None:
+    from desktop_rag.core.statements.extract import split_row
+
+    # a bank's segment rows: "NM" in a change column, "(a)" beside a restated cell; read from the
+    # right, the row stopped at the first of them and its label took the cells left of it
+    label, cells = split_row("Net income/(loss) 6,728 197 NM 5,740 1,985 189 1,168 139 NM")
+    assert label == "Net income/(loss)"
+    assert [c[1] for c in cells] == [6728, 197, None, 5740, 1985, 189, 1168, 139, None]
+    label, cells = split_row("Net income/(loss) 3,100 5,645 (a) (45) 3,725 5,020 (a) (26)")
+    assert label == "Net income/(loss)" and [c[1] for c in cells] == [3100, 5645, -45, 3725, 5020, -26]
+    # a marker or "NM" with no figure beside it stays the label's
+    assert split_row("Return on equity NM")[1] == []
+    assert split_row("Total net revenue (a) 4,077 3,389")[0] == "Total net revenue"
