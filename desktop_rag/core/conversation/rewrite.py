@@ -112,6 +112,8 @@ _FILLER = {"the", "same", "for", "in", "of", "at", "and", "what", "about", "how"
            "to", "pls", "plz", "thanks", "thx", "well", "right", "alright", "fine", "go", "let's", "lets", "qtr",
            # chat shorthand of the same words ("the yr before", "same qtrs", "w/")
            "yr", "yrs", "qtrs", "w",
+           # "intl instead", "and gaming, for H1 FY24 instead?": a swap said as one, no concept
+           "instead", "rather",
            # "its peer Intel", "a competitor, AMD": who the company is to the thread's, no concept
            "peer", "peers", "competitor", "competitors", "rival", "rivals",
            # "the chipmaker's Q2", "the company's": the thread's company described, no name of its own

@@ -1206,7 +1206,9 @@ def fiscal_label_for(mention: PeriodMention, source: FiscalCalendar | None,
 # -- follow-ups: the year to date of the conversation's period ------------------------------------
 # "and the nine months?", "the first half", "the 9M figure", "H1", "year to date", "the full year"
 _YTD_RELATIVE = re.compile(
-    r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)[\s-]*months?\b"
+    r"\b(?:(?:(?:the|those|these)\s+)?(?:first\s+)?(?<![$\d.,])(?P<n>three|six|nine|3|6|9)[\s-]*(?:months?|mos?|mths?)\b"
+    # "the 9 mo to Sept 30": the day written without its year is the conversation's year's
+    rf"(?:\s+(?:to|through|thru|ended|ending)\s+{MONTH_RE}\.?\s+\d{{1,2}}(?![\d,])(?!\s*(?:(?:19|20)\d\d|['’]\d\d)))?"
     r"(?!\s+(?:ended|ending|of|in)\b)(?:\s+(?:ytd|year[-\s]to[-\s]date)\b)?"
     # "Q3 YTD", "YTD Q3": the year to date to that quarter's end
     r"|(?<![a-z0-9])q(?P<qa>[1-3])\s+(?:ytd|year[-\s]to[-\s]date)\b|\b(?:ytd|year[-\s]to[-\s]date)\s+(?:(?:through|thru|to)\s+)?"

@@ -98,6 +98,10 @@ def test_a_company_the_library_lacks_is_swapped_out_again() -> None:
         ("What was Intel's revenue for the quarter ended June 30, 2023?",
          "and the provision for credit losses a year before that quarter?",
          "What was the provision for credit losses in the quarter ended June 30, 2022 for Intel?"),
+        # "instead" marks the swap, no concept of its own: the thread's measure is kept, and a
+        # span written with a day but no year is the thread's year to date
+        ("What was Intel's data center segment operating income in Q3 2023?", "client instead, for the 9 mo to Sept 30?",
+         "client segment operating income instead, for the first nine months of 2023 (Intel)?"),
         # a shift from the period the message writes, not the thread's
         ("What was Intel's revenue in Q3 2023?", "and gross margin for the quarter a year before Q1 '23?",
          "What was gross margin for Q1 2022 for Intel?"),

@@ -843,3 +843,13 @@ def test_fiscal_ytd_of_a_dated_quarter_through_the_filer_s_calendar() -> None:
     found = year_to_date_of(quarter, ytd, FiscalCalendar(2024, 2, date(2023, 7, 30)))
     assert found is not None and mention_text(found) == "the nine months ended October 30, 2022"
     assert year_to_date_of(quarter, ytd) is None  # no calendar: how far into its year is not known
+
+
+@pytest.mark.parametrize(("text", "quarters", "words"),
+                         [("the 9 mo to Sept 30?", 3, "the 9 mo to Sept 30"), ("6 mths to June 30", 2, "6 mths to June 30"),
+                          ("and the 9 mos", 3, "the 9 mos")])
+def test_a_year_to_date_in_shorthand_or_to_a_day_without_its_year(text: str, quarters: int, words: str) -> None:
+    found = year_to_date(text)
+    assert found is not None and (found.quarters, found.text) == (quarters, words)
+    # with its year it is a dated span, read by find_periods
+    assert year_to_date("the nine months ended Sept 30, 2023") is None
