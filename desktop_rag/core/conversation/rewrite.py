@@ -284,7 +284,10 @@ _DESCRIBED = re.compile(rf"\bthe\s+(?P<x>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)
                         r"(?:the\s+)?(?P<y>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)"
                         # "Mobileye's parent", "the company behind Azure"
                         r"|(?<![\w'’])(?P<z>[A-Z][\w&-]*)(?:'s|’s)\s+(?:parent|owner)\b"
-                        r"|\bthe\s+(?:company|firm|people)\s+behind\s+(?:the\s+)?(?P<w>[A-Za-z][\w&'-]*)", re.I)
+                        r"|\bthe\s+(?:company|firm|people)\s+behind\s+(?:the\s+)?(?P<w>[A-Za-z][\w&'-]*)"
+                        # "F-35 maker's total net sales": the owner, described at the message's start
+                        rf"|^\s*(?!(?:and|or|but|the|what|how|so|ok|okay|now|also|back|then|same|well|who|which)\b)"
+                        rf"(?P<u>[A-Za-z][\w&'-]*(?:\s+[A-Za-z][\w&'-]*)?)\s+{_DESCRIBED_NOUNS}(?=['’]s)", re.I)
 # the words that only say what kind of product the description names ("the Converse brand owner")
 _KIND_WORDS = {"brand", "brands", "line", "platform", "service", "services", "product", "products", "franchise",
                "chip", "chips", "app", "apps", "business", "console", "phone", "software", "label"}
@@ -297,7 +300,7 @@ def _described_company(text: str, labels: Mapping[str, frozenset[str]], company_
     (``labels``: per library name, its printed labels and own frequent words), its name and
     the description's span; ("", -1, -1) otherwise."""
     for m in _DESCRIBED.finditer(text):
-        term = (m.group("x") or m.group("y") or m.group("z") or m.group("w")).lower()
+        term = (m.group("x") or m.group("y") or m.group("z") or m.group("w") or m.group("u")).lower()
         words = term.split()
         if len(words) == 2 and words[1] in _KIND_WORDS:
             term = words[0]  # "the Converse brand owner": the product is "Converse"

@@ -516,6 +516,9 @@ def test_a_company_described_by_a_product_only_its_filings_print() -> None:
     for question in ("what about the maker of Xbox?", "and the Xbox company?"):
         assert rewrite_followup(question, RD, NAMES, labels=labels, company_of=COMPANY_OF).standalone == \
             "What was Microsoft's research and development expense in Q3 2023?"
+    # at the message's start the article may be left out ("F-35 maker's total net sales")
+    out = rewrite_followup("Xbox maker's revenue in Q3 2023", [], NAMES, labels=labels, company_of=COMPANY_OF)
+    assert out.spelled == "Microsoft's revenue in Q3 2023"
     # a product two companies print names neither
     out = rewrite_followup("and the Windows maker?", RD, NAMES, labels=labels, company_of=COMPANY_OF)
     assert "Microsoft" not in out.standalone and "Intel" not in out.standalone
