@@ -44,7 +44,9 @@ def _eps_concept(kind: str) -> Concept:
         rf"^{kind} {eps}:? (net )?(income|earnings|loss)( \(loss\))?( attributable to [\w ,.&'-]+)?$"),
        exclude=r"continuing|discontinued|pro forma|adjusted|non-?gaap|before|cumulative|extraordinary|class [ab]\b|"
                r"weighted|shares|dividend",
-       words=(rf"{kind} {eps}", rf"{eps},? \(?{kind}\)?", rf"{kind} [\w ]{{0,20}}per share"), unit="per_share")
+       # "net earnings per diluted share": the whole phrase, longer than the "net earnings" it holds
+       words=(rf"{kind} {eps}", rf"{eps},? \(?{kind}\)?", rf"{kind} [\w ]{{0,20}}per share",
+              rf"(?:(?:net )?(?:income|earnings) )?per {kind} (?:common )?share"), unit="per_share")
 def _shares_concept(kind: str) -> Concept:
     """Basic or diluted weighted-average shares, in any filer's wording."""
     other = "basic" if kind == "diluted" else "diluted"
