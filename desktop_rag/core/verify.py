@@ -653,11 +653,25 @@ def _prose_context(line: str, n: float) -> str:
     while len(breaks) > 1 and _REFERS_BACK.match(line, breaks[-1]):
         breaks.pop()  # "Net sales increased 18%. The improvement was attributable to ... 16%": one thing
     start = breaks[-1]
+    # "The provision for credit losses was $2.9 billion, reflecting a $1.5 billion net addition to
+    # the allowance": a figure after a clause's own figure and "reflecting", "including" … is a
+    # part of it, named by the words after the connector, not the clause's subject
+    part = None
+    for m in _PART_OF.finditer(line, start, first):
+        if any(start <= a < m.start() and not number_supported(n, [v]) and not is_year(v)
+               for a, _, v in number_spans(line)):
+            part = m
+    if part is not None:
+        start = part.end()
     stop = next((m.start() for m in _CLAUSE_BREAK.finditer(line, last)), len(line))
     turn = _DETACHED.search(line, last, stop)
     return line[start:turn.start() if turn else stop]
 
 
+# a connector after a clause's figure that introduces its parts or causes
+_PART_OF = re.compile(r",\s*(?:reflecting|including|which\s+included|consisting\s+of|comprising|comprised\s+of|"
+                      r"driven\s+by|(?:primarily|mainly|largely)\s+(?:due\s+to|driven\s+by|reflecting)|due\s+to|"
+                      r"of\s+which)\b", re.I)
 # a sentence whose subject is the previous one's: "The improvement was attributable to …"
 _REFERS_BACK = re.compile(r"(?:the\s+(?:increase|decrease|improvement|decline|change|growth|rise|drop|reduction|"
                           r"amount|total|figure)|this|these|that|it|they|such)\b", re.I)

@@ -871,3 +871,15 @@ def test_an_amount_issued_is_not_the_balance_at_year_end() -> None:
                           "What long-term debt issuances did Acme have in 2024?", _annual_page(page), 2,
                           concept=concept | {"issuance"})
     assert "issuances" not in asked.reason, asked.reason
+
+
+def test_a_part_after_reflecting_is_not_the_clauses_figure() -> None:
+    # "What was JPMorgan's provision for credit losses in the second quarter of 2023?" was
+    # verified as "$1.5 billion" over "The provision for credit losses was $2.9 billion,
+    # reflecting a $1.5 billion net addition to the allowance for credit losses"
+    line = ("The provision for credit losses was $2.9 billion, reflecting a $1.5 billion net addition to the "
+            "allowance for credit losses and $1.4 billion of net charge-offs.")
+    assert "provision" not in figure_context(line, 1.5)
+    assert "provision" in figure_context(line, 2.9)
+    # a connector before the sentence's only figure changes nothing
+    assert "Revenue" in figure_context("Revenue grew, reflecting higher sales of $5.0 billion.", 5.0)
