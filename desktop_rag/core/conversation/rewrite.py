@@ -1075,6 +1075,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             if moved is not None:
                 text = _replace_period(text, old[0], mention_text(moved))
                 period_text = mention_text(moved)
+        elif changed and relative_words and new_period is not None and not against:
+            # "and Intel's for the prior quarter?" after Apple's F3Q23: the quarter before, as the
+            # other filer names those months (Apple's Q2 FY2023 is Intel's Q1 2023)
+            moved = fiscal_label_for(new_period, calendar_of(prev_company), calendar_of(swap_to), facts.calendar_words)
+            if moved is not None:
+                new_period, period_text = moved, mention_text(moved)
         if new_period is not None and facts.period is not None and period_text:
             old = find_periods(text).mentions
             if len(old) >= 2 and _JOINER.fullmatch(text[old[0].end:old[1].start]):

@@ -501,6 +501,14 @@ def test_a_name_the_thread_s_filings_print_is_another_company_only_when_it_owns_
     assert ("Intel" in out.standalone) == (not absent), out.standalone
 
 
+def test_a_shifted_fiscal_quarter_moves_to_the_other_filer_s_label() -> None:
+    # Apple's quarter before F3Q23 is its Q2 FY2023 (ended April 1, 2023): Intel's Q1 2023
+    apple, intel = FiscalCalendar(2023, 3, date(2023, 7, 1)), FiscalCalendar(2023, 3, date(2023, 9, 30))
+    out = rewrite_followup("and Intel's for the prior quarter?", ["What was Apple's R&D in Q3 FY2023?"], NAMES,
+                           calendars={"apple": apple, "intel": intel})
+    assert out.standalone == "What was Intel's R&D in Q1 2023?"
+
+
 def test_an_own_figure_s_month_named_quarter_is_a_calendar_quarter() -> None:
     # the thread's company has its own fiscal calendar; the other company's is not known
     msft = FiscalCalendar(2024, 1, date(2023, 9, 30))
