@@ -507,6 +507,18 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         name = m.group("m").lower()
         month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
         return PeriodMention(text, start, end, year=full_year(year), quarter=(month - 1) // 3 + 1)
+    listed = _DATE_LIST_TAIL.search(m.string[:start])
+    if listed is not None and m.group("y").isdigit() and len(m.group("y")) == 4:
+        # "as of January 31, 2017 and 2018", "December 31, 2022, 2021 and 2020": the day of the
+        # list's first date in each year it lists (a filing's own heading style)
+        first = parse_date(listed.group(0))
+        if first is not None and not _BUSINESS_DATE.search(m.string[max(0, listed.start() - 30):listed.start()].lower()):
+            try:
+                d = first.replace(year=int(m.group("y")))
+            except ValueError:  # February 29 of a year without it
+                d = None
+            if d is not None:
+                return PeriodMention(text, start, end, year=d.year, date=d)
     before = m.string[max(0, start - 30):start].lower()
     if re.search(rf"\b{MONTH_RE}\.?,?\s*$", before):
         return None  # "in January 2023": a month of the business, not a period of report
@@ -542,6 +554,11 @@ def _us_date(text: str) -> date | None:
         return None
 
 
+# A written date followed by a list of bare years up to here: "January 31, 2017 and ", "Dec. 31,
+# 2022, 2021 and " (the next bare year is the same day of that year).
+_DATE_LIST_TAIL = re.compile(
+    rf"(?<![A-Za-z])(?P<m1>{MONTH_RE})\.?\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>(?:19|20)\d\d)"
+    r"(?:\s*(?:,|and|or|&)\s*(?:19|20)\d\d)*,?\s*(?:,|and|or|&)\s*$", re.I)
 _BUSINESS_DATE = re.compile(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
                             r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+|on\s+)?$")
 

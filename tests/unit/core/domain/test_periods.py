@@ -89,6 +89,11 @@ def test_parse_date(text: str, expected: date | None) -> None:
         ("Operating cash flow for the first nine months of 2023?", {(2023, 3)}, set(), set()),
         ("Dividends paid in the first half of 2023?", {(2023, 2)}, set(), set()),
         ("revenue last year", set(), set(), set()),
+        # a filing's list of year-ends: the first date's day in each year listed
+        ("average inventories (January 31, 2017 and 2018)", set(), set(), {date(2017, 1, 31), date(2018, 1, 31)}),
+        ("as of December 31, 2022, 2021 and 2020", set(), set(),
+         {date(2022, 12, 31), date(2021, 12, 31), date(2020, 12, 31)}),
+        ("notes due March 1, 2025 and 2030", set(), {2025, 2030}, set()),
     ],
 )
 def test_find_periods(question: str, quarters: set, years: set, dates: set) -> None:
