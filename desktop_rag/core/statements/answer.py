@@ -15,10 +15,11 @@ from desktop_rag.core.domain.periods import column_period_name, find_periods
 from desktop_rag.core.metadata import labelled_periods
 from desktop_rag.core.pdf import match_form
 from desktop_rag.core.query import parse_question
-from desktop_rag.core.statements.concepts import CONCEPTS, Concept, Found, components, find, named_in
+from desktop_rag.core.statements.concepts import CONCEPTS, Concept, Found, components, debt_rows, find, named_in
 from desktop_rag.core.statements.metrics import Metric, metric_from_definition, metric_in
 from desktop_rag.core.statements.model import Cell, Period, Row, Statement
 from desktop_rag.core.statements.shares import cover_shares, share_rows_scale
+from desktop_rag.core.statements.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
 from desktop_rag.core.types import Calculation, CalculationInput, Citation, Document
 
 _LINE_ITEM_ASK = re.compile(r"\b(what (is|was|were|are)|how much|how many dollars|report(ed)?|amount of)\b", re.I)
@@ -248,6 +249,9 @@ class Calculator:
         self.dates = sorted(d.isoformat() for d in periods.dates)
         self.months = months_asked(question, doc.meta.form_type)
         self.company_words: set[str] = set()
+        # the balance-sheet date of the period being computed when a question compares two
+        # (the question's last date is the later one's only)
+        self.balance_end: str | None = None
 
     def _decimals(self, default: int) -> int:
         if self.decimals_hint is not None:
@@ -265,7 +269,7 @@ class Calculator:
         return p
 
     def _balance_for(self, period: Period) -> Period:
-        end = self.dates[-1] if self.dates else period.end
+        end = self.balance_end or (self.dates[-1] if self.dates else period.end)
         b = _balance_period(self.statements, period.year, end)
         if b is None:
             raise CannotCompute(f"no balance sheet column for {period.year} in {self.doc.file_name}")
@@ -280,6 +284,8 @@ class Calculator:
         prior = _prior(self.statements, cur) if needs_prior else None
         if needs_prior and prior is None:
             raise CannotCompute(f"no prior-year column for {concept.title.lower()} in {self.doc.file_name}")
+        if concept_name == "debt" and prior is None:
+            return self._debt(cur, picks)
         p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", self.q)
         if prior is None:  # "cur", or a year-end average: the current column alone
             picks.append(p_cur)
@@ -293,6 +299,25 @@ class Calculator:
         picks.extend([p_cur, p_prev])
         a, b = float(p_cur.cell.value or 0.0), float(p_prev.cell.value or 0.0)
         return abs((a + b) / 2) if absolute else (a + b) / 2
+
+    def _debt(self, period: Period, picks: list[_Picked]) -> float:
+        """The sum of the debt lines of the balance sheet (the statement with total assets) at
+        ``period``, each line cited."""
+        sts = [s for s in self.statements if s.kind == "balance" and any(p.end == period.end and p.months == 0 for p in s.periods)]
+        found = find(CONCEPTS["total_assets"], sts)
+        if found is None:
+            raise CannotCompute(f"no balance sheet with total assets for {column_period_name(period)} in {self.doc.file_name}")
+        rows = debt_rows(found.statement, period.end)
+        if not rows:
+            raise CannotCompute(f"no debt lines that add up on the balance sheet (page {found.statement.page}) of "
+                                f"{self.doc.file_name}")
+        total = 0.0
+        for row in rows:
+            cell = row.cell_for(period.end, 0)
+            assert cell is not None and cell.value is not None  # debt_rows keeps rows with a figure there
+            picks.append(_Picked(CONCEPTS["debt"], found.statement, row, cell, period))
+            total += abs(cell.value)
+        return total
 
     def metric(self, m: Metric, period: Period | None = None) -> tuple[float, list[_Picked]]:
         period = period or self._main_period()
@@ -335,7 +360,7 @@ class Calculator:
             raise CannotCompute(f"a divisor is zero in {m.formula}") from exc
 
     def run(self) -> Outcome | None:
-        if _EXPLAIN.search(self.q):
+        if _EXPLAIN.search(without_conditional_asides(self.q)):
             return None
         company_words = set(re.findall(r"[a-z0-9&]+", f"{self.doc.meta.company} {self.doc.meta.ticker}".lower()))
         company_words |= {a.lower() for alias in self.doc.meta.aliases for a in re.findall(r"[A-Za-z0-9&]+", alias)}
@@ -353,6 +378,9 @@ class Calculator:
         if defined is not None:
             return defined
         concepts = named_in(self.q)
+        ask = trend_asked(self.q)
+        if ask is not None and m is not None:
+            return self._trend(ask, m, None)
         avg = _AVERAGE_YEARS.search(self.q)
         if m is not None and avg and len(self.years) >= 2:
             return self._average_metric(m)
@@ -370,6 +398,10 @@ class Calculator:
             if part is None or _CAGR.search(self.q) or _GROWTH.search(self.q) or not _is_lookup(self.q, concept):
                 return None
             return self._line_item(concept, part)
+        if ask is not None and ask.kind != "change" and concept.unit != "shares" and not _narrowing_follows(self.q, concept):
+            # "Did revenue increase in FY2022?", "Is net income positive?" (a line item's change
+            # in amount and percent stays the growth answer below)
+            return self._trend(ask, None, concept)
         if _CAGR.search(self.q):
             return self._cagr(concept)
         if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent|%|how much did|growth rate|change)\b", self.q, re.I):
@@ -421,6 +453,14 @@ class Calculator:
     # -- outcomes ----------------------------------------------------------------------------
     def _outcome(self, title: str, formula: str, value: float, unit: str, picks: list[_Picked], decimals: int,
                  scale: str = "") -> Outcome:
+        inputs, cites, where = self._receipts(picks)
+        text, result, unit_out = _result_text(value, unit, decimals, scale)
+        answer = f"{title}: {text}" + (f" = {formula}" if formula else "") + f" [{where}]"
+        return Outcome(answer, cites, Calculation(title, formula, inputs, result, unit_out))
+
+    def _receipts(self, picks: list[_Picked]) -> tuple[list[CalculationInput], list[Citation], str]:
+        """Every input cell with its row's quote, the citations (one per row), and the inputs
+        written out for the answer ("Total current assets 2022-12-31: 8,024 (p. 72); ...")."""
         inputs: list[CalculationInput] = []
         cites: list[Citation] = []
         for p in picks:
@@ -428,10 +468,124 @@ class Calculator:
             if all(x.quote != c.quote or x.page != c.page for x in cites):
                 cites.append(c)
             inputs.append(ci)
-        text, result, unit_out = _result_text(value, unit, decimals, scale)
         where = "; ".join(f"{i.label} {i.period}: {_fmt(i.value, 2).rstrip('0').rstrip('.')} (p. {i.page})" for i in inputs)
-        answer = f"{title}: {text}" + (f" = {formula}" if formula else "") + f" [{where}]"
-        return Outcome(answer, cites, Calculation(title, formula, inputs, result, unit_out))
+        return inputs, cites, where
+
+    def _trend_periods(self, ask: TrendAsk) -> list[Period]:
+        """The periods compared: the two years asked (earlier first), or the asked year (the
+        filing's latest when none is named) and the one before it; a sign is asked of one."""
+        later = self._main_period(self.years[-1] if self.years else None)
+        if ask.kind == "sign":
+            return [later]
+        if len(self.years) == 2:
+            return [self._main_period(self.years[0]), later]
+        earlier = _prior(self.statements, later)
+        if earlier is None:
+            raise CannotCompute(f"no prior-year column for {column_period_name(later)} in {self.doc.file_name}")
+        return [earlier, later]
+
+    def _trend_value(self, m: Metric | None, concept: Concept | None, period: Period) -> tuple[float, list[_Picked], str]:
+        """(value, inputs, the column's name) of the metric or line item for one period."""
+        picks: list[_Picked] = []
+        if m is not None:
+            value, picks = self.metric(m, period)
+            if m.unit == "percent" and not _PERCENT_ASKED.search(self.q) and any(
+                    _norm_label(p.row.label) == m.title.lower() for p in picks):
+                raise CannotCompute(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
+        else:
+            assert concept is not None
+            at = self._balance_for(period) if "balance" in concept.kinds else period
+            p = _pick(concept, self.statements, at, f" of {self.doc.file_name}", self.q)
+            value = float(p.cell.value or 0.0)
+            if concept.outflow:
+                value = abs(value)
+            elif concept.name in _EXPENSES and _added_as_printed(p):
+                value = -value
+            picks = [p]
+        if not math.isfinite(value):
+            raise CannotCompute("the result is not a finite number")
+        instants = all(p.period.months == 0 for p in picks)
+        return value, picks, column_period_name(picks[0].period if instants else period)
+
+    def _trend(self, ask: TrendAsk, m: Metric | None, concept: Concept | None) -> Outcome | None:
+        """A trend or yes/no question: the metric (or line item) computed for each period
+        compared, every input cited, and the verdict the figures give."""
+        if len(self.years) > 2 or len(self.dates) > 2 or (ask.kind == "sign" and len(self.years) > 1):
+            return None  # more periods than one comparison: the other paths
+        name = m.name if m is not None else concept.name if concept is not None else ""
+        title = m.title if m is not None else concept.title if concept is not None else ""
+        unit = m.unit if m is not None else ("currency" if concept is None or concept.unit != "per_share" else "per_share")
+        values: list[float] = []
+        picks: list[_Picked] = []
+        names: list[str] = []
+        periods = self._trend_periods(ask)
+        for i, period in enumerate(periods):
+            # the later period's balance sheet is at the question's last date (if any), the
+            # earlier one's at the question's first of two dates, else at its own end
+            last = i == len(periods) - 1
+            self.balance_end = (self.dates[-1] if last else self.dates[0] if len(self.dates) == 2 else period.end) \
+                if self.dates else period.end
+            try:
+                value, got, col = self._trend_value(m, concept, period)
+            finally:
+                self.balance_end = None
+            if unit == "currency":
+                value, scale = self._scaled(value, got)
+            values.append(value)
+            picks.extend(got)
+            names.append(col)
+        scale = self._scaled(0.0, picks)[1] if unit == "currency" else "units"
+        if unit == "currency":
+            decimals = self._decimals(2 if scale != picks[0].statement.scale else 0)
+        elif unit == "per_share":
+            decimals = self._decimals(2)
+        else:
+            decimals = self._decimals(1 if unit in ("percent", "days") else 2)
+        if len(values) == 2 and values[0] != values[1]:
+            while decimals < 4 and round(values[0], decimals) == round(values[1], decimals):
+                decimals += 1  # two figures that differ are never shown as equal
+        shown_unit = "currency" if unit == "per_share" else unit
+        shown_scale = "units" if unit == "per_share" else scale
+
+        def show(x: float) -> str:
+            return _result_text(x, shown_unit, decimals, shown_scale)[0]
+
+        later = values[-1]
+        delta = round(round(later, decimals) - round(values[0], decimals), decimals)
+        said = verdict(ask, name, later - values[0], later)
+        head = f"{said}: " if said else ""
+        subject = title[0].lower() + title[1:] if said else title
+        if ask.kind == "sign":
+            state = "positive" if later > 0 else "negative" if later < 0 else "zero"
+            text = f"{head}{subject} was {state}, {show(later)} ({names[-1]})."
+            result, unit_out = _result_text(later, shown_unit, decimals, shown_scale)[1:]
+        else:
+            if unit == "percent":
+                by = f"{abs(delta):,.{decimals}f} percentage points"
+                signed = f"{delta:+,.{decimals}f} percentage points"
+                unit_out = "percentage_points"
+            else:
+                by = show(abs(delta)).replace("$-", "$")
+                signed = ("+" if delta > 0 else "-" if delta < 0 else "") + by
+                unit_out = _result_text(delta, shown_unit, decimals, shown_scale)[2]
+                if unit in ("currency", "per_share") and values[0] > 0:
+                    pct = f" ({(later / values[0] - 1) * 100:+.1f}%)"
+                    by, signed = by + pct, signed + pct
+            span = f"from {show(values[0])} ({names[0]}) to {show(later)} ({names[-1]})"
+            if ask.kind == "change":
+                text = f"{head}{subject} changed by {signed}, {span}."
+            else:
+                went = moved(delta)
+                direction = "up" if delta > 0 else "down"
+                text = f"{head}{subject} {went} {span}" + (f", {direction} {by}." if delta else ".")
+                if said is None and ask.want in ("better", "worse"):
+                    text += " Whether that is an improvement depends on the reading: the figures give only the direction."
+            result = delta
+        inputs, cites, where = self._receipts(picks)
+        formula = m.formula if m is not None else ""
+        text += f" {title} = {formula} [{where}]" if formula else f" [{where}]"
+        calc_title = title if ask.kind == "sign" else f"{title} change {names[0]} to {names[-1]}"
+        return Outcome(text, cites, Calculation(calc_title, formula, inputs, result, unit_out))
 
     def _scaled(self, value: float, picks: list[_Picked]) -> tuple[float, str]:
         """A currency amount in the scale asked (default: the statement's)."""
@@ -783,14 +937,15 @@ def asks_shares_outstanding(question: str) -> bool:
 
 def wants_calculation(question: str) -> bool:
     """Does the question ask for a statement figure or a metric at all? (cheap, text only)"""
-    if _EXPLAIN.search(question):
+    if _EXPLAIN.search(without_conditional_asides(question)):
         return False
     if metric_in(question) is not None or asks_shares_outstanding(question):
         return True
     concepts = named_in(question)
     if not concepts:
         return False
-    return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0]))
+    return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0])
+                or trend_asked(question) is not None)
 
 
 def primary_first(statements: list[Statement]) -> list[Statement]:

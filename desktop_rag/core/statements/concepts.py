@@ -166,6 +166,11 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     # Their scale is the one the statement's note gives share counts (see shares.py).
     _shares_concept("diluted"),
     _shares_concept("basic"),
+    # The balance sheet's debt lines, summed (``debt_rows``): never named alone by a question
+    # ("long-term debt" is one of them), only through the total debt metric.
+    _C("debt", "Debt", ("balance",), (r"\b(?:debt|borrowings?|commercial paper|notes payable|loans? (?:and notes )?payable)\b",),
+       exclude=r"^total\b|securities|investments?|\bto total\b|ratio|issuance|receivable|\bassets?\b|deferred|"
+               r"^(?:finance|capital|operating) lease|interest payable|\bless\b|^net of"),
     _C("ppe_net", "Property, plant and equipment, net", ("balance",), (
         r"^property(,)? (plant )?and equipment, net", r"^property and equipment, net", r"^net property", r"^property, plant and equipment",
         r"^property and equipment"), exclude=r"gross|accumulated", words=(r"pp&e", r"property(, plant)? and equipment", r"fixed assets")),
@@ -253,3 +258,21 @@ def components(concept: Concept, statements: list[Statement]) -> list[Found]:
                     and not any(c.column for c in row.cells)):
                 out.append(Found(concept, st, row))
     return out
+
+
+def debt_rows(statement: Statement, period_end: str) -> list[Row]:
+    """The debt lines of a balance sheet with a figure at ``period_end`` ("Short-term
+    borrowings", "Current portion of long-term debt", "Long-term debt"): their sum is the
+    company's debt on the balance sheet. Totals and netting rows ("Less current portion") are
+    left out; a balance sheet that prints both a long-term debt line and its net of current
+    portion gives none (summing them would count the debt twice)."""
+    debt = CONCEPTS["debt"]
+    rows = [r for r in statement.rows
+            if r.unit == "currency" and any(re.search(p, _norm(r.label)) for p in debt.patterns)
+            and not re.search(debt.exclude, _norm(r.label))
+            and (c := r.cell_for(period_end, 0)) is not None and c.value is not None and not c.column]
+    long_term = [r for r in rows if not re.search(r"(?<!non-)(?<!non)current|short|due within|maturities|commercial paper|"
+                                                  r"notes payable|loans?|within one year", f"{_norm(r.label)} {_norm(r.parent)}")]
+    if len(long_term) > 1 or any((r.cell_for(period_end, 0).value or 0.0) < 0 for r in rows):  # type: ignore[union-attr]
+        return []
+    return rows

@@ -64,8 +64,21 @@ METRICS: list[Metric] = [
        (r"(depreciation and amortization|d&a).{0,40}(%|percent)",), "percent",
        "depreciation and amortization / revenue × 100", (("da", "da", "cur"), ("rev", "revenue", "cur")),
        lambda v: _div(v["da"], v["rev"]) * 100),
-    _M("fcf", "Free cash flow", (r"free cash flow",), "currency", "cash from operations − capital expenditures",
+    # how much of the year's earnings came in as free cash (net income the usual base)
+    _M("fcf_conversion", "Free cash flow conversion", (r"(free cash ?flows?|\bfcf) conversion",), "percent",
+       "(cash from operations − capital expenditures) / net income × 100",
+       (("cfo", "cfo", "cur"), ("capex", "capex", "cur"), ("ni", "net_income", "cur")),
+       lambda v: _div(v["cfo"] - v["capex"], v["ni"]) * 100, ("capex",)),
+    _M("fcf", "Free cash flow", (r"free cash ?flow",), "currency", "cash from operations − capital expenditures",
        (("cfo", "cfo", "cur"), ("capex", "capex", "cur")), lambda v: v["cfo"] - v["capex"], ("capex",)),
+    # every debt line of the balance sheet (answer.Calculator sums them, each cited)
+    _M("total_debt", "Total debt",
+       (r"\btotal debt\b(?!\s*(?:to|/|-to-|ratio))", r"\bdebt (?:on|in) (?:the |its |their )?balance sheets?\b",
+        r"\b(?:its|their|the company's) (?:total )?debt\b(?!\s*(?:securities|investments?|to\b|/|-to-|ratios?|covenants?|"
+        r"ratings?|maturit\w*|issu\w*|instruments?|offerings?|costs?|interest|repay\w*|refinanc\w*|holders?|markets?))",
+        r"\bhow much debt\b", r"\bdebt (?:levels?|loads?|balances?|outstanding)\b", r"\boutstanding debt\b"), "currency",
+       "short-term borrowings + current portion of long-term debt + long-term debt (the balance sheet's debt lines)",
+       (("debt", "debt", "cur"),), lambda v: v["debt"]),
     _M("working_capital", "Net working capital", (r"working capital",), "currency",
        "total current assets − total current liabilities",
        (("ca", "current_assets", "cur"), ("cl", "current_liabilities", "cur")), lambda v: v["ca"] - v["cl"]),

@@ -425,3 +425,55 @@ def test_income_taxes_from_continuing_operations_are_the_tax_expense() -> None:
     out = _ask_filing(ko, "What was Coca-Cola's effective tax rate in 2017?")
     assert out is not None and out.calculation is not None, out
     assert round(out.calculation.result, 2) == 82.47
+
+
+def test_a_yes_no_trend_is_the_metric_computed_for_both_periods(apple) -> None:
+    """'Did the margin improve': the metric for the asked quarter and the one a year earlier,
+    every input cited, and the verdict the figures give (better = higher for a margin)."""
+    out = _ask(apple, "Did Apple's gross margin percentage improve in the three months ended July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    assert out.text.startswith("Yes: gross margin rose from 43.3% (3 months ended 2022-06-25) to 44.5% "
+                               "(3 months ended 2023-07-01), up 1.2 percentage points.")
+    assert out.calculation.result == 1.2 and out.calculation.unit == "percentage_points"
+    assert [i.value for i in out.calculation.inputs] == [35885, 82959, 36413, 81797]
+    # a line item asked with a direction: the two cells, the answer says no when it fell
+    sales = _ask(apple, "Did Apple's net sales increase in the three months ended July 1, 2023?")
+    assert sales.text.startswith("No: revenue fell from $82,959 million (3 months ended 2022-06-25) to $81,797 million")
+    assert sales.calculation.result == -1162
+
+
+def test_how_much_a_ratio_changed_is_in_percentage_points(apple) -> None:
+    out = _ask(apple, "How much has Apple's operating margin changed in the quarter ended July 1, 2023 versus a year "
+                      "earlier? Round to two decimal places.")
+    assert out is not None and out.calculation is not None
+    late, early = 22998 / 81797 * 100, 23076 / 82959 * 100
+    assert out.calculation.result == round(round(late, 2) - round(early, 2), 2)
+    assert "percentage points" in out.text and out.text.startswith("Operating margin changed by +")
+
+
+def test_is_it_positive_reads_the_asked_balance_sheet_date(apple) -> None:
+    out = _ask(apple, "Does Apple have positive working capital as of July 1, 2023? If working capital is not a "
+                      "useful metric for this company, then state that and explain why.")
+    assert out is not None and out.calculation is not None
+    assert out.text.startswith("No: net working capital was negative, -$2,304 million (2023-07-01).")
+    assert {i.period for i in out.calculation.inputs} == {"2023-07-01"}
+
+
+def test_two_balance_sheet_dates_are_compared_each_at_its_own_column(apple) -> None:
+    out = _ask(apple, "Did Apple's current ratio improve between September 24, 2022 and July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    assert [i.period for i in out.calculation.inputs] == ["2022-09-24", "2022-09-24", "2023-07-01", "2023-07-01"]
+    assert out.text.startswith("Yes: current ratio rose from 0.88 (2022-09-24) to 0.98 (2023-07-01)")
+
+
+def test_debt_on_the_balance_sheet_is_the_sum_of_its_debt_lines(apple) -> None:
+    out = _ask(apple, "Has Apple increased its debt on the balance sheet as of July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    assert [i.value for i in out.calculation.inputs] == [9982, 11128, 98959, 3993, 7216, 98071]
+    assert out.calculation.result == (3993 + 7216 + 98071) - (9982 + 11128 + 98959)
+    assert out.text.startswith("No: total debt fell from $120,069 million (2022-09-24) to $109,280 million (2023-07-01)")
+
+
+def test_a_forecast_or_a_cause_is_no_trend_of_the_statements(apple) -> None:
+    assert _ask(apple, "Is Apple expected to grow net sales next quarter?") is None
+    assert _ask(apple, "Did the increase in Apple's net income come from lower taxes?") is None

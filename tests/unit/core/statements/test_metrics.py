@@ -35,3 +35,27 @@ def test_definition_with_words_for_operators_and_a_change() -> None:
 ])
 def test_unclear_definitions_are_not_read(formula: str) -> None:
     assert metric_from_definition("X", formula, None) is None
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("Does Adobe have an improving Free cashflow conversion as of FY2022?", "fcf_conversion"),
+    ("What was the FCF conversion in 2021?", "fcf_conversion"),
+    ("What was free cashflow in 2021?", "fcf"),
+    ("Has Microsoft increased its debt on balance sheet between FY2023 and FY2022?", "total_debt"),
+    ("What was the company's total debt at year-end 2022?", "total_debt"),
+    ("How much debt did it have outstanding?", "total_debt"),
+])
+def test_metric_named(question: str, name: str) -> None:
+    m = metric_in(question)
+    assert m is not None and m.name == name
+
+
+@pytest.mark.parametrize("question", [
+    "What was its long-term debt in FY2022?",  # one line item, not the sum
+    "What interest rate applies to its debt securities?",
+    "What is its total debt to total capital ratio?",
+    "When do its debt maturities fall due?",
+])
+def test_debt_wording_that_is_no_total_debt(question: str) -> None:
+    m = metric_in(question)
+    assert m is None or m.name != "total_debt"

@@ -1,0 +1,118 @@
+"""Trend and yes/no questions over a statement metric or line item, read from the question.
+
+"Does X have an improving operating margin as of FY2022?", "Has X increased its debt between
+FY2023 and FY2022?", "Does X have positive working capital based on FY2022 data?", "How much
+has X's effective tax rate changed between FY2021 and FY2022?": the answer is the metric
+computed for each period from the statements (answer.Calculator), with a direct verdict.
+This module only reads what is asked and words the verdict; the figures come from the cells.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+TrendKind = Literal["direction", "sign", "change"]
+
+# A yes/no question: the sentence opens with an auxiliary ("Does Adobe have ...", "Has the
+# margin improved ...", "As of FY2022, is ..."), not "What is ..." or "How much has ...".
+_YES_NO = re.compile(r"(?:^|[.?!]\s+|,\s+)(?:does|did|do|has|have|had|is|was|were|are)\s+(?!there\b)", re.I)
+_UP = re.compile(r"\b(?:increas(?:e|es|ed|ing)|gr(?:ow|ew|own|owing|ows)|ris(?:e|en|es|ing)|rose|higher|expand(?:ed|ing|s)?|"
+                 r"went up|gone up)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas(?:e|es|ed|ing)|declin(?:e|es|ed|ing)|f(?:all|ell|allen|alling|alls)|drop(?:ped|ping|s)?|"
+                   r"lower|shr(?:ink|ank|unk|inking)|contract(?:ed|ing)|reduc(?:e|ed|es|ing)|went down|gone down)\b", re.I)
+_BETTER = re.compile(r"\bimprov(?:e|es|ed|ing|ement)\b|\bstrengthen(?:ed|ing|s)?\b", re.I)
+_WORSE = re.compile(r"\b(?:deteriorat(?:e|es|ed|ing|ion)|worsen(?:ed|ing|s)?|weaken(?:ed|ing|s)?)\b", re.I)
+_SIGN = re.compile(r"\b(positive|negative)\b", re.I)
+_CHANGED = re.compile(r"\bchang(?:e|es|ed|ing)\b", re.I)
+# "How much has X changed", "By how much did X change", "What is the change in X between ...":
+# the difference between two periods, asked without a direction
+_HOW_MUCH_CHANGE = re.compile(r"\b(?:how much|by how much|by what amount)\b[^?.]*\bchang(?:e|ed)\b|"
+                              r"\bwhat (?:is|was|were) the (?:change|difference) in\b", re.I)
+# "If operating margin is not a useful metric for a company like this, then state that and
+# explain why": an instruction for the case where the metric does not fit, not the question
+_CONDITIONAL_ASIDE = re.compile(
+    r"(?:^|(?<=[.?!]))\s*if\b[^.?!]*\b(?:not|isn't|n't)\b[^.?!]*\b(?:useful|relevant|meaningful|applicable|appropriate|"
+    r"suitable|helpful)\b[^.?!]*(?:[.?!]|$)", re.I)
+
+
+# Not a question about the statements' figures: a forecast ("is revenue expected to grow"), a
+# cause ("did the increase come from pricing"), a part of the company ("segment margin").
+_NOT_A_TREND = re.compile(
+    r"\b(?:expect\w*|guidance|outlook|forecast\w*|anticipat\w*|project(?:ed|s|ion)|plan(?:s|ned)?|will|going to|"
+    r"due to|because|result(?:ed|s)? (?:from|in)|driven|caused?|attributable|thanks to|owing to|c[oa]me from|led to|"
+    r"contribut\w*|segments?|divisions?|regions?|geograph\w*)\b", re.I)
+
+
+@dataclass(frozen=True)
+class TrendAsk:
+    """What a trend question asks: ``direction`` (did it go up / down / get better / worse;
+    ``want`` "up" | "down" | "better" | "worse"), ``sign`` (is it positive / negative; ``want``
+    "positive" | "negative"), or ``change`` (by how much, ``yes_no`` when asked "has it changed")."""
+
+    kind: TrendKind
+    want: str = ""
+    yes_no: bool = False
+
+
+def without_conditional_asides(question: str) -> str:
+    """The question without "If <metric> is not useful for this company, explain why" asides."""
+    return " ".join(_CONDITIONAL_ASIDE.sub(" ", question).split())
+
+
+def trend_asked(question: str) -> TrendAsk | None:
+    """The trend a question asks about, or None when it asks none."""
+    q = without_conditional_asides(question)
+    if _NOT_A_TREND.search(q):
+        return None
+    yes_no = bool(_YES_NO.search(q))
+    if yes_no:
+        sign = _SIGN.search(q)
+        if sign:
+            return TrendAsk("sign", sign.group(1).lower(), True)
+        for want, rx in (("better", _BETTER), ("worse", _WORSE), ("up", _UP), ("down", _DOWN)):
+            if rx.search(q):
+                return TrendAsk("direction", want, True)
+        if _CHANGED.search(q):
+            return TrendAsk("change", "", True)
+        return None
+    if _HOW_MUCH_CHANGE.search(q):
+        return TrendAsk("change")
+    return None
+
+
+# The direction in which a metric or line item is better for the company (by its name in
+# metrics.METRICS or concepts.CONCEPTS). Not listed (tax rate, payout, debt, capex, days
+# payable): "improving" has no one reading, and the answer states the direction only.
+HIGHER_IS_BETTER = frozenset({
+    "gross_margin", "operating_margin", "net_margin", "ebitda_margin", "ebitda", "fcf", "fcf_conversion",
+    "working_capital", "current_ratio", "quick_ratio", "cash_ratio", "ocf_ratio", "fixed_asset_turnover",
+    "asset_turnover", "inventory_turnover", "roa", "roe", "interest_coverage",
+    "revenue", "gross_profit", "operating_income", "net_income", "pretax_income", "cfo", "eps_diluted", "eps_basic",
+    "net_interest_income", "equity"})
+LOWER_IS_BETTER = frozenset({"ccc", "dso", "dio", "efficiency_ratio", "cogs", "noninterest_expense"})
+
+
+def moved(delta: float) -> str:
+    return "rose" if delta > 0 else "fell" if delta < 0 else "was unchanged"
+
+
+def verdict(ask: TrendAsk, name: str, delta: float, later: float) -> str | None:
+    """"Yes" / "No" for a yes/no question, or None when the figures cannot say (an
+    "improving" asked of a measure with no better direction)."""
+    if not ask.yes_no:
+        return None
+    if ask.kind == "sign":
+        return "Yes" if (later > 0) == (ask.want == "positive") and later != 0 else "No"
+    if ask.kind == "change":
+        return "Yes" if delta != 0 else "No"
+    want = ask.want
+    if want in ("better", "worse"):
+        if name in HIGHER_IS_BETTER:
+            want = "up" if ask.want == "better" else "down"
+        elif name in LOWER_IS_BETTER:
+            want = "down" if ask.want == "better" else "up"
+        else:
+            return None
+    return "Yes" if (delta > 0 if want == "up" else delta < 0) else "No"
