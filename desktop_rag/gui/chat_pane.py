@@ -290,10 +290,12 @@ def format_value(value: Any, unit: str = "") -> str:
     unit = unit or ""
     if unit in ("percent", "%"):
         return f"{value:,.1f}%"
+    if unit == "percentage_points":  # a change of a ratio: signed, never read as a level
+        return f"{value:+,.{1 if round(value, 1) == value else 2}f} percentage points"
     text = f"{value:,.2f}" if abs(value) < 100 and value != int(value) else f"{value:,.0f}"
     if unit.startswith("usd"):
         scale = (unit.split("_", 1)[1] if "_" in unit else "").rstrip("s")  # usd_millions -> $… million
-        return f"${text}" + (f" {scale}" if scale else "")
+        return ("-" if value < 0 else "") + f"${text.lstrip('-')}" + (f" {scale}" if scale else "")
     if unit in ("ratio", "times", "x"):
         return f"{value:,.2f}" + ("x" if unit in ("times", "x") else "")
     if unit in ("thousands", "millions", "billions"):  # a statement's scale: "7,442 million"

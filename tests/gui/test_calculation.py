@@ -127,3 +127,13 @@ def test_asked_on_a_real_filing_the_chip_highlights_the_extracted_cells_box(qtbo
         assert rect == pytest.approx((cell.x0, cell.y0, cell.x1, cell.y1), abs=1.5)
     finally:
         win.shutdown()
+
+
+def test_a_change_is_shown_signed_in_its_unit() -> None:
+    """A trend's result is a change: percentage points for a ratio, the sign before the dollar."""
+    from desktop_rag.gui.chat_pane import format_value
+
+    assert format_value(-2.2, "percentage_points") == "-2.2 percentage points"
+    assert format_value(2.73, "percentage_points") == "+2.73 percentage points"
+    assert format_value(-2544.0, "usd_millions") == "-$2,544 million"
+    assert format_value(36.8, "percent") == "36.8%"

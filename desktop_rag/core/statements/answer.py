@@ -555,8 +555,10 @@ class Calculator:
         said = verdict(ask, name, later - values[0], later)
         head = f"{said}: " if said else ""
         subject = title[0].lower() + title[1:] if said else title
+        # the headline is the calculation's title too (the card shows it with the result)
         if ask.kind == "sign":
             state = "positive" if later > 0 else "negative" if later < 0 else "zero"
+            headline = f"{head}{subject} was {state} ({names[-1]})"
             text = f"{head}{subject} was {state}, {show(later)} ({names[-1]})."
             result, unit_out = _result_text(later, shown_unit, decimals, shown_scale)[1:]
         else:
@@ -573,18 +575,20 @@ class Calculator:
                     by, signed = by + pct, signed + pct
             span = f"from {show(values[0])} ({names[0]}) to {show(later)} ({names[-1]})"
             if ask.kind == "change":
+                headline = f"{head}{subject} changed {span}"
                 text = f"{head}{subject} changed by {signed}, {span}."
             else:
                 went = moved(delta)
                 direction = "up" if delta > 0 else "down"
-                text = f"{head}{subject} {went} {span}" + (f", {direction} {by}." if delta else ".")
+                headline = f"{head}{subject} {went} {span}"
+                text = headline + (f", {direction} {by}." if delta else ".")
                 if said is None and ask.want in ("better", "worse"):
                     text += " Whether that is an improvement depends on the reading: the figures give only the direction."
             result = delta
         inputs, cites, where = self._receipts(picks)
         formula = m.formula if m is not None else ""
         text += f" {title} = {formula} [{where}]" if formula else f" [{where}]"
-        calc_title = title if ask.kind == "sign" else f"{title} change {names[0]} to {names[-1]}"
+        calc_title = headline
         return Outcome(text, cites, Calculation(calc_title, formula, inputs, result, unit_out))
 
     def _scaled(self, value: float, picks: list[_Picked]) -> tuple[float, str]:

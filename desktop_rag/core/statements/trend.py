@@ -42,7 +42,15 @@ _CONDITIONAL_ASIDE = re.compile(
 _NOT_A_TREND = re.compile(
     r"\b(?:expect\w*|guidance|outlook|forecast\w*|anticipat\w*|project(?:ed|s|ion)|plan(?:s|ned)?|will|going to|"
     r"due to|because|result(?:ed|s)? (?:from|in)|driven|caused?|attributable|thanks to|owing to|c[oa]me from|led to|"
-    r"contribut\w*|segments?|divisions?|regions?|geograph\w*)\b", re.I)
+    r"contribut\w*|segments?|divisions?|regions?|geograph\w*)\b"
+    # a sign that qualifies something else ("a negative impact on revenue", "positively affected")
+    r"|\b(?:positive|negative)(?:ly\b|\s+(?:\w+\s+)?(?:impacts?|effects?|influence|contributions?|outlook|views?|news|"
+    r"sentiment|feedback)\b)"
+    # a comparison with a threshold or another thing, not with an earlier period ("higher than 80%",
+    # "above its peers"); "than last year", "than in FY2021" are the earlier period
+    r"|\b(?:than|above|below|exceed(?:s|ed|ing)?|at least|at most)\b(?!\s+(?:(?:in|during|for|at)\s+)?(?:the\s+)?"
+    r"(?:last|prior|previous|preceding|a)\s+(?:fiscal\s+)?(?:year|quarter|period)|\s+(?:(?:in|during|for|at)\s+)?"
+    r"(?:fy|fiscal\s+(?:year\s+)?)?\s*'?\d{2,4}\b(?!\s*%))", re.I)
 
 
 @dataclass(frozen=True)

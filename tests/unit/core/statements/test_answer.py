@@ -435,6 +435,9 @@ def test_a_yes_no_trend_is_the_metric_computed_for_both_periods(apple) -> None:
     assert out.text.startswith("Yes: gross margin rose from 43.3% (3 months ended 2022-06-25) to 44.5% "
                                "(3 months ended 2023-07-01), up 1.2 percentage points.")
     assert out.calculation.result == 1.2 and out.calculation.unit == "percentage_points"
+    # the calculation's title is the verdict (the card shows it with the change)
+    assert out.calculation.metric == ("Yes: gross margin rose from 43.3% (3 months ended 2022-06-25) to 44.5% "
+                                      "(3 months ended 2023-07-01)")
     assert [i.value for i in out.calculation.inputs] == [35885, 82959, 36413, 81797]
     # a line item asked with a direction: the two cells, the answer says no when it fell
     sales = _ask(apple, "Did Apple's net sales increase in the three months ended July 1, 2023?")

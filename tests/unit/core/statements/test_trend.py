@@ -18,6 +18,8 @@ from desktop_rag.core.statements.trend import TrendAsk, trend_asked, verdict, wi
     ("How much has the effective tax rate changed between FY2021 and FY2022?", TrendAsk("change")),
     ("By how much did the operating margin change in 2022?", TrendAsk("change")),
     ("Has the effective tax rate changed since FY2021?", TrendAsk("change", "", True)),
+    ("Was the gross margin higher in FY2022 than in FY2021?", TrendAsk("direction", "up", True)),
+    ("Is net income lower than last year?", TrendAsk("direction", "down", True)),
 ])
 def test_trend_asked(question: str, ask: TrendAsk) -> None:
     assert trend_asked(question) == ask
@@ -30,6 +32,9 @@ def test_trend_asked(question: str, ask: TrendAsk) -> None:
     "Did the increase in operating income come from pricing?",  # a cause
     "Did the Cloud segment's operating margin improve?",  # a part of the company
     "Is there a positive outlook for margins?",
+    "Did currency have a negative impact on revenue in FY2022?",  # the sign of an effect, not of revenue
+    "Was the gross margin higher than 80% in FY2022?",  # a threshold, not the year before
+    "Is its operating margin above its peers'?",
 ])
 def test_not_a_trend(question: str) -> None:
     assert trend_asked(question) is None
