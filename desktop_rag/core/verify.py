@@ -427,6 +427,13 @@ def verify_answer(
                          and carries_concept(tokenize(figure_context(c.quote, n)), concept, idf)]
             if not naming[n]:
                 return Verdict(False, reason=f"figure {n:g} is quoted only from text that does not name what was asked")
+            # what the answer says the figure is ("The provision for credit losses was $1.5 billion")
+            # must be what its quote's sentence says it is ("… $2.9 billion, reflecting a $1.5
+            # billion net addition to the allowance"): a prose quote only, tables have their rows
+            unsaid = [c for c in naming[n] if misnamed(text, c.quote, n, concept)]
+            if unsaid and len(unsaid) == len(naming[n]):
+                return Verdict(False, reason=f"figure {n:g} is, in its quote, not the "
+                                             f"{' '.join(sorted(misnamed(text, unsaid[0].quote, n, concept)))} asked")
             verbs = {v for c in naming[n] if (v := counted_event(c, n, question, pages))}
             if verbs and len(verbs) == len(naming[n]):
                 return Verdict(False, reason=f"figure {n:g} is of {sorted(verbs)[0]}, not the level the question asks")
@@ -656,11 +663,7 @@ def _prose_context(line: str, n: float) -> str:
     # "The provision for credit losses was $2.9 billion, reflecting a $1.5 billion net addition to
     # the allowance": a figure after a clause's own figure and "reflecting", "including" … is a
     # part of it, named by the words after the connector, not the clause's subject
-    part = None
-    for m in _PART_OF.finditer(line, start, first):
-        if any(start <= a < m.start() and not number_supported(n, [v]) and not is_year(v)
-               for a, _, v in number_spans(line)):
-            part = m
+    part = _part_of(line, n, start, first)
     if part is not None:
         start = part.end()
     stop = next((m.start() for m in _CLAUSE_BREAK.finditer(line, last)), len(line))
@@ -717,6 +720,30 @@ def counted_event(cite: Citation, n: float, question: str, pages: dict[tuple[str
         stem = re.sub(r"(?:ed|ing|ances?|ents?|es|s)$", "", verb.split()[0])[:5]
         return "" if stem in question.lower() else verb
     return ""
+
+
+def _part_of(line: str, n: float, start: int, first: int) -> re.Match[str] | None:
+    """The last connector ("reflecting", "including" …) between the clause's own figure and the
+    figure ``n`` (first printed at ``first``), if the clause has a figure of its own before it."""
+    part = None
+    for m in _PART_OF.finditer(line, start, first):
+        if any(start <= a < m.start() and not number_supported(n, [v]) and not is_year(v)
+               for a, _, v in number_spans(line)):
+            part = m
+    return part
+
+
+def misnamed(answer: str, quote: str, n: float, concept: set[str]) -> set[str]:
+    """The asked terms the answer attaches to the figure ``n`` when its quote prints it as a part
+    of another figure ("… was $2.9 billion, reflecting a $1.5 billion net addition to …") whose
+    words after the connector do not name them (else empty: quotes elsewhere may name a
+    figure's subject in another sentence, or a table row, read by its own rules)."""
+    text = " ".join(quote.split())  # prose wraps: its sentence is read across the quote's lines
+    spans = [a for a, _, v in number_spans(text) if number_supported(n, [v])]
+    if not spans or _part_of(text, n, 0, spans[0]) is None:
+        return set()
+    said = set(tokenize(_prose_context(answer, n))) & concept
+    return said - set(tokenize(_prose_context(text, n)))
 
 
 def _is_figure_row(line: str) -> bool:

@@ -883,3 +883,18 @@ def test_a_part_after_reflecting_is_not_the_clauses_figure() -> None:
     assert "provision" in figure_context(line, 2.9)
     # a connector before the sentence's only figure changes nothing
     assert "Revenue" in figure_context("Revenue grew, reflecting higher sales of $5.0 billion.", 5.0)
+
+
+def test_the_answer_names_its_figure_as_its_quote_does() -> None:
+    page = ("Quarterly results\nThe provision for credit losses was $2.9 billion, reflecting a $1.5 billion net "
+            "addition to the allowance for credit losses and $1.4 billion of net charge-offs.\n")
+    question = "What was Acme's provision for credit losses in the second quarter of 2024?"
+    concept = set(tokenize("provision for credit losses"))
+    # the library's idf: "provision" is in many of a bank's sentences, "credit" and "losses" fewer
+    idf = {t: 1.0 if t == "provision" else 3.0 for t in concept}
+    wrong = verify_answer("The provision for credit losses was $1.5 billion, reflecting a net addition to the "
+                          "allowance.", [], question, _annual_page(page), 2, concept=concept, idf=idf)
+    assert not wrong.ok and "provision" in wrong.reason, wrong.reason
+    right = verify_answer("The provision for credit losses was $2.9 billion.", [], question, _annual_page(page), 2,
+                          concept=concept, idf=idf)
+    assert right.ok, right.reason
