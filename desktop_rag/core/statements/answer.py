@@ -61,6 +61,12 @@ class CannotCompute(Exception):
     """An input is missing or does not fit the company (said in the message)."""
 
 
+class ReadTwoWays(CannotCompute):
+    """The question reads two ways on the statements ("gross margin" asked without a unit of a
+    filer that prints a "Gross margin" amount): no figure is computed, and the question is left
+    to the filing's own words (its MD&A often says which: "Gross margin was 28%")."""
+
+
 @dataclass
 class Outcome:
     text: str
@@ -491,7 +497,7 @@ class Calculator:
             value, picks = self.metric(m, period)
             if m.unit == "percent" and not _PERCENT_ASKED.search(self.q) and any(
                     _norm_label(p.row.label) == m.title.lower() for p in picks):
-                raise CannotCompute(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
+                raise ReadTwoWays(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
         else:
             assert concept is not None
             at = self._balance_for(period) if "balance" in concept.kinds else period
@@ -605,7 +611,7 @@ class Calculator:
                 _norm_label(p.row.label) == m.title.lower() for p in picks):
             # "the reported gross margin" of a filer that prints a "Gross margin" amount: the
             # amount or the ratio? Neither is presented as computed.
-            raise CannotCompute(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
+            raise ReadTwoWays(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
         if not math.isfinite(value):
             raise CannotCompute("the result is not a finite number")
         if m.unit == "currency":
@@ -999,6 +1005,8 @@ def calculate(question: str, docs: list[Document], statements_of, page_text, sca
             continue
         try:
             out = Calculator(question, doc, sts, page_text, scale_hint, decimals_hint).run()
+        except ReadTwoWays:
+            return None  # retrieval: the filing's words say which reading they mean
         except CannotCompute as exc:
             first_problem = first_problem or str(exc)
             continue

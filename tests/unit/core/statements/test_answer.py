@@ -480,3 +480,13 @@ def test_debt_on_the_balance_sheet_is_the_sum_of_its_debt_lines(apple) -> None:
 def test_a_forecast_or_a_cause_is_no_trend_of_the_statements(apple) -> None:
     assert _ask(apple, "Is Apple expected to grow net sales next quarter?") is None
     assert _ask(apple, "Did the increase in Apple's net income come from lower taxes?") is None
+
+
+def test_a_question_the_statements_read_two_ways_is_left_to_retrieval(apple) -> None:
+    # Apple prints a "Gross margin" amount: "gross margin" asked without a unit is the amount or
+    # the ratio. "What was AMD's gross margin in 2015?" was refused ("Cannot compute: ...") although
+    # its MD&A says "Gross margin was 28%"; the filing's words are searched instead
+    assert _ask(apple, "What was Apple's gross margin in the quarter ended July 1, 2023?") is None
+    # asked with a unit, it is computed
+    pct = _ask(apple, "What was Apple's gross margin percentage in the quarter ended July 1, 2023?")
+    assert pct is not None and pct.calculation is not None
