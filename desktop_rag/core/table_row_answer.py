@@ -400,8 +400,9 @@ def _ranked_answer(question: str, lowest: bool, parts_asked: set[str], asked: se
     chunk = hit.chunk
     cites = [Citation(chunk.doc_id, hit.doc.file_name, chunk.page, page_text[r.row.span[0]:r.row.span[1]],
                       r.row.span[0], chunk.chunk_id) for r in ranked]
-    cites.append(Citation(chunk.doc_id, hit.doc.file_name, chunk.page,
-                          page_text[best.table.header[0]:best.table.header[1]], best.table.header[0], chunk.chunk_id))
+    # each table's column heading (a bank's groups may be printed under two headings)
+    cites += [Citation(chunk.doc_id, hit.doc.file_name, chunk.page, page_text[h[0]:h[1]], h[0], chunk.chunk_id)
+              for h in dict.fromkeys(r.table.header for r in ranked)]
     unique = list({(c.char_start, c.quote): c for c in cites}.values())
     return RowAnswer(text, unique, best.row, best.period, best.value)
 

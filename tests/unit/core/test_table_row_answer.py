@@ -324,6 +324,9 @@ def test_a_banks_segments_printed_as_column_groups_are_ranked_together() -> None
                "business segment lowest net revenue", _passages(path, JPM21_META, pages), pages)
     assert low is not None and low.value == -473 and low.text.startswith("Corporate: -$473 million")
     assert "the lowest of the 5 segments" in low.text
+    # both tables' column headings are quoted: each group's figure with the heading naming its group
+    headings = [c.quote for c in low.citations if c.quote.startswith("Three months ended March 31,")]
+    assert len(headings) == 2 and any("Asset & Wealth Management Corporate Total" in h for h in headings)
     path = FINANCEBENCH / "JPMORGAN_2022Q2_10Q.pdf"
     pages = _pages(path, [21])
     top = _ask("In 2022 Q2, which of JPM's business segments had the highest net income?",
