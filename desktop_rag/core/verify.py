@@ -434,6 +434,12 @@ def verify_answer(
             if unsaid and len(unsaid) == len(naming[n]):
                 return Verdict(False, reason=f"figure {n:g} is, in its quote, not the "
                                              f"{' '.join(sorted(misnamed(text, unsaid[0].quote, n, concept)))} asked")
+            # "… was due to the 22% growth in …" under "Year ended December 31, 2014 as compared to
+            # the year ended December 31, 2013" is 2014's, whatever the question asked
+            elsewhere = {y for c in naming[n] if (y := other_section_year(c, question, pages))}
+            if elsewhere and all(other_section_year(c, question, pages) for c in naming[n]):
+                return Verdict(False, reason=f"figure {n:g} is quoted from the section on {min(elsewhere)}, "
+                                             "not the period asked")
             verbs = {v for c in naming[n] if (v := counted_event(c, n, question, pages))}
             if verbs and len(verbs) == len(naming[n]):
                 return Verdict(False, reason=f"figure {n:g} is of {sorted(verbs)[0]}, not the level the question asks")
@@ -731,6 +737,37 @@ def _part_of(line: str, n: float, start: int, first: int) -> re.Match[str] | Non
                for a, _, v in number_spans(line)):
             part = m
     return part
+
+
+# the heading over an MD&A comparison ("Year ended December 31, 2014 as compared to the year
+# ended December 31, 2013", "Fiscal 2015 Compared to Fiscal 2014"): its prose is the first year's
+_COMPARISON_HEADING = re.compile(r"\b(?:compared\s+(?:to|with)|versus|vs\.?)\b", re.I)
+
+
+def section_year(page: str, at: int) -> int | None:
+    """The year the comparison heading nearest above ``at`` on the page speaks of (its first
+    year), else None. A heading is a short line naming two years, one compared with the other,
+    without a figure of its own."""
+    for line in reversed(page[max(0, at - 4000):at].split("\n")):
+        ln = line.strip()
+        if len(ln) > 160 or not _COMPARISON_HEADING.search(ln) or re.search(r"[$%]", ln):
+            continue
+        years = [m.year for m in find_periods(ln).mentions if m.year]
+        if len(set(years)) >= 2:
+            return years[0]
+    return None
+
+
+def other_section_year(cite: Citation, question: str, pages: dict[tuple[str, int], str]) -> int | None:
+    """The year of the comparison section the quote sits in, when the question asks one other
+    year and the quote names none of the asked; else None."""
+    asked = find_periods(question).years
+    if len(asked) != 1 or asked & find_periods(cite.quote).years:
+        return None
+    page = pages.get((cite.doc_id, cite.page), "")
+    at = page.find(cite.quote) if page else -1
+    year = section_year(page, at) if at >= 0 else None
+    return year if year is not None and year not in asked else None
 
 
 def misnamed(answer: str, quote: str, n: float, concept: set[str]) -> set[str]:

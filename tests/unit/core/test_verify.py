@@ -898,3 +898,22 @@ def test_the_answer_names_its_figure_as_its_quote_does() -> None:
     right = verify_answer("The provision for credit losses was $2.9 billion.", [], question, _annual_page(page), 2,
                           concept=concept, idf=idf)
     assert right.ok, right.reason
+
+
+def test_a_sentence_under_another_years_comparison_heading_is_that_years() -> None:
+    # "What drove Netflix's domestic streaming revenue growth in FY2015?" was verified as "… due to
+    # the 22% growth in the average number of paid memberships", 2014's sentence
+    page = ("Year ended December 31, 2024 as compared to the year ended December 31, 2023\n"
+            "The increase in our domestic revenues was due to the 17% growth in the average number of paid "
+            "memberships.\n"
+            "Year ended December 31, 2023 as compared to the year ended December 31, 2022\n"
+            "The increase in our domestic revenues was due to the 22% growth in the average number of paid "
+            "memberships.\n")
+    question = "What drove Acme's domestic revenue growth in FY2024?"
+    concept = set(tokenize("domestic revenue growth"))
+    wrong = verify_answer("The increase in our domestic revenues was due to the 22% growth in the average number of "
+                          "paid memberships.", [], question, _annual_page(page), 2, concept=concept)
+    assert not wrong.ok and "section on 2023" in wrong.reason, wrong.reason
+    right = verify_answer("The increase in our domestic revenues was due to the 17% growth in the average number of "
+                          "paid memberships.", [], question, _annual_page(page), 2, concept=concept)
+    assert right.ok, right.reason
