@@ -82,9 +82,8 @@ def asked_years(question: str) -> set[int]:
     quarter the calendar year before too (Apple's Q1 FY2023 ended December 31, 2022; a
     fiscal 2018 that ends January 31, 2018 began in 2017)."""
     found = QuestionPeriods([m for m in find_periods(question).mentions if not names_a_report(question, m)])
-    years = found.years | {y for y, _ in found.quarters} | {d.year for d in found.dates}
     loose = found.fiscal_years | {y for y, _ in found.quarters}
-    return years | {y - 1 for y in loose}
+    return found.every_year | {y - 1 for y in loose}
 
 
 def _scale_note(p: Passage, a: int, quote: str,

@@ -319,8 +319,7 @@ def about_other_years(sentence: str, asked_years: set[int]) -> bool:
     words, figures = len(re.findall(r"[A-Za-z]{2,}", sentence)), len(numbers_in(sentence))
     if words < 6 or words < 2 * figures or _COMPARED.search(sentence):
         return False  # a table row (or too short to tell), or a comparison
-    found = find_periods(sentence)
-    years = found.years | {y for y, _ in found.quarters} | {d.year for d in found.dates}
+    years = find_periods(sentence).every_year
     return bool(years) and not years & asked_years
 
 
@@ -430,16 +429,15 @@ def verify_answer(
             # what the answer says the figure is ("The provision for credit losses was $1.5 billion")
             # must be what its quote's sentence says it is ("… $2.9 billion, reflecting a $1.5
             # billion net addition to the allowance"): a prose quote only, tables have their rows
-            unsaid = [c for c in naming[n] if misnamed(text, c.quote, n, concept)]
-            if unsaid and len(unsaid) == len(naming[n]):
-                return Verdict(False, reason=f"figure {n:g} is, in its quote, not the "
-                                             f"{' '.join(sorted(misnamed(text, unsaid[0].quote, n, concept)))} asked")
+            unsaid = [misnamed(text, c.quote, n, concept) for c in naming[n]]
+            if all(unsaid):
+                return Verdict(False, reason=f"figure {n:g} is, in its quote, not the {' '.join(sorted(unsaid[0]))} asked")
             # "… was due to the 22% growth in …" under "Year ended December 31, 2014 as compared to
             # the year ended December 31, 2013" is 2014's, whatever the question asked
-            elsewhere = {y for c in naming[n] if (y := other_section_year(c, question, pages))}
-            if elsewhere and all(other_section_year(c, question, pages) for c in naming[n]):
-                return Verdict(False, reason=f"figure {n:g} is quoted from the section on {min(elsewhere)}, "
-                                             "not the period asked")
+            sections = [other_section_year(c, question, pages) for c in naming[n]]
+            if all(sections):
+                return Verdict(False, reason=f"figure {n:g} is quoted from the section on "
+                                             f"{min(y for y in sections if y)}, not the period asked")
             verbs = {v for c in naming[n] if (v := counted_event(c, n, question, pages))}
             if verbs and len(verbs) == len(naming[n]):
                 return Verdict(False, reason=f"figure {n:g} is of {sorted(verbs)[0]}, not the level the question asks")
@@ -583,7 +581,7 @@ def contradicted_period(answer: str, question: str, cites: list[Citation], passa
     if extra:
         return f"the answer speaks of {' and '.join(sorted(extra))}, neither what was asked nor what the filing reports"
     years = {int(n) for n in numbers_in(answer) if is_year(n)}
-    asked_years = asked.years | {y for y, _ in asked.quarters} | {d.year for d in asked.dates}
+    asked_years = asked.every_year
     if years and asked_years:
         own = asked_years | {m.fiscal_year for m in cited if m.fiscal_year} | {
             int(m.period_end[:4]) for m in cited if m.period_end[:4].isdigit()}
@@ -703,6 +701,15 @@ _EVENT_BEFORE_FIGURE = re.compile(
     r"an?\s+(?:additional|further|total\s+of)\s+)?[$]?\s?$", re.I)
 
 
+def _quote_on_page(cite: Citation, pages: dict[tuple[str, int], str]) -> tuple[str, int]:
+    """The page text a citation quotes and where its quote starts there (its ``char_start``,
+    else the first place the page prints it; -1 when the passages hold no such page)."""
+    page = pages.get((cite.doc_id, cite.page), "")
+    if page and cite.char_start >= 0 and page.startswith(cite.quote, cite.char_start):
+        return page, cite.char_start
+    return page, page.find(cite.quote) if page else -1
+
+
 def counted_event(cite: Citation, n: float, question: str, pages: dict[tuple[str, int], str]) -> str:
     """The event (a verb, "hired", "opened", or a noun, "issuances of") that makes the cited
     figure ``n`` an amount of events when the question asks a level at a date and names no
@@ -710,8 +717,7 @@ def counted_event(cite: Citation, n: float, question: str, pages: dict[tuple[str
     only "14,000 employees"."""
     if not _LEVEL_ASKED.search(question):
         return ""
-    page = pages.get((cite.doc_id, cite.page), "")
-    at = page.find(cite.quote) if page else -1
+    page, at = _quote_on_page(cite, pages)
     if at < 0:
         page, at = cite.quote, 0
     for a, _, v in number_spans(page[at:at + len(cite.quote)]):
@@ -764,8 +770,7 @@ def other_section_year(cite: Citation, question: str, pages: dict[tuple[str, int
     asked = find_periods(question).years
     if len(asked) != 1 or asked & find_periods(cite.quote).years:
         return None
-    page = pages.get((cite.doc_id, cite.page), "")
-    at = page.find(cite.quote) if page else -1
+    page, at = _quote_on_page(cite, pages)
     year = section_year(page, at) if at >= 0 else None
     return year if year is not None and year not in asked else None
 
@@ -891,7 +896,7 @@ def _column_answers(col: Column, asked: QuestionPeriods, doc: Document | None, d
         if own and doc:
             quarters |= {(y, q) for y, q in period_labels(doc.meta, doc.file_name) if q}
         return (col.year, col.quarter) in quarters
-    years = asked.years | {y for y, _ in asked.quarters} | {d.year for d in asked.dates}
+    years = asked.every_year
     if own and doc:
         years |= {y for y in (doc.meta.fiscal_year, end.year if end else None) if y}
     return col.year in years

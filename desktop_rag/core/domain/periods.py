@@ -186,6 +186,11 @@ class QuestionPeriods:
     def dates(self) -> set[date]:
         return {m.date for m in self.mentions if m.date}
 
+    @property
+    def every_year(self) -> set[int]:
+        """Every year a mention speaks of: a year's, a quarter's, a date's."""
+        return self.years | {y for y, _ in self.quarters} | {d.year for d in self.dates}
+
     def __bool__(self) -> bool:
         return bool(self.mentions)
 
