@@ -917,3 +917,15 @@ def test_a_sentence_under_another_years_comparison_heading_is_that_years() -> No
     right = verify_answer("The increase in our domestic revenues was due to the 17% growth in the average number of "
                           "paid memberships.", [], question, _annual_page(page), 2, concept=concept)
     assert right.ok, right.reason
+
+
+def test_a_count_of_hires_quoted_twice_is_still_no_headcount() -> None:
+    # the check compared the number of distinct event words with the number of quotes: two
+    # quotes both saying "hired" let the figure through
+    page = ("During 2024, we hired more than 14,000 employees.\n"
+            "Talent. In the year we hired more than 14,000 employees across our sites.\n")
+    v = verify_answer("14,000 employees", ["During 2024, we hired more than 14,000 employees.",
+                                          "In the year we hired more than 14,000 employees across our sites."],
+                      "How many employees did Acme have at the end of 2024?", _annual_page(page), 2,
+                      concept={"employee"})
+    assert not v.ok and "of hired" in v.reason, v.reason
