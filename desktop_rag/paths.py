@@ -7,14 +7,19 @@ PyInstaller bundle (read-only resources come from the bundle's ``_MEIPASS``).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
-from platformdirs import user_data_dir
+from platformdirs import user_config_dir, user_data_dir
 
 from desktop_rag import APP_NAME
+from desktop_rag.settings import write_text_atomic
 
+# The default models' names in the models folder (made at set-up by ``desktop_rag.models_setup``).
+DEFAULT_GGUF = "gemma-3-270m-q4_k_m.gguf"
+DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 ENV_HOME = "DESKTOP_RAG_HOME"  # data dir: index, settings, history, logs
 ENV_MODELS = "DESKTOP_RAG_MODELS"  # folder scanned for .gguf files
 ENV_CORPUS = "DESKTOP_RAG_CORPUS"  # bundled default corpus ingested on first run
@@ -98,3 +103,32 @@ def set_offline_env() -> None:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+# -- the data folder chosen in Settings -----------------------------------------------------
+LOCATION_FILE = "location.json"  # in the user's config folder: a data folder chosen in Settings
+
+
+def location_file() -> Path:
+    return Path(user_config_dir(APP_NAME, appauthor=False)) / LOCATION_FILE
+
+
+def saved_data_dir() -> str | None:
+    """The data folder chosen in Settings, if any (used when neither --data-dir nor
+    DESKTOP_RAG_HOME says otherwise)."""
+    try:
+        value = json.loads(location_file().read_text("utf-8")).get("data_dir")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return str(value) if value else None
+
+
+def save_data_dir(folder: Path) -> None:
+    write_text_atomic(location_file(), json.dumps({"data_dir": str(folder)}, indent=2))
+
+
+def choose_data_dir(arg: str | None) -> str | None:
+    """--data-dir > DESKTOP_RAG_HOME > the folder chosen in Settings > the platform default."""
+    if arg or os.environ.get(ENV_HOME):
+        return arg
+    return saved_data_dir()

@@ -81,7 +81,7 @@ class RetrievalSettings:
     )
     statement_pages: bool = knob(
         True, "The statement boost also finds the statement's pages from the extracted "
-        "statements (core/statements), not only from chunk section headings.",
+        "statements (core/ingest/statements), not only from chunk section headings.",
     )
     statement_evidence: bool = knob(
         True, "A line-item or metric question computable from the extracted statements puts the "

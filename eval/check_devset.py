@@ -39,7 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from desktop_rag.core.pdf import extract_page, fold_text, match_form, open_pdf  # noqa: E402
+from desktop_rag.core.ingest.pdf import extract_page, fold_text, match_form, open_pdf  # noqa: E402
 
 DEFAULT_PDF_DIR = Path("/work/shared/data/sec10q/pdfs")
 COMPANIES = ("AAPL", "AMZN", "INTC", "MSFT", "NVDA")

@@ -7,7 +7,7 @@ Usage:
 The PDFs are looked up by file name in the data folders (default: ``financebench-dev/pdfs`` and
 ``sec10q/pdfs`` under ``../shared/data`` beside the checkout, or under ``$DESKTOP_RAG_SHARED/data``:
 ``desktop_rag.evaluation.devsets.label_pdf_dirs``). Page text
-is the app's own canonical text (``desktop_rag.core.pdf.extract_page``). Exits 1 when a check
+is the app's own canonical text (``desktop_rag.core.ingest.pdf.extract_page``). Exits 1 when a check
 fails, 2 when a data folder or label file is missing. ``--partial`` skips the minimum counts.
 
 Cell checks (``statement_cells.jsonl``):
@@ -45,7 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from desktop_rag.core.pdf import extract_page, fold_text, open_pdf  # noqa: E402
+from desktop_rag.core.ingest.pdf import extract_page, fold_text, open_pdf  # noqa: E402
 from desktop_rag.evaluation.devsets import label_pdf_dirs, load_devset, load_statement_cells  # noqa: E402
 
 STATEMENTS = {"income", "balance", "cash_flow", "comprehensive", "equity", "segment"}

@@ -4,7 +4,7 @@
 Usage:
     .venv/bin/python eval/score_computed.py [--cache DIR] [--only metrics|financebench|labels] [--show]
 
-Runs ``core.statements.answer.calculate`` (the step the app takes before retrieval) on every
+Runs ``core.calculate.calculator.calculate`` (the step the app takes before retrieval) on every
 question with a numeric answer of financebench-dev: the metric labels
 (``eval/financebench_dev_metrics.jsonl``), the upstream FinanceBench questions and the
 numeric questions of ``eval/financebench_dev_labels.jsonl`` (per category: line items,
@@ -35,11 +35,11 @@ sys.path.insert(0, str(HERE))
 
 from score_statement_cells import extract_payload, page_texts  # noqa: E402
 
-from desktop_rag.core.metadata import detect_metadata  # noqa: E402
-from desktop_rag.core.query import parse_question  # noqa: E402
-from desktop_rag.core.statements.answer import calculate  # noqa: E402
-from desktop_rag.core.statements.model import Statement  # noqa: E402
-from desktop_rag.core.types import Document  # noqa: E402
+from desktop_rag.core.ingest.identity import detect_metadata  # noqa: E402
+from desktop_rag.core.domain.question import parse_question  # noqa: E402
+from desktop_rag.core.calculate.calculator import calculate  # noqa: E402
+from desktop_rag.core.ingest.statements.model import Statement  # noqa: E402
+from desktop_rag.core.domain.types import Document  # noqa: E402
 from desktop_rag.evaluation.devsets import (  # noqa: E402
     convert_financebench,
     convert_metric_label,
@@ -54,7 +54,7 @@ PACKAGE = HERE.parent / "desktop_rag"
 def extractor_key() -> str:
     """Changes whenever the extractor's code does (cached statements are then re-extracted)."""
     h = hashlib.sha256()
-    for rel in ("core/statements/extract.py", "core/statements/model.py", "core/domain/numbers.py", "core/pdf.py"):
+    for rel in ("core/ingest/statements/table_reader.py", "core/ingest/statements/model.py", "core/domain/numbers.py", "core/ingest/pdf.py"):
         h.update((PACKAGE / rel).read_bytes())
     return h.hexdigest()[:16]
 

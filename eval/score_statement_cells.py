@@ -26,8 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from desktop_rag.core.pdf import PageText, extract_page, open_pdf  # noqa: E402
-from desktop_rag.core.statements.store import extract_from_pdf  # noqa: E402
+from desktop_rag.core.ingest.pdf import PageText, extract_page, open_pdf  # noqa: E402
+from desktop_rag.core.index.statement_store import extract_from_pdf  # noqa: E402
 from desktop_rag.evaluation.devsets import label_pdf_dirs, load_statement_cells  # noqa: E402
 from desktop_rag.evaluation.metrics import flatten_statements, score_statement_cells  # noqa: E402
 

@@ -7,7 +7,7 @@
 - ``shared_data``: the SEC 10-Q filings beside the checkout (``../shared/data/sec10q``);
   skips with a clear message only when that folder is missing.
 - ``FakeEmbedder`` / ``fake_embedder``: a deterministic hashed bag-of-words embedder with
-  the ``core.embed.Embedder`` interface, so unit tests never load torch.
+  the ``core.index.embedder.Embedder`` interface, so unit tests never load torch.
 - ``make_pdf`` / ``build_library``: small real PDFs (pymupdf) and a Library ingested
   from them with the fake embedder.
 """
@@ -86,7 +86,7 @@ def sample_pdf() -> Path:
 class FakeEmbedder:
     """Hashed bag-of-words unit vectors over ``lexical.tokenize`` tokens.
 
-    Same interface as ``core.embed.Embedder`` (model_id, dim, max_seq_length, encode,
+    Same interface as ``core.index.embedder.Embedder`` (model_id, dim, max_seq_length, encode,
     encode_query); identical texts give identical vectors, shared words give positive cosine.
     """
 
@@ -112,7 +112,7 @@ class FakeEmbedder:
         return self
 
     def _vector(self, text: str) -> np.ndarray:
-        from desktop_rag.core.lexical import tokenize
+        from desktop_rag.core.domain.terms import tokenize
 
         v = np.zeros(self._dim, dtype=np.float32)
         for tok in tokenize(text):
@@ -193,7 +193,7 @@ NVIDIA_PAGES = [
 @pytest.fixture
 def build_library(tmp_path: Path, fake_embedder: FakeEmbedder) -> Iterator[Callable[..., object]]:
     """Factory: ``build_library({"2023 Q3 AAPL.pdf": [page, ...], ...})`` -> ingested Library."""
-    from desktop_rag.core.library import IngestReport, Library
+    from desktop_rag.core.index.library import IngestReport, Library
     from desktop_rag.settings import Settings
 
     opened: list[Library] = []
@@ -268,8 +268,8 @@ def pg_database(pg_server: object) -> str:
 
 def init_team(url: str, embedder: object, settings: object | None = None) -> str:
     """``team init`` of a database for this embedder (as the CLI does); returns the URL."""
-    from desktop_rag.core.backends.postgres import init_team_library
-    from desktop_rag.core.library import library_manifest
+    from desktop_rag.core.index.backends.postgres import init_team_library
+    from desktop_rag.core.index.library import library_manifest
     from desktop_rag.settings import Settings
 
     settings = settings or Settings()

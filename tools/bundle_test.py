@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from desktop_rag import APP_NAME, __version__  # noqa: E402
-from desktop_rag.core.pdf import extract_page, fold_text, match_form  # noqa: E402
+from desktop_rag.core.ingest.pdf import extract_page, fold_text, match_form  # noqa: E402
 
 QUESTION = "What was Apple's total net sales in Q3 2023?"
 FILING = "2023 Q3 AAPL.pdf"

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_rag.core.library import embedding_text
+from desktop_rag.core.index.library import embedding_text
 
 if TYPE_CHECKING:
     from desktop_rag.core.workspace import Workspace

@@ -10,16 +10,16 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from desktop_rag.core.answer import AnswerEngine
+from desktop_rag.core.answer.engine import AnswerEngine
+from desktop_rag.core.answer.generate import LlamaGenerator, ModelInfo, inspect_model, list_models
+from desktop_rag.core.conversation.database import ConversationDatabase
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
-from desktop_rag.core.embed import Embedder
-from desktop_rag.core.generate import LlamaGenerator, ModelInfo, inspect_model, list_models
-from desktop_rag.core.history import HistoryStore
-from desktop_rag.core.library import Library
-from desktop_rag.core.types import DocumentMeta
-from desktop_rag.models_setup import DEFAULT_GGUF
+from desktop_rag.core.domain.types import Document, DocumentMeta
+from desktop_rag.core.index.embedder import Embedder
+from desktop_rag.core.index.library import Library
+from desktop_rag.paths import DEFAULT_GGUF, embedder_cache_dir, model_dirs, set_offline_env
 from desktop_rag.paths import data_dir as resolve_data_dir
-from desktop_rag.paths import embedder_cache_dir, model_dirs, set_offline_env
 from desktop_rag.paths import models_dir as resolve_models_dir
 from desktop_rag.settings import Settings
 
@@ -41,9 +41,11 @@ class Workspace:
         self.library_location = self.settings.library.location if library is None else library
         self.library = Library(self.data_dir, self.settings, self.embedder, location=self.library_location)
         self.engine = AnswerEngine(self.library, self.settings)
-        self.history = HistoryStore(self.data_dir / "history.sqlite")
-        # each conversation's memory of established facts and its answer style (same file)
-        self.memory = MemoryStore(self.data_dir / "history.sqlite")
+        # conversations and feedback, and each one's memory of established facts and answer
+        # style: one file, one connection
+        self.conversation_db = ConversationDatabase(self.data_dir / "history.sqlite")
+        self.history = HistoryStore(self.conversation_db)
+        self.memory = MemoryStore(self.conversation_db)
         self._model_lock = threading.Lock()
 
     def close(self) -> None:
@@ -52,6 +54,7 @@ class Workspace:
         self.library.close()
         self.history.close()
         self.memory.close()
+        self.conversation_db.close()
 
     def __enter__(self) -> Workspace:
         return self
@@ -65,6 +68,15 @@ class Workspace:
         return Embedder(name_or_path, self.models_dir, e.batch_size, e.backend, embedder_cache_dir(self.data_dir))
 
     # -- library ----------------------------------------------------------------------
+    def documents_matching(self, key: str) -> list[Document]:
+        """The documents a user's key names: an id prefix or the exact file name, else a
+        file-name prefix in any case ("NIKE_2021")."""
+        docs = self.library.store.documents()
+        matches = [d for d in docs if d.doc_id.startswith(key) or d.file_name == key]
+        if not matches:
+            matches = [d for d in docs if d.file_name.lower().startswith(key.lower())]
+        return matches
+
     def remove(self, doc_id: str) -> bool:
         """Remove a document (its pages, passages, vectors, statements). False if unknown."""
         return self.library.remove(doc_id)

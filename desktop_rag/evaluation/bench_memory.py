@@ -55,8 +55,8 @@ def write_library(data_dir: Path, seed: Any, seed_lib: Any, size: int, settings:
                   log: Callable[[str], None]) -> dict[str, float]:
     """Write the synthetic corpus into a new library at ``data_dir`` (see the module's
     docstring) and open it once, so its hnswlib graph is built and saved. Seconds by part."""
-    from desktop_rag.core.library import Library, library_manifest
-    from desktop_rag.core.store import IndexStore
+    from desktop_rag.core.index.backends.sqlite import IndexStore
+    from desktop_rag.core.index.library import Library, library_manifest
     from desktop_rag.evaluation.bench_team import synthetic_documents
 
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -105,8 +105,8 @@ def cached_library(cache_dir: Path, seed: Any, seed_lib: Any, size: int, setting
     """The synthetic library at ``cache_dir``: reused when written from the same key with
     today's index formats, brought up to date when only its tokens or graph are stale (the app
     would do that on the first open, not on every one), else written again."""
-    from desktop_rag.core.lexical import TOKENIZER_VERSION
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.domain.terms import TOKENIZER_VERSION
+    from desktop_rag.core.index.library import Library
 
     key = corpus_key(seed, size, sigma)
     if (cache_dir / "index" / "library.sqlite").is_file():
@@ -127,7 +127,7 @@ def cached_library(cache_dir: Path, seed: Any, seed_lib: Any, size: int, setting
     shutil.rmtree(cache_dir, ignore_errors=True)
     log(f"  memory: writing a {size}-chunk library into {cache_dir} (once; cached)")
     build = write_library(cache_dir, seed, seed_lib, size, settings, sigma, log)
-    from desktop_rag.core.store import IndexStore
+    from desktop_rag.core.index.backends.sqlite import IndexStore
 
     store = IndexStore(cache_dir / "index")
     try:

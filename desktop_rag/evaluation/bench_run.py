@@ -39,6 +39,19 @@ import numpy as np
 from desktop_rag.evaluation.devsets import default_corpus, load_devset, spread
 from desktop_rag.evaluation.metrics import percentile
 from desktop_rag.evaluation.report import table
+from desktop_rag.evaluation.synthetic import (
+    SYNTHETIC_NOTE,
+    CachedQueryEmbedder,
+    Seed,
+    SyntheticLibrary,
+    forget_recent_queries,
+    latency_stats,
+    rss_mb,
+    search_stats,
+    seed_from_library,
+    size_label,
+    time_searches,
+)
 from desktop_rag.evaluation.timing import TimedGenerator, peak_rss_mb
 
 TARGETS = {  # issue #10
@@ -56,12 +69,6 @@ TARGETS = {  # issue #10
 
 
 # -- small pure helpers (unit-tested) ----------------------------------------------------------
-
-
-def size_label(n: int) -> str:
-    if n >= 1000 and n % 1000 == 0:
-        return f"{n // 1000}k"
-    return str(n)
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -98,260 +105,15 @@ def machine_info() -> dict[str, Any]:
     return info
 
 
-def vary_tokens(tokens: list[str], rng: np.random.Generator, drop: float = 0.05, swap: float = 0.05) -> list[str]:
-    """A word-level variant of a chunk's BM25 tokens: numbers replaced by numbers of the
-    same length, ~5 % of words dropped, ~5 % of adjacent pairs swapped."""
-    if not tokens:
-        return []
-    r = rng.random(len(tokens))
-    out = []
-    for t, x in zip(tokens, r, strict=True):
-        if x < drop:
-            continue
-        if t.isdigit() and 0 < len(t) < 10:
-            t = str(int(rng.integers(10 ** (len(t) - 1), 10 ** len(t))))
-        out.append(t)
-    if not out:
-        out = [tokens[0]]
-    n_swaps = int(len(out) * swap)
-    if n_swaps and len(out) > 1:
-        for i in rng.integers(0, len(out) - 1, size=n_swaps):
-            out[i], out[i + 1] = out[i + 1], out[i]
-    return out
-
-
-def perturb_vectors(vectors: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Unit vectors plus gaussian noise, re-normalised (sigma 0.015 in 384-d ~ cosine 0.96)."""
-    noisy = vectors + rng.normal(0.0, sigma, size=vectors.shape).astype(np.float32)
-    noisy /= np.linalg.norm(noisy, axis=1, keepdims=True) + 1e-12
-    return np.ascontiguousarray(noisy, dtype=np.float32)
-
-
-def mix_vectors(vectors: np.ndarray, primary: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    """Synthetic embeddings that look like a real library's: row i is a normalised mix of the
-    real vector ``primary[i]`` (weight 0.5-0.8, its chunk's text goes with it) and one or two
-    other random real vectors, plus gaussian noise. Replicas of one chunk then differ in
-    direction (cosine ~0.5-0.9 to each other) instead of forming clusters of near-duplicates,
-    whose exact top-10 a coin toss decides (that measured the generator, not the index)."""
-    n, n_seed = len(primary), len(vectors)
-    w_primary = rng.uniform(0.5, 0.8, size=n).astype(np.float32)
-    partners = rng.integers(0, n_seed, size=(n, 2))
-    split = rng.uniform(0.0, 1.0, size=n).astype(np.float32) * (rng.random(n) < 0.5)  # half mix three
-    rest = 1.0 - w_primary
-    mixed = (w_primary[:, None] * vectors[primary] + (rest * (1.0 - split))[:, None] * vectors[partners[:, 0]]
-             + (rest * split)[:, None] * vectors[partners[:, 1]])
-    mixed /= np.linalg.norm(mixed, axis=1, keepdims=True) + 1e-12
-    return perturb_vectors(mixed.astype(np.float32), sigma, rng)
-
-
-SYNTHETIC_NOTE = ("larger sizes re-use the {n} real chunks: BM25 tokens with word-level variation, vectors "
-                  "normalised mixes of 2-3 real embeddings (the chunk's own at weight 0.5-0.8) plus noise "
-                  "sigma={sigma}")
-
-
 # -- synthetic corpora ------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Seed:
-    chunks: list[Any]  # Chunk
-    docs: dict[str, Any]  # doc_id -> Document
-    tokens: list[list[str]]
-    vectors: np.ndarray
-
-
-def seed_from_library(lib: Any) -> Seed:
-    lib.refresh()
-    chunks, tokens, vecs = [], [], []
-    for cid, _doc, *_rest, toks, emb in lib.store.chunk_rows():
-        ch = lib.chunks.get(cid)
-        if ch is None:
-            continue
-        chunks.append(ch)
-        tokens.append(toks.split())
-        vecs.append(np.frombuffer(emb, dtype=np.float32))
-    vectors = np.stack(vecs) if vecs else np.zeros((0, lib.embedder.dim), dtype=np.float32)
-    return Seed(chunks, dict(lib.docs), tokens, vectors)
-
-
-class SyntheticLibrary:
-    """Stands in for ``Library`` in ``HybridRetriever``: the same attributes, in memory.
-    Replica 0 is the real seed library; the others carry varied tokens and mixed vectors
-    (``vary_tokens``, ``mix_vectors``). Replica r of a seed document is a document of the same company r years earlier, so
-    metadata filters narrow a question to one filing as they would in a real library."""
-
-    def __init__(self, seed: Seed, size: int, embedder: Any, rng: np.random.Generator, sigma: float = 0.015,
-                 ef_construction: int = 200, ef_search: int = 128, workdir: Path | None = None,
-                 m: int = 32) -> None:
-        from desktop_rag.core.lexical import LexicalIndex
-        from desktop_rag.core.types import Chunk, Document
-
-        self.embedder = embedder
-        n_seed = len(seed.chunks)
-        if n_seed == 0:
-            raise ValueError("no seed chunks")
-        t0 = time.perf_counter()
-        self.docs: dict[str, Any] = {}
-        self.chunks: dict[int, Any] = {}
-        self.doc_chunks: dict[str, list[int]] = {}
-        token_lists: list[list[str]] = []
-        replicas = math.ceil(size / n_seed)
-        vec_parts = []
-        for r in range(replicas):
-            take = min(n_seed, size - r * n_seed)
-            vec_parts.append(seed.vectors[:take] if r == 0 else mix_vectors(seed.vectors, np.arange(take), rng, sigma))
-            for j in range(take):
-                src = seed.chunks[j]
-                doc_id = src.doc_id if r == 0 else f"{src.doc_id}~{r}"
-                if doc_id not in self.docs:
-                    d = seed.docs[src.doc_id]
-                    meta = d.meta if r == 0 else dataclasses.replace(
-                        d.meta, fiscal_year=(d.meta.fiscal_year - r) if d.meta.fiscal_year else None, period_end="")
-                    self.docs[doc_id] = Document(doc_id, d.file_name if r == 0 else f"{d.file_name}~{r}", d.path,
-                                                 d.pages, meta, d.chunk_count)
-                cid = r * n_seed + j + 1
-                self.chunks[cid] = Chunk(cid, doc_id, src.ordinal, src.page, src.char_start, src.char_end,
-                                         src.text, src.kind, src.section)
-                self.doc_chunks.setdefault(doc_id, []).append(cid)
-                token_lists.append(seed.tokens[j] if r == 0 else vary_tokens(seed.tokens[j], rng))
-        self.chunk_ids = np.arange(1, size + 1, dtype=np.int64)
-        self.vectors = np.ascontiguousarray(np.concatenate(vec_parts)[:size], dtype=np.float32)
-        self.row_of = {int(c): i for i, c in enumerate(self.chunk_ids)}
-        self.embedded = np.ones(size, dtype=bool)
-        t1 = time.perf_counter()
-        self.lexical = LexicalIndex(self.chunk_ids.tolist(), token_lists)
-        t2 = time.perf_counter()
-        from desktop_rag.core.store import DenseIndex
-
-        self._dense = DenseIndex(self.vectors.shape[1], (workdir or Path(tempfile.gettempdir())) / "bench.hnsw",
-                                 ef_search, m, ef_construction)
-        self._dense.build(self.chunk_ids, self.vectors)
-        t3 = time.perf_counter()
-        self.build_s = {"synthesise": t1 - t0, "bm25": t2 - t1, "hnsw": t3 - t2}
-
-    on_server = False  # in memory, as this computer's library
-    _views_generation = 0  # Library's "views loaded" mark, read by the search methods borrowed below
-
-    def refresh(self) -> None:
-        pass
-
-    @property
-    def dense(self) -> Any:
-        return self._dense
-
-    def allowed_rows(self, doc_ids: list[str] | None) -> np.ndarray | None:
-        from desktop_rag.core.library import Library
-
-        return Library.allowed_rows(self, doc_ids)  # type: ignore[arg-type]
-
-    def dense_search(self, vector: np.ndarray, k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
-        from desktop_rag.core.library import Library
-
-        return Library.dense_search(self, vector, k, doc_ids)  # type: ignore[arg-type]
-
-    def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
-        from desktop_rag.core.library import Library
-
-        return Library.lexical_search(self, terms, k, doc_ids)  # type: ignore[arg-type]
-
-    def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
-        from desktop_rag.core.library import Library
-
-        return Library.vectors_of(self, ids)  # type: ignore[arg-type]
-
-    def prefetch(self, ids: Any) -> None:
-        pass  # every chunk is in memory
-
-    def page_text(self, doc_id: str, page: int) -> str:
-        return ""  # synthetic chunks have no page: every page is an ordinary text page
-
-    def page_texts_at(self, pages: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
-        return {}
-
-    def statements(self, doc_id: str) -> list[Any]:
-        return []
-
-    def neighbours(self, chunk_id: int, n: int = 1) -> list[int]:
-        return []
 
 
 # -- timing helpers ------------------------------------------------------------------------------
 
 
-def _stats(ms: list[float]) -> dict[str, float]:
-    return {"p50": round(percentile(ms, 50), 2), "p95": round(percentile(ms, 95), 2),
-            "mean": round(sum(ms) / len(ms), 2) if ms else float("nan"), "n": len(ms)}
-
-
-class CachedQueryEmbedder:
-    """Wraps the embedder: each query text is embedded once (timed), later calls are
-    served from the cache and counted. Search latency is then index work measured
-    directly plus the measured embedding time for every embedding call the search made,
-    so repeated runs over 3 sizes and 4 modes do not re-run MiniLM hundreds of times."""
-
-    def __init__(self, embedder: Any) -> None:
-        self._emb = embedder
-        self.cache: dict[str, tuple[np.ndarray, float]] = {}
-        self.calls: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._emb, name)
-
-    def encode_query(self, text: str) -> np.ndarray:
-        self.calls.append(text)
-        if text not in self.cache:
-            forget_recent_queries(self._emb)  # a real embedding, not the embedder's own cache
-            t0 = time.perf_counter()
-            v = self._emb.encode_query(text)
-            self.cache[text] = (v, (time.perf_counter() - t0) * 1000)
-        return self.cache[text][0]
-
-    def warm(self, texts: list[str]) -> list[float]:
-        self._emb.encode_query("warm up")
-        for t in texts:
-            self.encode_query(t)
-        return [self.cache[t][1] for t in texts]
-
-
-def forget_recent_queries(embedder: Any) -> None:
-    """Empty the embedder's cache of recent questions (``Embedder.encode_query``), so a timed
-    question is embedded, not served from an earlier section's or warm-up's call."""
-    forget = getattr(embedder, "forget_recent_queries", None)
-    if forget is not None:
-        forget()
-
-
-def time_searches(retriever: Any, questions: list[str], mode: str, k: int = 10,
-                  warmup: int = 2) -> tuple[list[float], list[float], float]:
-    """(total ms incl. query embedding, index-only ms, mean embedding calls) per query."""
-    emb = retriever.library.embedder
-    cached = isinstance(emb, CachedQueryEmbedder)
-    for q in questions[:warmup]:
-        retriever.search(q, k, mode=mode)
-    total, index, calls = [], [], 0
-    for q in questions:
-        if cached:
-            emb.calls.clear()
-        t0 = time.perf_counter()
-        retriever.search(q, k, mode=mode)
-        dt = (time.perf_counter() - t0) * 1000
-        enc = sum(emb.cache[t][1] for t in emb.calls) if cached else 0.0
-        calls += len(emb.calls) if cached else 0
-        index.append(dt)
-        total.append(dt + enc)
-    return total, index, calls / max(1, len(questions))
-
-
-def _search_stats(times: tuple[list[float], list[float], float]) -> dict[str, float]:
-    total, index, calls = times
-    st = _stats(total)
-    ix = _stats(index)
-    return st | {"index_p50": ix["p50"], "index_p95": ix["p95"], "embed_calls": round(calls, 2)}
-
-
 def profile_hybrid(retriever: Any, questions: list[str], k: int = 10) -> dict[str, float]:
     """Mean ms of each step of an unfiltered hybrid search (same calls as search())."""
-    from desktop_rag.core.retrieve import fuse, mmr
+    from desktop_rag.core.retrieve.hybrid import fuse, mmr
 
     lib, cfg = retriever.library, retriever.settings
     acc = {"plan": 0.0, "embed_query": 0.0, "dense_hnsw": 0.0, "bm25": 0.0, "fuse_mmr": 0.0}
@@ -394,7 +156,7 @@ def bench_ingest(files: list[Path], models_dir: Any, log: Callable[[str], None],
                  settings: Any = None) -> tuple[dict[str, Any], Path]:
     """Ingest real filings into a fresh data dir (returned, for reuse as a seed), with the
     bench data dir's settings (e.g. its embedding backend) or the defaults."""
-    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.index.library import IngestReport
     from desktop_rag.core.workspace import Workspace
 
     tmp = Path(tempfile.mkdtemp(prefix="desktop_rag_bench_"))
@@ -430,7 +192,7 @@ def dense_recall(lib: Any, retriever: Any, vectors: list[np.ndarray], k: int = 1
     """hnswlib recall@k against exact search: unfiltered (the graph alone) and filtered to a
     third of the documents (the product's path: the graph's filter, or brute force when the
     allowed rows are few)."""
-    from desktop_rag.core.types import QueryPlan
+    from desktop_rag.core.domain.types import QueryPlan
 
     docs = sorted(lib.doc_chunks)
     allowed_docs = docs[::3]
@@ -469,19 +231,9 @@ def real_library_recall(lib: Any, vectors: list[np.ndarray], k: int = 10) -> dic
             "recall@10": round(sum(recalls) / len(recalls), 3), "min": round(min(recalls), 2)}
 
 
-def rss_mb() -> float:
-    """Resident memory of this process now (not the peak)."""
-    try:
-        import psutil
-
-        return round(psutil.Process().memory_info().rss / 2**20, 1)
-    except Exception:  # pragma: no cover
-        return float("nan")
-
-
 def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], questions: list[str],
                  ef_construction: int | None, log: Callable[[str], None], sigma: float = 0.015) -> dict[str, Any]:
-    from desktop_rag.core.retrieve import HybridRetriever
+    from desktop_rag.core.retrieve.hybrid import HybridRetriever
 
     rng = np.random.default_rng(0)
     ef_construction = ef_construction or settings.hnsw_ef_construction
@@ -489,11 +241,11 @@ def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], que
                            "ef_construction": ef_construction, "M": settings.hnsw_m,
                            "ef_search": settings.hnsw_ef_search, "queries": len(questions)}
     workdir = Path(tempfile.mkdtemp(prefix="desktop_rag_bench_idx_"))
-    from desktop_rag.core.lexical import expand_shorthand
+    from desktop_rag.core.domain.terms import expand_shorthand
 
     embedder = CachedQueryEmbedder(embedder)
     embed_ms = embedder.warm([expand_shorthand(q.strip()) for q in questions])
-    out["embed_query_ms"] = _stats(embed_ms)
+    out["embed_query_ms"] = latency_stats(embed_ms)
     log(f"  query embedding: p50 {out['embed_query_ms']['p50']:.1f} / p95 {out['embed_query_ms']['p95']:.1f} ms")
     for size in sizes:
         t0 = time.perf_counter()
@@ -505,8 +257,8 @@ def bench_search(seed: Seed, embedder: Any, settings: Any, sizes: list[int], que
         filtered = HybridRetriever(lib, settings)  # type: ignore[arg-type]
         res: dict[str, Any] = {"chunks": size, "build_s": {k: round(v, 1) for k, v in lib.build_s.items()}}
         for mode in ("dense", "bm25", "hybrid"):
-            res[mode] = _search_stats(time_searches(unfiltered, questions, mode))
-        res["hybrid_filtered"] = _search_stats(time_searches(filtered, questions, "hybrid"))
+            res[mode] = search_stats(time_searches(unfiltered, questions, mode))
+        res["hybrid_filtered"] = search_stats(time_searches(filtered, questions, "hybrid"))
         res["profile_hybrid_ms"] = profile_hybrid(unfiltered, questions)
         # recall of the graph against brute force on this corpus
         recall = dense_recall(lib, filtered, [embedder.encode_query(expand_shorthand(q.strip()))
@@ -554,7 +306,7 @@ def _fixed_prefix(prompt: Any) -> str:
 def raw_completion(gen: Any, prompt: str, grammar: bool) -> dict[str, Any]:
     """The same GGUF driven directly by llama-cpp-python: same prompt, sampling, stops,
     grammar and threads as ``LlamaGenerator.stream``."""
-    from desktop_rag.core.generate import ANSWER_PREFIX
+    from desktop_rag.core.answer.generate import ANSWER_PREFIX
 
     s = gen.settings
     max_tokens = s.max_tokens
@@ -695,8 +447,8 @@ def profile_first_output(engine: Any, questions: list[str]) -> dict[str, dict[st
     """Where the time to the evidence goes: the engine's steps before generation re-run one by
     one (plan, statement answer attempt, search with the query embedding, gate, context
     passages and the extractive quotes), ms per step over the questions that reach it."""
-    from desktop_rag.core.extract import extractive_answer
-    from desktop_rag.core.verify import passages_for
+    from desktop_rag.core.answer.extractive import extractive_answer
+    from desktop_rag.core.answer.verify import passages_for
 
     r = engine.retriever
     steps: dict[str, list[float]] = {k: [] for k in ("plan", "statements", "search", "gate", "evidence")}
@@ -725,7 +477,7 @@ def profile_first_output(engine: Any, questions: list[str]) -> dict[str, dict[st
                           idf=engine.library.lexical.idf, ignore=r.filter_terms(plan, hits),
                           page_text=engine.library.page_text)
         steps["evidence"].append((time.perf_counter() - t) * 1000)
-    return {k: _stats(v) for k, v in steps.items() if v}
+    return {k: latency_stats(v) for k, v in steps.items() if v}
 
 
 def bench_first_output(ws: Any, questions: list[str], log: Callable[[str], None]) -> dict[str, Any]:
@@ -751,11 +503,11 @@ def bench_first_output(ws: Any, questions: list[str], log: Callable[[str], None]
     times = [r["first_useful_ms"] for r in runs if r["first_useful_ms"] is not None]
     log(f"  first output: {len(runs)} questions ({', '.join(f'{n} {k}' for k, n in kinds.items() if n)}), "
         f"p95 {percentile(times, 95):.0f} ms" + (f" with {model} loaded" if model else " without a model"))
-    by_kind = {k: _stats([r["first_useful_ms"] for r in runs if r["kind"] == k]) for k, n in kinds.items() if n}
+    by_kind = {k: latency_stats([r["first_useful_ms"] for r in runs if r["kind"] == k]) for k, n in kinds.items() if n}
     return {"questions": len(runs), "model": model, "kinds": kinds,
             "computed": kinds["computed"],
-            "retrieved_ms": _stats([r["retrieved_ms"] for r in runs if r["retrieved_ms"] is not None] or [0.0]),
-            "first_useful_ms": _stats(times), "by_kind_ms": by_kind,
+            "retrieved_ms": latency_stats([r["retrieved_ms"] for r in runs if r["retrieved_ms"] is not None] or [0.0]),
+            "first_useful_ms": latency_stats(times), "by_kind_ms": by_kind,
             "profile_ms": profile_first_output(engine, questions), "runs": runs}
 
 
@@ -773,7 +525,7 @@ _COLD = r"""
 import json, sys, time
 started_at = time.time()
 t0 = time.perf_counter()
-from desktop_rag.core.lexical import tokenize
+from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.workspace import Workspace
 t1 = time.perf_counter()
 ws = Workspace(sys.argv[1], sys.argv[2] or None)
@@ -841,7 +593,7 @@ def _questions(devset: Path, n: int) -> list[str]:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from desktop_rag.core.library import collect_pdfs
+    from desktop_rag.core.index.library import collect_pdfs
     from desktop_rag.core.workspace import Workspace
     from desktop_rag.paths import app_root, corpus_dir
     from desktop_rag.paths import data_dir as resolve_data_dir
@@ -891,7 +643,7 @@ def run(ns: argparse.Namespace) -> int:
             result["search"] = bench_search(seed, ws.embedder, ws.settings.retrieval, sizes,
                                             _questions(devset, n_queries), ns.ef_construction, _log)
         if "recall" not in skip and len(ws.library.chunk_ids):
-            from desktop_rag.core.lexical import expand_shorthand
+            from desktop_rag.core.domain.terms import expand_shorthand
 
             real_ws = Workspace(Path(ns.recall_library), ns.models_dir) if ns.recall_library else ws
             try:

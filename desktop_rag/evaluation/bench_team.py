@@ -38,19 +38,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from desktop_rag.evaluation.bench_run import (
+from desktop_rag.evaluation.synthetic import (
     CachedQueryEmbedder,
     Seed,
-    _search_stats,
     mix_vectors,
     rss_mb,
+    search_stats,
     size_label,
     time_searches,
     vary_tokens,
 )
 
 if TYPE_CHECKING:
-    from desktop_rag.core.embed import Embedder
+    from desktop_rag.core.index.embedder import Embedder
 
 
 # larger corpora are written with COPY, without the postings table (_bulk_write): 100k chunks
@@ -85,7 +85,7 @@ def build_server_index(store: Any, log: Callable[[str], None]) -> dict[str, Any]
     """(Re)build the chunks' HNSW index with the settings' server parameters: memory for
     the graph (pgvector builds much faster while the graph fits ``maintenance_work_mem``)
     and one parallel worker beside the leader (this machine's two cores)."""
-    from desktop_rag.core.backends.postgres import hnsw_index_sql, server_index_params
+    from desktop_rag.core.index.backends.postgres import hnsw_index_sql, server_index_params
 
     m, efc = server_index_params(store.settings)
     halfvec = store.settings.library.server_hnsw_halfvec
@@ -155,8 +155,8 @@ def _bulk_write(store: Any, docs: list[tuple[Any, list[str], list[Any], list[lis
     their vectors and tokens, statements, and the corpus statistics; not the postings table
     (search never reads it: every desktop scores BM25 from its copy, loaded from the chunks'
     tokens). Writing 100k chunks document by document (postings included) took 1,435 s."""
-    from desktop_rag.core.backends.postgres import _page_map
     from desktop_rag.core.domain.page_types import PAGE_TYPES_VERSION, page_type
+    from desktop_rag.core.index.backends.postgres import _page_map
 
     with store._cursor(write=True) as cur:
         vector_oid = int(cur.execute("SELECT 'public.vector'::regtype::oid").fetchone()[0])
@@ -200,7 +200,7 @@ def synthetic_documents(seed: Any, size: int, sigma: float) -> Iterator[tuple[in
     a seed document is the same company r years earlier (so metadata filters narrow a question
     to one filing as in a real library), its tokens varied and its vectors mixed. The team
     library and the memory bench's local library are written from this one sequence."""
-    from desktop_rag.core.types import Document
+    from desktop_rag.core.domain.types import Document
 
     rng = np.random.default_rng(0)
     by_doc: dict[str, list[int]] = {}
@@ -232,7 +232,7 @@ def fill_team_library(store: Any, seed: Seed, seed_pages: dict[str, list[str]], 
     ``bulk_above`` chunks document by document as ``ingest`` writes them (postings and
     term statistics included); above it with COPY, one replica of the seed per transaction
     (``_bulk_write``: no postings table)."""
-    from desktop_rag.core.types import Chunk
+    from desktop_rag.core.domain.types import Chunk
 
     with store._cursor(write=True) as cur:
         cur.execute("TRUNCATE documents, pages, chunks, chunk_tokens, postings, terms, statements")
@@ -279,10 +279,10 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     updates altogether, and ``ef_sweep`` names the ef_search values of the recall sweep (the
     settings' is always measured): at 1M chunks the live updates and the full sweep take ~10
     minutes beside the latency rows' one."""
-    from desktop_rag.core.backends.postgres import PostgresStore, init_team_library, server_index_params
-    from desktop_rag.core.lexical import expand_shorthand
-    from desktop_rag.core.library import Library
-    from desktop_rag.core.retrieve import HybridRetriever
+    from desktop_rag.core.domain.terms import expand_shorthand
+    from desktop_rag.core.index.backends.postgres import PostgresStore, init_team_library, server_index_params
+    from desktop_rag.core.index.library import Library
+    from desktop_rag.core.retrieve.hybrid import HybridRetriever
 
     manifest = seed_lib.expected_manifest()
     init_team_library(url, settings, manifest)  # idempotent; refuses another embedder's library
@@ -338,8 +338,8 @@ def bench_team(url: str, seed_lib: Any, seed: Seed, embedder: Any, settings: Any
     unfiltered = HybridRetriever(lib, dataclasses.replace(settings.retrieval, use_filters=False))
     filtered = HybridRetriever(lib, settings.retrieval)
     for mode in ("dense", "bm25", "hybrid"):
-        out[mode] = _search_stats(time_searches(unfiltered, questions, mode))
-    out["hybrid_filtered"] = _search_stats(time_searches(filtered, questions, "hybrid"))
+        out[mode] = search_stats(time_searches(unfiltered, questions, mode))
+    out["hybrid_filtered"] = search_stats(time_searches(filtered, questions, "hybrid"))
     out["search_rss_mb"] = round(rss_mb() - rss0, 1)  # the views and the chunk cache after the searches
 
     # pgvector's HNSW recall@10 against exact search over the same vectors, and the server's
@@ -372,7 +372,7 @@ SERVER_SETTINGS = ("shared_buffers", "effective_cache_size", "work_mem", "jit", 
 def server_settings(url: str, settings: Any) -> dict[str, Any]:
     """The server's settings the latencies depend on, its version and pgvector's, the HNSW
     index's definition and size, and the filter size up to which search scans exactly."""
-    from desktop_rag.core.backends.postgres import PostgresStore
+    from desktop_rag.core.index.backends.postgres import PostgresStore
 
     store = PostgresStore(url, settings)
     try:
@@ -401,7 +401,7 @@ def sweep_ef_search(url: str, settings: Any, lib: Any, qvecs: list[np.ndarray], 
     (the desktop's copy), unfiltered and filtered to a third of the documents (an iterative
     scan in the index), and the server query's time (p50/p95 ms, one round trip, for the 10
     results of recall and for the ``k_candidates`` a hybrid search asks for)."""
-    from desktop_rag.core.backends.postgres import PostgresStore
+    from desktop_rag.core.index.backends.postgres import PostgresStore
 
     docs = sorted(lib.doc_chunks)
     allowed = docs[::3]
@@ -494,8 +494,8 @@ def bench_live_updates(url: str, settings: Any, lib: Any, seed: Seed, seed_lib: 
     together, and when each became searchable here. Everything added is removed again."""
     import statistics
 
-    from desktop_rag.core.backends.postgres import PostgresStore
-    from desktop_rag.core.types import Document
+    from desktop_rag.core.domain.types import Document
+    from desktop_rag.core.index.backends.postgres import PostgresStore
 
     watch = _Watch(lib)
     other = PostgresStore(url, settings)
@@ -551,7 +551,7 @@ def _two_desktop_ingest(url: str, lib: Any, seed: Seed, store: Any, watch: _Watc
 
     import pymupdf
 
-    from desktop_rag.core.pdf import file_sha256
+    from desktop_rag.core.ingest.pdf import file_sha256
 
     sources = [Path(d.path) for d in seed.docs.values() if Path(d.path).is_file()][:2]
     if len(sources) < 2:
@@ -601,7 +601,7 @@ def _two_desktop_ingest(url: str, lib: Any, seed: Seed, store: Any, watch: _Watc
 
 
 def render_team(t: dict[str, Any]) -> list[str]:
-    from desktop_rag.evaluation.bench_run import table
+    from desktop_rag.evaluation.report import table
 
     if "error" in t:
         return ["", f"Team library: {t['error']}"]

@@ -31,10 +31,8 @@ The scoring functions are pure (``metrics.py``) and unit-tested on hand-made cas
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import importlib.util
-import io
 import json
 import math
 import os
@@ -122,8 +120,8 @@ def _searcher(ws: Any, variant: str) -> Callable[[str, int], list[Any]]:
     """A function question -> hits for one variant."""
     import numpy as np
 
-    from desktop_rag.core.retrieve import HybridRetriever
-    from desktop_rag.core.types import Hit
+    from desktop_rag.core.domain.types import Hit
+    from desktop_rag.core.retrieve.hybrid import HybridRetriever
 
     lib = ws.library
     base = ws.settings.retrieval
@@ -207,7 +205,7 @@ def evaluate_ann(ws: Any, questions: list[str], k: int = 10) -> dict[str, Any]:
     lib.refresh()
     if len(lib.chunk_ids) == 0:
         return {}
-    from desktop_rag.core.lexical import expand_shorthand
+    from desktop_rag.core.domain.terms import expand_shorthand
 
     recalls, t_ann, t_exact = [], [], []
     ids, vectors = lib.all_vectors()  # a team library's are read from the server, for this baseline only
@@ -325,33 +323,27 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
 
 
 def statements_available() -> bool:
-    """Whether this build can extract statements (``desktop_rag.core.statements``)."""
+    """Whether this build can extract statements (``desktop_rag.core.ingest.statements``)."""
     try:
-        return importlib.util.find_spec("desktop_rag.core.statements") is not None
+        return importlib.util.find_spec("desktop_rag.core.ingest.statements") is not None
     except (ImportError, ValueError):
         return False
 
 
 def extract_statements(lib_dir: Path, models_dir: Any, doc: str, location: str | None = None) -> dict[str, Any] | None:
-    """``main.py statements DOC --json`` on the set's library (in process), or None;
-    ``location``: a team library's URL (the data dir then holds no filing)."""
-    from desktop_rag import cli
+    """What ``main.py statements DOC --json`` prints, read from the set's library in process,
+    or None; ``location``: a team library's URL (the data dir then holds no filing)."""
+    from desktop_rag.core.workspace import Workspace
 
-    out = io.StringIO()
-    argv = ["--data-dir", str(lib_dir)] + (["--models-dir", str(models_dir)] if models_dir else [])
-    argv += ["--library", location] if location else []
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            rc = cli.main([*argv, "statements", doc, "--json"])
-        except SystemExit as exc:  # argparse: no such command in this build
-            rc = exc.code if isinstance(exc.code, int) else 2
-        except Exception:  # a crash of the extractor on one filing is a miss, not the end of the run
-            rc = 1
-    if rc:
-        return None
     try:
-        return json.loads(out.getvalue())
-    except json.JSONDecodeError:
+        with Workspace(lib_dir, models_dir or None, library=location or None) as ws:
+            matches = ws.documents_matching(doc)
+            if len(matches) != 1:
+                return None
+            statements = ws.library.statements(matches[0].doc_id)
+            # as the command prints it: what JSON keeps of the statements
+            return json.loads(json.dumps({"doc": matches[0].file_name, "statements": [s.to_json() for s in statements]}))
+    except Exception:  # a crash of the extractor on one filing is a miss, not the end of the run
         return None
 
 
@@ -407,7 +399,7 @@ def ingest_order(files: list[Path], questions_per_file: dict[str, int]) -> list[
 def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None],
                   questions_per_file: dict[str, int] | None = None) -> int:
     """Ingest the corpus PDFs the library does not hold yet (by file name); returns how many."""
-    from desktop_rag.core.library import IngestReport, collect_pdfs
+    from desktop_rag.core.index.library import IngestReport, collect_pdfs
 
     have = {d.file_name for d in ws.library.documents()}
     missing = [p for p in collect_pdfs([corpus]) if p.name not in have]
@@ -515,7 +507,7 @@ def evaluate_set(ws: Any, es: EvalSet, ns: argparse.Namespace, log: Callable[[st
             log(f"eval[{es.name}]: scoring {n_cells} statement cells from {es.cells_path.name} ...")
             cells = evaluate_cells(ws.data_dir, ns.models_dir, es.cells_path, names, log, ws.library_location or None)
         elif n_cells:
-            cells = {"skipped": "this build has no statement extractor (desktop_rag.core.statements)"}
+            cells = {"skipped": "this build has no statement extractor (desktop_rag.core.ingest.statements)"}
     res = build_result(ws, es, answerable, unanswerable, retrievable, ret, ann, gate, answers, cells)
     res["skipped_no_filing"] = skipped
     res["seconds"] = round(time.perf_counter() - t0, 1)

@@ -12,6 +12,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
+from desktop_rag.core.domain.numbers import SCALE_FACTORS
+from desktop_rag.core.domain.periods import MONTH_RE
+
 KS = (1, 5, 10)
 
 # -- retrieval metrics ---------------------------------------------------------------------
@@ -78,7 +81,7 @@ def ann_recall(ann_ids: Sequence[int], exact_ids: Sequence[int], k: int) -> floa
 
 # -- answer metrics --------------------------------------------------------------------------
 
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTHS = rf"{MONTH_RE}[a-z]*\.?"  # a month as printed, abbreviated or not
 _DATE_RE = re.compile(rf"\b{_MONTHS}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b", re.I)
 _NUM_RE = re.compile(
     r"(?<![\w.])(?P<neg>[-(])?\$?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s?(?P<pct>%)?"
@@ -160,7 +163,7 @@ def number_match(predicted: str, expected: str, rel_tol: float = 0.005) -> bool:
 
 
 def _terms(text: str) -> set[str]:
-    from desktop_rag.core.lexical import QUESTION_NOISE, tokenize
+    from desktop_rag.core.domain.terms import QUESTION_NOISE, tokenize
 
     return {t for t in tokenize(text) if t not in QUESTION_NOISE and len(t) > 1}
 
@@ -182,7 +185,7 @@ def answer_correct(predicted: str, expected: str, answer_type: str, min_overlap:
 def quote_exact(quote: str, page_text: str) -> bool:
     """The rule the app promises: a shown quote is an exact substring of the cited page
     (after white-space/dash folding of the quote)."""
-    from desktop_rag.core.pdf import fold_text, match_form
+    from desktop_rag.core.ingest.pdf import fold_text, match_form
 
     q = fold_text(quote)
     return bool(q) and q in match_form(page_text)
@@ -402,7 +405,6 @@ def metric_match(answer: str, value: float, unit: str = "", decimals: int | None
 
 # -- statement cells ---------------------------------------------------------------------------
 
-_SCALES = {"units": 1.0, "": 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
 def normalise_label(label: str) -> str:
@@ -415,7 +417,7 @@ def normalise_label(label: str) -> str:
 
 
 def _cell_value(value: float | None, scale: str) -> float | None:
-    return None if value is None else float(value) * _SCALES.get(scale or "", 1.0)
+    return None if value is None else float(value) * SCALE_FACTORS.get(scale or "", 1.0)
 
 
 def _values_equal(want: float | None, got: float | None) -> bool:

@@ -1,6 +1,6 @@
 """The page's own characters, for checking that a shown quote is verbatim.
 
-The product's canonical page text (``core.pdf.extract_page``) folds typographic characters
+The product's canonical page text (``core.ingest.pdf.extract_page``) folds typographic characters
 (curly quotes to ASCII, NFKC ligatures...) so quotes match whatever was typed. To check
 that what the analyst sees is the filing's own wording, the raw text of a page is rebuilt
 in the same reading order as the canonical text: each canonical character is mapped back,
@@ -47,7 +47,7 @@ class RawPages:
 
     @staticmethod
     def _read(path: Path, page: int) -> str | None:
-        from desktop_rag.core.pdf import PdfError, extract_page, open_pdf
+        from desktop_rag.core.ingest.pdf import PdfError, extract_page, open_pdf
 
         try:
             doc = open_pdf(path)

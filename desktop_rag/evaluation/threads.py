@@ -47,16 +47,17 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.core.conversation.database import ConversationDatabase
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import derived_aliases, names_in, subject_names
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import YEAR_TO_DATE, FiscalCalendar, PeriodMention, calendar_quarter, find_periods
-from desktop_rag.core.history import HistoryStore
-from desktop_rag.core.lexical import content_terms
-from desktop_rag.core.metadata import company_aliases, detect_metadata
-from desktop_rag.core.types import Answer, Citation, Document
+from desktop_rag.core.domain.terms import content_terms
+from desktop_rag.core.domain.types import Answer, Citation, Document
+from desktop_rag.core.ingest.identity import company_aliases, detect_metadata
 from desktop_rag.evaluation.devsets import shared_dir
 from desktop_rag.evaluation.metrics import retry_record
 
@@ -86,7 +87,7 @@ def cover_documents(folder: Path, cache: Path | None = None) -> list[Document]:
 def cover_library(folder: Path, cache: Path | None = None) -> tuple[list[Document], dict[str, list[str]]]:
     """``cover_documents`` and the first pages' texts by doc id (what a conversation derives
     the library's identifying terms from)."""
-    from desktop_rag.core.pdf import extract_page, open_pdf
+    from desktop_rag.core.ingest.pdf import extract_page, open_pdf
 
     stored: dict[str, Any] = {}
     if cache is not None and cache.is_file():
@@ -253,8 +254,8 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 page_texts_by_set: dict[str, Callable[[str], list[str]]] | None = None) -> dict[str, Any]:
     """Play every thread in a fresh conversation and score it. ``page_texts_by_set``: per set,
     a document's page texts by doc id (the conversation's identifying terms come from them)."""
-    hist = HistoryStore(tmp / "threads-history.sqlite")
-    mem = MemoryStore(tmp / "threads-history.sqlite")
+    database = ConversationDatabase(tmp / "threads-history.sqlite")
+    hist, mem = HistoryStore(database), MemoryStore(database)
     rows: list[dict[str, Any]] = []
     try:
         for th in threads:
@@ -308,6 +309,7 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
     finally:
         hist.close()
         mem.close()
+        database.close()
     return {"rows": rows, "summary": summarise(rows, answers)}
 
 

@@ -59,7 +59,7 @@ class TimedGenerator:
 
     def stream(self, prompt: Any, cancel: Any = None, max_tokens: int | None = None,
                use_grammar: bool | None = None, answer_grammar: str = "") -> Iterator[str]:
-        from desktop_rag.core.generate import ANSWER_PREFIX
+        from desktop_rag.core.answer.generate import ANSWER_PREFIX
 
         grammar_on = self._gen.settings.use_grammar if use_grammar is None else use_grammar
         counts = self._gen.prompt_tokens(prompt, use_grammar) if hasattr(self._gen, "prompt_tokens") else None

@@ -43,39 +43,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return ns
 
 
-LOCATION_FILE = "location.json"  # in the user's config folder: a data folder chosen in Settings
 GUI_STATE = "gui_state.json"  # in the data folder: window layout and preferences
-
-
-def location_file() -> Path:
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir(APP_NAME, appauthor=False)) / LOCATION_FILE
-
-
-def saved_data_dir() -> str | None:
-    """The data folder chosen in Settings, if any (used when neither --data-dir nor
-    DESKTOP_RAG_HOME says otherwise)."""
-    try:
-        value = json.loads(location_file().read_text("utf-8")).get("data_dir")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return str(value) if value else None
-
-
-def save_data_dir(folder: Path) -> None:
-    from desktop_rag.settings import write_text_atomic
-
-    write_text_atomic(location_file(), json.dumps({"data_dir": str(folder)}, indent=2))
-
-
-def choose_data_dir(arg: str | None) -> str | None:
-    """--data-dir > DESKTOP_RAG_HOME > the folder chosen in Settings > the platform default."""
-    from desktop_rag.paths import ENV_HOME
-
-    if arg or os.environ.get(ENV_HOME):
-        return arg
-    return saved_data_dir()
 
 
 def load_prefs(data: Path) -> dict:
@@ -141,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return 2
 
-    from desktop_rag.paths import data_dir
+    from desktop_rag.paths import choose_data_dir, data_dir
 
     data = data_dir(choose_data_dir(ns.data_dir))
     log_path = setup_logging(data)

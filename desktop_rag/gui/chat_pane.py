@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.core.answer import EXTRACTIVE_NOTE, NO_MODEL_REASON
+from desktop_rag.core.answer.engine import EXTRACTIVE_NOTE, NO_MODEL_REASON
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
-from desktop_rag.core.types import Answer, Citation, Evidence
+from desktop_rag.core.domain.types import Answer, Citation, Evidence
 from desktop_rag.gui import style
 from desktop_rag.gui.text import duration, esc, set_plain, set_rich, timing_bits
 

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import memory_text
 from desktop_rag.core.conversation.session import ConversationSession
-from desktop_rag.core.history import HistoryStore
 from desktop_rag.gui import style
 from desktop_rag.gui.chat_pane import friendly_date
 

@@ -48,8 +48,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.core.library import IngestEvent
-from desktop_rag.core.types import Document, DocumentMeta
+from desktop_rag.core.domain.types import Document, DocumentMeta
+from desktop_rag.core.index.library import IngestEvent
 from desktop_rag.gui import style
 
 ModelIndex = QModelIndex | QPersistentModelIndex

@@ -36,15 +36,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag import APP_NAME, __version__
-from desktop_rag.core.backends import LibraryUnavailable
-from desktop_rag.core.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession, Turn, terms_for
 from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
 from desktop_rag.core.domain.page_labels import PageLabels
-from desktop_rag.core.library import IngestEvent, IngestReport, collect_pdfs
-from desktop_rag.core.pdf import PdfError, open_pdf
-from desktop_rag.core.types import Answer, Citation, Document
+from desktop_rag.core.domain.types import Answer, Citation, Document
+from desktop_rag.core.index.backends import LibraryUnavailable
+from desktop_rag.core.index.backends.base import READ_ONLY_MESSAGE
+from desktop_rag.core.index.library import IngestEvent, IngestReport, collect_pdfs
+from desktop_rag.core.ingest.pdf import PdfError, open_pdf
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
 from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, friendly_date, local_files
@@ -1206,7 +1206,7 @@ class MainWindow(QMainWindow):
             if isinstance(app, QApplication):
                 style.apply_style(app, prefs["theme"], prefs["font_pt"])
         if dlg.new_data_dir is not None:
-            from desktop_rag.gui.app import save_data_dir
+            from desktop_rag.paths import save_data_dir
 
             try:
                 save_data_dir(dlg.new_data_dir)
@@ -1227,7 +1227,7 @@ class MainWindow(QMainWindow):
             # The generator caches its grammar and thread/context sizes: reload to apply.
             self.load_model(self.model_name_or_setting(), force=True)
         if "library" in changed:
-            from desktop_rag.core.backends.base import check_url, is_server_location
+            from desktop_rag.core.index.backends.base import check_url, is_server_location
 
             location = s.library.location.strip()
             try:

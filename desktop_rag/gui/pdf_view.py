@@ -52,8 +52,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.core.domain.page_labels import PageLabels, describe_page
-from desktop_rag.core.pdf import PdfError, extract_page, fold_text, open_pdf
-from desktop_rag.core.types import Citation
+from desktop_rag.core.domain.types import Citation
+from desktop_rag.core.ingest.pdf import PdfError, extract_page, fold_text, open_pdf
 from desktop_rag.gui import style
 
 log = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from desktop_rag.core.library import IngestReport, Library  # noqa: E402
+from desktop_rag.core.index.library import IngestReport, Library  # noqa: E402
 from desktop_rag.settings import Settings  # noqa: E402
 from tests.conftest import FakeEmbedder  # noqa: E402
 
@@ -68,7 +68,7 @@ def _say(*parts: object) -> None:
 
 
 def _follow(lib: Library, names: list[str], timeout: float = 300.0) -> None:
-    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.domain.terms import tokenize
 
     changed = threading.Event()
     lib.follow_changes(changed.set)

@@ -20,8 +20,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from desktop_rag.core.pdf import extract_page, fold_text, match_form
-from desktop_rag.core.store import IndexStore
+from desktop_rag.core.index.backends.sqlite import IndexStore
+from desktop_rag.core.ingest.pdf import extract_page, fold_text, match_form
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

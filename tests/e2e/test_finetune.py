@@ -12,8 +12,8 @@ import numpy as np
 import pymupdf
 import pytest
 
+from desktop_rag.core.domain.types import Answer, Citation
 from desktop_rag.core.finetune import build_triplets, finetune_from_feedback
-from desktop_rag.core.types import Answer, Citation
 from desktop_rag.core.workspace import Workspace
 
 pytestmark = pytest.mark.e2e

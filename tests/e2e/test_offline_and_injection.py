@@ -19,7 +19,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from desktop_rag.core.pdf import extract_page, fold_text, match_form
+from desktop_rag.core.ingest.pdf import extract_page, fold_text, match_form
 from tests.conftest import write_pdf
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.core.library import IngestReport, Library
-from desktop_rag.core.retrieve import HybridRetriever
+from desktop_rag.core.index.library import IngestReport, Library
+from desktop_rag.core.retrieve.hybrid import HybridRetriever
 from tests.conftest import write_pdf
 from tests.e2e.crash_driver import open_library
 

@@ -23,8 +23,8 @@ import psycopg
 import pymupdf
 import pytest
 
-from desktop_rag.core.backends.postgres import READER_ROLE
-from desktop_rag.core.pdf import extract_page, fold_text, match_form
+from desktop_rag.core.index.backends.postgres import READER_ROLE
+from desktop_rag.core.ingest.pdf import extract_page, fold_text, match_form
 from tests.conftest import FakeEmbedder, init_team
 from tests.e2e.crash_driver import make_settings
 

@@ -106,7 +106,7 @@ def fake_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-d
     """Factory for a real main window over a Workspace whose embedder is the unit tests'
     ``FakeEmbedder`` and whose library is ingested from small generated PDFs; no model is
     loaded (answers are extractive). ``files`` maps file names to page texts."""
-    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.index.library import IngestReport
     from desktop_rag.core.workspace import Workspace
     from desktop_rag.gui.main_window import MainWindow
     from tests.conftest import APPLE_PAGES, NVIDIA_PAGES, FakeEmbedder, write_pdf

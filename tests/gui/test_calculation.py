@@ -7,7 +7,7 @@ import pymupdf
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.domain.types import Answer, Citation
 from desktop_rag.gui.text import displayed_text
 
 pytestmark = pytest.mark.gui
@@ -55,7 +55,7 @@ def test_calculation_card_inputs_open_the_exact_cell(qtbot, fake_window) -> None
 
 
 def test_core_calculation_objects_highlight_exactly_the_cell(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
-    from desktop_rag.core.types import Calculation, CalculationInput
+    from desktop_rag.core.domain.types import Calculation, CalculationInput
 
     win = fake_window()
     apple = next(d for d in win.docs if "AAPL" in d.file_name)
@@ -86,7 +86,7 @@ def test_asked_on_a_real_filing_the_chip_highlights_the_extracted_cells_box(qtbo
     """End to end on the bundled Apple 10-Q (a real statement page, not a generated one): the
     question is asked in the window, the calculator reads the cash-flow statement at ingest's
     extraction, and clicking the input chip draws exactly the box of the printed cell "(8,796)"."""
-    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.index.library import IngestReport
     from desktop_rag.core.workspace import Workspace
     from desktop_rag.gui.main_window import MainWindow
     from tests.conftest import FakeEmbedder

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.domain.types import Answer, Citation
 from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.text import displayed_text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.domain.types import Answer, Citation
 from desktop_rag.gui.chat_pane import friendly_date
 
 pytestmark = pytest.mark.gui

@@ -50,9 +50,9 @@ class HeldGenerator:
 @pytest.fixture
 def _no_statement_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """The question would otherwise be computed from the income statement (no model, no evidence)."""
-    from desktop_rag.core.statements import answer as statement_answer
+    from desktop_rag.core.calculate import calculator
 
-    monkeypatch.setattr(statement_answer, "calculate", lambda *a, **k: None)
+    monkeypatch.setattr(calculator, "calculate", lambda *a, **k: None)
 
 
 @pytest.mark.usefixtures("_no_statement_answers")

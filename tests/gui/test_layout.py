@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from desktop_rag.core.types import Citation
+from desktop_rag.core.domain.types import Citation
 from desktop_rag.gui.main_window import NARROW_WINDOW
 
 from .test_pdf_view import toolbar_overlaps

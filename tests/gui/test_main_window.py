@@ -18,7 +18,7 @@ import pymupdf
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_rag.core.pdf import open_pdf
+from desktop_rag.core.ingest.pdf import open_pdf
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui.workers import Job, JobEventKind
 
@@ -48,7 +48,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory, filing_source: Path) -> dic
 
 def ensure_library(home: Path, filing: Path) -> None:
     """For tests run on their own: ingest through the core when the GUI test has not."""
-    from desktop_rag.core.library import IngestReport
+    from desktop_rag.core.index.library import IngestReport
 
     ws = Workspace(home, MODELS_DIR)
     try:

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from desktop_rag.core.pdf import extract_page, open_pdf
-from desktop_rag.core.types import Citation
+from desktop_rag.core.domain.types import Citation
+from desktop_rag.core.ingest.pdf import extract_page, open_pdf
 from desktop_rag.gui.pdf_view import PdfViewer
 
 pytestmark = pytest.mark.gui

@@ -54,6 +54,7 @@ def test_general_page_for_people_and_advanced_knobs(qtbot, fake_window, monkeypa
     from PySide6.QtGui import QPalette
     from PySide6.QtWidgets import QApplication
 
+    from desktop_rag import paths
     from desktop_rag.gui import app as gui_app
     from desktop_rag.gui import style
 
@@ -82,8 +83,8 @@ def test_general_page_for_people_and_advanced_knobs(qtbot, fake_window, monkeypa
         assert app.font().pointSizeF() == 13  # type: ignore[union-attr]
         assert win.ws.settings.generation.max_answer_words == 80
         monkeypatch.delenv("DESKTOP_RAG_HOME", raising=False)
-        assert gui_app.choose_data_dir(None) == str(new_home)
-        assert gui_app.choose_data_dir("/explicit") == "/explicit"
+        assert paths.choose_data_dir(None) == str(new_home)
+        assert paths.choose_data_dir("/explicit") == "/explicit"
         win.shutdown()
         assert gui_app.load_prefs(win.ws.data_dir) == {"theme": "dark", "font_pt": 13}
     finally:
@@ -114,8 +115,8 @@ def test_spin_box_arrows_are_drawn(qtbot) -> None:  # type: ignore[no-untyped-de
 def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QLabel
 
-    from desktop_rag.core.answer import EXTRACTIVE_NOTE, NO_MODEL_REASON
-    from desktop_rag.core.types import Answer, Citation
+    from desktop_rag.core.answer.engine import EXTRACTIVE_NOTE, NO_MODEL_REASON
+    from desktop_rag.core.domain.types import Answer, Citation
     from desktop_rag.gui.text import displayed_text
 
     win = fake_window(files={})

@@ -13,9 +13,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from desktop_rag.core.backends.base import READ_ONLY_MESSAGE
-from desktop_rag.core.backends.postgres import READER_ROLE
-from desktop_rag.core.embed import Embedder
+from desktop_rag.core.index.backends.base import READ_ONLY_MESSAGE
+from desktop_rag.core.index.backends.postgres import READER_ROLE
+from desktop_rag.core.index.embedder import Embedder
 from desktop_rag.settings import Settings
 from tests.conftest import APPLE_PAGES, init_team, write_pdf
 from tests.gui.conftest import MODELS_DIR, TEST_SETTINGS, drop_files
@@ -77,7 +77,7 @@ def test_switching_the_library_location(qtbot, fake_window, make_window, team_ur
 def test_a_colleagues_new_filing_appears_without_a_restart(qtbot, fake_window, pg_database: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Another desktop commits a filing: the window's document list shows it (the library
     follows the server's change notifications), no restart, no question asked."""
-    from desktop_rag.core.library import IngestReport, Library
+    from desktop_rag.core.index.library import IngestReport, Library
     from tests.conftest import NVIDIA_PAGES, FakeEmbedder
 
     url = init_team(pg_database, FakeEmbedder())

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from desktop_rag import cli
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
-from desktop_rag.core.history import HistoryStore
-from desktop_rag.core.types import Answer, Evidence
+from desktop_rag.core.domain.types import Answer, Evidence
 from tests.unit.core.conversation.test_session import APPLE, INTEL, FakeEngine
 
 
@@ -41,7 +41,7 @@ class EvidenceEngine(FakeEngine):
 
     def ask(self, question: str, standalone: str | None = None, doc_scope: object = None,
             on_event: object = None) -> Answer:
-        from desktop_rag.core.answer import AnswerEvent
+        from desktop_rag.core.answer.engine import AnswerEvent
 
         self.evidence_listener = on_event
         ans = super().ask(question, standalone, doc_scope)

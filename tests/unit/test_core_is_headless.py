@@ -75,7 +75,7 @@ def test_core_imports_without_qt(tmp_path: Path) -> None:
     core_modules = {n for n in result["imported"] if n.startswith("desktop_rag.core.")}
     expected = {f"desktop_rag.core.{p.stem}" for p in CORE.glob("*.py") if p.stem != "__init__"}
     assert expected <= core_modules, "pkgutil walk missed a module"
-    assert {"desktop_rag.core.pdf", "desktop_rag.core.answer", "desktop_rag.core.workspace"} <= core_modules
+    assert {"desktop_rag.core.ingest.pdf", "desktop_rag.core.answer.engine", "desktop_rag.core.workspace"} <= core_modules
 
 
 def _imported_names(path: Path, package: tuple[str, ...] | None = None) -> list[tuple[int, str]]:

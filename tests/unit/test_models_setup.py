@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_rag.core.embed_onnx import shipped_query_graph
+from desktop_rag.core.index.embedder_onnx import shipped_query_graph
 from desktop_rag.models_setup import ensure_query_graph
 
 

@@ -63,7 +63,7 @@ def package_modules() -> list[str]:
 
 def test_every_module_imports_without_unix_only_modules(tmp_path: Path) -> None:
     expected = package_modules()
-    assert {"desktop_rag.cli", "desktop_rag.gui.app", "desktop_rag.core.store", "desktop_rag.paths"} <= set(expected)
+    assert {"desktop_rag.cli", "desktop_rag.gui.app", "desktop_rag.core.index.backends.sqlite", "desktop_rag.paths"} <= set(expected)
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(expected)], cwd=REPO, capture_output=True, text=True, timeout=600,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen",

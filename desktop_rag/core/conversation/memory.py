@@ -6,12 +6,11 @@ budget. Stored beside the thread (same SQLite file as the history), shown and cl
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from desktop_rag.core.types import Citation
+from desktop_rag.core.conversation.database import ConversationDatabase, open_database
+from desktop_rag.core.domain.types import Citation
 
 KEEP_RECENT = 3  # the latest turns stay whole; older ones are summarised into facts
 BUDGET_WORDS = 400  # the memory's size; the oldest facts go first beyond it
@@ -95,16 +94,17 @@ def memory_text(facts: list[Fact]) -> str:
 class MemoryStore:
     """Per-conversation memory and answer style, in the history's SQLite file."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, where: Path | ConversationDatabase) -> None:
+        """``where``: the file (opened, and closed by ``close``) or the database the history
+        store shares (closed by its owner)."""
+        self._database, self._owned = open_database(where)
+        self._lock, self._db = self._database.lock, self._database.db
+        with self._lock:
+            self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        if self._owned:
+            self._database.close()
 
     def _row(self, conv_id: int) -> tuple[list[Fact], int, str]:
         with self._lock:

@@ -75,7 +75,7 @@ from desktop_rag.core.domain.periods import (
     year_to_date,
     year_to_date_of,
 )
-from desktop_rag.core.lexical import content_terms
+from desktop_rag.core.domain.terms import content_terms
 
 # Words that mark a message as continuing the thread.
 FOLLOWUP_RE = re.compile(

@@ -11,7 +11,7 @@ from desktop_rag.core.conversation.styles import is_style_only, only_layout_word
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.measures import measure_phrase
 from desktop_rag.core.domain.periods import find_periods, is_period_word, period_run, relative_period
-from desktop_rag.core.lexical import content_terms
+from desktop_rag.core.domain.terms import content_terms
 
 CONVERSATION = "conversation"
 RETRIEVE = "retrieve"

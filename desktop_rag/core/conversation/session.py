@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_rag.core.conversation.history import HistoryStore, StoredMessage
 from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, RETRIEVE, Route, route, route_in
@@ -21,10 +22,9 @@ from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.domain.periods import FiscalCalendar
-from desktop_rag.core.history import HistoryStore, StoredMessage
-from desktop_rag.core.lexical import content_terms
-from desktop_rag.core.metadata import company_aliases, fiscal_calendar
-from desktop_rag.core.types import Answer, Citation, Document
+from desktop_rag.core.domain.terms import content_terms
+from desktop_rag.core.domain.types import Answer, Citation, Document
+from desktop_rag.core.ingest.identity import company_aliases, fiscal_calendar
 
 
 @dataclass

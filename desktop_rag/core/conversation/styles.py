@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from desktop_rag.core.domain.numbers import numbers_in
-from desktop_rag.core.types import Answer
+from desktop_rag.core.domain.types import Answer
 
 STANDARD = "standard"
 STYLES = ("standard", "concise", "detailed", "bullets", "table")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.measures import FINANCE_ABBREVIATIONS, MEASURE_WORDS, QUALIFIER_WORDS
 from desktop_rag.core.domain.periods import MONTH_NAMES
-from desktop_rag.core.lexical import QUESTION_NOISE, SHORTHAND, STOPWORDS
+from desktop_rag.core.domain.terms import QUESTION_NOISE, SHORTHAND, STOPWORDS
 
 # Legal-form words that end a registrant's name and that nobody says in a question.
 _LEGAL = (r"inc|incorporated|corp|corporation|company|co|companies|ltd|limited|plc|llc|l\.?l\.?c|lp|l\.?p|"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.core.domain.measures import MEASURE_WORDS, QUALIFIER_WORDS
 from desktop_rag.core.domain.periods import MONTH_NAMES, is_period_word
-from desktop_rag.core.lexical import QUESTION_NOISE, STOPWORDS
+from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’.-]*[A-Za-z0-9]|[A-Za-z]")
 _FIRST_FIGURE = re.compile(r"[\s(]*[$(]?\s?-?\d")

@@ -147,7 +147,7 @@ def measure_modifiers(text: str, asked: set[str], question_terms: set[str]) -> s
     ``text`` carries one; empty when one mention is plain ("Revenue", "Total net revenue") or
     ``text`` names none of it. ``asked`` and ``question_terms`` are tokens (``lexical.tokenize``:
     "net sales" is "revenue")."""
-    from desktop_rag.core.lexical import FINANCE_ALIASES, STOPWORDS, tokenize
+    from desktop_rag.core.domain.terms import FINANCE_ALIASES, STOPWORDS, tokenize
 
     # another measure beside the asked one ("Segment revenue and operating income") is no qualifier of it
     measures = set(FINANCE_ALIASES) | set(tokenize(" ".join(MEASURE_WORDS)))
@@ -184,7 +184,7 @@ def asks_sales_by_verb(question: str) -> bool:
 def measure_terms() -> frozenset[str]:
     """The measures as the tokenizer reads them ("net sales" -> revenue, "operating income" ->
     opincome), with the measure words' own tokens."""
-    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.domain.terms import tokenize
 
     return frozenset(tokenize(" ".join(MEASURE_WORDS))) | frozenset(
         ("revenue", "netincome", "opincome", "grossmargin", "opcashflow", "fcf", "capex", "cogs", "opex", "eps",
@@ -194,6 +194,6 @@ def measure_terms() -> frozenset[str]:
 def asked_measures(question: str) -> set[str]:
     """The measures a question asks, as tokens: its measure words', and revenue for "how much
     did X sell"."""
-    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.domain.terms import tokenize
 
     return (set(tokenize(question)) & measure_terms()) | ({"revenue"} if asks_sales_by_verb(question) else set())

@@ -18,7 +18,18 @@ _NUMBER_RE = re.compile(r"(?<![\w.])[-(]?\$?\d[\d,]*(?:\.\d+)?%?")
 CELL_RE = re.compile(r"\$?\s?\(?\s?-?\$?\s?\d{1,3}(?:,\d{3})*(?:\.\d+)?\s?\)?\s?%?|\$?\s?\(?\s?-?\$?\s?\d+(?:\.\d+)?\s?\)?\s?%?")
 # "—", "–", "-", "--" and "$ —" stand for "none" in a statement column.
 DASH_RE = re.compile(r"^\$?\s?[-\u2013\u2014\u2012\u2212]{1,3}\s?%?$")
-_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "units": 1.0}
+# -- scale words: the one table of how a figure's scale is written ---------------------------
+# A table's scale note ("(in millions)") names its cells' factor.
+SCALE_FACTORS = {"units": 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
+# A word printed after a figure ("4,127 million", "$2.4 bn", "3.1m") names its scale note.
+SCALE_OF_WORD = {"thousand": "thousands", "k": "thousands", "million": "millions", "mn": "millions", "m": "millions",
+                 "billion": "billions", "bn": "billions", "b": "billions", "trillion": "trillions"}
+SCALE_WORD_FACTORS = {"trillion": 1e12, "billion": 1e9, "million": 1e6, "thousand": 1e3}  # largest first
+
+
+def scale_word(scale: str) -> str:
+    """A scale note as the word written after a figure: "millions" -> "million"; "" for units."""
+    return {"thousands": "thousand", "millions": "million", "billions": "billion"}.get(scale, "")
 
 
 def numbers_in(text: str) -> list[float]:
@@ -85,7 +96,7 @@ def parse_cell(text: str) -> CellValue | None:
 
 
 def scale_factor(scale: str) -> float:
-    return _SCALES.get(scale, 1.0)
+    return SCALE_FACTORS.get(scale, 1.0)
 
 
 _SCALE_RE = re.compile(
@@ -113,12 +124,11 @@ def nearest_scale(text_above: str, window: int = 3000) -> str | None:
 # "15,634,232,000 shares"): the cover page prints share counts either way.
 COUNT_RE = re.compile(r"(?<![\d,.$])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s+(thousand|million|billion)s?\b)?(?![\d,]|\.\d|\s?%)",
                       re.I)
-_WORD_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 def count_value(number: str, word: str | None) -> float:
     """"4,127" with "million" -> 4,127,000,000.0 (the scale word as printed beside it)."""
-    return float(number.replace(",", "")) * _WORD_SCALE.get((word or "").lower(), 1.0)
+    return float(number.replace(",", "")) * SCALE_WORD_FACTORS.get((word or "").lower(), 1.0)
 
 
 _SHARE_SCALE = re.compile(r"\bshares?\b[^.;()]{0,40}?\b(?:in|reflected\s+in|are\s+in|stated\s+in|presented\s+in)\s+"

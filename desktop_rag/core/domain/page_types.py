@@ -5,7 +5,7 @@ and answer none: the table of contents and its index of financial statements (ev
 section and statement title, each followed by a page number), the exhibit index (titles of
 every agreement), the cover (form, company, fiscal year) and the signature page (officers'
 titles). ``page_type`` names those so the ranking can weigh them down. Primary statements
-are typed elsewhere (``core/statements``, with their columns and rows).
+are typed elsewhere (``core/ingest/statements``, with their columns and rows).
 
 Rules, general for any filer: a table of contents is a page whose lines mostly end in a
 bare page number; an exhibit index is a page where many lines start with an exhibit number

@@ -18,6 +18,19 @@ MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "
 _MONTH_NUMBER = {name: i + 1 for i, name in enumerate(MONTH_NAMES)}
 _MONTH_NUMBER.update({name[:3]: i + 1 for i, name in enumerate(MONTH_NAMES)})
 _MONTH_NUMBER["sept"] = 9
+# A month's full name (no abbreviation), to drop into a larger pattern.
+MONTH_NAME_RE = "(?:" + "|".join(MONTH_NAMES) + ")"
+
+
+def month_number(name: str) -> int:
+    """A month as printed ("December", "Dec", "Sept") -> 1..12; KeyError for no month."""
+    name = name.lower()
+    return _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+
+
+def month_name(number: int) -> str:
+    """1..12 -> "January".."December"."""
+    return MONTH_NAMES[number - 1].capitalize()
 
 # A month name or its abbreviation ("Dec.", "Sept"), case-insensitive when compiled with re.I.
 MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -46,7 +59,7 @@ def _date_of(m: re.Match[str]) -> date | None:
         month = m.group("m1") or m.group("m2")
         day = m.group("d1") or m.group("d2")
         year = m.group("y1") or m.group("y2")
-        return date(int(year), _MONTH_NUMBER[month.lower()[:4] if month.lower().startswith("sept") else month.lower()[:3]], int(day))
+        return date(int(year), month_number(month), int(day))
     except (ValueError, KeyError):
         return None
 
@@ -70,7 +83,7 @@ def find_dates(text: str) -> list[tuple[date, int, int]]:
     return out
 
 
-# Period spellings folded to one token for BM25 (core/lexical.py normalises chunks and
+# Period spellings folded to one token for BM25 (core/domain/terms.py normalises chunks and
 # questions alike, on lower-cased text): "q3'23" -> "q3 2023", "fiscal year 23" -> "fy2023".
 FY_TOKEN_RE = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)'?(\d{4}|\d{2})\b")
 QY_TOKEN_RE = re.compile(r"\bq([1-4])\s?'?(?:fy)?\s?(\d{4}|\d{2})\b")  # q3 2023, q3'23, q3fy23
@@ -420,7 +433,7 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     text, start, end = m.group(0).strip(), m.start(), m.end()
     if kind == "months_to":
         name = m.group("m").lower()
-        month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+        month = month_number(name)
         closing = full_year(m.group("y") or m.group("y2"))
         months = _STEP_WORDS[m.group("n").lower()]
         day = _add_months(date(closing, month, 1), 1) - timedelta(days=1)
@@ -510,7 +523,7 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
         if not year:
             return None  # the conversation's year: ``month_quarter``
         name = m.group("m").lower()
-        month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+        month = month_number(name)
         return PeriodMention(text, start, end, year=full_year(year), quarter=(month - 1) // 3 + 1)
     listed = _DATE_LIST_TAIL.search(m.string[:start])
     if listed is not None and m.group("y").isdigit() and len(m.group("y")) == 4:
@@ -1111,7 +1124,7 @@ def month_year_alone(text: str) -> MonthQuarter | None:
     if m is None:
         return None
     name = m.group("m").lower()
-    month = _MONTH_NUMBER[name[:4] if name.startswith("sept") else name[:3]]
+    month = month_number(name)
     return MonthQuarter(month, full_year(m.group("y") or m.group("y2")), text[m.start("m"):m.end("y") if m.group("y")
                         else m.end("y2")], m.start("m"), m.end("y") if m.group("y") else m.end("y2"))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.core import workspace as workspace_module
-from desktop_rag.core.types import DocumentMeta
+from desktop_rag.core.domain.types import DocumentMeta
 from desktop_rag.core.workspace import Workspace
 from tests.conftest import APPLE_PAGES, FakeEmbedder, write_pdf
 

@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_rag.core.embed import Embedder
-from desktop_rag.core.lexical import tokenize
-from desktop_rag.core.types import Chunk, Document, DocumentMeta
+from desktop_rag.core.domain.terms import tokenize
+from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
+from desktop_rag.core.index.embedder import Embedder
 from desktop_rag.evaluation import bench_memory as bmem
 from desktop_rag.evaluation import bench_run as bm
-from desktop_rag.evaluation import bench_team
+from desktop_rag.evaluation import bench_team, synthetic
 from desktop_rag.settings import Settings
 
 WORDS = ("revenue", "net", "income", "cash", "operating", "segment", "margin", "debt", "lease", "capex")
@@ -38,7 +38,7 @@ class _SeedLibrary:
         self.store = _SeedStore(pages)
 
 
-def _seed(n_docs: int = 2, per_doc: int = 40, dim: int = 384) -> tuple[bm.Seed, _SeedLibrary]:
+def _seed(n_docs: int = 2, per_doc: int = 40, dim: int = 384) -> tuple[synthetic.Seed, _SeedLibrary]:
     rng = np.random.default_rng(0)
     docs: dict[str, Any] = {}
     chunks, tokens, pages = [], [], {}
@@ -59,7 +59,7 @@ def _seed(n_docs: int = 2, per_doc: int = 40, dim: int = 384) -> tuple[bm.Seed, 
             tokens.append(tokenize(text[a:b]))
     vecs = rng.normal(size=(len(chunks), dim)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    return bm.Seed(chunks, docs, tokens, vecs), _SeedLibrary(pages)
+    return synthetic.Seed(chunks, docs, tokens, vecs), _SeedLibrary(pages)
 
 
 def test_synthetic_documents_are_replicas_of_the_seed() -> None:
@@ -77,7 +77,7 @@ def test_synthetic_documents_are_replicas_of_the_seed() -> None:
 
 
 def test_library_written_through_the_store_opens_as_the_app_opens_it(tmp_path: Path) -> None:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.index.library import Library
 
     seed, seed_lib = _seed()
     settings = Settings()

@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from desktop_rag.evaluation import bench_run as bm
+from desktop_rag.evaluation import synthetic
 from desktop_rag.evaluation.metrics import percentile
 
 
@@ -29,26 +30,26 @@ def test_sizes():
     assert bm.parse_sizes("1k,10k,100k") == [1000, 10000, 100000]
     assert bm.parse_sizes("200, 1.5k") == [200, 1500]
     assert bm.parse_sizes("100k,1m") == [100_000, 1_000_000]  # "--sizes 1m" had crashed the bench
-    assert [bm.size_label(n) for n in (200, 1000, 100000, 1500)] == ["200", "1k", "100k", "1500"]
+    assert [synthetic.size_label(n) for n in (200, 1000, 100000, 1500)] == ["200", "1k", "100k", "1500"]
 
 
 def test_vary_tokens_keeps_shape_and_changes_numbers():
     rng = np.random.default_rng(0)
     toks = ["revenue", "81797", "iphone", "sale", "2023"] * 40
-    out = bm.vary_tokens(toks, rng)
+    out = synthetic.vary_tokens(toks, rng)
     assert 0.85 * len(toks) <= len(out) <= len(toks)
     assert set(t for t in out if not t.isdigit()) <= {"revenue", "iphone", "sale"}
     nums = [t for t in out if t.isdigit()]
     assert all(len(t) in (4, 5) for t in nums)
     assert any(t not in ("81797", "2023") for t in nums)
-    assert bm.vary_tokens([], rng) == []
+    assert synthetic.vary_tokens([], rng) == []
 
 
 def test_perturb_vectors_unit_length_and_close():
     rng = np.random.default_rng(0)
     v = rng.normal(size=(50, 384)).astype(np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
-    p = bm.perturb_vectors(v, 0.015, rng)
+    p = synthetic.perturb_vectors(v, 0.015, rng)
     assert p.dtype == np.float32 and p.shape == v.shape
     assert np.allclose(np.linalg.norm(p, axis=1), 1.0, atol=1e-5)
     cos = (p * v).sum(axis=1)
@@ -60,7 +61,7 @@ def test_mix_vectors_are_not_near_duplicate_clusters():
     real = rng.normal(size=(300, 384)).astype(np.float32)
     real /= np.linalg.norm(real, axis=1, keepdims=True)
     primary = np.zeros(200, dtype=np.int64)  # 200 synthetic vectors carrying real chunk 0's text
-    mixed = bm.mix_vectors(real, primary, rng, 0.015)
+    mixed = synthetic.mix_vectors(real, primary, rng, 0.015)
     assert mixed.dtype == np.float32 and mixed.shape == (200, 384)
     assert np.allclose(np.linalg.norm(mixed, axis=1), 1.0, atol=1e-5)
     to_primary = mixed @ real[0]
@@ -68,13 +69,13 @@ def test_mix_vectors_are_not_near_duplicate_clusters():
     pair = mixed @ mixed.T
     off_diagonal = pair[~np.eye(200, dtype=bool)]
     # noisy copies (perturb_vectors) of one chunk sit at cosine ~0.9 to each other: a 200-way tie
-    copies = bm.perturb_vectors(np.repeat(real[:1], 200, axis=0), 0.015, rng)
+    copies = synthetic.perturb_vectors(np.repeat(real[:1], 200, axis=0), 0.015, rng)
     assert (copies @ copies.T)[~np.eye(200, dtype=bool)].min() > 0.85
     assert np.median(off_diagonal) < 0.8
 
 
 def _seed(n_docs=2, per_doc=30, dim=16):
-    from desktop_rag.core.types import Chunk, Document, DocumentMeta
+    from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
 
     rng = np.random.default_rng(0)
     docs, chunks, tokens = {}, [], []
@@ -87,7 +88,7 @@ def _seed(n_docs=2, per_doc=30, dim=16):
             tokens.append(["acme", "revenue", str(1000 + i), f"w{i % 7}", "cash"])
     vecs = rng.normal(size=(len(chunks), dim)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    return bm.Seed(chunks, docs, tokens, vecs)
+    return synthetic.Seed(chunks, docs, tokens, vecs)
 
 
 class _FakeEmbedder:
@@ -101,7 +102,7 @@ class _FakeEmbedder:
 @pytest.mark.parametrize("size", [25, 60, 250])
 def test_synthetic_library_sizes(tmp_path, size):
     seed = _seed()
-    lib = bm.SyntheticLibrary(seed, size, _FakeEmbedder(), np.random.default_rng(0), workdir=tmp_path)
+    lib = synthetic.SyntheticLibrary(seed, size, _FakeEmbedder(), np.random.default_rng(0), workdir=tmp_path)
     assert len(lib.chunk_ids) == size == len(lib.chunks) == len(lib.lexical) == lib.vectors.shape[0]
     assert len(lib.dense) == size
     assert np.allclose(np.linalg.norm(lib.vectors, axis=1), 1.0, atol=1e-5)
@@ -110,7 +111,7 @@ def test_synthetic_library_sizes(tmp_path, size):
     if size > 60:
         years = sorted({d.meta.fiscal_year for d in lib.docs.values()})
         assert years[-1] == 2023 and years[0] < 2023
-    from desktop_rag.core.retrieve import HybridRetriever
+    from desktop_rag.core.retrieve.hybrid import HybridRetriever
     from desktop_rag.settings import RetrievalSettings
 
     r = HybridRetriever(lib, RetrievalSettings(use_filters=False))
@@ -175,7 +176,7 @@ def _stream(events: list[_Event], closed: list[bool]):  # type: ignore[no-untype
 
 
 def test_first_useful_stops_at_the_evidence_and_closes_the_stream():
-    from desktop_rag.core.types import Answer
+    from desktop_rag.core.domain.types import Answer
 
     clock = iter([0.010, 0.250, 9.0]).__next__  # retrieved at 10 ms, evidence at 250 ms, tokens after
     closed: list[bool] = []

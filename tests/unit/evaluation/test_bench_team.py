@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_rag.core.backends.postgres import PostgresStore
-from desktop_rag.core.library import Library
-from desktop_rag.evaluation.bench_run import seed_from_library
+from desktop_rag.core.index.backends.postgres import PostgresStore
+from desktop_rag.core.index.library import Library
 from desktop_rag.evaluation.bench_team import EF_SWEEP, VECTORS, bench_team, render_team, replica_vectors
+from desktop_rag.evaluation.synthetic import seed_from_library
 from desktop_rag.settings import Settings
 from tests.conftest import FakeEmbedder, init_team
 
@@ -82,7 +82,7 @@ def test_team_bench_never_fills_a_real_library(build_library, pg_database: str, 
     seed_lib = build_library()
     url = init_team(pg_database, fake_embedder)
     real = Library(tmp_path / "desk", Settings(), fake_embedder, location=url)
-    from desktop_rag.core.backends.copy import copy_library
+    from desktop_rag.core.index.backends.copy import copy_library
 
     copy_library(seed_lib.store, real.store)
     with pytest.raises(ValueError, match="holds a team library"):

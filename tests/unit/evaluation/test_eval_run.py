@@ -28,7 +28,7 @@ def test_apply_overrides():
 def _workspace(lib, settings, data_dir):
     from types import SimpleNamespace
 
-    from desktop_rag.core.answer import AnswerEngine
+    from desktop_rag.core.answer.engine import AnswerEngine
 
     def no_model():
         raise FileNotFoundError("no model in unit tests")
@@ -103,7 +103,7 @@ def test_evaluate_answers_scores_trust_measures(build_library, tmp_path):
 
 
 def test_prepare_library_reindexes_when_the_embedder_changed(build_library, tmp_path, fake_embedder):
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.index.library import Library
     from desktop_rag.evaluation.devsets import EvalSet
     from desktop_rag.settings import Settings
 
@@ -156,21 +156,30 @@ def test_top_pages_are_distinct_with_first_rank():
 
 def test_statement_cells_are_read_from_a_team_library(monkeypatch, tmp_path):
     """On a team library (``--library URL`` before ``eval``) the cells are scored from the
-    server's filings: ``main.py statements`` gets the same location, not only the data dir
-    (which holds no filing then, so every cell was a miss)."""
-    from desktop_rag import cli
+    server's filings: the workspace that reads the statements gets the same location, not
+    only the data dir (which holds no filing then, so every cell was a miss)."""
+    import types
 
-    seen: list[list[str]] = []
+    from desktop_rag.core import workspace
 
-    def fake_main(argv):
-        seen.append(argv)
-        print("{}")
-        return 0
+    seen: list[str | None] = []
 
-    monkeypatch.setattr(cli, "main", fake_main)
+    class FakeWorkspace:
+        def __init__(self, data_dir, models_dir=None, settings=None, library=None):
+            seen.append(library)
+            self.library = types.SimpleNamespace(statements=lambda doc_id: [])
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def documents_matching(self, key):
+            return [types.SimpleNamespace(doc_id="d1", file_name=key)]
+
+    monkeypatch.setattr(workspace, "Workspace", FakeWorkspace)
     url = "postgresql://reader@db.example/research"
-    assert eval_run.extract_statements(tmp_path, None, "F.pdf", url) == {}
-    assert eval_run.extract_statements(tmp_path, None, "F.pdf") == {}
-    team, local = seen
-    assert team[team.index("--library") + 1] == url and team.index("--library") < team.index("statements")
-    assert "--library" not in local
+    assert eval_run.extract_statements(tmp_path, None, "F.pdf", url) == {"doc": "F.pdf", "statements": []}
+    assert eval_run.extract_statements(tmp_path, None, "F.pdf") == {"doc": "F.pdf", "statements": []}
+    assert seen == [url, None]

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from desktop_rag.core.domain.periods import FiscalCalendar
-from desktop_rag.core.types import Answer, Citation, Document, DocumentMeta
+from desktop_rag.core.domain.types import Answer, Citation, Document, DocumentMeta
 from desktop_rag.evaluation.threads import (
     StubEngine,
     company_resolved,

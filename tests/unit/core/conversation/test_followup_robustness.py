@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.session import ConversationSession
-from desktop_rag.core.history import HistoryStore
-from desktop_rag.core.types import Answer, Citation, Document, DocumentMeta
+from desktop_rag.core.domain.types import Answer, Citation, Document, DocumentMeta
 
 EVAL = Path(__file__).resolve().parents[4] / "eval"
 

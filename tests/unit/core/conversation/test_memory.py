@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore, memory_text, summarise
-from desktop_rag.core.history import HistoryStore
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.domain.types import Answer, Citation
 
 
 def _answer(i: int, refused: bool = False) -> Answer:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.conversation.session import ConversationSession
-from desktop_rag.core.history import HistoryStore
-from desktop_rag.core.types import Answer, Citation, Document, DocumentMeta
+from desktop_rag.core.domain.types import Answer, Citation, Document, DocumentMeta
 
 APPLE = Document("a" * 64, "2023 Q3 AAPL.pdf", "/x", 30, DocumentMeta(company="Apple Inc.", ticker="AAPL",
                                                                        form_type="10-Q", fiscal_year=2023, fiscal_quarter=3))

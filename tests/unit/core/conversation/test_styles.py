@@ -8,7 +8,7 @@ import pytest
 
 from desktop_rag.core.conversation.styles import STYLES, apply_style, is_style_only, strip_style, style_request
 from desktop_rag.core.domain.numbers import numbers_in
-from desktop_rag.core.types import Answer, Citation
+from desktop_rag.core.domain.types import Answer, Citation
 
 ROW = "Research and development $ 7,442 $ 6,797 $ 22,608 $ 19,490"
 HEAD = "Three Months Ended Nine Months Ended July 1, 2023 June 25, 2022 July 1, 2023 June 25, 2022"

@@ -18,7 +18,7 @@ def shared_pdf(data_set: str, name: str) -> Path:
 
 
 def filing_pages(path: Path) -> list[str]:
-    from desktop_rag.core.pdf import extract_page, open_pdf
+    from desktop_rag.core.ingest.pdf import extract_page, open_pdf
 
     doc = open_pdf(path)
     return [extract_page(doc[i]).text for i in range(min(len(doc), 15))]

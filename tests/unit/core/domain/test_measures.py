@@ -50,7 +50,7 @@ def test_count_labels_are_counts_of_things_not_money() -> None:
 
 def test_a_qualifier_the_question_does_not_use_makes_another_measure() -> None:
     from desktop_rag.core.domain.measures import measure_modifiers
-    from desktop_rag.core.lexical import tokenize
+    from desktop_rag.core.domain.terms import tokenize
 
     q = set(tokenize("What revenue did the Cloud segment report in 2016?"))
     assert measure_modifiers("Unearned revenue by segment was as follows:", {"revenue"}, q) == {"unearned"}

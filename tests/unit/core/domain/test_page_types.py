@@ -59,7 +59,7 @@ def test_a_statement_with_small_figures_is_not_a_table_of_contents() -> None:
 
 
 def test_real_10k_has_few_downweighted_pages() -> None:
-    from desktop_rag.core.pdf import extract_page, open_pdf
+    from desktop_rag.core.ingest.pdf import extract_page, open_pdf
 
     doc = open_pdf(shared_pdf("financebench-dev", "COSTCO_2021_10K.pdf"))
     try:

@@ -578,7 +578,7 @@ def test_column_period_name_compact_and_prose() -> None:
     """One formatter of a statement column's period: compact for formulas and refusals, prose for
     an answer's sentence, and no day claimed when the heading prints none."""
     from desktop_rag.core.domain.periods import column_period_name
-    from desktop_rag.core.statements.model import Period
+    from desktop_rag.core.ingest.statements.model import Period
 
     quarter = Period("Three Months Ended July 1, 2023", "2023-07-01", 3)
     instant = Period("June 30, 2023", "2023-06-30", 0)

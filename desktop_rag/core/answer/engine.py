@@ -1,0 +1,560 @@
+"""From question to a trustworthy answer: retrieve, gate, generate, then verify.
+
+``AnswerEngine`` runs the steps; each check has its own module:
+- ``verify``: each citation quote must be an exact substring (after white-space/dash folding)
+  of the retrieved passages and is re-anchored to its real page; support for the answer is
+  located by us in the passages (the model's passage ids are unreliable), and every figure in
+  the answer must appear in a kept quote, and most of its words in the quotes or the question;
+- ``extract``: otherwise the answer is replaced by an extractive one: the best-matching
+  passage sentence(s), quoted verbatim, flagged ``extractive``;
+- ``generate``: the model's JSON reply is parsed (whole, truncated or streamed) beside the
+  schema it is asked for.
+Nothing the model says reaches the user unchecked.
+"""
+
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from desktop_rag.core.answer.extractive import column_header, extractive_answer
+from desktop_rag.core.answer.generate import (
+    NOT_IN_CORPUS,
+    AnswerTextStream,
+    LlamaGenerator,
+    copied_figures_grammar,
+    parse_model_json,
+)
+from desktop_rag.core.answer.prompt_context import evidence_context
+from desktop_rag.core.answer.table_rows import table_row_answer
+from desktop_rag.core.answer.verify import (
+    Passage,
+    Verdict,
+    asks_for_figure,
+    best_units,
+    carries_concept,
+    complete_cut_sentence,
+    content_term_set,
+    is_year,
+    passages_for,
+    split_units,
+    unit_citation,
+    verify_answer,
+)
+from desktop_rag.core.calculate import calculator as statements_calculator
+from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.domain.terms import tokenize
+from desktop_rag.core.domain.types import Answer, Citation, Evidence, Hit, QueryPlan
+from desktop_rag.core.index.library import Library
+from desktop_rag.core.ingest.chunking import is_table_row
+from desktop_rag.core.retrieve.hybrid import HybridRetriever
+from desktop_rag.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# The note that marks an answer whose model wording failed verification (the filing is quoted).
+EXTRACTIVE_NOTE = "extractive fallback:"
+NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model was there to ask
+# "per its Q2 2023 10-Q": the form names the filing, the filing's sentences do not name it
+_FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
+# the sentences or rows a retry from the evidence shows the model, at most
+_RESTATE_UNITS = 3
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+@dataclass
+class AnswerEvent:
+    """``kind``: retrieved (hits), evidence (the gated passages' exact quotes, before the
+    model starts; only when a model will answer), token (text), answer (final Answer)."""
+
+    kind: Literal["retrieved", "evidence", "token", "answer"]
+    text: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    answer: Answer | None = None
+    evidence: Evidence | None = None
+
+
+class AnswerEngine:
+    """Question in, verified answer out. The generator is optional (search-only use)."""
+
+    def __init__(self, library: Library, settings: Settings, generator: LlamaGenerator | None = None) -> None:
+        self.library = library
+        self.settings = settings
+        self.retriever = HybridRetriever(library, settings.retrieval)
+        self.generator = generator
+
+    @property
+    def model_name(self) -> str:
+        return self.generator.name if self.generator else ""
+
+    def ask(self, question: str, on_event: Callable[[AnswerEvent], None] | None = None, **kw: Any) -> Answer:
+        """The final answer; ``on_event`` sees every event before it (evidence, tokens)."""
+        answer = None
+        for ev in self.ask_stream(question, **kw):
+            if on_event is not None:
+                on_event(ev)
+            if ev.kind == "answer":
+                answer = ev.answer
+        assert answer is not None
+        return answer
+
+    def ask_stream(
+        self, question: str, standalone: str | None = None, doc_scope: list[str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[AnswerEvent]:
+        t0 = time.perf_counter()
+        query = (standalone or question).strip()
+        s = self.settings
+        plan = self.retriever.plan(query, doc_scope)
+        # a company or period the library lacks is refused by the gate below: a statement of
+        # another period (the latest quarter for "Q4 2022") is no answer
+        computed = self._computed_answer(question, query, plan, t0) if self._retriable(plan) else None
+        if computed is not None:  # a statement figure or metric: numbers from cells, arithmetic from code
+            yield AnswerEvent("retrieved", hits=[])
+            yield AnswerEvent("answer", answer=computed)
+            return
+        hits = self.retriever.search(plan)
+        t_retrieve = (time.perf_counter() - t0) * 1000
+        yield AnswerEvent("retrieved", hits=hits)
+        result = Answer(query=question, answer="", citations=[], model=self.model_name,
+                        standalone_query=query, hits=hits)
+        gate = self.retriever.gate(plan, hits)
+        if not gate.passed and self._retriable(plan):
+            # borderline: the company and period are in the library, the passages fell short
+            retried = self._retry(query, doc_scope, cancel, f"gate: {gate.reason}", result)
+            if retried is not None:
+                yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0))
+                return
+        if not gate.passed:
+            # the reason is the answer: which company, period or subject the library lacks
+            result.answer, result.not_in_corpus = gate.reason or NOT_IN_CORPUS, True
+            result.notes.append(gate.reason)
+            result.timings_ms = {"retrieve": t_retrieve, "first_token": 0.0,
+                                 "total": (time.perf_counter() - t0) * 1000}
+            yield AnswerEvent("answer", answer=result)
+            return
+        context = self._context(hits)
+        passages = passages_for(self.library, context)
+        asked = plan.asked or query  # without the analyst's instructions (units, persona, rounding)
+        concept = self._concept(plan, hits)
+        ignore = self.retriever.filter_terms(plan, hits)
+        # The extractive answer of the asked company's passages: shown as evidence before the
+        # model's prompt evaluation (seconds on a CPU) and reused below if the model fails.
+        own = self._asked_companies_passages(plan, passages, doc_scope, hits[0] if hits else None)
+        extracted = extractive_answer(asked, plan, own, s.generation.max_citations, idf=self.library.lexical.idf,
+                                      ignore=ignore, page_text=self.library.page_text)
+        if self.generator is not None and extracted[1]:
+            result.evidence = Evidence(*extracted, ms=(time.perf_counter() - t0) * 1000)
+            yield AnswerEvent("evidence", text=extracted[0], evidence=result.evidence)
+        first_token = 0.0
+        model_answer = ""
+        model_quotes: list[str] = []
+        if self.generator is not None:
+            prompt = self.generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
+            stream = AnswerTextStream()
+            for piece in self.generator.stream(prompt, cancel):
+                shown = stream.feed(piece)
+                if shown:
+                    if not first_token:  # the first answer text, not the prefilled JSON opener
+                        first_token = (time.perf_counter() - t0) * 1000
+                    yield AnswerEvent("token", text=shown)
+            if cancel is not None and cancel.is_set():
+                result.cancelled = True
+            model_answer, model_quotes = parse_model_json(stream.raw)
+            model_answer = complete_cut_sentence(model_answer, passages)
+        verdict = (
+            verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
+                          concept=concept, idf=self.library.lexical.idf)
+            if self.generator is not None and not result.cancelled
+            else Verdict(False, reason="cancelled" if result.cancelled else NO_MODEL_REASON)
+        )
+        if not verdict.ok and self.generator is not None and not result.cancelled:
+            first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
+            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first)
+            if retried is not None:
+                yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
+                return
+        if verdict.ok:
+            result.answer, result.citations = verdict.answer or model_answer.strip(), verdict.citations
+        else:
+            # the evidence already shown: the asked company's quotes, never another filer's
+            text, cites = extracted
+            if cites:
+                result.answer, result.citations, result.extractive = text, cites, True
+                result.notes.append(f"{EXTRACTIVE_NOTE} {verdict.reason}")
+            else:
+                result.answer, result.not_in_corpus = "No passage of the filings searched answers the question.", True
+                result.notes.append("no passage sentence matches the question")
+        result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
+                             "total": (time.perf_counter() - t0) * 1000}
+        if result.evidence is not None:
+            result.timings_ms["evidence"] = result.evidence.ms
+        yield AnswerEvent("answer", answer=result)
+
+
+    def statement_answer(self, question: str, doc_scope: list[str] | None = None) -> Answer | None:
+        """What ``ask`` answers from the statements before any retrieval or generation (a
+        computed figure, or the calculator's honest refusal); None when the question goes on
+        to retrieval and the model."""
+        plan = self.retriever.plan(question, doc_scope)
+        return self._computed_answer(question, question, plan, time.perf_counter()) if self._retriable(plan) else None
+
+    def _computed_answer(self, question: str, query: str, plan: QueryPlan, t0: float) -> Answer | None:
+        """Line items and metrics of a named company answered from its extracted statements
+        (core/calculate), or an honest "cannot compute" naming the missing input."""
+        if not plan.filters.get("company") or not plan.doc_ids:
+            return None
+        docs = [self.library.docs[d] for d in plan.doc_ids if d in self.library.docs]
+        ins = plan.instructions
+        scale = ins.scale if ins is not None and ins.scale in ("thousands", "millions", "billions") else ""
+        decimals = ins.decimals if ins is not None else None
+        try:
+            out = statements_calculator.calculate(query, docs, self.library.statements, self.library.page_text, scale, decimals)
+        except Exception as exc:  # never let the calculator break an answer: retrieval still works
+            log.warning("statement calculation failed: %r", exc)
+            return None
+        if out is None:
+            return None
+        result = Answer(query=question, answer=out.text, citations=out.citations, model=self.model_name,
+                        standalone_query=query, calculation=out.calculation, computed=out.calculation is not None)
+        if out.calculation is None:
+            result.not_in_corpus = True
+            result.notes.append("statement calculation refused: " + out.text)
+        else:
+            result.notes.append("computed from statement cells")
+        total = (time.perf_counter() - t0) * 1000
+        result.timings_ms = {"retrieve": total, "first_token": 0.0, "total": total}
+        return result
+
+    # -- self-check with retries (issue #12) ---------------------------------------------------
+    @staticmethod
+    def _retriable(plan: QueryPlan) -> bool:
+        """A refusal worth a second look: not a company or period the library lacks."""
+        f = plan.filters
+        return not (f.missing_company and not f.company) and not f.period_relaxed
+
+    def _retry(self, query: str, doc_scope: list[str] | None, cancel: threading.Event | None,
+               first_failure: str, result: Answer, first: _FirstAttempt | None = None,
+               ) -> tuple[int, str, Verdict, list[Hit]] | None:
+        """Up to three retries: first, when the first attempt's model answer failed verification,
+        the figure read off a table row of the asked company's pages whose label and headings
+        name what was asked, in the asked period's column (``table_row_answer``, no model; it
+        counts as an attempt only when it answers), then the answer restated from the evidence
+        alone (``_restate``); then reformulations of
+        ``query`` (statement hint, synonym, period variant, wider scope), each retrieved, gated,
+        generated and verified. The first verified one whose citations are all of the first
+        attempt's companies wins. Attempts go in the notes."""
+        from desktop_rag.core.answer.reformulate import MAX_RETRIES, reformulations
+
+        result.notes.append(f"attempt 1: {query} — {first_failure}")
+        if self.generator is None:
+            return None
+        first_plan = self.retriever.plan(query, doc_scope)
+        docs = self.library.docs
+        # the companies the first attempt was about: named, else the scope's, else its top
+        # passage's (the company its evidence quoted: a retry never drifts to another filer)
+        companies = set(first_plan.filters.company) or {
+            docs[d].meta.company or docs[d].meta.ticker for d in (doc_scope or []) if d in docs} or {
+            h.doc.meta.company or h.doc.meta.ticker for h in result.hits[:1]}
+        tried = 1  # attempts made so far
+        if first is not None and self.settings.generation.retry_table_rows:
+            row = table_row_answer(first.asked, first.concept, first.own, self.library.lexical.idf)
+            if row is None:
+                result.notes.append("table-row retry skipped: no table row of the asked company's pages names "
+                                    "what was asked in the asked period's column")
+            else:  # no model: the row's own figure in the asked period's column, quoted with its heading
+                verdict = Verdict(True, row.citations, answer=row.text)
+                if self._cites_only(verdict, companies):
+                    result.notes.append(f"attempt 2 (table row): {first.asked} — verified")
+                    return 2, row.text, verdict, result.hits
+        if first is not None and self.settings.generation.retry_evidence_words > 0:
+            restated = self._restate(first, first_failure, cancel)
+            if restated is None:
+                result.notes.append("evidence retry skipped: no sentence of the asked company's passages names "
+                                    "what was asked" + (" with a figure" if asks_for_figure(first.asked) else ""))
+            else:
+                tried = 2
+                text, verdict = restated
+                if verdict.ok and not self._cites_only(verdict, companies):
+                    result.notes.append(f"attempt 2 (evidence restated): rejected, it cites another company "
+                                        f"({', '.join(sorted(self._cited(verdict) - companies))})")
+                elif verdict.ok:
+                    result.notes.append(f"attempt 2 (evidence restated): {first.asked} — verified")
+                    return 2, text, verdict, result.hits
+                else:
+                    result.notes.append(f"attempt 2 (evidence restated): {first.asked} — {verdict.reason}")
+        for n, ref in enumerate(reformulations(query, bool(doc_scope))[:MAX_RETRIES + 1 - tried], tried + 1):
+            if cancel is not None and cancel.is_set():
+                return None
+            plan = self.retriever.plan(ref.query, None if ref.widen_scope else doc_scope)
+            if ref.widen_scope and not plan.filters.company:
+                result.notes.append(f"attempt {n} skipped: a wider scope would not keep to one company")
+                continue
+            hits = self.retriever.search(plan)
+            gate = self.retriever.gate(plan, hits)
+            if not gate.passed:
+                result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — gate: {gate.reason}")
+                continue
+            context = self._context(hits)
+            passages = passages_for(self.library, context)
+            asked = plan.asked or ref.query
+            # what was asked is the analyst's question, not the reformulation's added words
+            concept = self._concept(first_plan, hits)
+            if self.settings.retrieval.prompt_evidence_words > 0:
+                # the reformulation's own evidence, found as for the first attempt
+                own = self._asked_companies_passages(plan, passages, None if ref.widen_scope else doc_scope,
+                                                     next(iter(result.hits or hits), None))
+                evidence = extractive_answer(asked, plan, own, self.settings.generation.max_citations,
+                                             idf=self.library.lexical.idf,
+                                             ignore=self.retriever.filter_terms(plan, hits),
+                                             page_text=self.library.page_text)[1]
+                labels = self._prompt_passages(context, passages, evidence)
+            else:
+                labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
+            raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
+            model_answer, model_quotes = parse_model_json(raw)
+            model_answer = complete_cut_sentence(model_answer, passages)
+            # verified against the analyst's question: a reformulation's added words ("in the
+            # consolidated balance sheets") are the app's, no backing for an answer's wording
+            verdict = verify_answer(model_answer, model_quotes, first_plan.asked or query, passages,
+                                    self.settings.generation.max_citations, concept=concept,
+                                    idf=self.library.lexical.idf)
+            if verdict.ok and not self._cites_only(verdict, companies):
+                result.notes.append(f"attempt {n} ({ref.how}): rejected, it cites another company "
+                                    f"({', '.join(sorted(self._cited(verdict) - companies))})")
+                continue
+            if verdict.ok:
+                result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — verified")
+                return n, verdict.answer or model_answer.strip(), verdict, hits
+            result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — {verdict.reason}")
+        return None
+
+    def _cited(self, verdict: Verdict) -> set[str]:
+        docs = self.library.docs
+        return {docs[c.doc_id].meta.company or docs[c.doc_id].meta.ticker for c in verdict.citations if c.doc_id in docs}
+
+    def _cites_only(self, verdict: Verdict, companies: set[str]) -> bool:
+        """A retry's citations are all of the first attempt's companies (none known: no check)."""
+        return not companies or self._cited(verdict) <= companies
+
+    def _restate(self, first: _FirstAttempt, first_failure: str,
+                 cancel: threading.Event | None) -> tuple[str, Verdict] | None:
+        """The answer asked again of the model from the evidence alone: the sentences or table
+        rows of the asked company's passages the verifier takes as support (they name what was
+        asked, and hold a figure when one is asked; a row with its column headings), within
+        ``generation.retry_evidence_words``. A short context leaves the small model less to
+        get wrong than the first attempt's passages. The same verifier checks the answer
+        against the same passages; the quotes offered are the shown sentences that hold the
+        answer's figures (the verifier still finds each on the page and checks it). None when
+        no sentence qualifies."""
+        assert self.generator is not None
+        units = self._supporting_units(first)
+        if not units:
+            return None
+        budget = self.settings.generation.retry_evidence_words
+        shown = evidence_context(units, first.passages, self.library.page_text, budget)
+        if not shown:
+            return None
+        labels = [(f"P{i}", _header(p.hit), p.text) for i, p in enumerate(shown, 1)]
+        grammar = copied_figures_grammar([p.text for p in shown] + [first.asked], asks_for_figure(first.asked)) if (
+            self.settings.generation.retry_copied_figures) else ""
+        prompt = self.generator.build_prompt(first.asked, labels)
+        raw = "".join(self.generator.stream(prompt, cancel, answer_grammar=grammar))
+        if cancel is not None and cancel.is_set():
+            return None
+        model_answer, model_quotes = parse_model_json(raw)
+        model_answer = complete_cut_sentence(model_answer, first.passages)
+        figures = [x for x in numbers_in(model_answer) if not number_supported(x, numbers_in(first.asked))]
+        # the shown sentences holding the answer's figures first: the quotes the answer was restated from
+        holding = [u.quote for u in units if any(number_supported(x, numbers_in(u.quote)) for x in figures)]
+        s = self.settings.generation
+        verdict = verify_answer(model_answer, [*holding, *model_quotes], first.asked, first.passages,
+                                s.max_citations, concept=first.concept, idf=self.library.lexical.idf)
+        return verdict.answer or model_answer.strip(), verdict
+
+    def _supporting_units(self, first: _FirstAttempt) -> list[Citation]:
+        """Up to ``_RESTATE_UNITS`` sentences or rows of the asked company's passages that name
+        what was asked (``carries_concept``, as the verifier reads a quote) and, when a figure is
+        asked, hold one that is not a year; best first (``best_units``, as the extractive answer
+        ranks them), each table row followed by its column headings."""
+        idf = self.library.lexical.idf
+        want_figure = asks_for_figure(first.asked)
+        terms = (set(first.plan.content_terms) | content_term_set(first.asked)) - first.ignore
+        out: list[Citation] = []
+        n = 0
+        for _, p, a, b in best_units(first.own, terms, [], 4 * _RESTATE_UNITS, want_figure, idf=idf):
+            if want_figure and not any(not is_year(x) for x in numbers_in(p.text[a:b])):
+                continue
+            if first.concept and not carries_concept(tokenize(p.text[a:b]), first.concept, idf):
+                # a sentence holding the figure whose subject the sentence beside it names
+                # ("Kove IO filed a complaint ... Kove is seeking damages of $517 million"): the
+                # two as one contiguous quote of the page, if together they name what was asked
+                span = _with_neighbour(p, a, b, lambda t: carries_concept(tokenize(t), first.concept, idf))
+                if span is None:
+                    continue
+                a, b = span
+            if any(a < c.char_start - p.start + len(c.quote) and c.char_start - p.start < b
+                   for c in out if c.doc_id == p.hit.chunk.doc_id and c.page == p.hit.chunk.page):
+                continue  # overlaps a sentence already shown
+            out.append(unit_citation(p, a, b))
+            header = column_header(p, a)
+            if header is not None and all(header.quote != c.quote for c in out):
+                out.append(header)
+            n += 1
+            if n >= _RESTATE_UNITS:
+                break
+        return out
+
+    @staticmethod
+    def _finish_retry(result: Answer, retried: tuple[int, str, Verdict, list[Hit]], t0: float,
+                      t_retrieve: float = 0.0, first_token: float = 0.0) -> Answer:
+        n, text, verdict, hits = retried
+        result.answer, result.citations, result.hits = text, verdict.citations, hits
+        result.timings_ms = {"retrieve": t_retrieve, "first_token": first_token,
+                             "total": (time.perf_counter() - t0) * 1000, "attempt": float(n)}
+        if result.evidence is not None:
+            result.timings_ms["evidence"] = result.evidence.ms
+        return result
+
+    def _asked_companies_passages(self, plan: QueryPlan, passages: list[Passage],
+                                  doc_scope: list[str] | None, top: Hit | None) -> list[Passage]:
+        """The passages of the asked company's filings: the named companies (the plan's filter
+        already keeps to them), else the scope's, else the top passage's company: evidence
+        shown before the answer never quotes another filer beside the one asked about."""
+        docs = self.library.docs
+
+        def company(doc_id: str) -> str:
+            d = docs.get(doc_id)
+            return (d.meta.company or d.meta.ticker or d.file_name) if d is not None else doc_id
+
+        if plan.filters.company:
+            allowed = set(plan.doc_ids) if plan.doc_ids is not None else None
+            return [p for p in passages if allowed is None or p.hit.chunk.doc_id in allowed]
+        scoped = {company(d) for d in doc_scope or [] if d in docs}
+        if len(scoped) == 1:
+            wanted = scoped
+        elif top is not None:
+            wanted = {company(top.chunk.doc_id)}
+        else:
+            return []
+        return [p for p in passages if company(p.hit.chunk.doc_id) in wanted]
+
+    def _concept(self, plan: QueryPlan, hits: list[Hit]) -> set[str]:
+        """What the question asks about, as the gate reads it: not the company or period (the
+        filter used them) and not words of computation or trend ("ratio", "drove", "change"):
+        filings print the figures and their own verbs, not the analyst's words for them."""
+        return set(self.retriever.evidence_terms(plan, hits)) - _FORM_TERMS
+
+    def _prompt_passages(self, context: list[Hit], passages: list[Passage],
+                         evidence: list[Citation]) -> list[tuple[str, str, str]]:
+        """(label, header, text) of each passage the model reads. With
+        ``prompt_evidence_words``: the evidence quotes with the sentences or rows around them
+        (core/prompt_context); else, or when no quote lies in the passages, the passages
+        within ``prompt_words``."""
+        budget = self.settings.retrieval.prompt_evidence_words
+        if budget > 0 and evidence:
+            tight = evidence_context(evidence, passages, self.library.page_text, budget)
+            if tight:
+                return [(f"P{i}", _header(p.hit), p.text) for i, p in enumerate(tight, 1)]
+        return [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(self._prompt_context(context, evidence), 1)]
+
+    def _prompt_context(self, context: list[Hit], evidence: list[Citation]) -> list[Hit]:
+        """The passages the model reads, within ``prompt_words``: those holding the evidence
+        quotes first, then ranked hits before their neighbours, in reading order. Prompt
+        evaluation of a CPU model is the first token's cost, so the prompt carries the
+        passages that carry the answer, not every page retrieved."""
+        budget = self.settings.retrieval.prompt_words
+        if budget <= 0:
+            return context
+        priority = sorted(range(len(context)), key=lambda i: (
+            not any(_holds(context[i], c) for c in evidence), context[i].expanded, i))
+        chosen: set[int] = set()
+        used = 0
+        for i in priority:
+            n = len(context[i].chunk.text.split())
+            if chosen and used + n > budget:
+                continue
+            chosen.add(i)
+            used += n
+        return [h for i, h in enumerate(context) if i in chosen]
+
+    def _context(self, hits: list[Hit]) -> list[Hit]:
+        """Ranked hits with their same-page neighbours, cut to the prompt's word budget.
+        Ranked hits come first in priority: a neighbour is added only if it still fits."""
+        budget = self.settings.retrieval.context_words
+        expanded = self.retriever.expand(hits, self.settings.retrieval.context_chunks)
+        out: list[Hit] = []
+        used = 0
+        for h in sorted(expanded, key=lambda h: h.expanded):  # stable: ranked first
+            n = len(h.chunk.text.split())
+            if out and used + n > budget:
+                continue
+            out.append(h)
+            used += n
+        # back to reading order within the chosen set
+        order = {id(h): i for i, h in enumerate(expanded)}
+        return sorted(out, key=lambda h: order[id(h)])
+
+
+# the longest two-sentence quote the evidence retry joins (two typical filing sentences)
+_JOINED_CHARS = 480
+
+
+def _with_neighbour(p: Passage, a: int, b: int, names_it: Callable[[str], bool]) -> tuple[int, int] | None:
+    """The prose sentence p.text[a:b] joined with the sentence just before or after it in the
+    same paragraph, as one contiguous stretch of the page, when ``names_it`` accepts the
+    two together; the one before first (it usually introduces the subject). None otherwise."""
+    units = split_units(p.text)
+    try:
+        i = units.index((a, b))
+    except ValueError:
+        return None
+
+    def prose(j: int) -> bool:
+        ua, ub = units[j]
+        return "\n\n" not in p.text[ua:ub] and not any(is_table_row(line) for line in p.text[ua:ub].splitlines())
+
+    if not prose(i):
+        return None
+    for j in (i - 1, i + 1):
+        if not 0 <= j < len(units) or not prose(j):
+            continue
+        lo, hi = min(a, units[j][0]), max(b, units[j][1])
+        between = p.text[min(b, units[j][1]):max(a, units[j][0])]
+        if "\n\n" in between or hi - lo > _JOINED_CHARS:
+            continue  # another paragraph, or too long to read as one quote
+        if names_it(p.text[lo:hi]):
+            return lo, hi
+    return None
+
+
+@dataclass
+class _FirstAttempt:
+    """What the first attempt read, for a retry from its evidence: the question without the
+    analyst's instructions, its plan, the passages verified against, those of the asked
+    company, the concept the verifier checks and the terms every passage shares."""
+
+    asked: str
+    plan: QueryPlan
+    passages: list[Passage]
+    own: list[Passage]
+    concept: set[str]
+    ignore: set[str]
+
+
+def _holds(h: Hit, c: Citation) -> bool:
+    """The chunk's page span overlaps the quote's."""
+    ch = h.chunk
+    return (ch.doc_id == c.doc_id and ch.page == c.page and c.char_start >= 0
+            and ch.char_start < c.char_start + len(c.quote) and c.char_start < ch.char_end)
+
+
+def _header(h: Hit) -> str:
+    m = h.doc.meta
+    who = " ".join(x for x in (m.company or h.doc.file_name, m.form_type, m.period_label()) if x)
+    return f"{who} | page {h.chunk.page}" + (f" | {h.chunk.section}" if h.chunk.section else "")

@@ -1,0 +1,338 @@
+"""What a question asks versus how the analyst wants it answered.
+
+Analyst questions carry instructions: a persona ("You are an investment banker and your
+only resource(s) to answer the following question is (are): the balance sheet ..."), units
+("Answer in USD millions"), rounding ("Round your answer to two decimal places"), source
+hints ("using the cash flow statement") and definitions ("X is defined as: ..."). None of
+those words is evidence: they must not reach BM25, the embedder or the context gate. The
+named statements steer retrieval; units and rounding shape the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_NUMBER_WORDS = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+# Statement names as analysts write them -> the statement kinds of core/ingest/statements.
+STATEMENT_NAMES: dict[str, str] = {
+    r"balance\s+sheets?|statements?\s+of\s+financial\s+position|financial\s+position": "balance",
+    r"(?:statements?\s+of\s+)?cash\s+flows?(?:\s+statements?)?|cash\s+flow\s+statements?": "cash_flow",
+    r"income\s+statements?|statements?\s+of\s+(?:income|operations|earnings)|p\s*&\s*l|profit\s+and\s+loss(?:\s+statements?)?": "income",
+    r"statements?\s+of\s+comprehensive\s+income": "comprehensive",
+    r"statements?\s+of\s+(?:shareholders'?|stockholders'?)\s+equity|equity\s+statements?": "equity",
+}
+_STATEMENT_RE = re.compile("|".join(f"(?P<s{i}>{p})" for i, p in enumerate(STATEMENT_NAMES)), re.I)
+_STATEMENT_KINDS = list(STATEMENT_NAMES.values())
+
+_PERSONA = re.compile(
+    r"^\s*you\s+are\s+an?\s+[^.?:]*?(?:and\s+)?your\s+only\s+resources?(?:\(s\))?\s+to\s+answer\s+the\s+following\s+"
+    r"questions?\s+(?:is|are)\s*(?:\((?:is|are)\))?\s*:?\s*(?P<resources>.*?)\.\s*(?:here'?s\s+the\s+question\s*:\s*)?",
+    re.I | re.S,
+)
+_PERSONA_SIMPLE = re.compile(r"^\s*(?:you\s+are\s+an?\s+[^.?]{3,80}?\.)\s*", re.I)
+_HERES = re.compile(r"^\s*here'?s\s+the\s+question\s*:\s*", re.I)
+_UNITS = re.compile(
+    r"(?:(?:please\s+)?(?:answer|respond|provide\s+(?:the|your)\s+answer|express(?:ed)?(?:\s+the\s+answer)?|report(?:ed)?)\s+)?"
+    r"\b(?:in|using)\s+(?:(?:usd|us\s*\$|\$|dollars?)\s+)?(?P<scale>thousands|millions|billions|mm|mn|bn|k)"
+    r"(?:\s+(?:of\s+)?(?:usd|us\s+dollars|dollars))?\b"
+    r"|\b(?:in|using)\s+(?:usd|us\s+dollars)\b(?!\s+(?:thousands|millions|billions))"
+    r"|\bas\s+a\s+percent(?:age)?\b|\bin\s+percent(?:age)?(?:\s+terms)?\b",
+    re.I,
+)
+_ROUND = re.compile(
+    r"(?:(?:please\s+)?round(?:ed)?\s+(?:your\s+(?:final\s+)?answer\s+|the\s+answer\s+|it\s+)?to\s+(?:the\s+)?"
+    r"(?:nearest\s+)?(?P<n>\d+|zero|no|one|two|three|four|five)\s+decimal(?:\s+places?|\s+points?)?"
+    r"|(?:please\s+)?round(?:ed)?\s+(?:your\s+(?:final\s+)?answer\s+|the\s+answer\s+)?to\s+the\s+nearest\s+(?P<unit>whole\s+number|integer|percent|cent|million|billion|thousand)"
+    r"|(?:please\s+)?(?:round|rounded)\s+(?:your\s+answer\s+)?to\s+(?P<n2>\d+)\s*dp"
+    r"|\bto\s+(?P<n3>\d+|one|two|three)\s+decimal\s+places?)"
+    r"[^.?:]*[.?]?",  # the rest of the instruction, not past a colon (the question follows it)
+    re.I,
+)
+_SOURCE = re.compile(
+    rf"\b(?:using|based\s+on|from|according\s+to|by\s+(?:relying|looking)\s+on|refer(?:ring)?\s+to|per)\s+(?:the\s+)?"
+    rf"(?:(?:data|information|details|figures?|line\s+items?)\s+(?:in|from|on)\s+(?:the\s+)?)?"
+    rf"(?:company'?s\s+|its\s+)?(?:consolidated\s+)?(?P<stmt>{_STATEMENT_RE.pattern})"
+    rf"(?:\s+(?:and|&)\s+(?:the\s+)?(?:consolidated\s+)?(?:{_STATEMENT_RE.pattern.replace('?P<s', '?P<t')}))?",
+    re.I,
+)
+_DEFINITION = re.compile(
+    r"(?P<term>[A-Za-z][\w\s/&'()-]{2,60}?)\s+(?:is|are)\s+defined\s+as\s*:?\s*(?P<formula>[^.?]+(?:\.\d[^.?]*)*)[.?]?",
+    re.I,
+)
+# A definition inside the question's own sentence: "..., defined as total noninterest expense /
+# total net revenue", "... ratio for Q2 2022, computed as A over B?". The term is the thing the
+# sentence asks for ("efficiency ratio"): the words after "'s"/"the"/"its" up to its period words.
+_INLINE_DEFINITION = re.compile(
+    r"(?:,|\s-|\s\u2013)\s*(?:(?:which\s+is\s+|being\s+)?(?:defined|computed|calculated|measured|taken)\s+as|"
+    r"where\s+(?:it\s+is\s+)?(?:defined|computed|calculated)\s+as)\s*:?\s*(?P<formula>[^?]+?)\s*(?P<end>\?|$)", re.I)
+_INLINE_TERM = re.compile(r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{2,60}?)\s+"
+                          r"(?:for|in|of|as\s+of|during|at|over|between|from)\b|"
+                          r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<last>[A-Za-z][\w\s()&/-]{2,60}?)\s*$", re.I)
+_CALC_HINT = re.compile(r"\b(?:calculate|compute|what\s+is\s+the\s+\w+\s+ratio)\b", re.I)
+
+
+@dataclass
+class Instructions:
+    """How the answer is to be given, separate from what is asked."""
+
+    persona: str = ""
+    statements: list[str] = field(default_factory=list)  # statement kinds to read ("balance", "cash_flow")
+    scale: str = ""  # "thousands" | "millions" | "billions" | "percent" | "units" | ""
+    currency: str = ""  # "USD" when asked
+    decimals: int | None = None
+    definitions: dict[str, str] = field(default_factory=dict)  # term -> formula as written
+    removed: list[str] = field(default_factory=list)  # instruction text taken out of the question
+
+    def __bool__(self) -> bool:
+        return bool(self.persona or self.statements or self.scale or self.currency
+                    or self.decimals is not None or self.definitions)
+
+
+@dataclass
+class ParsedQuestion:
+    original: str
+    question: str  # what is asked, without persona/units/rounding/source/definition text
+    instructions: Instructions
+
+
+def _kinds(text: str) -> list[str]:
+    out = []
+    for m in _STATEMENT_RE.finditer(text):
+        for i, kind in enumerate(_STATEMENT_KINDS):
+            if m.group(f"s{i}") and kind not in out:
+                out.append(kind)
+    return out
+
+
+_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z(\"'])|(?<=\.\.)\s*")
+_QUESTION_START = re.compile(
+    r"^(?:what|how|which|who|whom|whose|when|where|why|does|do|did|is|are|was|were|has|have|had|can|could|"
+    r"will|would|should|among|in\s+\w+\s*\d*,?\s*(?:what|which|how)|if\s+\w+\s+went)\b", re.I)
+_INSTRUCTION_CUE = re.compile(
+    r"\b(?:answer|respond|response|round|provide|give|base|basing|based|use|using|utili[sz]e|refer|referencing|rely|"
+    r"relying|consult|take|taking|look|looking|please|compute|calculate|extract|assume|assuming|help|state|explain|"
+    r"solution|judg(?:e)?ments?|perspective|approximation|reasonable|outlined|shown|provided|primarily|only)\b", re.I)
+# an instruction clause before the question, closed by a comma or a colon ("Using the cash flow
+# statement, what ...", "Answer in USD billions rounded to one decimal place: how much ...")
+_CLAUSE = re.compile(r"^(?P<clause>[^,:?]{10,240}?)[,:]\s*(?=(?:what|how|which|who|does|did|is|are|was|were|has|have)\b)", re.I)
+_PAREN = re.compile(r"\(([^()]{0,160})\)")
+_DEFINE = re.compile(r"^\s*define\s+(?P<term>.+?)\s+as\s+(?P<formula>.+?)\.*$", re.I)
+
+
+def _units_and_rounding(text: str, inst: Instructions) -> bool:
+    """Read units/rounding from an instruction text; True when it held any."""
+    found = False
+    for m in _ROUND.finditer(text):
+        n = m.group("n") or m.group("n2") or m.group("n3")
+        unit = (m.group("unit") or "").lower()
+        if n is not None:
+            inst.decimals = int(n) if n.isdigit() else _NUMBER_WORDS.get(n.lower(), 2)
+        elif unit == "cent":
+            inst.decimals = 2
+        elif unit:
+            inst.decimals = 0
+        found = True
+    for m in _UNITS.finditer(text):
+        word = m.group(0).lower()
+        scale = (m.group("scale") or "").lower()
+        if "percent" in word:
+            inst.scale = "percent"
+        elif scale:
+            inst.scale = {"mm": "millions", "mn": "millions", "bn": "billions", "k": "thousands"}.get(scale, scale)
+        if re.search(r"usd|us\s*\$|\$|dollar", word):
+            inst.currency = "USD"
+        found = True
+    if re.search(r"\bunits?\s+of\s+percents?\b", text, re.I):
+        inst.scale, found = "percent", True
+    return found
+
+
+def _statements(text: str, inst: Instructions) -> bool:
+    kinds = _kinds(text)
+    for kind in kinds:
+        if kind not in inst.statements:
+            inst.statements.append(kind)
+    return bool(kinds)
+
+
+def parse_question(text: str) -> ParsedQuestion:
+    """Split a question into what is asked and the analyst's instructions."""
+    inst = Instructions()
+    q = re.sub(r"\s+", " ", text).strip()
+    m = _PERSONA.match(q)
+    if m:
+        inst.persona = m.group(0).strip()
+        _statements(m.group("resources"), inst)
+        inst.removed.append(inst.persona)
+        q = q[m.end():]
+    else:
+        m = _PERSONA_SIMPLE.match(q)
+        if m and re.search(r"\b(analyst|banker|investor|manager|advisor|accountant|expert|associate)\b", m.group(0), re.I):
+            inst.persona = m.group(0).strip()
+            inst.removed.append(inst.persona)
+            q = q[m.end():]
+    # Parentheticals that only give units or rounding: "(in USD millions)", "(round to 1dp)"
+    def paren(m: re.Match[str]) -> str:
+        probe = Instructions()
+        if _units_and_rounding(m.group(1), probe) or not m.group(1).strip():
+            _units_and_rounding(m.group(1), inst)
+            inst.removed.append(m.group(0))
+            return " "
+        return m.group(0)
+
+    q = _PAREN.sub(paren, q)
+    kept: list[str] = []
+    for sentence in (s.strip() for s in _SENTENCE.split(q) if s and s.strip()):
+        sentence = _HERES.sub("", sentence)
+        d = _DEFINITION.search(sentence) or _DEFINE.match(sentence)
+        if d:
+            inst.definitions[d.group("term").strip()] = d.group("formula").strip(" .")
+            inst.removed.append(sentence)
+            continue
+        inline = _INLINE_DEFINITION.search(sentence)
+        if inline and inline.start() > 0:
+            asked = sentence[:inline.start()]
+            terms = list(_INLINE_TERM.finditer(asked))
+            term = (terms[-1].group("term") or terms[-1].group("last")) if terms else asked
+            inst.definitions[term.strip()] = inline.group("formula").strip(" .")
+            inst.removed.append(sentence[inline.start():inline.end() - len(inline.group("end"))])
+            sentence = (asked + inline.group("end")).strip()
+        is_question = bool(_QUESTION_START.match(sentence)) or sentence.rstrip().endswith("?")
+        if not is_question:
+            # an instruction sentence: units, rounding, statements to use, or other directions
+            held = _units_and_rounding(sentence, inst) | _statements(sentence, inst)
+            if held or _INSTRUCTION_CUE.search(sentence):
+                inst.removed.append(sentence)
+                continue
+            kept.append(sentence)
+            continue
+        c = _CLAUSE.match(sentence)
+        if c and _INSTRUCTION_CUE.search(c.group("clause")) and (
+                _statements(c.group("clause"), inst) | _units_and_rounding(c.group("clause"), inst)):
+            inst.removed.append(c.group("clause"))
+            sentence = sentence[c.end():]
+        for rx in (_ROUND, _UNITS):
+            for m in reversed(list(rx.finditer(sentence))):
+                _units_and_rounding(m.group(0), inst)
+                inst.removed.append(m.group(0))
+                sentence = sentence[:m.start()] + " " + sentence[m.end():]
+        for m in reversed(list(_SOURCE.finditer(sentence))):
+            _statements(m.group(0), inst)
+            inst.removed.append(m.group(0))
+            sentence = sentence[:m.start()] + " " + sentence[m.end():]
+        kept.append(sentence)
+    q = " ".join(kept)
+    q = re.sub(r"\s+([,.?;:])", r"\1", re.sub(r"\s+", " ", q)).strip(" ,;:")
+    q = re.sub(r"\?\s*\.$", "?", q)
+    if q and q[0].islower():
+        q = q[0].upper() + q[1:]
+    return ParsedQuestion(text, q or text.strip(), inst)
+
+
+def format_figure(value: float, scale: str = "", decimals: int | None = None, currency: str = "") -> str:
+    """A figure as the analyst asked for it: "$81,797 million", "0.66", "24.3%"."""
+    if decimals is None:
+        decimals = 0 if float(value).is_integer() else 2
+    body = f"{abs(value):,.{decimals}f}"
+    sign = "-" if value < 0 else ""
+    if scale == "percent":
+        return f"{sign}{body}%"
+    unit = {"thousands": " thousand", "millions": " million", "billions": " billion"}.get(scale, "")
+    return f"{sign}{'$' if currency == 'USD' else ''}{body}{unit}"
+
+
+# -- the concept asked ---------------------------------------------------------------------------
+_AUX = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|could|can|should)"
+# Words that end the asked thing: its period, its source, a comparison ("in 2022", "as of June 30",
+# "according to the 10-K", "compared with").
+_CONCEPT_STOP = re.compile(
+    r"\s+(?:in|for|at|as|during|over|ended|ending|through|on|from|per|according|reported|under|to|by|within|since|"
+    r"across|compared|versus|vs\.?|and\s+how|and\s+what|and\s+why)\b|[?,;:]|(?<![A-Z])\.(?:\s|$)", re.I)
+_CONCEPT_END = rf"(?=(?:{_CONCEPT_STOP.pattern})|$)"
+_CONCEPT_PATTERNS = (
+    # "How many paid memberships did Netflix have ...", "How much revenue did Adobe report ..."
+    re.compile(rf"^how\s+(?:many|much)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+{_AUX}\b", re.I),
+    # "What was Tesla's total automotive revenue in 2022?"
+    re.compile(rf"^(?:what|which)\s+(?:was|were|is|are|has\s+been|have\s+been)\s+(?:the\s+)?(?P<np>[^?]+?){_CONCEPT_END}",
+               re.I),
+    # "What comparable sales growth did Target report for fiscal 2022?"
+    re.compile(rf"^(?:what|which)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+(?:did|does|do|has|have|might|may|must|could|would|"
+               rf"should|will|can)\b", re.I),
+)
+_LEAD_IN = re.compile(r"^[^?]{3,120}?[,:]\s+(?=(?:how\s+(?:many|much)|what|which)\b)", re.I)
+_POSSESSOR = re.compile(r"^[^?]*?(?:'s|’s|s'|s’)\s+", re.I)
+
+
+def asked_concept(question: str) -> str:
+    """The thing a factual question asks for, as written: "total automotive revenue" of
+    "What was Tesla's total automotive revenue in 2022?", "paid memberships" of "How many paid
+    memberships did Netflix have ...". Empty when the question has none of these plain shapes
+    (the caller then checks nothing). The possessor and parenthetical glosses are left out."""
+    q = _PAREN.sub(" ", re.sub(r"\s+", " ", question)).strip()
+    # a lead-in the instruction parser kept: "As a retail analyst covering COST, how many ..."
+    q = _LEAD_IN.sub("", q)
+    for rx in _CONCEPT_PATTERNS:
+        m = rx.search(q)
+        if m:
+            concept = m.group("np").strip()
+            cut = _CONCEPT_STOP.search(concept)
+            if cut and rx is _CONCEPT_PATTERNS[0]:
+                return ""  # "How much revenue came from the Americas ... did": a verb inside, no plain shape
+            concept = concept[:cut.start()] if cut else concept  # "purchase price for iRobot did ..."
+            if re.search(r"(?:'s|’s|s'|s’)\s", concept):
+                concept = _POSSESSOR.sub("", concept)
+            return re.sub(r"^(?:the|a|an|its|their)\s+", "", concept, flags=re.I).strip(" ,")
+    return ""
+
+
+# Words that name a computation over printed figures ("inventory turnover ratio", "3-year
+# revenue CAGR", "net profit margin") or the analyst's bound on it ("minimum base salary" is
+# printed "not less than"), not words a filing must print: the concept check looks only for
+# the figures' own words.
+COMPUTED_WORDS = frozenset(
+    """ratio ratios margin margins turnover cagr growth rate rates coverage average averages change changes
+    percentage percent proportion days day multiple multiples yield return returns payout per adjusted
+    unadjusted compound annual annualized annualised trailing minimum maximum approximate approximately
+    estimated overall combined aggregate""".split()
+    # link words of compounds: "opioid-related exposure" is about opioids
+    + "related relating based linked driven associated".split()
+    # how a figure moved: filings print the figures (or "increased"), the analyst says "grow", "fall"
+    + """grow grew grown fall fell fallen move moved evolve evolved change changed perform performed rise rose
+    decline declined increase increased decrease decreased jump jumped drop dropped compare compared trend
+    dependent improving improve drove drive drives driver drivers fast yoy qoq""".split()
+    # rounding and unit words the instruction parser left in a short trailing sentence
+    + "decimal decimals place places rounded round percent".split()
+)
+# A question that defines what it asks ("... defined as", "measured as", "i.e.", "using A over B")
+# names a computation: its words are the analyst's, not the filing's.
+_DEFINED_HERE = re.compile(
+    r"\b(?:defined\s+as|define\s+(?:it|\w+)\s+as|measured\s+as|calculated\s+as|computed\s+as|i\.e\.|"
+    r"(?:divided\s+by|over\s+(?:the\s+)?average|as\s+a\s+percentage\s+of))", re.I)
+
+
+def defines_its_concept(question: str) -> bool:
+    """The question spells out how its figure is computed."""
+    return bool(_DEFINED_HERE.search(question))
+
+
+_MONEY_WORDS = frozenset({"dollars", "dollar", "usd", "money", "cash"})
+
+
+def counted_noun(question: str) -> str:
+    """The noun a "How many X ..." question counts ("consoles" of "How many Xbox consoles did
+    Microsoft sell"); empty for other questions and for money ("how many dollars")."""
+    q = _LEAD_IN.sub("", re.sub(r"\s+", " ", question).strip())
+    if not re.match(r"how\s+many\b", q, re.I):
+        return ""
+    words = re.split(r"\s+of\s+", asked_concept(q), maxsplit=1)[0].split()  # "cans of Coca-Cola" counts cans
+    head = words[-1].strip(".,").lower() if words else ""
+    return "" if head in _MONEY_WORDS or len(head) < 3 else head
+
+
+def concept_gloss(question: str) -> str:
+    """A parenthetical that spells the asked thing out: "capex (purchases related to property
+    and equipment)" -> "purchases related to property and equipment"."""
+    m = _PAREN.search(question)
+    return m.group(1).strip() if m and not re.search(r"\d{4}|quarter|ended|ending|fiscal", m.group(1), re.I) else ""

@@ -1,0 +1,541 @@
+"""core/answer/engine.py: the pipeline (retrieve, gate, generate, verify, fall back, retry)
+with a scripted generator."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from desktop_rag.core.answer.engine import AnswerEngine
+from desktop_rag.core.ingest.pdf import fold_text, match_form
+from desktop_rag.settings import Settings
+
+
+# -- the pipeline with a scripted generator -----------------------------------------------------------
+class ScriptedGenerator:
+    """Duck-types LlamaGenerator: returns canned output in small pieces."""
+
+    name = "scripted-model"
+
+    def __init__(self, output: str) -> None:
+        self.output = output
+        self.prompts: list[object] = []
+
+    def build_prompt(self, question: str, passages: list[tuple[str, str, str]]) -> str:
+        self.prompts.append((question, passages))
+        return question
+
+    def stream(self, prompt: object, cancel: threading.Event | None = None, **_: object) -> Iterator[str]:
+        for i in range(0, len(self.output), 5):
+            if cancel is not None and cancel.is_set():
+                return
+            yield self.output[i:i + 5]
+
+    def close(self) -> None:
+        pass
+
+
+QUESTION = "What was Apple's total net sales in Q3 2023?"
+
+
+@pytest.fixture(autouse=True)
+def _no_statement_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise retrieval + generation + verification; QUESTION would otherwise be
+    answered from the extracted income statement (tested in tests/unit/core/calculate)."""
+    from desktop_rag.core.calculate import calculator
+
+    monkeypatch.setattr(calculator, "calculate", lambda *a, **k: None)
+
+
+def _engine(library, output: str) -> tuple[AnswerEngine, ScriptedGenerator]:
+    gen = ScriptedGenerator(output)
+    return AnswerEngine(library, library.settings, gen), gen  # type: ignore[arg-type]
+
+
+def _check_citations(library, answer) -> None:
+    for c in answer.citations:
+        page_text = library.page_text(c.doc_id, c.page)
+        assert fold_text(c.quote) in match_form(page_text), c
+
+
+def test_engine_keeps_a_verified_model_answer(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    engine, gen = _engine(lib, out)
+    events = list(engine.ask_stream(QUESTION))
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "retrieved" and kinds[-1] == "answer" and "token" in kinds
+    streamed = "".join(e.text for e in events if e.kind == "token")
+    assert streamed == "Apple's total net sales were $81,797 million."
+    ans = events[-1].answer
+    assert not ans.not_in_corpus and not ans.extractive
+    assert ans.answer == "Apple's total net sales were $81,797 million."
+    assert ans.model == "scripted-model"
+    assert any(c.page == 2 and "81,797" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
+    assert gen.prompts and any("81,797" in text for _, _, text in gen.prompts[0][1])
+    data = ans.to_json()
+    assert set(data) == {"query", "answer", "not_in_corpus", "extractive", "citations", "model", "timings_ms",
+                         "calculation", "computed", "evidence"}
+    assert data["calculation"] is None and data["computed"] is False
+    assert set(data["timings_ms"]) == {"retrieve", "first_token", "total", "evidence"}
+    assert all(set(c) == {"doc", "page", "quote"} for c in data["citations"])
+
+
+def test_engine_falls_back_to_extractive_on_a_wrong_figure(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $95,000 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 95,000"}]})
+    engine, _ = _engine(lib, out)
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and not ans.not_in_corpus
+    assert "95,000" not in ans.answer
+    assert ans.citations
+    assert any("81,797" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
+    assert any(n.startswith("extractive fallback") for n in ans.notes), ans.notes
+
+
+@pytest.mark.parametrize("output", ['{"answer": "Total net sales were 81,7', "garbage }{ output", ""])
+def test_engine_survives_broken_model_output(build_library, output: str) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, output)
+    ans = engine.ask(QUESTION)
+    assert ans.citations, "a verified or extractive answer with quotes"
+    _check_citations(lib, ans)
+
+
+def test_engine_out_of_corpus_never_calls_the_model(build_library) -> None:
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "1.2 million vehicles", "citations": []}))
+    ans = engine.ask("How many vehicles did Tesla deliver in Q3 2023?")
+    assert ans.not_in_corpus
+    assert ans.citations == []
+    assert gen.prompts == []
+    assert ans.to_json()["not_in_corpus"] is True
+
+
+def test_engine_without_generator_is_extractive(build_library) -> None:
+    lib = build_library()
+    engine = AnswerEngine(lib, Settings(), None)
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and ans.model == ""
+    assert any("81,797" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
+
+
+def test_engine_cancel_stops_and_flags(build_library) -> None:
+    lib = build_library()
+    cancel = threading.Event()
+    cancel.set()
+    engine, _ = _engine(lib, json.dumps({"answer": "Apple's total net sales were $81,797 million.", "citations": []}))
+    ans = engine.ask(QUESTION, cancel=cancel)
+    assert ans.cancelled
+    assert ans.answer != "Apple's total net sales were $81,797 million."
+
+
+class SequenceGenerator(ScriptedGenerator):
+    """A scripted generator whose successive answers differ (one per attempt)."""
+
+    def __init__(self, outputs: list[str]) -> None:
+        super().__init__(outputs[0])
+        self.outputs = outputs
+
+    def stream(self, prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+        self.output = self.outputs[min(len(self.prompts) - 1, len(self.outputs) - 1)]
+        yield from super().stream(prompt, cancel, **kw)
+
+
+def test_engine_retries_a_failed_verification_with_a_reformulated_query(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    right = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                        "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    gen = SequenceGenerator([wrong, right])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 0  # reformulations only
+    ans = engine.ask(QUESTION)
+    assert not ans.extractive and ans.answer == "Apple's total net sales were $81,797 million."
+    assert ans.timings_ms["attempt"] == 2.0
+    attempts = [n for n in ans.notes if n.startswith("attempt ")]
+    assert attempts[0].startswith("attempt 1:") and attempts[1].startswith("attempt 2 (")
+    assert "evidence restated" not in attempts[1] and "table row" not in attempts[1]
+    assert len(gen.prompts) == 2
+    _check_citations(lib, ans)
+
+
+def test_a_failed_verification_is_retried_first_from_the_evidence_sentences_alone(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    right = json.dumps({"answer": "Total net sales were $81,797 million.", "citations": []})
+    gen = SequenceGenerator([wrong, right])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 15  # the fixture's page is short: less than all of it
+    ans = engine.ask(QUESTION)
+    assert not ans.extractive and ans.answer == "Total net sales were $81,797 million."
+    assert ans.timings_ms["attempt"] == 2.0
+    attempts = [n for n in ans.notes if n.startswith("attempt ")]
+    assert attempts[1].startswith("attempt 2 (evidence restated):") and attempts[1].endswith("verified")
+    assert len(gen.prompts) == 2
+    (first_q, first_ps), (again_q, again_ps) = gen.prompts
+    assert again_q == first_q  # the same question, asked of less text
+    shown = "\n".join(t for _, _, t in again_ps)
+    assert "Total net sales 81,797 82,959" in shown and "2023 2022" in shown  # the row and its column headings
+    assert "Liquidity" not in shown and "NVIDIA" not in " ".join(h for _, h, _ in again_ps)
+    assert len(shown.split()) <= engine.settings.generation.retry_evidence_words
+    assert len(shown.split()) < sum(len(t.split()) for _, _, t in first_ps)
+    assert any("81,797" in c.quote for c in ans.citations)  # the shown row is the quote, found on the page
+    _check_citations(lib, ans)
+
+
+def test_the_evidence_retry_is_checked_by_the_same_verifier(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    still_wrong = json.dumps({"answer": "Total net sales were $82,000 million.", "citations": []})
+    gen = SequenceGenerator([wrong, still_wrong])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 60  # off by default (README: measured)
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and "82,000" not in ans.answer
+    restated = [n for n in ans.notes if "(evidence restated)" in n]
+    assert restated == [restated[0]] and not restated[0].endswith("verified")
+    # the evidence retry counts among the three: at most four generations in all
+    assert len(gen.prompts) <= 4 and sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
+
+
+def test_the_evidence_retry_can_only_copy_the_figures_it_is_shown(build_library) -> None:
+    lib = build_library()
+    wrong = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+    right = json.dumps({"answer": "Total net sales were $81,797 million.", "citations": []})
+
+    class Recording(SequenceGenerator):
+        grammars: list[str] = []
+
+        def stream(self, prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+            self.grammars.append(str(kw.get("answer_grammar", "")))
+            yield from super().stream(prompt, cancel, **kw)
+
+    gen = Recording([wrong, right])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 15
+    assert not engine.settings.generation.retry_copied_figures  # off by default
+    assert not engine.ask(QUESTION).extractive and gen.grammars == ["", ""]
+    gen.grammars.clear()
+    gen.prompts.clear()
+    engine.settings.generation.retry_copied_figures = True
+    ans = engine.ask(QUESTION)
+    assert not ans.extractive and gen.grammars[0] == ""  # the first attempt is free
+    figures = gen.grammars[1].split("num ::= ")[1].split(" | ")
+    assert '"81,797"' in figures and '"95,000"' not in figures and '"13,507"' not in figures  # Nvidia's
+
+
+def test_the_evidence_retry_shows_only_the_asked_companys_sentences_that_name_what_was_asked(
+        build_library, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_rag.core.answer.verify import carries_concept
+    from desktop_rag.core.domain.terms import tokenize
+
+    lib = build_library()
+    gen = SequenceGenerator([json.dumps({"answer": "Revenue was $13,507 million.", "citations": []})])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_evidence_words = 60  # off by default (README: measured)
+    seen = []
+    monkeypatch.setattr(engine, "_restate", lambda first, *a: seen.append(first))
+    ans = engine.ask(QUESTION)  # Nvidia's revenue row holds the figure: not Apple's
+    assert ans.extractive and len(seen) == 1
+    units = engine._supporting_units(seen[0])
+    assert units[0].quote == "Total net sales 81,797 82,959" and "2023 2022" in units[1].quote  # row, its headings
+    assert {lib.docs[u.doc_id].file_name for u in units} == {"2023 Q3 AAPL.pdf"}
+    rows = [u for u in units if "Ended" not in u.quote]  # not a table's column headings
+    assert rows and all(carries_concept(tokenize(u.quote), seen[0].concept, lib.lexical.idf) for u in rows)
+
+
+def test_engine_stops_after_three_retries(build_library) -> None:
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []}))
+    ans = engine.ask(QUESTION)
+    assert ans.extractive and len(gen.prompts) <= 4
+    assert sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
+
+
+def test_engine_refuses_a_missing_period_before_any_statement_calculation(
+        build_library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the calculator would take the library's only quarter for "Q1 2019"; the gate decides first
+    from desktop_rag.core.calculate import calculator
+
+    calls: list[str] = []
+    monkeypatch.setattr(calculator, "calculate", lambda q, *a, **k: calls.append(q))
+    engine, gen = _engine(build_library(), json.dumps({"answer": "$81,797 million", "citations": []}))
+    ans = engine.ask("What were Apple's total net sales in Q1 2019?")
+    assert calls == [] and gen.prompts == []
+    assert ans.not_in_corpus and ans.answer.startswith("No filing of Apple Inc. covers Q1 2019")
+
+
+def test_the_concept_checked_beside_a_figure_leaves_out_the_analysts_trend_words(build_library) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, "")
+    plan = engine.retriever.plan("Per its 10-Q, what drove the change in Apple's total net sales in Q3 2023?")
+    concept = engine._concept(plan, engine.retriever.search(plan))
+    assert not concept & {"drove", "change", "10q"}  # filings write "driven", "decreased", not their form
+    assert concept == {"revenue"}  # "total net sales" is read as the revenue concept
+
+
+def test_statement_answer_is_what_ask_computes_before_any_generation(build_library, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.core.calculate import calculator
+    from desktop_rag.core.calculate.calculator import Outcome
+
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "x", "citations": []}))
+    assert engine.statement_answer(QUESTION) is None  # this module's tests switch the calculator off
+    monkeypatch.setattr(calculator, "calculate", lambda *a, **k: Outcome("Cannot compute: no statement.", [], None))
+    refused = engine.statement_answer(QUESTION)
+    assert refused is not None and refused.not_in_corpus and "Cannot compute" in refused.answer
+    assert engine.ask(QUESTION).answer == refused.answer and gen.prompts == []
+
+
+# -- evidence before generation (issue #10: first useful output) ------------------------------------
+def test_evidence_comes_before_the_first_token_with_exact_quotes(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    engine, _ = _engine(lib, out)
+    events = list(engine.ask_stream(QUESTION))
+    kinds = [e.kind for e in events]
+    assert kinds.count("evidence") == 1
+    assert kinds.index("retrieved") < kinds.index("evidence") < kinds.index("token")
+    ev = events[kinds.index("evidence")].evidence
+    assert ev is not None and ev.citations and ev.text == events[kinds.index("evidence")].text
+    assert any("81,797" in c.quote for c in ev.citations)
+    for c in ev.citations:  # exact page text of the asked company's filing
+        assert fold_text(c.quote) in match_form(lib.page_text(c.doc_id, c.page))
+        assert lib.docs[c.doc_id].file_name == "2023 Q3 AAPL.pdf"
+    ans = events[-1].answer
+    assert not ans.extractive and ans.evidence is ev  # the verified answer complements it
+    assert 0 < ans.timings_ms["evidence"] <= ans.timings_ms["total"]
+    data = ans.to_json()["evidence"]
+    assert data["text"] == ev.text and all(set(c) == {"doc", "page", "quote"} for c in data["citations"])
+
+
+def test_the_extractive_fallback_is_the_evidence_already_shown(build_library) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []}))
+    events = list(engine.ask_stream(QUESTION))
+    ev = next(e.evidence for e in events if e.kind == "evidence")
+    ans = events[-1].answer
+    assert ans.extractive and ev is not None
+    assert ans.answer == ev.text and [c.quote for c in ans.citations] == [c.quote for c in ev.citations]
+
+
+def test_no_evidence_when_the_gate_refuses(build_library) -> None:
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "1.2 million vehicles", "citations": []}))
+    events = list(engine.ask_stream("How many vehicles did Tesla deliver in Q3 2023?"))
+    assert "evidence" not in [e.kind for e in events]
+    assert events[-1].answer.not_in_corpus and events[-1].answer.evidence is None
+    assert events[-1].answer.to_json()["evidence"] is None
+    assert gen.prompts == []
+
+
+def test_no_evidence_event_without_a_model_the_answer_is_immediate(build_library) -> None:
+    engine = AnswerEngine(build_library(), Settings(), None)
+    events = list(engine.ask_stream(QUESTION))
+    assert [e.kind for e in events] == ["retrieved", "answer"] and events[-1].answer.extractive
+
+
+def test_evidence_keeps_to_one_company_when_the_question_names_none(build_library) -> None:
+    lib = build_library()
+    engine, _ = _engine(lib, json.dumps({"answer": "", "citations": []}))
+    events = list(engine.ask_stream("What were revenue and gross profit?"))
+    hits = next(e.hits for e in events if e.kind == "retrieved")
+    assert len({h.doc.file_name for h in hits}) == 2  # both filers' passages were retrieved
+    evidence = [e.evidence for e in events if e.kind == "evidence"]
+    assert evidence and evidence[0] is not None and evidence[0].citations
+    top = lib.docs[hits[0].chunk.doc_id].file_name
+    assert {lib.docs[c.doc_id].file_name for c in evidence[0].citations} == {top}
+    # and so does the quoted answer when the model's fails: the filing quoted is the evidence's
+    # (FinanceBench's "Were there any board member nominees …" quoted Foot Locker and Lockheed)
+    final = events[-1].answer
+    assert final.extractive and {lib.docs[c.doc_id].file_name for c in final.citations} == {top}
+    assert final.answer == evidence[0].text
+    # within a one-company scope, the scope's company
+    apple = next(d for d in lib.docs.values() if d.file_name == "2023 Q3 AAPL.pdf").doc_id
+    scoped = [e.evidence for e in engine.ask_stream("What were revenue and gross profit?", doc_scope=[apple])
+              if e.kind == "evidence"]
+    assert all(c.doc_id == apple for ev in scoped if ev is not None for c in ev.citations)
+
+
+def test_the_quoted_answer_never_reads_another_filers_passages(build_library, monkeypatch) -> None:
+    # the extractive fallback used to be re-read from every passage when the evidence was the
+    # top company's only, so a question naming no company could quote two filers
+    import desktop_rag.core.answer.engine as answer_module
+
+    read: list[set[str]] = []
+    real = answer_module.extractive_answer
+
+    def recording(asked, plan, passages, *args, **kw):  # type: ignore[no-untyped-def]
+        read.append({p.hit.doc.file_name for p in passages})
+        return real(asked, plan, passages, *args, **kw)
+
+    monkeypatch.setattr(answer_module, "extractive_answer", recording)
+    lib = build_library()
+    engine, _ = _engine(lib, json.dumps({"answer": "", "citations": []}))
+    final = engine.ask("What were revenue and gross profit?")
+    assert final.extractive and read and all(len(files) == 1 for files in read), read
+
+
+def test_ask_passes_every_event_to_its_listener(build_library) -> None:
+    engine, _ = _engine(build_library(), json.dumps({"answer": "", "citations": []}))
+    seen: list[str] = []
+    ans = engine.ask(QUESTION, on_event=lambda ev: seen.append(ev.kind))
+    assert seen[0] == "retrieved" and "evidence" in seen and seen[-1] == "answer" and ans.extractive
+
+
+def test_the_prompt_carries_the_evidence_passages_first_within_its_budget(build_library) -> None:
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.", "citations": []})
+    engine, gen = _engine(lib, out)
+    engine.settings.retrieval.prompt_evidence_words = 0  # passages, not the evidence's sentences
+    engine.settings.retrieval.prompt_words = 1  # room for one passage: the evidence's
+    events = list(engine.ask_stream(QUESTION))
+    evidence = next(e.evidence for e in events if e.kind == "evidence")
+    [(_, passages)] = gen.prompts
+    assert len(passages) == 1 and evidence is not None
+    assert any(fold_text(c.quote) in fold_text(passages[0][2]) for c in evidence.citations)
+    engine.settings.retrieval.prompt_words = 0  # the whole context, as before the budget
+    gen.prompts.clear()
+    list(engine.ask_stream(QUESTION))
+    assert len(gen.prompts[0][1]) > 1
+
+
+def test_the_evidence_prompt_is_exact_page_text_around_the_quotes_and_verifies(build_library) -> None:
+    from desktop_rag.core.answer.prompt_context import GAP
+
+    lib = build_library()
+    out = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                      "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+    engine, gen = _engine(lib, out)
+    assert engine.settings.retrieval.prompt_evidence_words > 0  # the default
+    engine.settings.retrieval.prompt_evidence_words = 0  # whole passages, as before the budget
+    whole = [len(t.split()) for _, _, t in (list(engine.ask_stream(QUESTION)) and gen.prompts[0][1])]
+    gen.prompts.clear()
+    engine.settings.retrieval.prompt_evidence_words = 40
+    events = list(engine.ask_stream(QUESTION))
+    evidence = next(e.evidence for e in events if e.kind == "evidence")
+    [(_, passages)] = gen.prompts
+    assert evidence is not None and passages
+    text = "\n".join(t for _, _, t in passages)
+    for c in evidence.citations:  # every evidence quote is in the prompt, exactly
+        assert c.quote in text
+    for label, header, t in passages:
+        assert label.startswith("P") and "page" in header
+        for stretch in t.split(GAP):  # and every stretch is the page's own text
+            assert any(stretch in lib.page_text(d, p) for d in lib.docs for p in range(1, lib.docs[d].pages + 1))
+    assert sum(len(t.replace(GAP, " ").split()) for _, _, t in passages) <= max(
+        40, max(len(c.quote.split()) for c in evidence.citations))
+    assert sum(whole) > 40
+    ans = events[-1].answer
+    assert ans is not None and not ans.extractive and "81,797" in ans.answer  # verified against the pages
+    _check_citations(lib, ans)
+    # a failed verification's retries read their own evidence the same way
+    gen.prompts.clear()
+    engine.generator = gen = SequenceGenerator([json.dumps({"answer": "It was $95,000 million.", "citations": []}), out])
+    engine.ask(QUESTION)
+    assert len(gen.prompts) == 2 and all(
+        sum(len(t.replace(GAP, " ").split()) for _, _, t in ps) < sum(whole) for _, ps in gen.prompts)
+
+
+def test_a_figure_sentence_is_joined_with_the_sentence_beside_it_that_names_the_subject() -> None:
+    from desktop_rag.core.answer.engine import _with_neighbour
+    from desktop_rag.core.answer.verify import Passage, split_units
+
+    text = ("Legal Proceedings\n"
+            "In December 2018, Kove IO, Inc. filed a complaint against Amazon Web Services, Inc. in the United "
+            "States District Court. Kove is seeking damages ranging from $517 million to $1.03 billion. "
+            "We dispute the allegations.\n\nRevenue 13,507 6,704\n")
+    p = Passage(None, 0, len(text), text)  # type: ignore[arg-type]
+    a, b = next(u for u in split_units(text) if "517" in text[u[0]:u[1]])
+    names_kove_io = lambda t: "Kove IO" in t and "damages" in t
+    lo, hi = _with_neighbour(p, a, b, names_kove_io) or (0, 0)
+    assert text[lo:hi].startswith("In December 2018, Kove IO") and text[lo:hi].endswith("$1.03 billion.")
+    assert _with_neighbour(p, a, b, lambda t: "never printed" in t) is None
+    row = next(u for u in split_units(text) if text[u[0]:u[1]].startswith("Revenue"))
+    assert _with_neighbour(p, *row, lambda t: True) is None  # a table row is never joined
+
+
+# -- the table-row retry: a figure off a table row, no model ------------------------------------------
+def _table_pdf(path, cover: str, title: str, header: list[list[tuple[str, float]]],
+               rows: list[list[tuple[str, float]]]):
+    """A two-page PDF: a cover, then a table whose cells are printed right-aligned at their
+    column's x (as filings print them), each line a list of (text, right edge)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, line in enumerate(cover.split("\n")):
+        page.insert_text((50, 60 + 14.4 * i), line, fontsize=9, fontname="helv")
+    page = doc.new_page(width=612, height=792)
+    y = 60.0
+    page.insert_text((50, y), title, fontsize=9, fontname="helv")
+    for line in [*header, *rows]:
+        y += 14.4
+        for text, right in line:
+            x = right if right < 0 else right - pymupdf.get_text_length(text, fontname="helv", fontsize=9)
+            page.insert_text((abs(x), y), text, fontsize=9, fontname="helv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def _category_library(tmp_path, fake_embedder):
+    from desktop_rag.core.index.library import IngestReport, Library
+    from tests.conftest import APPLE_PAGES, NVIDIA_PAGES, write_pdf
+
+    cols = (300.0, 350.0, 390.0, 460.0, 510.0, 550.0)  # right edges: 3M 2023, 3M 2022, change, 9M ...
+    header = [[("Three Months Ended", 350.0), ("Nine Months Ended", 510.0)],
+              [("July 1,", 300.0), ("June 25,", 350.0), ("July 1,", 460.0), ("June 25,", 510.0)],
+              [("2023", 300.0), ("2022", 350.0), ("Change", 390.0), ("2023", 460.0), ("2022", 510.0),
+               ("Change", 550.0)],
+              [("Net sales by category:", -50.0)]]
+    figures = {"iPhone": ("39,669", "40,665", "(2)%", "156,778", "162,863", "(4)%"),
+               "Services": ("21,213", "19,604", "8 %", "62,886", "58,941", "7 %"),
+               "Total net sales": ("81,797", "82,959", "(1)%", "293,787", "304,182", "(3)%")}
+    rows = [[(label, -50.0), *zip(cells, cols, strict=True)] for label, cells in figures.items()]
+    path = _table_pdf(tmp_path / "src" / "2023 Q3 AAPL.pdf",
+                      APPLE_PAGES[0],
+                      "The following table shows net sales by category (dollars in millions):", header, rows)
+    other = write_pdf(tmp_path / "src" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)  # a second filer, as a library has
+    settings = Settings()
+    settings.retrieval.gate_min_cosine = 0.0  # the fake embedder's cosines say nothing; the gate is not tested here
+    lib = Library(tmp_path / "data", settings, fake_embedder)
+    report = IngestReport()
+    for _ in lib.ingest([path, other], report=report):
+        pass
+    assert not report.failed, report.failed
+    return lib
+
+
+def test_a_failed_verification_is_retried_from_the_table_row_without_the_model(tmp_path, fake_embedder) -> None:
+    lib = _category_library(tmp_path, fake_embedder)
+    try:
+        wrong = json.dumps({"answer": "Services net sales were $95,000 million.", "citations": []})
+        gen = SequenceGenerator([wrong])
+        engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+        ans = engine.ask("What were Apple's Services net sales in Q3 2023?")
+        attempts = [n for n in ans.notes if n.startswith("attempt ")]
+        assert attempts[-1].startswith("attempt 2 (table row):") and attempts[-1].endswith("verified"), ans.notes
+        assert ans.timings_ms["attempt"] == 2.0 and not ans.extractive
+        # the quarter's column (not the nine months' 62,886 beside it), and no model call for it
+        assert ans.answer.startswith("Services (Net sales by category): $21,213 million in the three months ended "
+                                     "July 1, 2023"), ans.answer
+        assert len(gen.prompts) == 1
+        assert ans.citations[0].quote == "Services 21,213 19,604 8 % 62,886 58,941 7 %"
+        _check_citations(lib, ans)
+        engine.settings.generation.retry_table_rows = False
+        off = engine.ask("What were Apple's Services net sales in Q3 2023?")
+        assert not any("table row" in n for n in off.notes)
+    finally:
+        lib.close()

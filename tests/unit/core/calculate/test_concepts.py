@@ -1,0 +1,47 @@
+"""core/calculate/concepts.py: which line item a question names."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.calculate.concepts import debt_rows, named_in
+from desktop_rag.core.ingest.statements.model import Cell, Period, Row, Statement
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    # "What was Lockheed Martin's net earnings per diluted share in 2020?" was answered with the
+    # net earnings ($6,833 million), computed from statement cells
+    ("What was Acme's net earnings per diluted share in 2020?", "eps_diluted"),
+    ("What was Acme's net income per basic share in 2020?", "eps_basic"),
+    ("What was Acme's diluted EPS in 2020?", "eps_diluted"),
+])
+def test_a_per_share_figure_is_named_before_the_earnings_it_divides(question: str, first: str) -> None:
+    assert named_in(question)[0].name == first
+
+
+def _balance(rows: list[tuple[str, str, float]]) -> Statement:
+    st = Statement("balance", "Balance Sheets", 5, "millions", [Period("June 30, 2023", "2023-06-30", 0)])
+    for label, parent, value in rows:
+        st.rows.append(Row(label, parent, 5, (0, 1), (0, 1), [Cell("2023-06-30", 0, f"{value:,.0f}", value, 5, (0, 1))]))
+    return st
+
+
+def test_debt_rows_are_the_debt_lines_without_totals_or_other_items() -> None:
+    st = _balance([("Accounts payable", "Current liabilities", 18.0),
+                   ("Current portion of long-term debt", "Current liabilities", 5.0),
+                   ("Short-term borrowings", "Current liabilities", 2.0),
+                   ("Total current liabilities", "Current liabilities", 25.0),
+                   ("Long-term debt", "Liabilities", 42.0),
+                   ("Operating lease liabilities", "Liabilities", 12.0),
+                   ("Finance lease obligations due within one year", "Current liabilities", 1.0),
+                   ("Total debt", "", 49.0)])
+    assert [r.label for r in debt_rows(st, "2023-06-30")] == [
+        "Current portion of long-term debt", "Short-term borrowings", "Long-term debt"]
+
+
+def test_debt_printed_gross_and_net_of_its_current_portion_is_not_summed() -> None:
+    """'Long-term debt' then 'Long-term debt, net': the same debt twice; no sum is given."""
+    st = _balance([("Long-term debt", "Liabilities", 50.0), ("Long-term debt, net", "Liabilities", 45.0)])
+    assert debt_rows(st, "2023-06-30") == []
+    netted = _balance([("Long-term debt", "Liabilities", 50.0), ("Current maturities of long-term debt", "Liabilities", -5.0)])
+    assert debt_rows(netted, "2023-06-30") == []

@@ -1,0 +1,61 @@
+"""Definitions written in a question read into formulas over statement concepts."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.calculate.metrics import metric_from_definition, metric_in
+
+
+def test_definition_with_average_and_years_reads_into_concepts() -> None:
+    m = metric_from_definition("ROA", "FY2017 net income / (average total assets between FY2016 and FY2017)",
+                               metric_in("ROA"))
+    assert m is not None and m.unit == "percent"
+    assert m.needs == (("v0", "net_income", "cur"), ("v1", "total_assets", "avg"))
+    assert m.compute({"v0": 10.0, "v1": 200.0}) == pytest.approx(5.0)  # a percent: × 100 added
+
+
+def test_definition_with_words_for_operators_and_a_change() -> None:
+    dpo = metric_from_definition(
+        "DPO", "365 * (average accounts payable between FY2019 and FY2020) / (FY2020 COGS + change in inventory "
+               "between FY2019 and FY2020)", metric_in("DPO"))
+    assert dpo is not None and dpo.unit == "days"
+    assert dpo.compute({"v0": 10.0, "v1": 200.0, "v2": 3.0, "v2p": 1.0}) == pytest.approx(3650 / 202)
+    ebitda = metric_from_definition("unadjusted EBITDA", "operating income plus depreciation and amortization "
+                                    "from the cash flow statement", metric_in("EBITDA"))
+    assert ebitda is not None and [n[1] for n in ebitda.needs] == ["operating_income", "da"]
+    wc = metric_from_definition("net working capital", "total current assets less total current liabilities", None)
+    assert wc is not None and wc.compute({"v0": 5.0, "v1": 3.0}) == 2.0
+
+
+@pytest.mark.parametrize("formula", [
+    "revenue adjusted for one-off items / headcount",  # an operand that is no statement concept
+    "net income",  # no operation
+    "(operating income + ",  # not a formula
+])
+def test_unclear_definitions_are_not_read(formula: str) -> None:
+    assert metric_from_definition("X", formula, None) is None
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("Does Adobe have an improving Free cashflow conversion as of FY2022?", "fcf_conversion"),
+    ("What was the FCF conversion in 2021?", "fcf_conversion"),
+    ("What was free cashflow in 2021?", "fcf"),
+    ("Has Microsoft increased its debt on balance sheet between FY2023 and FY2022?", "total_debt"),
+    ("What was the company's total debt at year-end 2022?", "total_debt"),
+    ("How much debt did it have outstanding?", "total_debt"),
+])
+def test_metric_named(question: str, name: str) -> None:
+    m = metric_in(question)
+    assert m is not None and m.name == name
+
+
+@pytest.mark.parametrize("question", [
+    "What was its long-term debt in FY2022?",  # one line item, not the sum
+    "What interest rate applies to its debt securities?",
+    "What is its total debt to total capital ratio?",
+    "When do its debt maturities fall due?",
+])
+def test_debt_wording_that_is_no_total_debt(question: str) -> None:
+    m = metric_in(question)
+    assert m is None or m.name != "total_debt"

@@ -1,0 +1,57 @@
+"""Reading what a trend or yes/no question asks, and the verdict its figures give."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.calculate.trend import TrendAsk, trend_asked, verdict, without_conditional_asides
+
+
+@pytest.mark.parametrize(("question", "ask"), [
+    ("Does Adobe have an improving operating margin profile as of FY2022?", TrendAsk("direction", "better", True)),
+    ("Has Microsoft increased its debt on balance sheet between FY2023 and the FY2022 period?",
+     TrendAsk("direction", "up", True)),
+    ("As of FY2021, did the company's gross margin decline?", TrendAsk("direction", "down", True)),
+    ("Is the current ratio deteriorating?", TrendAsk("direction", "worse", True)),
+    ("Does Corning have positive working capital based on FY2022 data?", TrendAsk("sign", "positive", True)),
+    ("Was free cash flow negative in 2020?", TrendAsk("sign", "negative", True)),
+    ("How much has the effective tax rate changed between FY2021 and FY2022?", TrendAsk("change")),
+    ("By how much did the operating margin change in 2022?", TrendAsk("change")),
+    ("Has the effective tax rate changed since FY2021?", TrendAsk("change", "", True)),
+    ("Was the gross margin higher in FY2022 than in FY2021?", TrendAsk("direction", "up", True)),
+    ("Is net income lower than last year?", TrendAsk("direction", "down", True)),
+])
+def test_trend_asked(question: str, ask: TrendAsk) -> None:
+    assert trend_asked(question) == ask
+
+
+@pytest.mark.parametrize("question", [
+    "What was the operating margin in FY2022?",  # a level, not a trend
+    "What drove the increase in revenue?",  # no yes/no, no 'how much changed'
+    "Is revenue expected to grow next year?",  # a forecast
+    "Did the increase in operating income come from pricing?",  # a cause
+    "Did the Cloud segment's operating margin improve?",  # a part of the company
+    "Is there a positive outlook for margins?",
+    "Did currency have a negative impact on revenue in FY2022?",  # the sign of an effect, not of revenue
+    "Was the gross margin higher than 80% in FY2022?",  # a threshold, not the year before
+    "Is its operating margin above its peers'?",
+])
+def test_not_a_trend(question: str) -> None:
+    assert trend_asked(question) is None
+
+
+def test_a_conditional_aside_is_no_request_to_explain() -> None:
+    q = ("Does Adobe have an improving operating margin profile as of FY2022? If operating margin is not a useful "
+         "metric for a company like this, then state that and explain why.")
+    assert without_conditional_asides(q) == "Does Adobe have an improving operating margin profile as of FY2022?"
+    assert without_conditional_asides("Explain why margins fell. If so, list the causes.").startswith("Explain why")
+
+
+def test_verdict_follows_the_measures_better_direction() -> None:
+    better = TrendAsk("direction", "better", True)
+    assert verdict(better, "operating_margin", -2.2, 34.6) == "No"
+    assert verdict(better, "dso", -3.0, 40.0) == "Yes"  # fewer days of receivables is better
+    assert verdict(better, "effective_tax_rate", 2.7, 22.9) is None  # no one reading: direction only
+    assert verdict(TrendAsk("direction", "up", True), "total_debt", -2544.0, 47237.0) == "No"
+    assert verdict(TrendAsk("sign", "positive", True), "working_capital", 0.0, -1561.0) == "No"
+    assert verdict(TrendAsk("change"), "effective_tax_rate", 2.7, 22.9) is None  # not a yes/no question
