@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
+
+from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 
 _NUMBER_WORDS = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
@@ -118,6 +121,8 @@ _INSTRUCTION_CUE = re.compile(
 # statement, what ...", "Answer in USD billions rounded to one decimal place: how much ...")
 _CLAUSE = re.compile(r"^(?P<clause>[^,:?]{10,240}?)[,:]\s*(?=(?:what|how|which|who|does|did|is|are|was|were|has|have)\b)", re.I)
 _PAREN = re.compile(r"\(([^()]{0,160})\)")
+# a second term defined in the same sentence: "..., and equity as total equity"
+_MORE_DEFINITIONS = re.compile(r",?\s+and\s+(?:define\s+)?(?P<term>[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,3})\s+as\s+", re.I)
 _DEFINE = re.compile(r"^\s*define\s+(?P<term>.+?)\s+as\s+(?P<formula>.+?)\.*$", re.I)
 
 
@@ -188,7 +193,13 @@ def parse_question(text: str) -> ParsedQuestion:
         sentence = _HERES.sub("", sentence)
         d = _DEFINITION.search(sentence) or _DEFINE.match(sentence)
         if d:
-            inst.definitions[d.group("term").strip()] = d.group("formula").strip(" .")
+            # "Define debt as A plus B, and equity as total equity": one definition per term
+            term, formula = d.group("term").strip(), d.group("formula").strip(" .")
+            for more in reversed(list(_MORE_DEFINITIONS.finditer(formula))):
+                inst.definitions[more.group("term").strip()] = formula[more.end():].strip(" .")
+                formula = formula[:more.start()]
+            inst.definitions[term] = formula.strip(" .,")
+            inst.definitions = dict(reversed(list(inst.definitions.items())))
             inst.removed.append(sentence)
             continue
         inline = _INLINE_DEFINITION.search(sentence)
@@ -336,3 +347,142 @@ def concept_gloss(question: str) -> str:
     and equipment)" -> "purchases related to property and equipment"."""
     m = _PAREN.search(question)
     return m.group(1).strip() if m and not re.search(r"\d{4}|quarter|ended|ending|fiscal", m.group(1), re.I) else ""
+
+
+# -- the one reading of a question ------------------------------------------------------------
+AskKind = Literal["figure", "ratio", "change", "yesno", "ranking", "comparison", "drivers", "list", "description",
+                  "outlook"]
+
+# Each shape is recognised by the question's own grammar: its opening words and the verbs and
+# nouns an analyst uses for it, never a company, label or period. Tried in this order; the first
+# that matches is the shape, the rest of the question is read by the stages that need it.
+_OUTLOOK = re.compile(
+    r"\b(?:guid(?:e|es|ed|ing|ance)|outlook|forecast\w*|project(?:s|ed|ions?)\s+(?:for|to)|"
+    r"(?:does|did|do)\s+(?:\w+\s+){1,4}(?:expect|anticipate|plan|intend)|management\s+expects?|"
+    r"(?:is|are)\s+(?:\w+\s+){1,4}expected\s+to\s+(?!close\b|be\s+completed)|expect(?:s|ed)?\s+(?:for|in)\s+"
+    r"(?:fiscal\s+|fy\s*)?(?:next|the\s+(?:coming|next|following)|20\d\d)|next\s+(?:fiscal\s+)?year'?s?\b|"
+    r"going\s+forward|in\s+the\s+coming\s+(?:year|quarters?))", re.I)
+_DRIVERS = re.compile(
+    r"\b(?:why|drove|drives|driving|drivers?|driven\s+by\s+what|what\s+(?:caused|led\s+to|contributed|explains?|"
+    r"accounted\s+for|was\s+behind|were\s+behind|is\s+behind|are\s+behind)|reasons?\s+(?:for|behind|why)|"
+    r"(?:main|primary|key)\s+(?:reasons?|factors?|causes?|contributors?)|explain\s+(?:the|why|how)|"
+    r"attributable\s+to\s+what|what\s+(?:factors|items))\b", re.I)
+_DESCRIBE_OPENING = re.compile(r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|walk\s+(?:me\s+)?through|"
+                               r"give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|description))\b", re.I)
+_DRIVERS_OPENING = re.compile(
+    r"^(?:why|what\s+(?:drove|drives|caused|causes|led\s+to|contributed|explains|accounts\s+for|was\s+behind|were\s+behind)|"
+    r"(?:what|which)\s+(?:were|are|was|is)\s+(?:the\s+)?(?:main\s+|primary\s+|key\s+|major\s+)?(?:reasons?|factors?|"
+    r"drivers?|causes?|contributors?))\b", re.I)
+_YESNO = re.compile(r"^(?:(?:as\s+of|in|for|based\s+on|according\s+to|looking\s+at)\b[^,?]{1,80},\s*)?"
+                    r"(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\s+(?!there\s+any\b)", re.I)
+_RANKING = re.compile(
+    r"\b(?:rank(?:ed|ing)?|order(?:ed)?\s+by|which\s+(?:\w+\s+){0,4}(?:had|has|have|was|were|is|are|grew|posted|"
+    r"saw|showed|generated|delivered|contributed|recorded|reported)\s+(?:the\s+)?(?:highest|lowest|largest|"
+    r"smallest|biggest|most|least|fastest|slowest|strongest|weakest|best|worst)|"
+    r"(?:grew|growing|grow|declined?|fell)\s+(?:the\s+)?(?:fastest|slowest|most|least)|top\s+(?:\d+|three|five|two))\b",
+    re.I)
+_COMPARISON = re.compile(
+    r"\b(?:compare[ds]?|comparison|versus|vs\.?|relative\s+to|how\s+did\s+(?:\w+\s+){1,5}(?:do|perform|fare)|"
+    r"how\s+did\s+the\s+others?|(?:which|what)\s+(?:\w+\s+){0,3}(?:grew|declined|increased|decreased|rose|fell)\b|"
+    r"difference\s+between|outperform\w*)", re.I)
+_LIST = re.compile(
+    r"^(?:list|name|enumerate|identify)\b|\b(?:who\s+(?:are|were)|what\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?"
+    r"(?:main|key|principal|major|primary|largest|significant|most\s+significant|top)?\s*"
+    r"(?:\w+\s+)?(?:risks?|customers|competitors|acquisitions|segments|products|brands|markets|geographies|regions|"
+    r"suppliers|subsidiaries|proceedings|lawsuits|matters|items|components|categories|programs|initiatives|"
+    r"priorities|businesses|divisions|channels|sources|uses))\b|\bwhich\s+(?:\w+\s+)?(?:acquisitions|companies|"
+    r"businesses|deals|segments|products|markets|countries)\s+(?:did|has|have|were|closed|completed)\b", re.I)
+_DESCRIPTION = re.compile(
+    r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|"
+    r"description))\b|\bwhat\s+(?:deal|agreement|transaction|plan|program|settlement|acquisition|announcement|"
+    r"debt|notes|action|event|change|policy|lawsuit|litigation|investigation|arrangement|partnership)\b|"
+    r"\bwhat\s+(?:did|does|do|has|have)\s+(?:\w+\s+){1,5}(?:announce|disclose|say|report\s+about|agree|enter|"
+    r"conclude|decide|issue|do\s+about)|\bhow\s+(?:does|do|did)\s+(?:\w+\s+){1,5}(?:make\s+money|generate|"
+    r"recogni[sz]e|account\s+for|manage|finance|fund)\b|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:nature|"
+    r"purpose|status|terms|business|strategy)\b", re.I)
+_CHANGE = re.compile(
+    r"\b(?:how\s+much\s+(?:did|has|have|had)\s+(?:\w+\s+){1,6}(?:change|grow|increase|decrease|decline|rise|fall)|"
+    r"by\s+how\s+much|growth\s+rate|(?:yoy|year[- ]over[- ]year|quarter[- ]over[- ]quarter)\s+(?:growth|change)|"
+    r"cagr|compound\s+annual|percent(?:age)?\s+change|how\s+(?:did|has)\s+(?:\w+\s+){1,6}(?:changed?|evolved?|trended?))\b",
+    re.I)
+_RATIO_WORDS = re.compile(r"\b(?:ratio|margin|turnover|coverage|return\s+on|per\s+share|yield|payout|days\s+\w+\s+"
+                          r"outstanding|as\s+a\s+(?:percent(?:age)?|share|proportion)\s+of|%\s+of|percentage)\b", re.I)
+
+
+@dataclass(frozen=True)
+class QuestionIntent:
+    """One typed reading of a question, made once (``read_question``) and read by every later
+    stage: the gate, retrieval, the calculator, the answer's assemblers and the verifier.
+
+    - ``asked``: what is asked, without the analyst's instructions (persona, units, rounding,
+      statements to use, definitions: ``instructions``);
+    - ``ask``: the shape of the answer wanted (``AskKind``):
+      ``figure`` a printed amount or count; ``ratio`` a figure computed from others;
+      ``change`` how a figure moved between periods; ``yesno`` a claim to confirm or deny, with
+      its reason; ``ranking`` which part was highest/lowest/fastest; ``comparison`` parts or
+      periods set side by side; ``drivers`` the causes of a figure or event; ``list`` items the
+      filing enumerates (risks, customers, acquisitions ...); ``description`` what a deal, plan
+      or event is; ``outlook`` what management expects for a later period;
+    - ``wants_reasons``: besides its shape, the question asks why ("... and what were the main
+      reasons?");
+    - ``periods``: the periods it names (``periods.QuestionPeriods``);
+    - ``forward``: it asks about the future (an outlook): its periods are after the filings'
+      and the latest filing covers them.
+    """
+
+    text: str
+    asked: str
+    instructions: Instructions
+    ask: AskKind
+    wants_reasons: bool
+    periods: QuestionPeriods
+
+    @property
+    def forward(self) -> bool:
+        return self.ask == "outlook"
+
+    @property
+    def prose(self) -> bool:
+        """Answered from the filing's sentences, lists and tables, not from one statement figure."""
+        return self.ask in ("drivers", "list", "description", "outlook")
+
+
+def ask_kind(asked: str) -> AskKind:
+    """The shape of answer a question (without its instructions) wants; see ``QuestionIntent``.
+    The question's opening decides first ("Describe ...", "Why ...", "Is ..."); a shape's words
+    later in the question ("..., and what drove that growth?") only when the opening says none."""
+    q = re.sub(r"\s+", " ", asked).strip()
+    if _OUTLOOK.search(q):
+        return "outlook"
+    if _DESCRIBE_OPENING.match(q):
+        return "description"
+    if _DRIVERS_OPENING.match(q):
+        return "drivers"
+    if _RANKING.search(q):
+        return "ranking"
+    if _YESNO.match(q):
+        return "yesno"
+    if _LIST.search(q):
+        return "list"
+    if _COMPARISON.search(q):
+        return "comparison"
+    if _DESCRIPTION.search(q):
+        return "description"
+    if _DRIVERS.search(q):
+        return "drivers"
+    if _CHANGE.search(q):
+        return "change"
+    if _RATIO_WORDS.search(q) or defines_its_concept(q):
+        return "ratio"
+    return "figure"
+
+
+def read_question(text: str) -> QuestionIntent:
+    """The question read once: instructions apart, the shape asked, the periods named."""
+    parsed = parse_question(text)
+    asked = parsed.question
+    kind = ask_kind(asked)
+    if kind == "figure" and (parsed.instructions.definitions or defines_its_concept(text)):
+        kind = "ratio"  # a figure the analyst defines is computed
+    reasons = kind != "drivers" and bool(_DRIVERS.search(asked))
+    return QuestionIntent(text, asked, parsed.instructions, kind, reasons, find_periods(asked))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from desktop_rag.core.domain.question import QuestionIntent
+
 ChunkKind = Literal["text", "table"]
 
 
@@ -129,6 +131,7 @@ class QueryPlan:
     query_vector: Any = None  # the embedding of ``cleaned``, cached by the retriever
     asked: str = ""  # what is asked, without the analyst's instructions (core/domain/question.py)
     instructions: Any = None  # core.domain.question.Instructions: statements to read, units, rounding
+    intent: QuestionIntent | None = None  # the one reading of the question (core/domain/question.py)
 
 
 @dataclass

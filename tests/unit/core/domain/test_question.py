@@ -56,3 +56,65 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     assert (parsed.instructions.scale, parsed.instructions.decimals, parsed.instructions.currency) == ("billions", 1, "USD")
     # a colon inside the question stays ("Here's the question: ..." is the persona rule's)
     assert parse_question("What was the ratio? Round your answer to two decimal places.").question == "What was the ratio?"
+
+
+# -- the one reading: the shape of answer a question wants (QuestionIntent.ask) ------------------
+@pytest.mark.parametrize(("question", "ask"), [
+    ("What was Adobe's total revenue for fiscal 2015?", "figure"),
+    ("How many full-time employees did the company have at the end of fiscal 2020?", "figure"),
+    ("What is the FY2019 fixed asset turnover ratio for eBay?", "ratio"),
+    ("What was the operating margin in Q2 2023?", "ratio"),
+    ("What is the 2-year total revenue CAGR from FY2021 to FY2023?", "change"),
+    ("By how much did net sales change between 2021 and 2022?", "change"),
+    ("Is the company a capital-intensive business based on its fiscal 2020 numbers?", "yesno"),
+    ("As of FY2022, does the company have positive working capital?", "yesno"),
+    ("Has the debt increased from 2020 to 2021?", "yesno"),
+    ("Rank the three segments by 2022 comparable sales growth.", "ranking"),
+    ("Which service offering grew fastest in fiscal 2023 and by how much?", "ranking"),
+    ("Which segment had the highest operating income in 2022?", "ranking"),
+    ("Among the geographic segments, which grew revenue in fiscal 2022 and which one declined?", "comparison"),
+    ("How did the Americas compare with Europe in Q3?", "comparison"),
+    ("Why did net income fall 18% in 2022?", "drivers"),
+    ("What drove the 120 basis point gross margin expansion in FY22?", "drivers"),
+    ("What were the main factors behind the decline in operating income?", "drivers"),
+    ("What are the main risks the company lists for its cloud business?", "list"),
+    ("Who are the company's main competitors?", "list"),
+    ("List the acquisitions closed in fiscal 2021.", "list"),
+    ("Describe the restructuring plan announced in January 2023: why was it done?", "description"),
+    ("What deal did the company announce for its ticketing business in late 2019?", "description"),
+    ("What agreement did the company enter into in June 2023 for its receivables?", "description"),
+    ("What did the company guide for 2023 in its FY2022 10-K?", "outlook"),
+    ("What does management expect for capital expenditures next year?", "outlook"),
+    ("What is the company's outlook for fiscal 2024 revenue?", "outlook"),
+])
+def test_the_shape_asked(question: str, ask: str) -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    assert read_question(question).ask == ask
+
+
+def test_a_question_that_also_asks_why_keeps_its_shape_and_wants_reasons() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    intent = read_question("Did the effective tax rate go up or down in FY2019 versus FY2018, and what were the main reasons?")
+    assert intent.ask == "yesno" and intent.wants_reasons
+    assert not read_question("Why did the tax rate drop in fiscal 2022?").wants_reasons  # its shape is the reasons
+
+
+@pytest.mark.parametrize("filler", ["please", "really", "exactly", "basically", "quickly", "kindly", "actually", "roughly"])
+def test_an_ordinary_word_does_not_change_the_shape(filler: str) -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    for question in ("What drove the gross margin expansion in FY22?", "What was the operating margin in Q2 2023?",
+                     "Describe the restructuring plan announced in January 2023.", "Has the debt increased from 2020 to 2021?"):
+        words = question.split()
+        inserted = " ".join([*words[:-2], filler, *words[-2:]])
+        assert read_question(inserted).ask == read_question(question).ask, inserted
+
+
+def test_an_instruction_defining_two_terms_defines_each() -> None:
+    parsed = parse_question("What was the debt-to-equity ratio at May 31, 2020? Define debt as notes payable, current plus "
+                            "notes payable and other borrowings, non-current, and equity as total equity. Round to two decimals.")
+    assert parsed.instructions.definitions == {
+        "debt": "notes payable, current plus notes payable and other borrowings, non-current", "equity": "total equity"}
+    assert parsed.instructions.decimals == 2
