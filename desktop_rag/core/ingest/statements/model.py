@@ -15,7 +15,8 @@ Box = tuple[float, float, float, float]
 
 # Bump when extraction changes: stored statements of an older version are re-extracted
 # from the PDF (or the stored page texts) without re-embedding anything.
-EXTRACTOR_VERSION = 3  # 3: per-share rows under a share-class heading
+EXTRACTOR_VERSION = 5  # 3: per-share rows under a share-class heading; 5: "(Loss)" after a title, one fiscal
+# year-end printed twice over the columns, "and" between the dates of a header
 
 
 def page_kinds(rows: list[dict[str, Any]]) -> dict[int, list[str]]:

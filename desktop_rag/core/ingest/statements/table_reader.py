@@ -79,7 +79,7 @@ _DURATION = re.compile(
 _HEADER_WORDS = re.compile(
     r"^[\s(]*(?:(?:in|amounts?\s+in|dollars\s+in|\$\s*in)\s+(?:thousands|millions|billions)[^)]*\)?|"
     r"(?:three|six|nine|twelve|\d+)\s+(?:months|weeks)\s+ended|years?\s+ended|fiscal\s+years?\s+ended|for\s+the\s+.*|"
-    rf"quarter\s+ended|as\s+of|at|ended|fiscal(?:\s+year)?|year|{MONTH_NAME_RE}|[\s,.\d]+)*[\s,.)]*$", re.I)
+    rf"quarter\s+ended|as\s+of|at|ended|fiscal(?:\s+year)?|year|{MONTH_NAME_RE}|and|&|[\s,.\d]+)*[\s,.)]*$", re.I)
 
 
 def _weeks_to_months(weeks: int) -> int:
@@ -286,6 +286,10 @@ def _parse_header(lines: list[_Line], kind: StatementKind, year_line: _ParsedLin
     if n == 0:
         return None
     month_days = [(month_number(m.group(1)), int(m.group(2))) for m in _MONTH_DAY.finditer(before)]
+    if len(set(month_days)) == 1:
+        # one fiscal year-end printed twice ("For the Years Ended May 31, 2020, 2019 and 2018",
+        # then "Year Ended May 31,"): it is every column's
+        month_days = month_days[:1]
     durations = header_durations(before)
     if kind == "balance":
         months_per_col = [0] * n
@@ -335,7 +339,7 @@ def title_kind(line: str) -> StatementKind | None:
                 return "income"
             if rest and not re.fullmatch(r"[\s,(]*(?:and\s+(?:comprehensive\s+income|retained\s+earnings|"
                                          r"comprehensive\s+\(?loss\)?(?:\s+income)?)|of\s+[\w.,&' ]+|\(?unaudited\)?|"
-                                         r"\(?deficit\)?)?[\s,)]*", rest):
+                                         r"\(?(?:deficit|loss|income|earnings)\)?)?[\s,)]*", rest):
                 continue
             return kind
     return None

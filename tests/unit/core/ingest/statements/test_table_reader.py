@@ -338,3 +338,16 @@ def test_a_row_is_read_past_not_meaningful_cells_and_footnote_marks_between_cell
     # a marker or "NM" with no figure beside it stays the label's
     assert split_row("Return on equity NM")[1] == []
     assert split_row("Total net revenue (a) 4,077 3,389")[0] == "Total net revenue"
+
+
+@pytest.mark.parametrize(("title", "kind"), [
+    ("CONDENSED CONSOLIDATED STATEMENTS OF INCOME (LOSS)", "income"),
+    ("Consolidated Statements of Earnings (Loss)", "income"),
+    ("CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME (LOSS)", "comprehensive"),
+    ("CONSOLIDATED STATEMENTS OF OPERATIONS", "income"),
+    ("CONSOLIDATED BALANCE SHEETS AND CASH FLOWS ANALYSIS", None),
+])
+def test_a_sign_word_after_a_title_is_part_of_it(title: str, kind: str | None) -> None:
+    from desktop_rag.core.ingest.statements.table_reader import title_kind
+
+    assert title_kind(title) == kind
