@@ -290,6 +290,8 @@ def format_value(value: Any, unit: str = "") -> str:
     unit = unit or ""
     if unit in ("percent", "%"):
         return f"{value:,.1f}%"
+    if unit == "verdict":  # a yes/no judged from measures and thresholds (the title says which)
+        return "Yes" if value else "No"
     if unit == "percentage_points":  # a change of a ratio: signed, never read as a level
         return f"{value:+,.{1 if round(value, 1) == value else 2}f} percentage points"
     text = f"{value:,.2f}" if abs(value) < 100 and value != int(value) else f"{value:,.0f}"

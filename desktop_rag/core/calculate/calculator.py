@@ -11,13 +11,30 @@ import math
 import re
 from dataclasses import dataclass
 
-from desktop_rag.core.calculate.concepts import CONCEPTS, Concept, Found, components, debt_rows, find, named_in
-from desktop_rag.core.calculate.metrics import Metric, metric_from_definition, metric_in
+from desktop_rag.core.calculate.concepts import (
+    CONCEPTS,
+    Concept,
+    Found,
+    components,
+    concept_named,
+    debt_rows,
+    find,
+    named_in,
+)
+from desktop_rag.core.calculate.metrics import (
+    METRIC_NAMED,
+    Judgement,
+    Metric,
+    judgement_in,
+    metric_from_definition,
+    metric_in,
+    substituted_inputs,
+)
 from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
 from desktop_rag.core.calculate.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
 from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
 from desktop_rag.core.domain.periods import column_period_name, find_periods
-from desktop_rag.core.domain.question import parse_question
+from desktop_rag.core.domain.question import parse_question, read_question
 from desktop_rag.core.domain.types import Calculation, CalculationInput, Citation, Document
 from desktop_rag.core.ingest.identity import labelled_periods
 from desktop_rag.core.ingest.pdf import match_form
@@ -66,6 +83,29 @@ class ReadTwoWays(CannotCompute):
     """The question reads two ways on the statements ("gross margin" asked without a unit of a
     filer that prints a "Gross margin" amount): no figure is computed, and the question is left
     to the filing's own words (its MD&A often says which: "Gross margin was 28%")."""
+
+
+class Implausible(ReadTwoWays):
+    """The computed value cannot be true of any company (a margin above 100 %, a negative day
+    count): an input was misread. Nothing is shown as computed; the question goes to the
+    filing's own words."""
+
+
+# Bounds any company's value of a metric kind keeps; outside them an input was misread.
+_MARGIN = re.compile(r"margin", re.I)
+
+
+def implausible(m: Metric, value: float) -> str:
+    """Why ``value`` cannot be ``m`` of a real company, or "" when it can."""
+    if m.unit == "percent" and _MARGIN.search(m.title) and not -100.0 <= value <= 100.0:
+        return "is outside -100..100 %: a margin is a part of its revenue"
+    if m.unit == "days" and not 0.0 < value < 3650.0:
+        return "is no day count of a year's turnover"
+    if m.unit in ("ratio", "times") and m.name in ("current_ratio", "quick_ratio", "cash_ratio") and value < 0:
+        return "is negative: a liquidity ratio divides amounts held by amounts owed"
+    if m.name in ("inventory_turnover", "asset_turnover", "fixed_asset_turnover") and value <= 0:
+        return "is not positive: a turnover divides two positive amounts"
+    return ""
 
 
 @dataclass
@@ -281,7 +321,7 @@ class Calculator:
 
     def _value(self, concept_name: str, when: str, period: Period, picks: list[_Picked], absolute: bool,
                year_end: bool) -> float:
-        concept = CONCEPTS[concept_name]
+        concept = concept_named(concept_name)
         balance = "balance" in concept.kinds
         cur = self._balance_for(period) if balance else period
         needs_prior = when in ("prev", "avg") and not (when == "avg" and year_end)
@@ -377,6 +417,9 @@ class Calculator:
             return None  # one figure per year asked: more years than one computed answer gives
         if asks_shares_outstanding(self.q):
             return self._cover_shares()
+        judged = judgement_in(self.q)
+        if judged is not None and read_question(self.q).ask == "yesno":
+            return self._judgement(judged)
         m = metric_in(self.q)
         defined = self._defined_metric(m)
         if defined is not None:
@@ -423,7 +466,13 @@ class Calculator:
         if not definitions or _AVERAGE_YEARS.search(self.q):
             return None
         term, formula = next(iter(definitions.items()))
-        if standard is not None and metric_in(term) not in (None, standard):
+        composed = substituted_inputs(standard, definitions) if standard is not None else None
+        if composed is not None:
+            # "Define debt as A plus B, and equity as total equity" of a debt-to-equity ratio:
+            # the standard formula with each input the question defines written its way
+            assert standard is not None
+            term, formula = standard.title, composed
+        elif standard is not None and metric_in(term) not in (None, standard):
             return None  # it defines a part ("EBITDA" in an EBITDA margin question): the standard formula
         dm = metric_from_definition(term, formula, standard)
         if dm is None:
@@ -612,10 +661,45 @@ class Calculator:
             raise ReadTwoWays(f"\"{m.title.lower()}\" is printed as an amount and asked without a unit")
         if not math.isfinite(value):
             raise CannotCompute("the result is not a finite number")
+        why = implausible(m, value)
+        if why:
+            raise Implausible(f"{m.title} of {value:,.4g} {why}")
         if m.unit == "currency":
             value, scale = self._scaled(value, picks)
             return self._outcome(m.title, m.formula, value, "currency", picks, self._decimals(2 if scale != "units" else 0), scale)
         return self._outcome(m.title, m.formula, value, m.unit, picks, self._decimals(2))
+
+    def _judgement(self, j: Judgement) -> Outcome:
+        """"Is X capital-intensive?": each usual measure computed for the asked period, set
+        against its threshold, and the verdict the rule gives; every input cited."""
+        period = self._main_period()
+        picks: list[_Picked] = []
+        parts: list[str] = []
+        met: list[bool] = []
+        for name, op, threshold in j.tests:
+            m = METRIC_NAMED[name]
+            value, got = self.metric(m, period)
+            why = implausible(m, value)
+            if why:
+                raise Implausible(f"{m.title} of {value:,.4g} {why}")
+            picks.extend(got)
+            ok = value >= threshold if op == ">=" else value <= threshold
+            met.append(ok)
+            shown = _result_text(value, m.unit, 1 if m.unit == "percent" else 2, "units")[0]
+            limit = _result_text(threshold, m.unit, 0 if float(threshold).is_integer() else 1, "units")[0]
+            name = m.title if m.title[1:2].isupper() else m.title[0].lower() + m.title[1:]  # "PP&E" stays
+            parts.append(f"{name} {shown} ({'meets' if ok else 'below'} the usual {op.replace('>=', '≥').replace('<=', '≤')} "
+                         f"{limit})")
+        yes = any(met) if j.rule == "any" else all(met)
+        company = self.doc.meta.company or self.doc.file_name
+        # a judgement of balances only is as of their date, not of the period's flows
+        when = column_period_name(picks[0].period if all(p.period.months == 0 for p in picks) else period)
+        rule = "either measure at its threshold" if j.rule == "any" else "every measure at its threshold"
+        headline = f"{'Yes' if yes else 'No'}: {company} {'is' if yes else 'is not'} {j.adjective} by the usual measures ({when})"
+        inputs, cites, where = self._receipts(picks)
+        formula = "; ".join(f"{METRIC_NAMED[n].title} = {METRIC_NAMED[n].formula}" for n, _, _ in j.tests)
+        text = f"{headline}: {'; '.join(parts)}; the verdict needs {rule}. {formula} [{where}]"
+        return Outcome(text, cites, Calculation(headline, formula, inputs, float(yes), "verdict"))
 
     def _average_metric(self, m: Metric) -> Outcome:
         lo, hi = self.years[0], self.years[-1]
@@ -948,6 +1032,8 @@ def wants_calculation(question: str) -> bool:
     if _EXPLAIN.search(without_conditional_asides(question)):
         return False
     if metric_in(question) is not None or asks_shares_outstanding(question):
+        return True
+    if judgement_in(question) is not None and read_question(question).ask == "yesno":
         return True
     concepts = named_in(question)
     if not concepts:

@@ -177,6 +177,30 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
 ]}
 
 
+LABEL_PREFIX = "label:"
+_LABEL_STOP = frozenset({"the", "a", "an", "of", "and", "on", "in", "from", "its", "their", "as", "reported", "line",
+                         "item", "items", "balance", "sheet", "statement"})
+
+
+def label_concept(text: str) -> Concept:
+    """A concept named by the words of a label the filing prints ("notes payable, current",
+    "notes payable and other borrowings, non-current"), as a question's definition writes an
+    operand no concept of the table means. Its row is the one whose label is those words, else
+    the first whose label holds all of them (each word whole: "current" is not "non-current")."""
+    norm = _norm(text)
+    words = [w for w in re.findall(r"[a-z0-9&'-]+", norm) if w not in _LABEL_STOP]
+    whole = "".join(rf"(?=.*(?<![\w-]){re.escape(w)}(?![\w-]))" for w in words)
+    return Concept(LABEL_PREFIX + norm, text.strip().capitalize(), ("balance", "income", "cash_flow"),
+                   (rf"^{re.escape(norm)}(?: |$)", rf"^{whole}"), words=(re.escape(norm),))
+
+
+def concept_named(name: str) -> Concept:
+    """The concept of a metric's input: one of the table's, or a label's (``label_concept``)."""
+    if name.startswith(LABEL_PREFIX):
+        return label_concept(name[len(LABEL_PREFIX):])
+    return CONCEPTS[name]
+
+
 def _norm(label: str) -> str:
     return re.sub(r"\s+", " ", label.lower().replace("\u2019", "'")).strip(" :")
 
@@ -185,6 +209,10 @@ def _text(concept: Concept, row: Row) -> str:
     """What a concept's patterns read: the label, and for a per-share row named only by its
     share class ("Diluted" under "Earnings per share:") the heading with it."""
     label = _norm(row.label)
+    if concept.name.startswith(LABEL_PREFIX) and row.parent:
+        # a label written with its heading: "term debt, non-current" is the "Term debt" row
+        # under "Non-current liabilities"
+        return f"{label} {_norm(row.parent)}"
     if concept.unit == "per_share" and row.parent and not re.search(r"per (common |ordinary )?share|\beps\b", label):
         return f"{_norm(row.parent)}: {label}"
     if concept.unit == "shares" and row.parent and not re.search(r"\bshares\b", label):

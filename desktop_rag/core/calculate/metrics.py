@@ -74,11 +74,20 @@ METRICS: list[Metric] = [
     # every debt line of the balance sheet (answer.Calculator sums them, each cited)
     _M("total_debt", "Total debt",
        (r"\btotal debt\b(?!\s*(?:to|/|-to-|ratio))", r"\bdebt (?:on|in) (?:the |its |their )?balance sheets?\b",
-        r"\b(?:its|their|the company's) (?:total )?debt\b(?!\s*(?:securities|investments?|to\b|/|-to-|ratios?|covenants?|"
+        r"(?:\b(?:its|their|the company's)|\w(?:'s|s')) (?:total )?debt\b(?!\s*(?:securities|investments?|to\b|/|-to-|ratios?|covenants?|"
         r"ratings?|maturit\w*|issu\w*|instruments?|offerings?|costs?|interest|repay\w*|refinanc\w*|holders?|markets?))",
         r"\bhow much debt\b", r"\bdebt (?:levels?|loads?|balances?|outstanding)\b", r"\boutstanding debt\b"), "currency",
        "short-term borrowings + current portion of long-term debt + long-term debt (the balance sheet's debt lines)",
        (("debt", "debt", "cur"),), lambda v: v["debt"]),
+    _M("debt_to_equity", "Debt-to-equity ratio", (r"debt[- /]+to[- /]+(?:total\s+)?(?:shareholders'? |stockholders'? )?equity",
+                                                   r"\bd/e\b", r"debt\s*/\s*equity"), "ratio",
+       "total debt / total shareholders' equity", (("debt", "debt", "cur"), ("eq", "equity", "cur")),
+       lambda v: _div(v["debt"], v["eq"])),
+    _M("ppe_pct_assets", "PP&E, net as % of total assets",
+       (r"(?:pp&e|property(?:, plant)? and equipment|fixed assets).{0,40}(?:of|to|relative to|as a share of|over) "
+        r"(?:the )?total assets",), "percent",
+       "property, plant and equipment, net / total assets × 100", (("ppe", "ppe_net", "cur"), ("ta", "total_assets", "cur")),
+       lambda v: _div(v["ppe"], v["ta"]) * 100),
     _M("working_capital", "Net working capital", (r"working capital",), "currency",
        "total current assets − total current liabilities",
        (("ca", "current_assets", "cur"), ("cl", "current_liabilities", "cur")), lambda v: v["ca"] - v["cl"]),
@@ -137,6 +146,38 @@ METRICS: list[Metric] = [
 ]
 
 
+METRIC_NAMED = {m.name: m for m in METRICS}
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A yes/no an analyst answers with usual measures and thresholds: "Is X capital-intensive?"
+    is "capex of 10 % of revenue or more, or PP&E, net of 30 % of total assets or more". The
+    answer states each measure, its threshold and the verdict, every input cited."""
+
+    name: str
+    adjective: str  # "capital-intensive"
+    triggers: tuple[str, ...]  # regex on the lower-cased question
+    tests: tuple[tuple[str, str, float], ...]  # (metric name, ">=" | "<=", threshold)
+    rule: str  # "any": one test met suffices; "all": every test must be met
+
+
+JUDGEMENTS: list[Judgement] = [
+    Judgement("capital_intensive", "capital-intensive", (r"capital[- ]intensive|capital intensity",),
+              (("capex_pct_revenue", ">=", 10.0), ("ppe_pct_assets", ">=", 30.0)), "any"),
+    Judgement("liquid", "liquid enough to cover its current liabilities",
+              (r"\b(?:is|are|was|were)\b[^?]{0,60}\bliquid\b",
+               r"\bliquidity\b[^?]{0,40}\b(?:healthy|strong|good|adequate|sufficient|solid|sound)\b",
+               r"\b(?:healthy|strong|good|adequate|sufficient|solid|sound)\b[^?]{0,20}\bliquidity\b"),
+              (("current_ratio", ">=", 1.0), ("quick_ratio", ">=", 1.0)), "all"),
+]
+
+
+def judgement_in(question: str) -> Judgement | None:
+    q = question.lower().replace("\u2019", "'")
+    return next((j for j in JUDGEMENTS if any(re.search(t, q) for t in j.triggers)), None)
+
+
 def metric_in(question: str) -> Metric | None:
     q = question.lower().replace("\u2019", "'")
     for m in METRICS:
@@ -159,12 +200,14 @@ _DROP = re.compile(
     r"\b(?:fy|fiscal\s+(?:year\s+)?)?(?:19|20)\d\d\b|\bbetween\s+and\b|\bfrom the (?:cash flows? statement|income statement|"
     r"balance sheet|statement of cash flows|statement of income|statement of operations)\b|\bunadjusted\b|\breported\b|"
     r"\bconsolidated\b|\bthe\b|\bfor the (?:year|period)\b|\(not the average\)|\bnot the average\b", re.I)
+# Words a printed label is made of: 2 to 12 words of letters, commas and hyphens, no figures.
+_LABEL_LIKE = re.compile(r"[A-Za-z][A-Za-z&'\-]*(?:,?\s+[A-Za-z&'\-]+){1,11}")
 _ROUNDING_TAIL = re.compile(r",?\s*(?:and\s+)?round(?:ed|ing)?\b.*$|,?\s*(?:expressed|shown|given)\s+(?:as|in)\b.*$", re.I)
 
 
 def _operand(text: str) -> tuple[str, str] | float | None:
     """(concept, when) or a number for one operand; None when it is not clearly one concept."""
-    from desktop_rag.core.calculate.concepts import CONCEPTS, named_in
+    from desktop_rag.core.calculate.concepts import CONCEPTS, LABEL_PREFIX, named_in
 
     t = " ".join(_DROP.sub(" ", text).split()).strip(" ,")
     if re.fullmatch(r"\d+(?:\.\d+)?", t):
@@ -181,15 +224,43 @@ def _operand(text: str) -> tuple[str, str] | float | None:
         return None
     concepts = named_in(t)
     if not concepts:
-        return None
+        # an operand the concept table does not know may be a label the filing prints ("notes
+        # payable, current"): read as those words, matched against the statements' rows
+        return (LABEL_PREFIX + t, when) if _LABEL_LIKE.fullmatch(t) else None
     concept = concepts[0]
     low = t.lower().replace("\u2019", "'")
     covered = max([len(m.group(0)) for w in concept.words for m in re.finditer(w, low)]
                   + [len(m.group(0)) for p in concept.patterns if (m := re.search(p, low))], default=0)
     letters = len(re.sub(r"[^a-z&]", "", low))
     if letters == 0 or covered < 0.5 * len(low) or concept.name not in CONCEPTS:
-        return None
+        # most of the words are no concept's name ("notes payable, current" is no "payables"):
+        # the words of a printed label, if they read as one
+        return (LABEL_PREFIX + t, when) if _LABEL_LIKE.fullmatch(t) else None
     return concept.name, when
+
+
+_FORMULA_SPLIT = re.compile(r"(\s[/+\u2212\-×]\s|[()])")
+
+
+def substituted_inputs(standard: Metric, definitions: dict[str, str]) -> str | None:
+    """The standard formula with each input the question defines written as the question
+    defines it: "total debt / total shareholders' equity" with debt = "notes payable, current
+    plus notes payable and other borrowings, non-current" and equity = "total equity" ->
+    "(notes payable, current plus ...) / (total equity)". None when a definition names no
+    input of the formula (it defines the metric itself, or a part of it)."""
+    parts = _FORMULA_SPLIT.split(standard.formula)
+    used = False
+    for term, formula in definitions.items():
+        words = set(re.findall(r"[a-z&]+", term.lower())) - {"the", "total", "a", "an"}
+        if not words:
+            return None
+        hits = [i for i, part in enumerate(parts) if not _FORMULA_SPLIT.fullmatch(part)
+                and words <= set(re.findall(r"[a-z&]+", part.lower()))]
+        if len(hits) != 1:
+            return None
+        parts[hits[0]] = f"({_ROUNDING_TAIL.sub('', formula).strip(' .')})"
+        used = True
+    return "".join(parts) if used else None
 
 
 def metric_from_definition(term: str, formula: str, standard: Metric | None) -> Metric | None:
@@ -250,10 +321,10 @@ def metric_from_definition(term: str, formula: str, standard: Metric | None) -> 
             raise ZeroDivisionError("division by zero") from exc
         return value * 100 if scaled else value
 
-    from desktop_rag.core.calculate.concepts import CONCEPTS
+    from desktop_rag.core.calculate.concepts import concept_named
 
     title = standard.title if standard is not None else term.strip().capitalize()
     # an outflow printed in parentheses ("Purchases of property and equipment (184,936)") is the
     # amount the definition names: "cash from operations minus purchases" subtracts 184,936
-    absolute = tuple(var for var, concept, _ in needs if CONCEPTS[concept].outflow)
+    absolute = tuple(var for var, concept, _ in needs if concept_named(concept).outflow)
     return Metric("defined", title, (), unit, f"{text} (as defined in the question)", tuple(needs), compute, absolute)

@@ -490,3 +490,56 @@ def test_a_question_the_statements_read_two_ways_is_left_to_retrieval(apple) -> 
     # asked with a unit, it is computed
     pct = _ask(apple, "What was Apple's gross margin percentage in the quarter ended July 1, 2023?")
     assert pct is not None and pct.calculation is not None
+
+
+# -- definitions by printed labels, judgements, plausibility -------------------------------------
+def test_a_ratio_whose_inputs_the_question_defines_by_printed_labels(apple) -> None:
+    out = _ask(apple, "What is Apple's debt-to-equity ratio as of July 1, 2023? Define debt as term debt, non-current, "
+                      "and equity as total shareholders' equity. Round to two decimals.")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round(98071 / 60274, 2)  # the non-current row, not the current one
+    assert [i.value for i in out.calculation.inputs] == [98071, 60274]
+    assert "as defined in the question" in out.calculation.formula
+    # written the standard way, the definition gives the standard figure (and its title)
+    same = _ask(apple, "What is Apple's debt-to-equity ratio as of July 1, 2023? Define debt as commercial paper plus "
+                       "term debt, current plus term debt, non-current, and equity as total shareholders' equity.")
+    assert same is not None and same.calculation is not None
+    assert same.calculation.result == round((3993 + 7216 + 98071) / 60274, 2)
+
+
+def test_the_standard_debt_to_equity_sums_the_balance_sheets_debt_lines(apple) -> None:
+    out = _ask(apple, "What is Apple's debt-to-equity ratio as of July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round((3993 + 7216 + 98071) / 60274, 2)
+
+
+def test_a_yes_no_judged_by_usual_measures_states_each_measure_and_threshold(apple) -> None:
+    out = _ask(apple, "Is Apple liquid as of July 1, 2023?")
+    assert out is not None and out.calculation is not None
+    calc = out.calculation
+    assert calc.unit == "verdict" and calc.result == 0.0 and calc.metric.startswith("No: Apple Inc. is not liquid")
+    assert "current ratio 0.98 (below the usual ≥ 1)" in out.text and "quick ratio 0.66 (below" in out.text
+    assert "(2023-07-01)" in calc.metric  # balances: as of their date
+    assert {i.label for i in calc.inputs} >= {"Total current assets", "Total current liabilities"}
+
+
+def test_a_value_no_company_can_have_is_never_computed() -> None:
+    from desktop_rag.core.calculate.calculator import implausible
+    from desktop_rag.core.calculate.metrics import METRIC_NAMED
+
+    assert implausible(METRIC_NAMED["gross_margin"], 180.0)  # a cost line added instead of subtracted
+    assert not implausible(METRIC_NAMED["gross_margin"], 46.0)
+    assert implausible(METRIC_NAMED["dio"], -12.0)
+    assert implausible(METRIC_NAMED["current_ratio"], -0.5)
+    assert not implausible(METRIC_NAMED["effective_tax_rate"], 642.0)  # a real (tiny-base) tax rate
+
+
+def test_a_label_concept_keeps_current_and_non_current_apart() -> None:
+    import re
+
+    from desktop_rag.core.calculate.concepts import label_concept
+
+    current = label_concept("term debt, current")
+    rx = [re.compile(p) for p in current.patterns]
+    assert any(r.search("term debt current liabilities") for r in rx)
+    assert not any(r.search("term debt non-current liabilities") for r in rx)
