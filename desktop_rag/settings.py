@@ -87,6 +87,10 @@ class RetrievalSettings:
         True, "A line-item or metric question computable from the extracted statements puts the "
         "pages of the statement rows it is computed from (for the asked period) first.",
     )
+    prose_table_penalty: float = knob(
+        0.3, "Score taken from chunks made mostly of table rows when the question asks for causes, "
+        "a list, a description or an outlook (the filing's prose answers those).", min=0.0, max=1.0,
+    )
     page_type_penalty: float = knob(
         0.3, "Score taken from chunks of pages that match many questions and answer none: "
         "table of contents, exhibit index, cover, signatures.", min=0.0, max=1.0,
@@ -102,11 +106,12 @@ class RetrievalSettings:
         True, "Restrict candidates to documents matching company/period/form in the question."
     )
     gate_min_terms: int = knob(
-        2, "Context gate: distinct non-stopword question terms that must occur in the context.",
+        0, "Context gate: distinct non-stopword question terms that must occur in the context "
+        "(0: off; counting words is no reason to refuse, see docs/how-answers-are-made.md).",
         min=0, max=10,
     )
     gate_min_coverage: float = knob(
-        0.5, "Context gate: share of the question's key terms that one passage must contain.",
+        0.0, "Context gate: share of the question's key terms that one passage must contain (0: off).",
         min=0.0, max=1.0,
     )
     gate_concept: bool = knob(

@@ -25,7 +25,7 @@ from desktop_rag.core.domain.question import (
     concept_gloss,
     counted_noun,
     defines_its_concept,
-    parse_question,
+    read_question,
 )
 from desktop_rag.core.domain.terms import (
     QUESTION_NOISE,
@@ -38,7 +38,7 @@ from desktop_rag.core.domain.terms import (
 )
 from desktop_rag.core.domain.types import Document, Hit, QueryPlan
 from desktop_rag.core.index.library import Library, embedding_text
-from desktop_rag.core.ingest.chunking import is_page_furniture
+from desktop_rag.core.ingest.chunking import is_page_furniture, is_table_row
 from desktop_rag.core.ingest.identity import company_aliases, document_covers, held_period_label, period_match
 from desktop_rag.core.ingest.statements.model import Statement
 from desktop_rag.settings import RetrievalSettings
@@ -165,10 +165,11 @@ class HybridRetriever:
         lib = self.library
         lib.refresh()
         q = question.strip()
-        parsed = parse_question(q)
-        asked = parsed.question  # instructions (persona, units, rounding, sources) are no evidence
+        intent = read_question(q)
+        asked = intent.asked  # instructions (persona, units, rounding, sources) are no evidence
         plan = QueryPlan(original=q, cleaned=expand_shorthand(asked), bm25_terms=tokenize(asked),
-                         content_terms=content_terms(asked), asked=asked, instructions=parsed.instructions)
+                         content_terms=content_terms(asked), asked=asked, instructions=intent.instructions,
+                         intent=intent)
         docs = [d for d in lib.docs.values() if doc_scope is None or d.doc_id in doc_scope]
         if doc_scope is not None:
             plan.filters.scope = len(docs)
@@ -224,6 +225,13 @@ class HybridRetriever:
                 # "as of December 31, 2021": the balance sheet of the next year's 10-K compares it
                 own = [d for d in docs if _date_matches(d, periods, prior_years=True)]
             compared = [] if own else [d for d in docs if document_covers(d, quarters, years, comparative=True)]
+            if not own and not compared and quarters and not years:
+                # a quarter of a year whose annual report is in the library: a 10-K prints its
+                # quarters' dividends and quarterly data
+                own = [d for d in docs if d.meta.form_type == "10-K" and d.meta.fiscal_year in {y for y, _ in quarters}]
+            if not own and not compared and intent.forward:
+                # an outlook for a later period is in the latest filing, which states it
+                own = _latest_per_company(docs)
             if own or compared:
                 docs = own or compared
                 plan.filters.period = periods.labels()
@@ -232,11 +240,7 @@ class HybridRetriever:
             else:
                 plan.filters.period_relaxed = periods.labels()
         elif periods.latest and docs:
-            by_company: dict[str, list[Document]] = {}
-            for d in docs:
-                by_company.setdefault(d.meta.company or d.meta.ticker or d.file_name, []).append(d)
-            docs = [max(ds, key=lambda d: (d.meta.period_end, d.meta.fiscal_year or 0, d.meta.fiscal_quarter or 0))
-                    for ds in by_company.values()]
+            docs = _latest_per_company(docs)
             plan.filters.latest = sorted(d.file_name for d in docs)
 
         if named or forms or plan.filters.period or doc_scope is not None or plan.filters.latest:
@@ -252,8 +256,11 @@ class HybridRetriever:
         plan.bm25_terms = kept or plan.bm25_terms
         # A statement the analyst names ("using the balance sheet") wins over the one the
         # line items suggest.
-        named_statements = [k for k in parsed.instructions.statements if k in STATEMENT_TITLES]
-        plan.filters.statements = sorted(set(named_statements) or statement_intent(plan.bm25_terms))
+        named_statements = [k for k in intent.instructions.statements if k in STATEMENT_TITLES]
+        # A cause, list, description or outlook is told in the filing's prose: a line item it
+        # names ("why did net income fall") points to no statement to favour
+        plan.filters.statements = sorted(set(named_statements) or (
+            set() if intent.prose else statement_intent(plan.bm25_terms)))
         return plan
 
     def _aliases(self, doc: Document) -> frozenset[str]:
@@ -363,13 +370,16 @@ class HybridRetriever:
             self._drop_furniture(scores)
             self._boost_statements(plan, scores)
             self._weigh_page_types(scores)
+            if plan.intent is not None and plan.intent.prose:
+                self._weigh_tables(scores)
             if cfg.page_ranking:
                 ranked, scores = self._rank_pages(scores, k)
             else:
                 order = sorted(scores, key=lambda c: -scores[c])
                 ranked = (mmr(order, scores, lib.vectors_of(order), cfg.mmr_lambda, k) if cfg.mmr_lambda < 1.0
                           else order[:k])
-            ranked = self._pin_statement_evidence(plan, ranked, scores, k)
+            if plan.intent is None or not plan.intent.prose:
+                ranked = self._pin_statement_evidence(plan, ranked, scores, k)
         # Fill in the cosine of BM25-only candidates so the gate and UI see real numbers.
         hits = []
         for c in ranked:
@@ -388,6 +398,18 @@ class HybridRetriever:
             lines = [ln for ln in self.library.chunks[cid].text.split("\n") if ln.strip()]
             if lines and all(is_page_furniture(ln) for ln in lines):
                 del scores[cid]
+
+    def _weigh_tables(self, scores: dict[int, float]) -> None:
+        """For a question answered by prose (causes, lists, descriptions, outlooks), a chunk
+        that is mostly table rows loses ``prose_table_penalty``: a statement's "Net income" row
+        names the measure and explains nothing."""
+        penalty = self.settings.prose_table_penalty
+        if not penalty:
+            return
+        for cid in scores:
+            lines = [ln for ln in self.library.chunks[cid].text.split("\n") if ln.strip()]
+            if lines and sum(is_table_row(ln) for ln in lines) > 0.6 * len(lines):
+                scores[cid] -= penalty
 
     def _boost_statements(self, plan: QueryPlan, scores: dict[int, float]) -> None:
         """Line-item questions ("capex", "EPS") favour the primary statement that reports
@@ -633,21 +655,24 @@ class HybridRetriever:
             # a metric is computed from statement figures: its name and the words of its
             # definition need not meet in one passage (the company and period are checked above)
             return GateResult(True)
-        # Terms that carry evidence: not periods (every filing has years), not the company
-        # name (that is what the filter already used), not words of computation or trend
-        # ("ratio", "grow"): filings print the figures, not the analyst's words for them.
+        # Counting the question's words in the passages is no reason to refuse: an ordinary word
+        # of the question ("late", "really", a verb) that no passage prints says nothing about
+        # whether the filing answers. Off unless set (``gate_min_terms``, ``gate_min_coverage``).
         terms = self.evidence_terms(plan, hits)
-        context_tokens: set[str] = set()
-        for h in hits[: cfg.context_chunks + 2]:
-            context_tokens.update(tokenize(embedding_text(h.chunk, h.doc)))
-        present = [t for t in terms if t in context_tokens]
-        need = min(cfg.gate_min_terms, len(terms))
-        if len(present) < need:
-            return GateResult(False, self._absent_reason(plan, [t for t in terms if t not in context_tokens]))
-        # The key terms must meet in one passage, not be scattered over several.
-        best_cover = max(len(set(terms) & set(tokenize(embedding_text(h.chunk, h.doc)))) for h in hits[: cfg.context_chunks])
-        if terms and best_cover / len(terms) < cfg.gate_min_coverage:
-            return GateResult(False, f"No passage covers the question (the best has {best_cover} of its {len(terms)} key terms).")
+        if cfg.gate_min_terms or cfg.gate_min_coverage:
+            context_tokens: set[str] = set()
+            for h in hits[: cfg.context_chunks + 2]:
+                context_tokens.update(tokenize(embedding_text(h.chunk, h.doc)))
+            present = [t for t in terms if t in context_tokens]
+            if len(present) < min(cfg.gate_min_terms, len(terms)):
+                return GateResult(False, self._absent_reason(plan, [t for t in terms if t not in context_tokens]))
+            best_cover = max(len(set(terms) & set(tokenize(embedding_text(h.chunk, h.doc))))
+                             for h in hits[: cfg.context_chunks])
+            if terms and best_cover / len(terms) < cfg.gate_min_coverage:
+                return GateResult(False, f"No passage covers the question (the best has {best_cover} of its "
+                                         f"{len(terms)} key terms).")
+        # Nothing retrieved is relevant: the best passage is far from the question by both
+        # measures (thresholds set on the labelled sets' answerable and must-refuse questions).
         best_cos = max(h.cosine for h in hits)
         best_bm25 = max(h.bm25 for h in hits)
         if best_cos < cfg.gate_min_cosine and best_bm25 < cfg.gate_min_bm25:
@@ -797,6 +822,15 @@ class HybridRetriever:
             if toks and not any(lex.has_term(t) for t in toks):
                 out.append(word)
         return out
+
+
+def _latest_per_company(docs: list[Document]) -> list[Document]:
+    """Each company's latest filing among ``docs``."""
+    by_company: dict[str, list[Document]] = {}
+    for d in docs:
+        by_company.setdefault(d.meta.company or d.meta.ticker or d.file_name, []).append(d)
+    return [max(ds, key=lambda d: (d.meta.period_end, d.meta.fiscal_year or 0, d.meta.fiscal_quarter or 0))
+            for ds in by_company.values()]
 
 
 def _period_words(label: str) -> str:

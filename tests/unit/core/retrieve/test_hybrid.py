@@ -200,12 +200,18 @@ def test_gate_rejects_when_no_hits(retriever: HybridRetriever) -> None:
     assert not retriever.gate(plan, []).passed
 
 
-def test_gate_rejects_when_key_terms_missing(retriever: HybridRetriever) -> None:
-    plan = retriever.plan("What did Apple say about dividend policy and goodwill impairment?")
-    gate = retriever.gate(plan, retriever.search(plan))
-    assert not gate.passed
-    assert gate.reason.startswith("The filings of Apple Inc. do not mention")
-    assert "goodwill" in gate.reason
+def test_words_of_the_question_missing_from_the_passages_are_no_reason_to_refuse(retriever: HybridRetriever) -> None:
+    # a count of the question's words in the passages used to refuse here; an ordinary word
+    # ("late", "really") or an abbreviation no filing prints says nothing about the answer
+    for question in ("What did Apple say about dividend policy and goodwill impairment?",
+                     "What were Apple's total net sales in Q3 2023, really, in late July?"):
+        plan = retriever.plan(question)
+        assert retriever.gate(plan, retriever.search(plan)).passed, question
+    # the old rule stays available as a setting, off by default
+    strict = HybridRetriever(retriever.library, RetrievalSettings(gate_min_terms=2, gate_min_coverage=0.5))
+    plan = strict.plan("What did Apple say about dividend policy and goodwill impairment?")
+    gate = strict.gate(plan, strict.search(plan))
+    assert not gate.passed and "goodwill" in gate.reason
 
 
 def test_gate_rejects_period_not_in_library(retriever: HybridRetriever) -> None:
@@ -469,8 +475,10 @@ def test_gate_never_says_a_filing_does_not_mention_a_word_it_prints_in_another_f
     plan = retriever.plan("How was Apple satisfying its returning of capital in Q3 2023?")
     gate = retriever.gate(plan, retriever.search(plan))
     assert "do not mention" not in gate.reason
-    plan = retriever.plan("What did Apple say about dividend policy and goodwill impairment?")
-    assert "do not mention" in retriever.gate(plan, retriever.search(plan)).reason
+    # (the word-count gate is off by default; with it on, an absent word is named as such)
+    strict = HybridRetriever(retriever.library, RetrievalSettings(gate_min_terms=2, gate_min_coverage=0.5))
+    plan = strict.plan("What did Apple say about dividend policy and goodwill impairment?")
+    assert "do not mention" in strict.gate(plan, strict.search(plan)).reason
 
 
 def test_the_month_of_an_asked_date_is_no_evidence_term(retriever: HybridRetriever) -> None:
