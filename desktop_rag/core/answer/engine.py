@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop_rag.core.answer.assemble import Assembled, assemble
 from desktop_rag.core.answer.extractive import column_header, extractive_answer
 from desktop_rag.core.answer.generate import (
     NOT_IN_CORPUS,
@@ -148,6 +149,11 @@ class AnswerEngine:
         own = self._asked_companies_passages(plan, passages, doc_scope, hits[0] if hits else None)
         extracted = extractive_answer(asked, plan, own, s.generation.max_citations, idf=self.library.lexical.idf,
                                       ignore=ignore, page_text=self.library.page_text)
+        # A cause, a list, a description or an outlook is answered by the filing's own
+        # sentences and lists, read from the structure of its pages (core/answer/assemble.py)
+        assembled = self._assembled(plan, own, concept, ignore)
+        if assembled is not None:
+            extracted = (assembled.text, assembled.citations)
         if self.generator is not None and extracted[1]:
             result.evidence = Evidence(*extracted, ms=(time.perf_counter() - t0) * 1000)
             yield AnswerEvent("evidence", text=extracted[0], evidence=result.evidence)
@@ -173,7 +179,13 @@ class AnswerEngine:
             if self.generator is not None and not result.cancelled
             else Verdict(False, reason="cancelled" if result.cancelled else NO_MODEL_REASON)
         )
-        if not verdict.ok and self.generator is not None and not result.cancelled:
+        if verdict.ok and assembled is not None and not _overlaps(verdict.citations, assembled.citations):
+            # the model's wording is backed by quotes, but not by the causes, items or
+            # statements the filing gives for what was asked: no answer to this question
+            verdict = Verdict(False, reason=f"the answer names none of the {assembled.shape} the filing gives")
+        if not verdict.ok and assembled is not None:
+            result.notes.append(f"{assembled.shape} from the filing's sentences: {verdict.reason}")
+        elif not verdict.ok and self.generator is not None and not result.cancelled:
             first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
             retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first)
             if retried is not None:
@@ -209,6 +221,8 @@ class AnswerEngine:
         (core/calculate), or an honest "cannot compute" naming the missing input."""
         if not plan.filters.get("company") or not plan.doc_ids:
             return None
+        if plan.intent is not None and plan.intent.prose:
+            return None  # causes, lists, descriptions and outlooks are in the filing's sentences
         docs = [self.library.docs[d] for d in plan.doc_ids if d in self.library.docs]
         ins = plan.instructions
         scale = ins.scale if ins is not None and ins.scale in ("thousands", "millions", "billions") else ""
@@ -333,6 +347,20 @@ class AnswerEngine:
                 return n, verdict.answer or model_answer.strip(), verdict, hits
             result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — {verdict.reason}")
         return None
+
+    def _assembled(self, plan: QueryPlan, own: list[Passage], concept: set[str], ignore: set[str]) -> Assembled | None:
+        """The prose answer of a drivers, list, description or outlook question (or one that
+        also asks why), from the asked company's passages; None for other questions or when
+        the pages lack the structure."""
+        intent = plan.intent
+        if intent is None or not (intent.prose or intent.wants_reasons) or not own:
+            return None
+        terms = set(concept) or set(plan.content_terms) - ignore
+        try:
+            return assemble(intent, own, terms, self.library.lexical.idf)
+        except Exception as exc:  # an assembler must never break an answer: the extractive one stands
+            log.warning("prose assembly failed: %r", exc)
+            return None
 
     def _cited(self, verdict: Verdict) -> set[str]:
         docs = self.library.docs
@@ -545,6 +573,12 @@ class _FirstAttempt:
     own: list[Passage]
     concept: set[str]
     ignore: set[str]
+
+
+def _overlaps(cites: list[Citation], others: list[Citation]) -> bool:
+    """Some quote of ``cites`` shares text with some quote of ``others`` on the same page."""
+    return any(c.doc_id == o.doc_id and c.page == o.page and c.char_start < o.char_start + len(o.quote)
+               and o.char_start < c.char_start + len(c.quote) for c in cites for o in others)
 
 
 def _holds(h: Hit, c: Citation) -> bool:

@@ -195,6 +195,16 @@ def trim_furniture(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+_ENDS_IN_FIGURE = re.compile(r"(?:\d|%|\)|[-\u2013\u2014])\s*$")
+
+
+def is_row_unit(text: str) -> bool:
+    """A table row: figure cells, ending in one (a prose line full of figures runs on into words)."""
+    return is_table_row(text) and not LIST_ITEM.match(text) and bool(_ENDS_IN_FIGURE.search(text))
+# The opening of a list item on its own line: a bullet glyph, a dash, "(1)", "a.", "1)".
+LIST_ITEM = re.compile(r"^\s*(?:[\u2022\u25cf\u25e6\u25aa\u25a0\u2023\u2043\u2219\u00b7*\u2013\u2014-]|\(?[0-9ivxa-h]{1,3}[.)])\s+")
+
+
 def split_units(text: str) -> list[tuple[int, int]]:
     """Quotable units of a passage: each table row, and the sentences of prose, which
     may wrap over several visual lines (a sentence is never cut at a line break)."""
@@ -224,12 +234,25 @@ def split_units(text: str) -> list[tuple[int, int]]:
         if not line.strip():
             flush(a - 1 if a else 0)
             para_start = -1
-        elif is_page_furniture(line) or is_table_row(line) or heading_of(line) or subheading_of(line):
+        elif is_page_furniture(line) or heading_of(line) or subheading_of(line) or is_row_unit(line):
+            # a row ends in its cells; a prose line full of figures ("... decreased 17% (12% in
+            # constant") runs on into words and is a sentence's part
             flush(max(a - 1, 0))
             para_start = -1
             units.append((a, b))
+        elif LIST_ITEM.match(line):
+            # a list's item starts a unit of its own: the lead-in ("2022 results included:")
+            # and each item are quoted apart, never run together into one "sentence"
+            flush(max(a - 1, 0))
+            para_start = a
         elif para_start < 0:
             para_start = a
+        if line.rstrip().endswith(":") and para_start >= 0:
+            if para_start < a and (re.search(r"[.;!?]\s*$", text[para_start:a]) or LIST_ITEM.match(text[para_start:a])):
+                flush(a - 1)  # the lead-in is a sentence of its own, after the paragraph's last
+                para_start = a
+            flush(b)  # a lead-in ends where its list begins
+            para_start = -1
     flush(len(text))
     return [(a, b) for a, b in units if b > a]
 
