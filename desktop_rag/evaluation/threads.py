@@ -61,7 +61,9 @@ from desktop_rag.core.ingest.identity import company_aliases, detect_metadata
 from desktop_rag.evaluation.devsets import shared_dir
 from desktop_rag.evaluation.metrics import retry_record
 
-SET_DIRS = {"sec10q": ("sec10q", "pdfs"), "financebench-dev": ("financebench-dev", "pdfs")}
+# a thread's "set": where its filings are (the pool of blind batches: eval/README.md)
+SET_DIRS = {"sec10q": ("sec10q", "pdfs"), "financebench-dev": ("financebench-dev", "pdfs"),
+            "filings-pool": ("filings-pool", "pdfs")}
 
 
 def _log(msg: str) -> None:
@@ -279,7 +281,9 @@ def run_threads(threads: list[dict[str, Any]], docs_by_set: dict[str, list[Docum
                 cites = {(c.doc, c.page, c.quote) for c in ans.citations}
                 row = {"thread": th["id"], "set": th["set"], "group": th.get("group", "tuned"), "turn": i, "q": t["q"], "standalone": turn.standalone,
                        "route": turn.route.kind, "route_task": turn.route.task, "expected_route": t["route"],
-                       "route_ok": turn.route.kind == t["route"], "ms": round((time.perf_counter() - t0) * 1000, 1)}
+                       "route_ok": turn.route.kind == t["route"], "ms": round((time.perf_counter() - t0) * 1000, 1),
+                       # what the analyst read, for grading answer turns by hand
+                       "answer": ans.answer, "cited": [f"{c.doc} p.{c.page}: {c.quote[:160]}" for c in ans.citations]}
                 if t["route"] != CONVERSATION and (t.get("company") or t.get("period")):
                     expected = (t.get("company") or "").casefold()
                     row["company_ok"] = company_resolved(turn.standalone, t.get("company"), docs,
