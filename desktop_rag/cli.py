@@ -451,6 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_eval(ns: argparse.Namespace) -> int:
+    if ns.robustness:
+        from desktop_rag.evaluation import robustness
+
+        return robustness.run(ns)
     if ns.threads:
         from desktop_rag.evaluation import threads
 
@@ -497,6 +501,9 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="multi-turn threads (eval/threads.jsonl): follow-up resolution, routing, memory; fast, "
                         "no index nor model unless --threads-answers (--limit = number of threads)")
     p.add_argument("--threads-file", default=None, help="threads file (default eval/threads.jsonl)")
+    p.add_argument("--robustness", action="store_true",
+                   help="the property test: ordinary words, frames and one-letter slips added to every answerable "
+                        "question must not turn it into a refusal nor change a computed figure (no model)")
     p.add_argument("--threads-answers", action="store_true",
                    help="answer the threads with the language model on <data-dir>/eval/threads (retries measured)")
     p.set_defaults(func=cmd_eval)

@@ -228,7 +228,8 @@ class AnswerEngine:
         scale = ins.scale if ins is not None and ins.scale in ("thousands", "millions", "billions") else ""
         decimals = ins.decimals if ins is not None else None
         try:
-            out = statements_calculator.calculate(query, docs, self.library.statements, self.library.page_text, scale, decimals)
+            out = statements_calculator.calculate(self.retriever.corrected(query), docs, self.library.statements,
+                                                  self.library.page_text, scale, decimals)
         except Exception as exc:  # never let the calculator break an answer: retrieval still works
             log.warning("statement calculation failed: %r", exc)
             return None

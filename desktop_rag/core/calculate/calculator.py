@@ -34,7 +34,7 @@ from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
 from desktop_rag.core.calculate.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
 from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
 from desktop_rag.core.domain.periods import column_period_name, find_periods
-from desktop_rag.core.domain.question import parse_question, read_question
+from desktop_rag.core.domain.question import parse_question, plain_question, read_question
 from desktop_rag.core.domain.types import Calculation, CalculationInput, Citation, Document
 from desktop_rag.core.ingest.identity import labelled_periods
 from desktop_rag.core.ingest.pdf import match_form
@@ -1062,6 +1062,7 @@ def calculate(question: str, docs: list[Document], statements_of, page_text, sca
     """The computed answer from the first document that has every input; an honest refusal
     naming what is missing when a metric was asked and no document has it; None when the
     question is no statement/metric question (the caller answers it by retrieval)."""
+    question = plain_question(question)  # "Quick question - ...", "really", "... Thanks!": not asked
     if not docs or not wants_calculation(question):
         return None
     is_metric = metric_in(question) is not None or bool(_CAGR.search(question))

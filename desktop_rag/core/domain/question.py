@@ -121,6 +121,22 @@ _INSTRUCTION_CUE = re.compile(
 # statement, what ...", "Answer in USD billions rounded to one decimal place: how much ...")
 _CLAUSE = re.compile(r"^(?P<clause>[^,:?]{10,240}?)[,:]\s*(?=(?:what|how|which|who|does|did|is|are|was|were|has|have)\b)", re.I)
 _PAREN = re.compile(r"\(([^()]{0,160})\)")
+# The conversational frame around a question: a greeting or a lead-in before it ("Hi,", "Quick
+# question -", "Could you tell me:"), thanks after it. None of it is asked.
+_FRAME_LEAD = re.compile(
+    r"^\s*(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening)|ok(?:ay)?|so|thanks|thank\s+you)\b[\s,!.:;\-\u2013\u2014]+|"
+    r"(?:(?:a\s+|one\s+(?:more\s+)?)?quick\s+(?:question|one)|(?:one\s+more|another|a)\s+question|"
+    r"(?:could|can|would)\s+you\s+(?:please\s+)?(?:tell\s+me|check|confirm|help\s+me\s+with|look\s+up)(?:\s+this)?|"
+    r"i(?:'d|\s+would)\s+like\s+to\s+know(?:\s+this)?|i\s+(?:want|need)\s+to\s+know(?:\s+this)?|"
+    r"please\s+(?:tell\s+me|check|confirm))\s*(?:[:,\-\u2013\u2014]\s*|(?=\s(?:what|how|which|who|when|where|why|is|are|was|"
+    r"were|does|do|did|has|have)\b)))", re.I)
+_FRAME_TAIL = re.compile(r"(?:\s+(?:thanks|thank\s+you|thx|cheers|please\s+be\s+(?:precise|brief|exact))"
+                         r"(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?[!.\s]*)+$", re.I)
+# Discourse adverbs and intensifiers (a closed class of English): they qualify the speaker's
+# stance or the sentence, never the figure asked.
+_DISCOURSE = re.compile(
+    r"(?<![\w-])(?:really|actually|basically|honestly|literally|seriously|frankly|truly|simply|just|quite|"
+    r"definitely|certainly|obviously|essentially|personally|kindly|please|anyway|anyhow)(?![\w-]),?\s*", re.I)
 # a second term defined in the same sentence: "..., and equity as total equity"
 _MORE_DEFINITIONS = re.compile(r",?\s+and\s+(?:define\s+)?(?P<term>[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,3})\s+as\s+", re.I)
 _DEFINE = re.compile(r"^\s*define\s+(?P<term>.+?)\s+as\s+(?P<formula>.+?)\.*$", re.I)
@@ -162,10 +178,30 @@ def _statements(text: str, inst: Instructions) -> bool:
     return bool(kinds)
 
 
+def without_frame(text: str) -> str:
+    """The question without the conversational frame around it: a greeting or "quick
+    question" before it, "thanks" after it."""
+    q = text
+    while True:
+        m = _FRAME_LEAD.match(q)
+        if not m or not q[m.end():].strip():
+            break
+        q = q[m.end():]
+    return _FRAME_TAIL.sub("", q).strip()
+
+
+def plain_question(text: str) -> str:
+    """The question as asked, without its frame (``without_frame``) and without discourse words,
+    which carry the analyst's tone, never what is asked ("total actually payment volume" is the
+    total payment volume)."""
+    q = without_frame(re.sub(r"\s+", " ", text).strip())
+    return re.sub(r"\s{2,}", " ", _DISCOURSE.sub("", q)).strip()
+
+
 def parse_question(text: str) -> ParsedQuestion:
     """Split a question into what is asked and the analyst's instructions."""
     inst = Instructions()
-    q = re.sub(r"\s+", " ", text).strip()
+    q = plain_question(text)
     m = _PERSONA.match(q)
     if m:
         inst.persona = m.group(0).strip()
@@ -338,7 +374,9 @@ def counted_noun(question: str) -> str:
     if not re.match(r"how\s+many\b", q, re.I):
         return ""
     words = re.split(r"\s+of\s+", asked_concept(q), maxsplit=1)[0].split()  # "cans of Coca-Cola" counts cans
-    head = words[-1].strip(".,").lower() if words else ""
+    # the head noun, past any adverb after it ("employees basically")
+    nouns = [w for w in words if not (len(w) > 4 and w.lower().endswith("ly"))]
+    head = nouns[-1].strip(".,").lower() if nouns else ""
     return "" if head in _MONEY_WORDS or len(head) < 3 else head
 
 

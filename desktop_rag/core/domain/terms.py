@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 
 from desktop_rag.core.domain.periods import FY_SHORT_RE, FY_TOKEN_RE, QY_TOKEN_RE, full_year
 
@@ -248,3 +249,38 @@ def content_terms(question: str) -> list[str]:
         if t not in QUESTION_NOISE and len(t) > 1:
             seen.setdefault(t, None)
     return list(seen)
+
+
+# Words the alias table is written in ("sales", "expenditures"): a question's slip of the
+# keyboard is corrected towards these as well as towards the library's indexed terms (an
+# aliased phrase is indexed as its canonical token, never as its own words).
+ALIAS_WORDS = frozenset(w for phrases in FINANCE_ALIASES.values() for p in phrases
+                        for w in re.findall(r"[a-z]{3,}", p))
+_WORD = re.compile(r"(?<![\w&'-])[a-z]{5,}(?![\w&'-])")
+
+
+_INFLECTIONS = ("s", "es", "d", "ed", "ing", "er", "ers", "ly")
+
+
+def _inflected(a: str, b: str) -> bool:
+    """One word is the other with an ending: "programs" / "program", "rated" / "rate"."""
+    return any(a == b + e or b == a + e for e in _INFLECTIONS) or word_root(a) == word_root(b)
+
+
+def correct_slips(text: str, vocabulary: frozenset[str] | set[str], spelled: Callable[[str, Iterable[str]], bool]) -> str:
+    """``text`` with each lower-case word of 5 letters or more that is no word of
+    ``vocabulary`` (nor of the alias table, nor a stop word) replaced by the one word of them it
+    is a slip of the keyboard from ("slaes" -> "sales"; ``spelled(word, candidates)`` says
+    whether it is). A word with no such neighbour, or with two, is left as typed."""
+    known = vocabulary | ALIAS_WORDS
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word in known or word in STOPWORDS or word in QUESTION_NOISE:
+            return word
+        near = [v for v in known if abs(len(v) - len(word)) <= 1 and v.isalpha() and spelled(word, [v])]
+        if any(_inflected(word, v) for v in near):
+            return word  # an inflection of a known word ("programs"), no slip
+        return near[0] if len(near) == 1 else word
+
+    return _WORD.sub(fix, text)

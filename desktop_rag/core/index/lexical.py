@@ -158,6 +158,10 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def terms(self) -> list[str]:
+        """Every term indexed (a chunk removed may leave its terms until the next rebuild)."""
+        return list(self._vocab)
+
     def has_term(self, term: str) -> bool:
         t = self._vocab.get(term)
         return t is not None and bool(self._df[t] > 0)

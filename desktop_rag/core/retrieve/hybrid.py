@@ -16,7 +16,7 @@ import numpy as np
 from desktop_rag.core.calculate.calculator import _EXPLAIN, _names_a_part, _qualified, calculate
 from desktop_rag.core.calculate.concepts import find, named_in
 from desktop_rag.core.calculate.metrics import metric_in
-from desktop_rag.core.domain.companies import core_name, names_in, proper_names, subject_names
+from desktop_rag.core.domain.companies import core_name, names_in, near_spelling, proper_names, subject_names
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
@@ -31,6 +31,7 @@ from desktop_rag.core.domain.terms import (
     QUESTION_NOISE,
     STATEMENT_TITLES,
     content_terms,
+    correct_slips,
     expand_shorthand,
     statement_intent,
     tokenize,
@@ -159,6 +160,7 @@ class HybridRetriever:
         self._statements_cache: dict[str, list[Statement]] = {}
         # the library's documents (the dict of one load) -> doc_id -> its company aliases
         self._aliases_of: tuple[dict[str, Document] | None, dict[str, frozenset[str]]] = (None, {})
+        self._vocab: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
 
     # -- understanding the question -------------------------------------------------
     def plan(self, question: str, doc_scope: list[str] | None = None) -> QueryPlan:
@@ -166,7 +168,9 @@ class HybridRetriever:
         lib.refresh()
         q = question.strip()
         intent = read_question(q)
-        asked = intent.asked  # instructions (persona, units, rounding, sources) are no evidence
+        # instructions (persona, units, rounding, sources) are no evidence; a slip of the
+        # keyboard in a word ("slaes") is the word the filings print
+        asked = self.corrected(intent.asked)
         plan = QueryPlan(original=q, cleaned=expand_shorthand(asked), bm25_terms=tokenize(asked),
                          content_terms=content_terms(asked), asked=asked, instructions=intent.instructions,
                          intent=intent)
@@ -262,6 +266,18 @@ class HybridRetriever:
         plan.filters.statements = sorted(set(named_statements) or (
             set() if intent.prose else statement_intent(plan.bm25_terms)))
         return plan
+
+    def corrected(self, text: str) -> str:
+        """``text`` with its slips of the keyboard corrected towards the library's words."""
+        return correct_slips(text, self._vocabulary(), near_spelling)
+
+    def _vocabulary(self) -> frozenset[str]:
+        """The library's indexed terms, as a set kept until the index changes."""
+        lexical = self.library.lexical
+        key = (id(lexical), len(lexical.ids))
+        if self._vocab[0] != key:
+            self._vocab = (key, frozenset(lexical.terms()))
+        return self._vocab[1]
 
     def _aliases(self, doc: Document) -> frozenset[str]:
         """``company_aliases`` of a document, once per loaded state of the library (a question
@@ -715,8 +731,22 @@ class HybridRetriever:
 
         # pages, not passages: a table's row label and its column heading may sit in two chunks
         found = {t: pages(t) for t in terms}
+        for t in [t for t in terms if not found[t]]:
+            # a slip of the keyboard ("reveune") is the word the filings print
+            near = self._near_term(t)
+            if near:
+                found[t] = pages(near)
         absent = [t for t in terms if not found[t]]
-        together = not absent and (len(terms) < 2 or bool(set.intersection(*found.values())))
+        if absent and len(absent) < len(terms):
+            # only the asked thing itself (the phrase's head) or a name the question capitalises
+            # is a reason: a modifier or an ordinary word inside the phrase ("really total
+            # revenue", "late") that no filing prints says nothing about the answer
+            named = set(tokenize(" ".join(re.findall(r"\b[A-Z][\w&'-]*", concept))))
+            # the head is the phrase's last word that is no adverb ("employees basically")
+            head = next((t for t in reversed(terms) if not (len(t) > 4 and t.endswith("ly"))), terms[-1])
+            absent = [t for t in absent if t == head or t in named]
+            terms = [t for t in terms if found[t] or t in absent]
+        together = not absent and (len(terms) < 2 or bool(set.intersection(*(found[t] for t in terms))))
         if together:
             noun = counted_noun(asked)
             if noun and not self._count_printed(plan, noun):
@@ -732,6 +762,15 @@ class HybridRetriever:
             words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'-]*", concept) if set(tokenize(w)) & set(absent)]
             return f"The {where} do not mention {' '.join(dict.fromkeys(words)) or ', '.join(absent)}."
         return f"No page of the {where} mentions {concept}."
+
+    def _near_term(self, term: str) -> str:
+        """A term of the library one keyboard slip from ``term`` (5 letters or more), else ""."""
+        if len(term) < 5 or not term.isalpha():
+            return ""
+        near = [v for v in self.library.lexical.terms() if abs(len(v) - len(term)) <= 1 and v.isalpha()]
+        if not near_spelling(term, near):
+            return ""
+        return next(v for v in near if near_spelling(term, [v]))
 
     def _count_printed(self, plan: QueryPlan, noun: str) -> bool:
         """Does a page in scope print a count of ``noun``: "815 warehouses", "Paid memberships

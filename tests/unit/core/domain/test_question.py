@@ -118,3 +118,14 @@ def test_an_instruction_defining_two_terms_defines_each() -> None:
     assert parsed.instructions.definitions == {
         "debt": "notes payable, current plus notes payable and other borrowings, non-current", "equity": "total equity"}
     assert parsed.instructions.decimals == 2
+
+
+@pytest.mark.parametrize("framed", [
+    "Hi, What was Adobe's total revenue for fiscal 2015?",
+    "Quick question - What was Adobe's total revenue for fiscal 2015?",
+    "Could you tell me: What was Adobe's total revenue for fiscal 2015?",
+    "What was Adobe's total revenue for fiscal 2015? Thanks!",
+    "I'd like to know this: What was Adobe's total revenue for fiscal 2015? Thank you.",
+])
+def test_a_conversational_frame_is_not_asked(framed: str) -> None:
+    assert parse_question(framed).question == "What was Adobe's total revenue for fiscal 2015?"

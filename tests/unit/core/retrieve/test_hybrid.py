@@ -488,3 +488,16 @@ def test_the_month_of_an_asked_date_is_no_evidence_term(retriever: HybridRetriev
     hits = retriever.search(plan)
     terms = retriever.evidence_terms(plan, hits)
     assert "july" not in terms and terms
+
+
+def test_an_ordinary_word_or_a_slip_inside_the_asked_phrase_is_no_reason_to_refuse(library) -> None:
+    # the fake embedder's cosines say nothing: the similarity thresholds are not what is tested
+    retriever = HybridRetriever(library, RetrievalSettings(gate_min_cosine=0.0, gate_min_bm25=0.0))
+    base = "What were Apple's total net sales in Q3 2023?"
+    plan = retriever.plan(base)
+    assert retriever.gate(plan, retriever.search(plan)).passed
+    for variant in ("What were Apple's really total net sales in Q3 2023?",  # a modifier no filing prints
+                    "What were Apple's total net slaes in Q3 2023?"):  # a slip of the keyboard
+        plan = retriever.plan(variant)
+        gate = retriever.gate(plan, retriever.search(plan))
+        assert gate.passed, (variant, gate.reason)

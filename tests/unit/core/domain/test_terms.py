@@ -1,0 +1,19 @@
+"""domain/terms.py: slips of the keyboard corrected towards the library's words."""
+
+from __future__ import annotations
+
+from desktop_rag.core.domain.companies import near_spelling
+from desktop_rag.core.domain.terms import correct_slips
+
+VOCAB = frozenset({"revenue", "dividends", "program", "inventory", "warehouses", "operating", "margin"})
+
+
+def test_a_slip_becomes_the_word_the_filings_print() -> None:
+    assert correct_slips("what were total net slaes?", VOCAB, near_spelling) == "what were total net sales?"  # alias word
+    assert correct_slips("the invnetory at year end", VOCAB, near_spelling) == "the inventory at year end"
+    assert correct_slips("operting margin", VOCAB, near_spelling) == "operating margin"
+
+
+def test_inflections_names_and_short_words_are_left_as_typed() -> None:
+    for text in ("how many capital return programs", "Revnue of Salesforce", "the rate", "zorblax headsets"):
+        assert correct_slips(text, VOCAB, near_spelling) == text
