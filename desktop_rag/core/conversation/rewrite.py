@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from desktop_rag.core.domain.companies import (
     core_name,
+    is_question_word,
     lower_case_head,
     lower_case_name,
     lower_case_owner,
@@ -345,7 +346,9 @@ def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]
         for n in names:
             if len(n) >= 4 and n.isalpha() and n.isupper():
                 m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I)
-                if m:
+                # ("how much did restructuring cost them": a word of questions typed in lower case
+                # is that word, not the symbol spelled the same)
+                if m and not (m.group(0).islower() and is_question_word(m.group(0))):
                     return n, m.start(), m.end()
     return best
 

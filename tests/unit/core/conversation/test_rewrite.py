@@ -842,3 +842,14 @@ def test_a_company_described_by_its_parenthood_of_a_product(question: str, expec
     prev = ["What was Apple's net revenue in Q3 2023?"]
     out = rewrite_followup(question, prev, names, labels=labels, company_of=company_of)
     assert expected in out.standalone and "Apple" not in out.standalone and "net revenue" in out.standalone
+
+
+def test_a_question_word_typed_in_lower_case_is_no_trading_symbol() -> None:
+    # "cost" is a word of the question, not Costco's symbol COST: the thread's company is carried
+    names = {"salesforce", "CRM", "costco", "COST"}
+    prev = ["What was Salesforce's total revenue in Q1 FY2024?"]
+    out = rewrite_followup("how much did restructuring cost them this quarter?", prev, names)
+    assert out.company == "Salesforce" and "(Salesforce" in out.standalone
+    # typed as the symbol it still is one
+    assert rewrite_followup("and COST?", prev, names).company == "COST"
+
