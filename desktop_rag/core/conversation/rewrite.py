@@ -1156,16 +1156,20 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # "sequential growth in revenue?": the word stays, the two quarters are added
             q = _append(q, [said])
         else:
-            # "the year-earlier Rivian hit" -> "the Q1 2022 Rivian hit": a period written as the
-            # adjective of a noun stays one
+            # "the year-earlier Rivian hit" -> "the Q1 2022 Rivian hit", "full-year EPS" -> "fiscal
+            # 2022 EPS": a period written as the adjective of a noun stays one (the words' own
+            # "the" is the article: "the full-year revenue guide" -> "the fiscal 2024 revenue guide")
+            words = re.sub(r"(?i)^the\s+", "", relative_words)
             q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
-                       rf"{re.escape(relative_words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
+                       rf"{re.escape(words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
                        # "next quarter's Azure growth" -> "Q3 FY2023's Azure growth": a possessive stays one
                        lambda m: said + m.group(0)[len(m.group(0).rstrip()):]
                        if q[m.end():m.end() + 2] in ("'s", "’s") and not m.group("noun") and not m.group("prep")
                        and not said.startswith(("as of", "the ")) else
                        (said if said.startswith("the ") else f"the {said.removeprefix('as of ')}") + m.group("noun")
-                       if m.group("noun") and m.group("the") and not m.group("prep") and "-" in relative_words else
+                       if m.group("noun") and m.group("the") and not m.group("prep") and "-" in words else
+                       said + m.group("noun")
+                       if m.group("noun") and not m.group("prep") and "-" in words and not said.startswith("as of") else
                        said + (m.group("noun") or "") if said.startswith("as of") else
                        f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
                        f"{said}{m.group('noun') or ''}", q, count=1, flags=re.I)

@@ -853,3 +853,13 @@ def test_a_question_word_typed_in_lower_case_is_no_trading_symbol() -> None:
     # typed as the symbol it still is one
     assert rewrite_followup("and COST?", prev, names).company == "COST"
 
+
+@pytest.mark.parametrize(("question", "prev", "expected"), [
+    # a period written as the adjective of a noun stays one, after its article or without one
+    ("What's the full-year revenue guide?", "What was Salesforce's total revenue in Q1 FY2024?",
+     "What's the fiscal 2024 revenue guide (Salesforce)?"),
+    ("Why was full-year EPS down?", "What was Salesforce's diluted EPS in Q4 FY2024?",
+     "Why was fiscal 2024 EPS down (Salesforce)?"),
+])
+def test_a_relative_period_as_an_adjective_stays_one(question: str, prev: str, expected: str) -> None:
+    assert rewrite_followup(question, [prev], {"salesforce", "CRM"}).standalone == expected
