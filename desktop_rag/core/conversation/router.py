@@ -40,7 +40,7 @@ RECALL_RE = re.compile(
     r"(?<!fiscal\s)(?<!year\s)(?<!ytd\s)(?<!\d\s)(?<!')(?<!\d)so\s+far(?!\s+(?:this|in|of)\b))\b", re.I)
 SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|sum\s+up|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
 COMPARE_RE = re.compile(
-    r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth)\s+between|"
+    r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth|spread)(?:\s+rate)?\s+between|"
     r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
     r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
     r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
@@ -130,10 +130,26 @@ def _compares_answers(q: str, previous: Sequence[str] = ()) -> bool:
     if _THOSE.search(q) or re.search(r"\b[A-Za-z][\w&.'-]*\s+or\s+[A-Za-z]", rest):
         return True  # "them", "the two", "North America or International"
     asked = {t for p in previous for t in content_terms(p)}
-    return not [t for t in content_terms(_BY_HOW_MUCH.sub(" ", rest)) if t not in _GENERIC and t not in asked
+
+    def new(terms: Iterable[str]) -> list[str]:
+        return [t for t in terms if t not in _GENERIC and t not in asked
                 and not any(len(t) >= 5 and a.startswith(t) for a in asked)]
 
+    return not new(content_terms(_BY_HOW_MUCH.sub(" ", rest)))
 
+
+# "midpoint of that range?", "the sum of those", "growth rate between the two", "so total cash
+# returned?": arithmetic on answers given (an elliptical "so total ..." concludes from them)
+_OPERATION = (r"(?:mid-?point|middle|average|mean|sum|total|difference|gap|spread|ratio|cagr|"
+              r"growth(?:\s+rate)?|(?:percent(?:age)?\s+|%\s*)?change)")
+_ARITHMETIC_ON_ANSWERS = re.compile(
+    rf"\b{_OPERATION}\s+(?:of|between|across|for|in|from)\s+(?:(?:that|those|these|them|both|the\s+two)(?:\s+(?:range|"
+    r"figures?|numbers?|amounts?|values?|answers?|two|three))?|the\s+(?:two\s+|three\s+)?(?:figures?|numbers?|amounts?|"
+    r"values?|answers?|range))"
+    # the answers themselves, not "growth in that quarter" (a period of the thread's)
+    r"(?=\s*(?:$|[?.!,;:]|and\b|as\b|in\s+(?:\$|dollars|percent|%)))"
+    r"|^\W*so\W+(?:(?:the|what'?s\s+the|what\s+is\s+the)\s+)?(?:total|combined|sum|all[-\s]in|in\s+total|altogether)\b",
+    re.I)
 # "the latter", "the former's": an answer given, pointed at
 _LATTER = re.compile(r"\bthe\s+(?:latter|former)\b", re.I)
 # "and by how much": the size of the difference, no new subject
@@ -284,6 +300,14 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
             # asked would need the filings (words about them, "losses", "reserve release", may be new)
             return Route(CONVERSATION, "works on the answers already given, naming nothing new",
                          "compare" if _RANKS.search(q) or COMPARE_RE.search(q) else "summary")
+    if _ARITHMETIC_ON_ANSWERS.search(q):
+        comp, per = _entities(q, names, company_of)
+        for named in periods:
+            per |= _period_keys(named)
+        if not (comp - known_c or per - known_p or {a.lower() for a in absent_companies if a} - known_c
+                or relative_period(q)):
+            # "midpoint of that range?", "so total cash returned?": computed from the answers given
+            return Route(CONVERSATION, "computes from the answers already given, naming nothing new", "compare")
     pointed = _LATTER.search(q)
     own = own_measure = measure_phrase(q)
     if pointed and own and not any(set(content_terms(own)) <= set(content_terms(s)) for s in previous_standalone):

@@ -242,3 +242,19 @@ def test_pointing_at_answers_given_routes_to_the_conversation(question: str, tas
 )
 def test_pointing_words_with_something_new_ask_the_filings(question: str) -> None:
     assert route(question, THREE, 3, NAMES).kind != CONVERSATION
+
+
+# -- blind threads on pool filings (eval/threads_pool_t1.jsonl), with examples of our own --------------------
+@pytest.mark.parametrize(("question", "prev", "kind"), [
+    # arithmetic on the answers given: computed from them, nothing searched
+    ("midpoint of that range?", ["What is Apple's revenue guidance for fiscal 2024?"], CONVERSATION),
+    ("so total cash returned?", ["How much did Apple spend on buybacks in 2021?", "What were Apple's dividends in 2021?"],
+     CONVERSATION),
+    ("what's the growth rate between the two?", PREV, CONVERSATION),
+    ("the sum of those two in dollars?", PREV, CONVERSATION),
+    # ... not a period of the thread pointed at ("growth in that quarter")
+    ("what did management say drove the growth in that quarter?", PREV, RETRIEVE),
+])
+def test_turns_about_earlier_answers(question: str, prev: list[str], kind: str) -> None:
+    r = route(question, prev, len(prev), NAMES)
+    assert r.kind == kind, r.reason
