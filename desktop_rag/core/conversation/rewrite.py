@@ -186,6 +186,12 @@ _ABOUT_CHANGE = re.compile(
     r"|\bwhy\s+(?:did|was|were|is|has|had)\s+(?:it|that|this)\b|\bhow\s+come\b"
     r"|\bhow\s+much\s+of\s+(?:it|that|this|the\s+(?:jump|increase|drop|change|gap|difference|growth|decline|rise))\b",
     re.I)
+# "vs FY21", "compared with 2021": the period named after it is the base of a comparison
+_COMPARISON_BASE = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with)|relative\s+to|than)(?=\s+\S)", re.I)
+# "how much did that change from the prior quarter end?": a change since another period, which
+# is set against the thread's
+_CHANGE_FROM = re.compile(r"\b(?:change[ds]?|moved?|grow|grew|grown|rise|rose|risen|fall|fell|fallen|drop(?:ped)?|"
+                          r"increase[ds]?|decrease[ds]?|decline[ds]?|up|down)\s+(?:from|since)\b", re.I)
 # "those nine months", "these quarters": a period named only by pointing back at it
 _THOSE_PERIOD = re.compile(r"\b(?:those|these)\s+(?:\w+\s+)?(?:months|quarters?|qtrs?|years?|yrs?|periods?)\b", re.I)
 # "(Apple, Q3 2023)": what a follow-up's standalone question carried from the thread
@@ -1012,8 +1018,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         period_text = mention_text(new_period) if new_period else ""
         # "sequentially?", "vs the prior-year period", "and the comparable quarter": the thread's
         # period against the shifted one (which stays the period the thread is about)
-        against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or re.search(r"(?i)\bcomparable\b",
-                                                                                            shift.text)))
+        against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or _CHANGE_FROM.search(q)
+                                        or re.search(r"(?i)\bcomparable\b", shift.text)))
     elif alone and facts.period is not None:
         new_period = in_quarter(facts.period, alone.quarter)
         if new_period is not None and alone.years:  # "Q2 last year"
@@ -1141,12 +1147,24 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     compares_other = bool(company_here and facts.company and not _same_company(company_here, facts.company, names,
                                                                               company_of)
                           and _COMPARING.search(q) and _THAT_PERIOD.search(q))
+    thread_period = facts.period
+    base = _COMPARISON_BASE.search(q) if periods.mentions and thread_period is not None and not relative_words else None
+    if base and thread_period is not None and all(m.start >= base.end() for m in periods.mentions) \
+            and not any(_period_key(m) == _period_key(thread_period) for m in periods.mentions):
+        # "why did it drop so much vs FY21?": the period named is what the thread's is compared
+        # with; the thread's period stays the one asked about ("... in fiscal 2022 vs FY21")
+        q = f"{q[:base.start()].rstrip()} {_at(facts.period_text)} {q[base.start():]}"
+        carried_base = True
+    else:
+        carried_base = False
     period = period_text or ("" if has_period else facts.later_text if facts.later_text and (
         (about_change and not _THAT_PERIOD.search(q)) or compares_other) else facts.period_text)
     if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
         period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
                               ("period", period if not (periods.mentions or relative_words) else "")) if v]
+    if carried_base:
+        carried.append("period (compared with the one named)")
     if measure or change_of:
         carried.append("concept")
     if relative_words and period_text:
@@ -1160,7 +1178,13 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # 2022 EPS": a period written as the adjective of a noun stays one (the words' own
             # "the" is the article: "the full-year revenue guide" -> "the fiscal 2024 revenue guide")
             words = re.sub(r"(?i)^the\s+", "", relative_words)
-            q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
+            since = re.search(rf"(?i)\b(?:from|since)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?{re.escape(words)}"
+                              r"(?:[\s-]+(?:end|close))?(?![\w-])", q) if against else None
+            if since:
+                # "how much did that change from the prior quarter end?" -> "... change in Q1 FY2024
+                # vs Q4 FY2023": the thread's period against the one it changed from
+                q = f"{q[:since.start()]}{_at(said)}{q[since.end():]}"
+            q = q if since else re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
                        rf"{re.escape(words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
                        # "next quarter's Azure growth" -> "Q3 FY2023's Azure growth": a possessive stays one
                        lambda m: said + m.group(0)[len(m.group(0).rstrip()):]

@@ -863,3 +863,23 @@ def test_a_question_word_typed_in_lower_case_is_no_trading_symbol() -> None:
 ])
 def test_a_relative_period_as_an_adjective_stays_one(question: str, prev: str, expected: str) -> None:
     assert rewrite_followup(question, [prev], {"salesforce", "CRM"}).standalone == expected
+
+
+# -- blind threads on pool filings (eval/threads_pool_t1.jsonl), with examples of our own --------------------
+ORCL = {"oracle", "ORCL", "salesforce", "CRM", "pg&e", "PCG", "fedex", "FDX"}
+
+
+def test_a_period_named_as_the_base_of_a_comparison_keeps_the_thread_s() -> None:
+    out = rewrite_followup("why did it drop so much vs FY21?", ["What was Oracle's operating income in fiscal 2022?"], ORCL)
+    assert out.standalone == "why did it drop so much in fiscal 2022 vs FY21 (operating income, Oracle)?"
+    # the next follow-up is about fiscal 2022 still
+    nxt = rewrite_followup("What was that litigation?", ["What was Oracle's operating income in fiscal 2022?",
+                                                          out.standalone], ORCL)
+    assert nxt.standalone == "What was that litigation (Oracle, fiscal 2022)?"
+
+
+def test_a_change_since_another_period_sets_it_against_the_thread_s() -> None:
+    prev = ["How many employees did Salesforce have at the end of Q1 FY2024?"]
+    out = rewrite_followup("how much did that change from the prior quarter end?", prev, ORCL)
+    assert out.standalone == "how much did that change in Q1 FY2024 vs Q4 FY2023 (employees, Salesforce)?"
+
