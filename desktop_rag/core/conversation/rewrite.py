@@ -186,8 +186,19 @@ _ABOUT_CHANGE = re.compile(
     r"|\bwhy\s+(?:did|was|were|is|has|had)\s+(?:it|that|this)\b|\bhow\s+come\b"
     r"|\bhow\s+much\s+of\s+(?:it|that|this|the\s+(?:jump|increase|drop|change|gap|difference|growth|decline|rise))\b",
     re.I)
+# "in the quarter", "this qtr": the quarter the thread is about
+_THE_QUARTER = re.compile(r"\b(?:the|this|that)\s+(?:quarter|qtr)\b(?!\s+(?:before|after|earlier|later|prior|ago|ended))",
+                          re.I)
+# "when did they come out of Chapter 11?": a question asking the date of an event
+_ASKS_WHEN = re.compile(r"^\W*(?:(?:and|so|ok(?:ay)?|also)\W+)?when\b", re.I)
 # "vs FY21", "compared with 2021": the period named after it is the base of a comparison
 _COMPARISON_BASE = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with)|relative\s+to|than)(?=\s+\S)", re.I)
+# "which service offering grew fastest?", "what region declined the most": subjects ranked by
+# how a figure changed, with no measure of its own: the thread's measure is the one that changed
+_RANKED_CHANGE = re.compile(
+    r"\b(?:which|what)\b(?:\s+[\w&'’-]+){0,4}?\s+(?:grew|rose|fell|declined|increased|decreased|improved|expanded|"
+    r"shrank|dropped|gained|grow|rise|fall|decline|increase|decrease|improve|expand|shrink|drop|gain)\s+(?:the\s+)?"
+    r"(?:fastest|slowest|most|least|faster|slower|more|less)\b", re.I)
 # "how much did that change from the prior quarter end?": a change since another period, which
 # is set against the thread's
 _CHANGE_FROM = re.compile(r"\b(?:change[ds]?|moved?|grow|grew|grown|rise|rose|risen|fall|fell|fallen|drop(?:ped)?|"
@@ -227,6 +238,10 @@ class ThreadFacts:
     # explained in its filing), with its words
     later: PeriodMention | None = None
     later_text: str = ""
+    # the latest quarter the thread named, with its words ("in the quarter" after a question
+    # about the fiscal year's guidance is still the quarter the thread is about)
+    quarter: PeriodMention | None = None
+    quarter_text: str = ""
 
 
 @dataclass
@@ -384,6 +399,8 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
             text = mention_text(found[0]) if found[0].date and not found[0].span else found[0].text
             if facts.period is None:
                 facts.period, facts.period_text = found[0], text
+            if facts.quarter is None and _is_quarter(found[0]):
+                facts.quarter, facts.quarter_text = found[0], text
             if len(recent) < 2 and not any(_period_key(found[0]) == _period_key(m) for m, _ in recent):
                 recent.append((found[0], text))
         if not facts.form:
@@ -410,6 +427,11 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
     elif facts.period is not None:
         facts.later, facts.later_text = facts.period, facts.period_text
     return facts
+
+
+def _is_quarter(m: PeriodMention) -> bool:
+    """A period that is one quarter ("Q1 FY2024", "the quarter ended April 30, 2023")."""
+    return bool(m.quarter and not m.span) or m.span == "quarter"
 
 
 def _period_key(m: PeriodMention) -> tuple[int, int, int]:
@@ -882,6 +904,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if span and (facts.period is None or relative_span_of(facts.period, span, calendar_of(
             _company_as_written(q, names)[0] or facts.company)) is None):
         span = None  # "LTM" of a fiscal year is that year: the words stay as asked
+    names_none = not (periods.mentions or periods.latest or shift or alone or ytd or span or names_month(q))
+    if names_none and facts.period is not None and not _is_quarter(facts.period) and facts.quarter is not None \
+            and _THE_QUARTER.search(q) and not re.search(r"(?i)\b(?:year|yr|annual|twelve\s+months)\b", q):
+        # "which offering grew fastest in the quarter?" after the full-year guide: the quarter the
+        # thread is about, not the year asked last
+        facts.period, facts.period_text = facts.quarter, facts.quarter_text
+    if names_none and facts.later is not None and _ASKS_WHEN.search(q):
+        # "when did they come out of Chapter 11?": a date of an event, which the latest filing the
+        # thread looked at reports (not the earlier year it looked back to)
+        facts.period, facts.period_text = facts.later, facts.later_text
     company_here = _company_as_written(q, names)[0]
     if (company_here and facts.company and not _same_company(company_here, facts.company, names, company_of)
             and not periods.mentions and (ytd or _THAT_PERIOD.search(q) or _THOSE_PERIOD.search(q))):
@@ -981,7 +1013,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                                _sentence_at(q, periods.mentions[0].start)).split()) <= 14
                       and not _CROSS_COMPANY.search(q))
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
-                       or about_none or len(question.split()) <= 8)
+                       or about_none or len(question.split()) <= 8 or (names_none and _THE_QUARTER.search(q)))
     has_company = bool(new_company)
     # ("who did they name as CEO in aug 2022": a month of its own, no period of the thread's)
     has_period = bool(periods.mentions) or periods.latest or names_month(q)
@@ -1139,7 +1171,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # "how much did it add", "what drove the gap?": the change asked is one in the thread's measure,
     # between the two periods it compared: the later one's filing explains it
     about_change = bool(_ABOUT_CHANGE.search(q))
-    change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change)
+    change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change
+                                                                or _RANKED_CHANGE.search(q))
                  and not measure_phrase(q) else "")
     # "how does nvidia's data center compare for the same quarter": another company set beside the
     # thread's is compared in the period the thread is about, the later of the two it named last

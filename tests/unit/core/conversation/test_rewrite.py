@@ -883,3 +883,20 @@ def test_a_change_since_another_period_sets_it_against_the_thread_s() -> None:
     out = rewrite_followup("how much did that change from the prior quarter end?", prev, ORCL)
     assert out.standalone == "how much did that change in Q1 FY2024 vs Q4 FY2023 (employees, Salesforce)?"
 
+
+def test_the_quarter_is_the_thread_s_quarter_after_a_question_about_its_year() -> None:
+    prev = ["What was Salesforce's total revenue in Q1 FY2024?", "What's the fiscal 2024 revenue guide (Salesforce)?"]
+    out = rewrite_followup("Which service offering grew fastest in constant currency in the quarter?", prev, ORCL)
+    # the measure that grew is the thread's; the quarter is the one the thread asked
+    assert out.standalone == ("Which service offering grew fastest in constant currency in the quarter "
+                              "(revenue, Salesforce, Q1 FY2024)?")
+    # the quarter and the year both asked: the year the thread is about stays
+    both = rewrite_followup("Diluted EPS for the quarter and the year?", prev, ORCL)
+    assert "fiscal 2024" in both.standalone
+
+
+def test_a_question_asking_when_is_about_the_latest_period_the_thread_looked_at() -> None:
+    prev = ["What was PG&E's net loss in 2020?", "What was PG&E's net loss in 2019?", "why was 2019 so much worse (PG&E)?"]
+    out = rewrite_followup("When did they come out of Chapter 11?", prev, ORCL)
+    assert out.standalone == "When did they come out of Chapter 11 (PG&E, 2020)?"
+
