@@ -154,7 +154,10 @@ _TOPIC_WORDS = {"risk", "risks", "factors", "litigation", "legal", "proceedings"
                 "regulatory", "outlook", "guidance", "why", "drove", "drivers", "driver", "reason", "reasons",
                 "explain", "describe", "policy", "policies", "segments", "products", "business", "acquisition",
                 "acquisitions", "mean", "means", "definition", "say", "said", "says", "discuss", "comment", "mention",
-                "numbers", "figures", "sum", "summary", "summarize", "summarise", "recap", "growth", "grow", "grew"}
+                "numbers", "figures", "sum", "summary", "summarize", "summarise", "recap", "growth", "grow", "grew",
+                # what a company expects or guides is its outlook, a topic of its own
+                "guide", "guides", "guided", "guiding", "expect", "expects", "expected", "expecting", "forecast",
+                "forecasts", "forecasting", "anticipate", "anticipates", "project", "projects", "projecting"}
 # "Same for X", "same question for X", "now do X": the same question about another subject
 _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?:the\s+)?same\s+(?:thing\s+|question\s+)?for|"
                         r"(?:now\s+)?do(?:\s+the\s+same\s+for)?|repeat\s+(?:that|it|this)\s+for)\b", re.I)

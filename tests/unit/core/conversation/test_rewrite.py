@@ -900,3 +900,12 @@ def test_a_question_asking_when_is_about_the_latest_period_the_thread_looked_at(
     out = rewrite_followup("When did they come out of Chapter 11?", prev, ORCL)
     assert out.standalone == "When did they come out of Chapter 11 (PG&E, 2020)?"
 
+
+def test_a_company_as_the_subject_of_an_outlook_is_asked_its_own_outlook() -> None:
+    prev = ["What was FedEx's revenue in fiscal 2023?", "What was operating income by segment for FedEx in fiscal 2023?"]
+    out = rewrite_followup("and what is UPS guiding for 2024?", prev, ORCL)
+    # UPS (a company the library lacks) is asked; FedEx and its measure are not carried into it
+    assert out.absent_company == "UPS" and "FedEx" not in out.standalone and "operating income" not in out.standalone
+    # an outlook of the thread's company carries no measure of an earlier question either
+    own = rewrite_followup("what is the company guiding for FY24?", prev, ORCL)
+    assert "operating income" not in own.standalone
