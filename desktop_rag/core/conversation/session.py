@@ -23,7 +23,7 @@ from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
-from desktop_rag.core.domain.periods import FiscalCalendar
+from desktop_rag.core.domain.periods import FiscalCalendar, find_periods
 from desktop_rag.core.domain.terms import content_terms
 from desktop_rag.core.domain.types import Answer, Citation, Document
 from desktop_rag.core.ingest.identity import company_aliases, fiscal_calendar
@@ -178,6 +178,10 @@ class ConversationSession:
             # thread asked last, is read as a scope of that company's filings ("What was Apple's R&D
             # for the quarter?" with Apple's and Nvidia's 10-Qs chosen is Apple's scoped quarter)
             company, period = self._scope_of_named(question, searched, scoped)
+        if not period:
+            # a thread whose questions name no period ("What did Oracle pay for Cerner?") is about
+            # the period of the filing its answer cited: a follow-up searches that filing again
+            period = self._cited_period(msgs, searched, company)
         text = strip_style(question) if asked_style and not is_style_only(question) else question
         terms = self.company_terms()
         # each name the library knows a company by -> that company's printed labels
@@ -211,6 +215,26 @@ class ConversationSession:
         if rw.standalone != rw.question.strip():
             notes.append(f"read as: {rw.standalone} ({rw.note()})")
         return Turn(question, rw.standalone, rw, rt, style, notes)
+
+    def _cited_period(self, msgs: list[StoredMessage], searched: list[str], company: str) -> str:
+        """The period label of the filing(s) the latest answer searched from the filings cited,
+        when no searched question names a period and they are one company's filings of one
+        period (that company's, when the chat is limited to one); "" otherwise."""
+        if any(find_periods(q).mentions or find_periods(q).latest for q in searched):
+            return ""
+        for m in reversed(msgs):
+            if m.answer.cancelled or getattr(route_in(m.answer.notes), "kind", RETRIEVE) == CONVERSATION:
+                continue
+            if m.answer.not_in_corpus or not m.answer.citations:
+                return ""
+            by_id = {d.doc_id: d for d in self.documents}
+            cited = [by_id[c.doc_id] for c in m.answer.citations if c.doc_id in by_id]
+            companies = {d.meta.company for d in cited}
+            labels = {d.meta.period_label() for d in cited}
+            if len(companies) == 1 and len(labels) == 1 and (not company or company in companies):
+                return next(iter(labels))
+            return ""
+        return ""
 
     def _scope_of_named(self, question: str, searched: list[str], scoped: list[Document]) -> tuple[str, str]:
         """The company and period of the scoped filings of the one scoped company that the

@@ -246,3 +246,13 @@ def test_arithmetic_on_earlier_answers_is_computed_from_them(tmp_path: Path) -> 
     hist.close()
     mem.close()
 
+
+def test_a_thread_without_periods_is_about_the_cited_filing_s_period(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    s.ask(ScriptedEngine(["Apple paid $1.2 billion for the acquisition."]), "What did Apple pay for the acquisition?")
+    # the follow-up searches the filing that answered, by its period
+    assert s.prepare("how was it financed?").standalone == "how was it financed (Apple, Q3 FY2023)?"
+    hist.close()
+    mem.close()
