@@ -1238,6 +1238,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         # "for that quarter" names the thread's period
         q = _THAT_PERIOD.sub(f" {_at(period)}", q, count=1).replace("  ", " ")
         has_period = True
+    # "capex as % of revenue for each?" after Oracle's and FedEx's capex: each company asked, in
+    # the period asked of it, not only the latest one
+    pairs = _companies_asked(previous, names, company_of) if _EACH_OF_THEM.search(q) and not has_company else []
+    each = [f"{c} {p}".strip() for c, p in pairs] if len(pairs) == 2 else []
+    if each:
+        carried = [*[k for k in carried if k == "concept"], "companies (each of the two asked)"]
     lead = _LEAD_RE.match(q)
     body = q[lead.end():] if lead else q
     if (lead and lead.group(0).strip() and facts.question and not rest_words and not new_company and not has_period
@@ -1252,18 +1258,23 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         if company_here and re.match(rf"{re.escape(company_here)}\s*[:,-]\s", phrase):
             # "back to Apple: capex ytd" -> "What was Apple's capex ytd"
             phrase = re.sub(rf"^{re.escape(company_here)}\s*[:,-]\s*", f"{company_here}'s ", phrase)
-        if company and re.match(r"(?i)its\b|their\b", phrase):
+        if each:
+            text = _append(f"What was {phrase}", each).rstrip("?")
+        elif company and re.match(r"(?i)its\b|their\b", phrase):
             phrase = re.sub(r"(?i)^(?:its|their)\b", f"{company}'s", phrase)
             text = f"What was {phrase}"
         else:
             text = f"What was {phrase}" + (f" for {company}" if company and not has_company else "")
-        if period and not has_period:
+        if each:
+            pass
+        elif period and not has_period:
             text += f" {_at(period)}"
         elif relative_words and period_text and period_text not in text:
             text += f" {_at(period_text)}"
         out.standalone, out.kind = text + "?", "concept"
     else:
-        extra = [x for x in (change_of, (company if not has_company else ""), (period if not has_period else "")) if x]
+        own = each or [company if not has_company else "", period if not has_period else ""]
+        extra = [x for x in (change_of, *own) if x]
         if not extra:
             if q != " ".join(question.split()):
                 out.standalone, out.kind, out.carried = q, "appended", carried
@@ -1272,6 +1283,26 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         out.standalone, out.kind = _append(q, extra), "appended"
     out.carried, out.company, out.period = carried, company, period
     return out
+
+
+# "for each?", "for both of them": every company the thread asked (of the two asked last)
+_EACH_OF_THEM = re.compile(r"\b(?:for|of|on|across)\s+(?:each(?:\s+of\s+them|\s+company)?|both(?:\s+of\s+them|\s+companies)?|"
+                           r"the\s+two(?:\s+companies)?)\s*[?.!]*\s*$", re.I)
+
+
+def _companies_asked(previous: list[str], names: set[str], company_of: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    """The last two companies the thread's questions asked about, each with the period asked of
+    it (as written), in the order asked; fewer when the thread asked fewer."""
+    found: list[tuple[str, str]] = []
+    for p in reversed(previous):
+        written = _company_as_written(p, names)[0]
+        if not written or any(_same_company(written, w, names, company_of) for w, _ in found):
+            continue
+        mentions = find_periods(p).mentions
+        found.append((written, mentions[0].text if mentions else ""))
+        if len(found) == 2:
+            break
+    return found[::-1]
 
 
 # "the latter as a % of revenue", "the former's margin": one of the two companies asked last

@@ -909,3 +909,13 @@ def test_a_company_as_the_subject_of_an_outlook_is_asked_its_own_outlook() -> No
     # an outlook of the thread's company carries no measure of an earlier question either
     own = rewrite_followup("what is the company guiding for FY24?", prev, ORCL)
     assert "operating income" not in own.standalone
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("capex as % of revenue for each?", "capex as % of revenue for each (Oracle fiscal 2022, FedEx FY23)?"),
+    ("and revenue for both?", "What was revenue for both (Oracle fiscal 2022, FedEx FY23)?"),
+])
+def test_each_of_the_companies_asked_is_carried_with_its_period(question: str, expected: str) -> None:
+    prev = ["How much did Oracle spend on capex in fiscal 2022?", "What was free cash flow for Oracle in fiscal 2022?",
+            "Same capex question for FedEx FY23"]
+    assert rewrite_followup(question, prev, ORCL).standalone == expected
