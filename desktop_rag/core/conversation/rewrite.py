@@ -1165,6 +1165,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
 
     company = new_company or facts.company
     measure = _carried_measure(q, rest_words, previous)
+    carried_after = ""
+    if measure and _VERB_FORM.fullmatch(rest_words[-1]):
+        # "what was actually spent in 2020?": the words end in a verb, no subject the measure is
+        # written after ("spent capex"); it is carried beside the question instead
+        carried_after, measure = measure, ""
     if measure:
         # "how about North America?", "and services?": a new subject of the thread's measure,
         # written right after the subject's last word
@@ -1176,7 +1181,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     about_change = bool(_ABOUT_CHANGE.search(q))
     change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change
                                                                 or _RANKED_CHANGE.search(q))
-                 and not measure_phrase(q) else "")
+                 and not measure_phrase(q) else "") or carried_after
     # "how does nvidia's data center compare for the same quarter": another company set beside the
     # thread's is compared in the period the thread is about, the later of the two it named last
     # (not the year-earlier one it looked back to)
@@ -1283,6 +1288,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         out.standalone, out.kind = _append(q, extra), "appended"
     out.carried, out.company, out.period = carried, company, period
     return out
+
+
+# a verb's past form ("spent", "reported"): no subject of the thread's measure
+_VERB_FORM = re.compile(r"(?i)[a-z]{2,}ed|spent|paid|made|sold|grew|fell|rose|lost|got|took|brought|built|kept|held|"
+                        r"gave|won|cut|put|set|did|had|was|were")
 
 
 # "for each?", "for both of them": every company the thread asked (of the two asked last)

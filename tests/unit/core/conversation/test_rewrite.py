@@ -919,3 +919,9 @@ def test_each_of_the_companies_asked_is_carried_with_its_period(question: str, e
     prev = ["How much did Oracle spend on capex in fiscal 2022?", "What was free cash flow for Oracle in fiscal 2022?",
             "Same capex question for FedEx FY23"]
     assert rewrite_followup(question, prev, ORCL).standalone == expected
+
+
+def test_the_thread_s_measure_is_carried_beside_a_question_ending_in_a_verb() -> None:
+    prev = ["What was PG&E's net loss in 2020?", "What capex does the utility expect for 2021 (PG&E)?"]
+    out = rewrite_followup("how does that compare with what was actually spent in 2020?", prev, ORCL)
+    assert out.standalone == "how does that compare with what was actually spent in 2020 (capex, PG&E)?"
