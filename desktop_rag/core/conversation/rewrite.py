@@ -552,6 +552,13 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     owners = [n for n in subject_names(q) if n.lower() not in labels
               or re.search(rf"{_AGAINST.pattern.split('(?P<name>')[0]}{re.escape(n)}(?:'s|’s|'|’)", q, re.I)]
     if not owners:
+        # "what is UPS guiding for 2024?": the subject of what a company does (guides, reports,
+        # pays), not a segment or product of the library's
+        owners = [n for n in proper_names(q) if re.search(rf"\b(?:is|are|was|were|will|has|have|had)\s+{re.escape(n)}\s+"
+                                                          rf"{_COMPANY_ACTS}\b", q)
+                  and not names_in(n, names) and n.lower() not in labels and n.lower() not in library_labels
+                  and n.lower() not in printed_lower]
+    if not owners:
         # "can you pull Meta's Reality Labs operating loss": the owner of a capitalised segment,
         # when no filing of the library is its and the library's terms do not name it
         owners = [n for n in segment_owners(q) if not names_in(n, names) and n.lower() not in labels
@@ -575,6 +582,12 @@ def _own_figure_of(q: str, names: Iterable[str]) -> str:
                      rf"|\b(?:did|does|do)\s+{esc}\s+(?:itself\s+)?(?:report|disclose|post|book|record)", q):
             return name
     return ""
+
+
+# what a company does as the subject of a question ("is UPS guiding", "has Boeing reported")
+_COMPANY_ACTS = (r"(?:guid(?:ing|ed|e)|expect(?:ing|ed)?|forecast(?:ing|ed)?|project(?:ing|ed)?|target(?:ing|ed)?|"
+                 r"report(?:ing|ed)?|disclos(?:ing|ed|e)|announc(?:ing|ed|e)|plann?(?:ing|ed)?|pay(?:ing)?|paid|"
+                 r"spend(?:ing)?|spent|return(?:ing|ed)?|say(?:ing)?|said|post(?:ing|ed)?|book(?:ing|ed)?)")
 
 
 # the other side of a comparison: "stack up against kroger's", "vs Target", "higher than Citi's"

@@ -258,8 +258,7 @@ _LEGAL_TAIL = r"(?:,?\s+(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|
 
 def subject_names(question: str) -> list[str]:
     """Proper names the question is plainly *about*: possessives ("Boeing's revenue") and the
-    subject of "did/does/will X <verb>" ("What dividend did Home Depot pay?") or of "is/was X
-    <verb>ing/-ed" ("what is UPS guiding for 2024?"; not "what was Express revenue"). A library may
+    subject of "did/does X <verb>" ("What dividend did Home Depot pay?"). A library may
     mention such a company (a competitor, a customer) without holding its filings, so these
     need a library company's name, not just a word somewhere in the text."""
     out: list[str] = []
@@ -270,8 +269,7 @@ def subject_names(question: str) -> list[str]:
         # Blizzard deal close", "did the Tax Cuts and Jobs Act affect" name a thing, not who did it
         legal = re.escape(name) + _LEGAL_TAIL.removesuffix("?")
         if re.search(rf"{esc}(?:'s|’s|'|’)(?=[\s?!.,;:)]|$)", question) or re.search(
-                rf"\b(?:did|does|do|will|would|has|have)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question) or re.search(
-                rf"\b(?:is|are|was|were)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+(?:ing|ed)\b", question):
+                rf"\b(?:did|does|do)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question):
             out.append(name)
     return out
 

@@ -906,6 +906,10 @@ def test_a_company_as_the_subject_of_an_outlook_is_asked_its_own_outlook() -> No
     out = rewrite_followup("and what is UPS guiding for 2024?", prev, ORCL)
     # UPS (a company the library lacks) is asked; FedEx and its measure are not carried into it
     assert out.absent_company == "UPS" and "FedEx" not in out.standalone and "operating income" not in out.standalone
+    # what a segment or product does is no company's ("is Express guiding": a label the thread's company prints)
+    labels = {"fedex": frozenset({"express", "ground", "freight"})}
+    seg = rewrite_followup("and what is Express guiding for 2024?", prev, ORCL, labels=labels)
+    assert not seg.absent_company and "FedEx" in seg.standalone
     # an outlook of the thread's company carries no measure of an earlier question either
     own = rewrite_followup("what is the company guiding for FY24?", prev, ORCL)
     assert "operating income" not in own.standalone
