@@ -54,7 +54,14 @@ from desktop_rag.core.conversation.router import CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession
 from desktop_rag.core.domain.companies import derived_aliases, names_in, subject_names
 from desktop_rag.core.domain.measures import measure_phrase
-from desktop_rag.core.domain.periods import YEAR_TO_DATE, FiscalCalendar, PeriodMention, calendar_quarter, find_periods
+from desktop_rag.core.domain.periods import (
+    YEAR_TO_DATE,
+    FiscalCalendar,
+    PeriodMention,
+    calendar_quarter,
+    find_periods,
+    is_period_word,
+)
 from desktop_rag.core.domain.terms import content_terms
 from desktop_rag.core.domain.types import Answer, Citation, Document
 from desktop_rag.core.ingest.identity import company_aliases, detect_metadata
@@ -212,14 +219,35 @@ _QUALITATIVE = re.compile(r"\b(?:say|said|says|risks?|mention(?:ed|s)?|cites?|de
                           r"drove|how\s+come)\b", re.I)
 
 
+# A follow-up asking about something of its own, not about the thread's measure: the date of an
+# event ("When did they come out of Chapter 11?"), an outlook ("What does management expect for
+# FY24?"), or what a thing an earlier answer mentioned was ("What was that litigation?"; not "that
+# quarter", "that figure")
+_ASKS_WHEN = re.compile(r"^\W*(?:(?:and|so|ok(?:ay)?|also)\W+)?when\b", re.I)
+_OUTLOOK = re.compile(r"\b(?:expects?|expected|expecting|guid(?:e|es|ed|ing|ance)|outlook|forecasts?|forecasting)\b", re.I)
+# (an outlook of something an answer gave is about it: "what % of that book did they expect to burn off")
+_POINTS_BACK = re.compile(r"\b(?:that|it|its|this|those|these|them)\b", re.I)
+_POINTED_THING = re.compile(r"^\W*(?:(?:and|so|ok(?:ay)?)\W+)?(?:what|which)\s+(?:was|is|were|are)\s+(?:that|this|those|these)\s+"
+                            r"(?P<noun>[A-Za-z][\w-]*)\s*[?.!]*\s*$", re.I)
+_POINTED_GENERIC = {"figure", "figures", "number", "numbers", "amount", "amounts", "one", "ones", "value", "values",
+                    "result", "results", "answer", "answers", "total", "metric", "measure", "ratio", "item", "line",
+                    "quarter", "qtr", "year", "yr", "period", "month", "months", "half", "date", "day"}
+
+
 def thread_concept(question: str, earlier: list[str]) -> str:
     """The measure a follow-up's standalone question must keep, from the analyst's own words:
     the measure it names, else the latest earlier question's (``earlier``: the thread's
-    questions answered from the filings, as typed); "" when none is expected."""
+    questions answered from the filings, as typed); "" when none is expected (a qualitative
+    question, or one about a subject of its own: a date, an outlook, what a thing mentioned was)."""
     own = measure_phrase(question)
     if own:
         return own
-    if _QUALITATIVE.search(question):
+    if _QUALITATIVE.search(question) or _ASKS_WHEN.search(question) or (
+            _OUTLOOK.search(question) and not _POINTS_BACK.search(question)):
+        return ""
+    pointed = _POINTED_THING.search(question)
+    if pointed and pointed.group("noun").lower() not in _POINTED_GENERIC and not is_period_word(pointed.group("noun")) \
+            and not measure_phrase(pointed.group("noun")):
         return ""
     for q in reversed(earlier):
         found = measure_phrase(q)

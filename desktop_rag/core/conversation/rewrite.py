@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from desktop_rag.core.domain.companies import (
     core_name,
+    is_question_word,
     lower_case_head,
     lower_case_name,
     lower_case_owner,
@@ -153,7 +154,10 @@ _TOPIC_WORDS = {"risk", "risks", "factors", "litigation", "legal", "proceedings"
                 "regulatory", "outlook", "guidance", "why", "drove", "drivers", "driver", "reason", "reasons",
                 "explain", "describe", "policy", "policies", "segments", "products", "business", "acquisition",
                 "acquisitions", "mean", "means", "definition", "say", "said", "says", "discuss", "comment", "mention",
-                "numbers", "figures", "sum", "summary", "summarize", "summarise", "recap", "growth", "grow", "grew"}
+                "numbers", "figures", "sum", "summary", "summarize", "summarise", "recap", "growth", "grow", "grew",
+                # what a company expects or guides is its outlook, a topic of its own
+                "guide", "guides", "guided", "guiding", "expect", "expects", "expected", "expecting", "forecast",
+                "forecasts", "forecasting", "anticipate", "anticipates", "project", "projects", "projecting"}
 # "Same for X", "same question for X", "now do X": the same question about another subject
 _SWAP_LEAD = re.compile(r"^\s*(?:(?:and|also|now|ok(?:ay)?|then|so)[\s,]+)*(?:(?:the\s+)?same\s+(?:thing\s+|question\s+)?for|"
                         r"(?:now\s+)?do(?:\s+the\s+same\s+for)?|repeat\s+(?:that|it|this)\s+for)\b", re.I)
@@ -185,6 +189,23 @@ _ABOUT_CHANGE = re.compile(
     r"|\bwhy\s+(?:did|was|were|is|has|had)\s+(?:it|that|this)\b|\bhow\s+come\b"
     r"|\bhow\s+much\s+of\s+(?:it|that|this|the\s+(?:jump|increase|drop|change|gap|difference|growth|decline|rise))\b",
     re.I)
+# "in the quarter", "this qtr": the quarter the thread is about
+_THE_QUARTER = re.compile(r"\b(?:the|this|that)\s+(?:quarter|qtr)\b(?!\s+(?:before|after|earlier|later|prior|ago|ended))",
+                          re.I)
+# "when did they come out of Chapter 11?": a question asking the date of an event
+_ASKS_WHEN = re.compile(r"^\W*(?:(?:and|so|ok(?:ay)?|also)\W+)?when\b", re.I)
+# "vs FY21", "compared with 2021": the period named after it is the base of a comparison
+_COMPARISON_BASE = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with)|relative\s+to|than)(?=\s+\S)", re.I)
+# "which service offering grew fastest?", "what region declined the most": subjects ranked by
+# how a figure changed, with no measure of its own: the thread's measure is the one that changed
+_RANKED_CHANGE = re.compile(
+    r"\b(?:which|what)\b(?:\s+[\w&'’-]+){0,4}?\s+(?:grew|rose|fell|declined|increased|decreased|improved|expanded|"
+    r"shrank|dropped|gained|grow|rise|fall|decline|increase|decrease|improve|expand|shrink|drop|gain)\s+(?:the\s+)?"
+    r"(?:fastest|slowest|most|least|faster|slower|more|less)\b", re.I)
+# "how much did that change from the prior quarter end?": a change since another period, which
+# is set against the thread's
+_CHANGE_FROM = re.compile(r"\b(?:change[ds]?|moved?|grow|grew|grown|rise|rose|risen|fall|fell|fallen|drop(?:ped)?|"
+                          r"increase[ds]?|decrease[ds]?|decline[ds]?|up|down)\s+(?:from|since)\b", re.I)
 # "those nine months", "these quarters": a period named only by pointing back at it
 _THOSE_PERIOD = re.compile(r"\b(?:those|these)\s+(?:\w+\s+)?(?:months|quarters?|qtrs?|years?|yrs?|periods?)\b", re.I)
 # "(Apple, Q3 2023)": what a follow-up's standalone question carried from the thread
@@ -220,6 +241,10 @@ class ThreadFacts:
     # explained in its filing), with its words
     later: PeriodMention | None = None
     later_text: str = ""
+    # the latest quarter the thread named, with its words ("in the quarter" after a question
+    # about the fiscal year's guidance is still the quarter the thread is about)
+    quarter: PeriodMention | None = None
+    quarter_text: str = ""
 
 
 @dataclass
@@ -345,7 +370,9 @@ def _company_as_written(text: str, names: Iterable[str]) -> tuple[str, int, int]
         for n in names:
             if len(n) >= 4 and n.isalpha() and n.isupper():
                 m = re.search(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?![A-Za-z0-9&])", text, re.I)
-                if m:
+                # ("how much did restructuring cost them": a word of questions typed in lower case
+                # is that word, not the symbol spelled the same)
+                if m and not (m.group(0).islower() and is_question_word(m.group(0))):
                     return n, m.start(), m.end()
     return best
 
@@ -375,6 +402,8 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
             text = mention_text(found[0]) if found[0].date and not found[0].span else found[0].text
             if facts.period is None:
                 facts.period, facts.period_text = found[0], text
+            if facts.quarter is None and _is_quarter(found[0]):
+                facts.quarter, facts.quarter_text = found[0], text
             if len(recent) < 2 and not any(_period_key(found[0]) == _period_key(m) for m, _ in recent):
                 recent.append((found[0], text))
         if not facts.form:
@@ -401,6 +430,11 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
     elif facts.period is not None:
         facts.later, facts.later_text = facts.period, facts.period_text
     return facts
+
+
+def _is_quarter(m: PeriodMention) -> bool:
+    """A period that is one quarter ("Q1 FY2024", "the quarter ended April 30, 2023")."""
+    return bool(m.quarter and not m.span) or m.span == "quarter"
 
 
 def _period_key(m: PeriodMention) -> tuple[int, int, int]:
@@ -518,6 +552,13 @@ def _new_company(q: str, names: set[str], remainder: str, scoped: bool = False,
     owners = [n for n in subject_names(q) if n.lower() not in labels
               or re.search(rf"{_AGAINST.pattern.split('(?P<name>')[0]}{re.escape(n)}(?:'s|’s|'|’)", q, re.I)]
     if not owners:
+        # "what is UPS guiding for 2024?": the subject of what a company does (guides, reports,
+        # pays), not a segment or product of the library's
+        owners = [n for n in proper_names(q) if re.search(rf"\b(?:is|are|was|were|will|has|have|had)\s+{re.escape(n)}\s+"
+                                                          rf"{_COMPANY_ACTS}\b", q)
+                  and not names_in(n, names) and n.lower() not in labels and n.lower() not in library_labels
+                  and n.lower() not in printed_lower]
+    if not owners:
         # "can you pull Meta's Reality Labs operating loss": the owner of a capitalised segment,
         # when no filing of the library is its and the library's terms do not name it
         owners = [n for n in segment_owners(q) if not names_in(n, names) and n.lower() not in labels
@@ -541,6 +582,12 @@ def _own_figure_of(q: str, names: Iterable[str]) -> str:
                      rf"|\b(?:did|does|do)\s+{esc}\s+(?:itself\s+)?(?:report|disclose|post|book|record)", q):
             return name
     return ""
+
+
+# what a company does as the subject of a question ("is UPS guiding", "has Boeing reported")
+_COMPANY_ACTS = (r"(?:guid(?:ing|ed|e)|expect(?:ing|ed)?|forecast(?:ing|ed)?|project(?:ing|ed)?|target(?:ing|ed)?|"
+                 r"report(?:ing|ed)?|disclos(?:ing|ed|e)|announc(?:ing|ed|e)|plann?(?:ing|ed)?|pay(?:ing)?|paid|"
+                 r"spend(?:ing)?|spent|return(?:ing|ed)?|say(?:ing)?|said|post(?:ing|ed)?|book(?:ing|ed)?)")
 
 
 # the other side of a comparison: "stack up against kroger's", "vs Target", "higher than Citi's"
@@ -873,6 +920,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     if span and (facts.period is None or relative_span_of(facts.period, span, calendar_of(
             _company_as_written(q, names)[0] or facts.company)) is None):
         span = None  # "LTM" of a fiscal year is that year: the words stay as asked
+    names_none = not (periods.mentions or periods.latest or shift or alone or ytd or span or names_month(q))
+    if names_none and facts.period is not None and not _is_quarter(facts.period) and facts.quarter is not None \
+            and _THE_QUARTER.search(q) and not re.search(r"(?i)\b(?:year|yr|annual|twelve\s+months)\b", q):
+        # "which offering grew fastest in the quarter?" after the full-year guide: the quarter the
+        # thread is about, not the year asked last
+        facts.period, facts.period_text = facts.quarter, facts.quarter_text
+    if names_none and facts.later is not None and _ASKS_WHEN.search(q):
+        # "when did they come out of Chapter 11?": a date of an event, which the latest filing the
+        # thread looked at reports (not the earlier year it looked back to)
+        facts.period, facts.period_text = facts.later, facts.later_text
     company_here = _company_as_written(q, names)[0]
     if (company_here and facts.company and not _same_company(company_here, facts.company, names, company_of)
             and not periods.mentions and (ytd or _THAT_PERIOD.search(q) or _THOSE_PERIOD.search(q))):
@@ -972,7 +1029,7 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                                _sentence_at(q, periods.mentions[0].start)).split()) <= 14
                       and not _CROSS_COMPANY.search(q))
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
-                       or about_none or len(question.split()) <= 8)
+                       or about_none or len(question.split()) <= 8 or (names_none and _THE_QUARTER.search(q)))
     has_company = bool(new_company)
     # ("who did they name as CEO in aug 2022": a month of its own, no period of the thread's)
     has_period = bool(periods.mentions) or periods.latest or names_month(q)
@@ -1009,8 +1066,8 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         period_text = mention_text(new_period) if new_period else ""
         # "sequentially?", "vs the prior-year period", "and the comparable quarter": the thread's
         # period against the shifted one (which stays the period the thread is about)
-        against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or re.search(r"(?i)\bcomparable\b",
-                                                                                            shift.text)))
+        against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or _CHANGE_FROM.search(q)
+                                        or re.search(r"(?i)\bcomparable\b", shift.text)))
     elif alone and facts.period is not None:
         new_period = in_quarter(facts.period, alone.quarter)
         if new_period is not None and alone.years:  # "Q2 last year"
@@ -1121,6 +1178,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
 
     company = new_company or facts.company
     measure = _carried_measure(q, rest_words, previous)
+    carried_after = ""
+    if measure and _VERB_FORM.fullmatch(rest_words[-1]):
+        # "what was actually spent in 2020?": the words end in a verb, no subject the measure is
+        # written after ("spent capex"); it is carried beside the question instead
+        carried_after, measure = measure, ""
     if measure:
         # "how about North America?", "and services?": a new subject of the thread's measure,
         # written right after the subject's last word
@@ -1130,20 +1192,33 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # "how much did it add", "what drove the gap?": the change asked is one in the thread's measure,
     # between the two periods it compared: the later one's filing explains it
     about_change = bool(_ABOUT_CHANGE.search(q))
-    change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change)
-                 and not measure_phrase(q) else "")
+    change_of = (_latest_measure(previous) if not measure and (_HOW_MUCH_CHANGE.search(q) or about_change
+                                                                or _RANKED_CHANGE.search(q))
+                 and not measure_phrase(q) else "") or carried_after
     # "how does nvidia's data center compare for the same quarter": another company set beside the
     # thread's is compared in the period the thread is about, the later of the two it named last
     # (not the year-earlier one it looked back to)
     compares_other = bool(company_here and facts.company and not _same_company(company_here, facts.company, names,
                                                                               company_of)
                           and _COMPARING.search(q) and _THAT_PERIOD.search(q))
+    thread_period = facts.period
+    base = _COMPARISON_BASE.search(q) if periods.mentions and thread_period is not None and not relative_words else None
+    if base and thread_period is not None and all(m.start >= base.end() for m in periods.mentions) \
+            and not any(_period_key(m) == _period_key(thread_period) for m in periods.mentions):
+        # "why did it drop so much vs FY21?": the period named is what the thread's is compared
+        # with; the thread's period stays the one asked about ("... in fiscal 2022 vs FY21")
+        q = f"{q[:base.start()].rstrip()} {_at(facts.period_text)} {q[base.start():]}"
+        carried_base = True
+    else:
+        carried_base = False
     period = period_text or ("" if has_period else facts.later_text if facts.later_text and (
         (about_change and not _THAT_PERIOD.search(q)) or compares_other) else facts.period_text)
     if re.match(r"(?i)(?:fiscal\s+)?(?:quarter|year|period|(?:three|six|nine|twelve)\s+months)\s+end", period):
         period = "the " + period  # "quarter ended June 30, 2023" as a question writes it
     carried = [k for k, v in (("company", company if not new_company else ""),
                               ("period", period if not (periods.mentions or relative_words) else "")) if v]
+    if carried_base:
+        carried.append("period (compared with the one named)")
     if measure or change_of:
         carried.append("concept")
     if relative_words and period_text:
@@ -1153,16 +1228,26 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             # "sequential growth in revenue?": the word stays, the two quarters are added
             q = _append(q, [said])
         else:
-            # "the year-earlier Rivian hit" -> "the Q1 2022 Rivian hit": a period written as the
-            # adjective of a noun stays one
-            q = re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
-                       rf"{re.escape(relative_words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
+            # "the year-earlier Rivian hit" -> "the Q1 2022 Rivian hit", "full-year EPS" -> "fiscal
+            # 2022 EPS": a period written as the adjective of a noun stays one (the words' own
+            # "the" is the article: "the full-year revenue guide" -> "the fiscal 2024 revenue guide")
+            words = re.sub(r"(?i)^the\s+", "", relative_words)
+            since = re.search(rf"(?i)\b(?:from|since)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?{re.escape(words)}"
+                              r"(?:[\s-]+(?:end|close))?(?![\w-])", q) if against else None
+            if since:
+                # "how much did that change from the prior quarter end?" -> "... change in Q1 FY2024
+                # vs Q4 FY2023": the thread's period against the one it changed from
+                q = f"{q[:since.start()]}{_at(said)}{q[since.end():]}"
+            q = q if since else re.sub(rf"(?:\b(?P<prep>in|for|during|of|over|at|as\s+(?:at|of))\s+)?(?P<the>\bthe\s+)?"
+                       rf"{re.escape(words)}(?P<noun>\s+(?![Ii]n\b|[Ff]or\b|[Oo]n\b|[Aa]t\b)[A-Za-z])?",
                        # "next quarter's Azure growth" -> "Q3 FY2023's Azure growth": a possessive stays one
                        lambda m: said + m.group(0)[len(m.group(0).rstrip()):]
                        if q[m.end():m.end() + 2] in ("'s", "’s") and not m.group("noun") and not m.group("prep")
                        and not said.startswith(("as of", "the ")) else
                        (said if said.startswith("the ") else f"the {said.removeprefix('as of ')}") + m.group("noun")
-                       if m.group("noun") and m.group("the") and not m.group("prep") and "-" in relative_words else
+                       if m.group("noun") and m.group("the") and not m.group("prep") and "-" in words else
+                       said + m.group("noun")
+                       if m.group("noun") and not m.group("prep") and "-" in words and not said.startswith("as of") else
                        said + (m.group("noun") or "") if said.startswith("as of") else
                        f"{m.group('prep') if m.group('prep') and not m.group('prep').startswith(('at', 'as')) else 'in'} "
                        f"{said}{m.group('noun') or ''}", q, count=1, flags=re.I)
@@ -1171,6 +1256,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         # "for that quarter" names the thread's period
         q = _THAT_PERIOD.sub(f" {_at(period)}", q, count=1).replace("  ", " ")
         has_period = True
+    # "capex as % of revenue for each?" after Oracle's and FedEx's capex: each company asked, in
+    # the period asked of it, not only the latest one
+    pairs = _companies_asked(previous, names, company_of) if _EACH_OF_THEM.search(q) and not has_company else []
+    each = [f"{c} {p}".strip() for c, p in pairs] if len(pairs) == 2 else []
+    if each:
+        carried = [*[k for k in carried if k == "concept"], "companies (each of the two asked)"]
     lead = _LEAD_RE.match(q)
     body = q[lead.end():] if lead else q
     if (lead and lead.group(0).strip() and facts.question and not rest_words and not new_company and not has_period
@@ -1185,18 +1276,23 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         if company_here and re.match(rf"{re.escape(company_here)}\s*[:,-]\s", phrase):
             # "back to Apple: capex ytd" -> "What was Apple's capex ytd"
             phrase = re.sub(rf"^{re.escape(company_here)}\s*[:,-]\s*", f"{company_here}'s ", phrase)
-        if company and re.match(r"(?i)its\b|their\b", phrase):
+        if each:
+            text = _append(f"What was {phrase}", each).rstrip("?")
+        elif company and re.match(r"(?i)its\b|their\b", phrase):
             phrase = re.sub(r"(?i)^(?:its|their)\b", f"{company}'s", phrase)
             text = f"What was {phrase}"
         else:
             text = f"What was {phrase}" + (f" for {company}" if company and not has_company else "")
-        if period and not has_period:
+        if each:
+            pass
+        elif period and not has_period:
             text += f" {_at(period)}"
         elif relative_words and period_text and period_text not in text:
             text += f" {_at(period_text)}"
         out.standalone, out.kind = text + "?", "concept"
     else:
-        extra = [x for x in (change_of, (company if not has_company else ""), (period if not has_period else "")) if x]
+        own = each or [company if not has_company else "", period if not has_period else ""]
+        extra = [x for x in (change_of, *own) if x]
         if not extra:
             if q != " ".join(question.split()):
                 out.standalone, out.kind, out.carried = q, "appended", carried
@@ -1205,6 +1301,31 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         out.standalone, out.kind = _append(q, extra), "appended"
     out.carried, out.company, out.period = carried, company, period
     return out
+
+
+# a verb's past form ("spent", "reported"): no subject of the thread's measure
+_VERB_FORM = re.compile(r"(?i)[a-z]{2,}ed|spent|paid|made|sold|grew|fell|rose|lost|got|took|brought|built|kept|held|"
+                        r"gave|won|cut|put|set|did|had|was|were")
+
+
+# "for each?", "for both of them": every company the thread asked (of the two asked last)
+_EACH_OF_THEM = re.compile(r"\b(?:for|of|on|across)\s+(?:each(?:\s+of\s+them|\s+company)?|both(?:\s+of\s+them|\s+companies)?|"
+                           r"the\s+two(?:\s+companies)?)\s*[?.!]*\s*$", re.I)
+
+
+def _companies_asked(previous: list[str], names: set[str], company_of: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    """The last two companies the thread's questions asked about, each with the period asked of
+    it (as written), in the order asked; fewer when the thread asked fewer."""
+    found: list[tuple[str, str]] = []
+    for p in reversed(previous):
+        written = _company_as_written(p, names)[0]
+        if not written or any(_same_company(written, w, names, company_of) for w, _ in found):
+            continue
+        mentions = find_periods(p).mentions
+        found.append((written, mentions[0].text if mentions else ""))
+        if len(found) == 2:
+            break
+    return found[::-1]
 
 
 # "the latter as a % of revenue", "the former's margin": one of the two companies asked last

@@ -40,7 +40,9 @@ RECALL_RE = re.compile(
     r"(?<!fiscal\s)(?<!year\s)(?<!ytd\s)(?<!\d\s)(?<!')(?<!\d)so\s+far(?!\s+(?:this|in|of)\b))\b", re.I)
 SUMMARY_RE = re.compile(r"\b(?:summari[sz]e|summary|sum\s+up|recap|so\s+far|what\s+have\s+we|what\s+do\s+we\s+know)\b", re.I)
 COMPARE_RE = re.compile(
-    r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth)\s+between|"
+    r"\b(?:compare|comparison|versus|vs\.?|(?:difference|change|gap|growth|spread)(?:\s+rate)?\s+between|"
+    # "how much did that change from the prior quarter end": an answer given beside another period
+    r"(?:that|it|this)\s+(?:change|changed|move|moved|grow|grew|rise|rose|fall|fell|drop|dropped)\s+(?:from|since)|"
     r"which\s+(?:one\s+|of\s+(?:them|these|those|the\s+two)\s+)?"
     r"(?:was|is|were|had)\s+(?:the\s+)?(?:higher|larger|bigger|lower|smaller|greater|more|less|"
     r"highest|largest|biggest|lowest|smallest|greatest|most|least)|"
@@ -130,10 +132,41 @@ def _compares_answers(q: str, previous: Sequence[str] = ()) -> bool:
     if _THOSE.search(q) or re.search(r"\b[A-Za-z][\w&.'-]*\s+or\s+[A-Za-z]", rest):
         return True  # "them", "the two", "North America or International"
     asked = {t for p in previous for t in content_terms(p)}
-    return not [t for t in content_terms(_BY_HOW_MUCH.sub(" ", rest)) if t not in _GENERIC and t not in asked
+
+    def new(terms: Iterable[str]) -> list[str]:
+        return [t for t in terms if t not in _GENERIC and t not in asked
                 and not any(len(t) >= 5 and a.startswith(t) for a in asked)]
 
+    # "Which segment's margin improved the most?" after segment revenues: the measure it ranks,
+    # written inside the comparing words, was never asked (the filings hold it)
+    if new(content_terms(measure_phrase(q))):
+        return False
+    return not new(content_terms(_BY_HOW_MUCH.sub(" ", rest)))
 
+
+# "midpoint of that range?", "the sum of those", "growth rate between the two", "so total cash
+# returned?": arithmetic on answers given (an elliptical "so total ..." concludes from them)
+_OPERATION = (r"(?:mid-?point|middle|average|mean|sum|total|difference|gap|spread|ratio|cagr|"
+              r"growth(?:\s+rate)?|(?:percent(?:age)?\s+|%\s*)?change)")
+_ARITHMETIC_ON_ANSWERS = re.compile(
+    rf"\b{_OPERATION}\s+(?:of|between|across|for|in|from)\s+(?:(?:that|those|these|them|both|the\s+two)(?:\s+(?:range|"
+    r"figures?|numbers?|amounts?|values?|answers?|two|three))?|the\s+(?:two\s+|three\s+)?(?:figures?|numbers?|amounts?|"
+    r"values?|answers?|range))"
+    # the answers themselves, not "growth in that quarter" (a period of the thread's)
+    r"(?=\s*(?:$|[?.!,;:]|and\b|as\b|in\s+(?:\$|dollars|percent|%)))"
+    r"|^\W*so\W+(?:(?:the|what'?s\s+the|what\s+is\s+the)\s+)?(?:total|combined|sum|all[-\s]in|in\s+total|altogether)\b",
+    re.I)
+# "was that more than its operating cash flow?", "capex as % of revenue for each?": an answer
+# given (or each of them) set against a figure of words the thread has not asked
+_ANSWER_AS_SUBJECT = re.compile(
+    r"\b(?:was|is|were|are)\s+(?:that|it|this|those|these|they)\s+(?:more|less|higher|lower|bigger|smaller|greater|"
+    r"larger|above|below)\b|\b(?:did|does|do)\s+(?:that|it|this|those|these|they)\s+(?:exceed|beat|top|cover|surpass)\b",
+    re.I)
+_FOR_EACH = re.compile(r"\b(?:for|of|on|across)\s+(?:each|both|the\s+two|those|these|them)(?:\s+(?:of\s+them|"
+                       r"companies|ones))?\s*[?.!]*\s*$", re.I)
+# "why did it drop so much vs FY21?": what caused a change is the filings' to explain
+_ASKS_CAUSE = re.compile(r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:why|how\s+come)\b|\bwhat\s+(?:drove|drives|caused|"
+                         r"causes|explains)\b|\breasons?\s+(?:for|behind)\b", re.I)
 # "the latter", "the former's": an answer given, pointed at
 _LATTER = re.compile(r"\bthe\s+(?:latter|former)\b", re.I)
 # "and by how much": the size of the difference, no new subject
@@ -284,6 +317,18 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
             # asked would need the filings (words about them, "losses", "reserve release", may be new)
             return Route(CONVERSATION, "works on the answers already given, naming nothing new",
                          "compare" if _RANKS.search(q) or COMPARE_RE.search(q) else "summary")
+    if _ARITHMETIC_ON_ANSWERS.search(q):
+        comp, per = _entities(q, names, company_of)
+        for named in periods:
+            per |= _period_keys(named)
+        if not (comp - known_c or per - known_p or {a.lower() for a in absent_companies if a} - known_c
+                or relative_period(q)):
+            # "midpoint of that range?", "so total cash returned?": computed from the answers given
+            return Route(CONVERSATION, "computes from the answers already given, naming nothing new", "compare")
+    if (_ANSWER_AS_SUBJECT.search(q) or (_FOR_EACH.search(q) and not WHICH_RE.search(q))) \
+            and _new_words(q, previous_standalone, names):
+        # "was that more than its operating cash flow?": the answer given, and a figure the filings hold
+        return Route(BOTH, "sets an answer given against a figure not answered yet")
     pointed = _LATTER.search(q)
     own = own_measure = measure_phrase(q)
     if pointed and own and not any(set(content_terms(own)) <= set(content_terms(s)) for s in previous_standalone):
@@ -308,6 +353,9 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         # "renewal rates at that date - US/Canada vs worldwide", "how many did they deliver vs what
         # was scheduled": both sides are things the thread never asked; the filings hold them
         return Route(RETRIEVE, "compares two things not asked yet, both from the filings")
+    if (compared or _compares_answers(q, previous_standalone)) and _ASKS_CAUSE.search(q):
+        # "why did it drop so much vs FY21?": the causes of a change are the filings' to explain
+        return Route(RETRIEVE, "asks what caused a change: the filings explain it")
     if compared or _compares_answers(q, previous_standalone):
         comp, per = _entities(q, names, company_of)
         comp |= {c.lower() for c in absent_companies if c}
@@ -324,6 +372,14 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
             terms = set(content_terms(measure))
             asked_p = {k for s in previous_standalone if terms and terms <= set(content_terms(s)) for k in _period_keys(s)}
             new_p = per - asked_p
+        if per and not new_p and not period_run(q):
+            # "how does that compare with what was actually spent in 2020?" after capex for 2021 and
+            # net loss for 2020: a period is answered for the measure compared, not for any measure
+            measure = own_measure or next((m for s in reversed(previous_standalone) if (m := measure_phrase(s))), "")
+            terms = set(content_terms(measure))
+            if terms:
+                asked_p = {k for s in previous_standalone if terms <= set(content_terms(s)) for k in _period_keys(s)}
+                new_p = per - asked_p
         if relative_period(q):
             new_p.add("shifted")
         # both sides named in the message ("1H23 vs 1H22", "capex Q3 vs Q2 2023"), none pointing

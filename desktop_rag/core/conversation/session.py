@@ -8,11 +8,13 @@ Used by the CLI's interactive ``ask`` (``ask``) and the GUI, which calls ``prepa
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_rag.core.conversation.arithmetic import MIDPOINT, SUM, Operand, compute, operation, principal, range_in
 from desktop_rag.core.conversation.history import HistoryStore, StoredMessage
 from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
@@ -21,7 +23,7 @@ from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
-from desktop_rag.core.domain.periods import FiscalCalendar
+from desktop_rag.core.domain.periods import FiscalCalendar, find_periods
 from desktop_rag.core.domain.terms import content_terms
 from desktop_rag.core.domain.types import Answer, Citation, Document
 from desktop_rag.core.ingest.identity import company_aliases, fiscal_calendar
@@ -176,6 +178,10 @@ class ConversationSession:
             # thread asked last, is read as a scope of that company's filings ("What was Apple's R&D
             # for the quarter?" with Apple's and Nvidia's 10-Qs chosen is Apple's scoped quarter)
             company, period = self._scope_of_named(question, searched, scoped)
+        if not period:
+            # a thread whose questions name no period ("What did Oracle pay for Cerner?") is about
+            # the period of the filing its answer cited: a follow-up searches that filing again
+            period = self._cited_period(msgs, searched, company)
         text = strip_style(question) if asked_style and not is_style_only(question) else question
         terms = self.company_terms()
         # each name the library knows a company by -> that company's printed labels
@@ -209,6 +215,26 @@ class ConversationSession:
         if rw.standalone != rw.question.strip():
             notes.append(f"read as: {rw.standalone} ({rw.note()})")
         return Turn(question, rw.standalone, rw, rt, style, notes)
+
+    def _cited_period(self, msgs: list[StoredMessage], searched: list[str], company: str) -> str:
+        """The period label of the filing(s) the latest answer searched from the filings cited,
+        when no searched question names a period and they are one company's filings of one
+        period (that company's, when the chat is limited to one); "" otherwise."""
+        if any(find_periods(q).mentions or find_periods(q).latest for q in searched):
+            return ""
+        for m in reversed(msgs):
+            if m.answer.cancelled or getattr(route_in(m.answer.notes), "kind", RETRIEVE) == CONVERSATION:
+                continue
+            if m.answer.not_in_corpus or not m.answer.citations:
+                return ""
+            by_id = {d.doc_id: d for d in self.documents}
+            cited = [by_id[c.doc_id] for c in m.answer.citations if c.doc_id in by_id]
+            companies = {d.meta.company for d in cited}
+            labels = {d.meta.period_label() for d in cited}
+            if len(companies) == 1 and len(labels) == 1 and (not company or company in companies):
+                return next(iter(labels))
+            return ""
+        return ""
 
     def _scope_of_named(self, question: str, searched: list[str], scoped: list[Document]) -> tuple[str, str]:
         """The company and period of the scoped filings of the one scoped company that the
@@ -254,6 +280,10 @@ class ConversationSession:
             # "how does that compare with Intel?": "that" is the latest answer
             chosen = [facts[-1]]
             text = f"Earlier ({facts[-1].question}): {facts[-1].statement}"
+        elif task == "compare" and (worked := self._computed(turn.question, facts))[0]:
+            # "midpoint of that range?", "so total cash returned?": computed from the answers given
+            text, chosen = worked[0], worked[1]
+            text += "\n" + "\n".join(f"Earlier ({f.question}): {f.statement}" for f in chosen)
         elif task == "compare":
             chosen = self._matching(self._with_company_names(turn.question), facts, 2) or facts[-2:]
             text = self._comparison(chosen)
@@ -293,6 +323,34 @@ class ConversationSession:
                 scored.append((overlap, i, f))
         scored.sort(key=lambda s: (-s[0], -s[1]))
         return sorted((f for _, _, f in scored[:k]), key=lambda f: f.msg_id)
+
+    def _computed(self, question: str, facts: list[Fact]) -> tuple[str, list[Fact]]:
+        """The arithmetic the message asks of the answers given, computed from their figures,
+        and the answers used; ("", []) when it asks none or their figures do not allow it. A
+        midpoint is of the range the latest answer states (else of the last two answers); a
+        total of the last answers (as many as the message counts, else two); the rest of the
+        two answers its words match (else the last two)."""
+        op = operation(question)
+        # the figures the filings gave, not an earlier computation or recall from the thread
+        searched = {m.msg_id for m in self.messages() if getattr(route_in(m.answer.notes), "kind", RETRIEVE) != CONVERSATION}
+        facts = [f for f in facts if f.msg_id in searched]
+        if not op or not facts:
+            return "", []
+        if op == MIDPOINT and range_in(facts[-1].statement):
+            used = [facts[-1]]
+        elif op == SUM:
+            count = re.search(r"\b(?:those|these|the|all)\s+(two|three|four|five|[2-5])\b", question, re.I)
+            n = {"two": 2, "three": 3, "four": 4, "five": 5}.get(count.group(1).lower(), 0) or int(count.group(1)) \
+                if count else 2
+            used = facts[-n:]
+        else:
+            used = self._matching(self._with_company_names(question), facts, 2)
+            used = used if len(used) == 2 else facts[-2:]
+        operands = [Operand(f.question, p) for f in used if (p := principal(f.statement)) is not None]
+        if len(operands) != len(used) and not (op == MIDPOINT and len(used) == 1):
+            return "", []
+        text = compute(question, operands, facts[-1].statement if op == MIDPOINT else "")
+        return (text, used) if text else ("", [])
 
     @staticmethod
     def _comparison(facts: list[Fact]) -> str:

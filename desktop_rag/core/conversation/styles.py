@@ -97,9 +97,38 @@ def only_layout_words(text: str) -> bool:
     return not re.search(r"[A-Za-z0-9]{2,}", rest)
 
 
+_CLAUSE_BREAK = re.compile(r"((?<=[.!?;:])\s+|\s*[,;]\s+|\s+[-\u2013\u2014]+\s+)")
+
+
+def _without_style_clauses(text: str) -> str:
+    """``text`` without the sentences and clauses that only ask for a style ("Answer in
+    bullets from now on. What did FedEx return?" -> "What did FedEx return?"): the words
+    around the style's name in such a clause ("answer in ... from now on") are no part of the
+    question; a question's own clause keeps its words."""
+    parts = _CLAUSE_BREAK.split(text)
+    clauses = parts[0::2]
+    if len(clauses) < 2:
+        return text
+    style_only = [bool(c.strip()) and is_style_only(c) for c in clauses]
+    if all(style_only) or not any(style_only):
+        return text
+    out = ""
+    for i, clause in enumerate(clauses):
+        if style_only[i]:
+            continue
+        if out:
+            out += parts[2 * i - 1]
+        out += clause
+    end = text.rstrip()[-1:]
+    if end in "?!." and out.rstrip()[-1:] not in "?!.":
+        out = out.rstrip(" ,;:-") + end  # the message's closing mark, when its last clause was the style's
+    return out
+
+
 def strip_style(text: str) -> str:
-    """The question without its style request ("What was R&D, as a table?" -> "What was R&D?")."""
-    out = text
+    """The question without its style request ("What was R&D, as a table?" -> "What was R&D?";
+    "Answer in bullets from now on. What did FedEx return?" -> "What did FedEx return?")."""
+    out = _without_style_clauses(text)
     for _, rx in _STYLE_PATTERNS:
         out = rx.sub(" ", out)
     out = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s+", " ", out)).strip(" ,")

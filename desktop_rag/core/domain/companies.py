@@ -298,6 +298,12 @@ _NOT_NAME_WORDS = (NOT_NAMES | GENERIC_WORDS | MEASURE_WORDS | QUALIFIER_WORDS |
                    | frozenset({"qtr", "qtrs", "yr", "yrs", "pls", "plz", "thx", "thanks", "ok", "okay", "lol", "hmm",
                                 "abt", "w", "vs", "versus", "same", "again", "then", "too", "also", "instead", "now"}))
 _LOWER_NAME_WORD = re.compile(r"[a-z][a-z&'.-]*[a-z0-9]")
+
+
+def is_question_word(word: str) -> bool:
+    """``word`` belongs to the vocabulary of questions about filings ("cost", "them", "sales"):
+    typed in lower case it is that word, not a trading symbol spelled the same ("COST")."""
+    return word.lower() in _NOT_NAME_WORDS
 # the endings of common nouns, which a name typed in lower case seldom has: plurals ("layoffs",
 # "warehouses"; not "-ss", "-us", "-is", "-as", "-os": "adidas"), "-ing", "-tion", "-ment"...
 _COMMON_NOUN_END = re.compile(r"(?:[^suaio]s|ing|tion|sion|ment|ness|ity|ance|ence|ism)$")

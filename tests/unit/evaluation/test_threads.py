@@ -79,6 +79,15 @@ def test_the_concept_a_follow_up_must_keep() -> None:
     assert thread_concept("and its gross margin?", earlier) == "gross margin"  # its own measure
     assert thread_concept("what did the filing say about export risks?", earlier) == ""  # asks something new
     assert thread_concept("and a year later?", []) == ""
+    # a subject of its own: the date of an event, an outlook, what a thing an answer mentioned was
+    assert thread_concept("When did they come out of Chapter 11?", earlier) == ""
+    assert thread_concept("What does management expect for FY24?", earlier) == ""
+    assert thread_concept("and what is UPS guiding for 2024?", earlier) == ""
+    assert thread_concept("What was that litigation?", earlier) == ""
+    # ... but an outlook of an answer given, or "that figure", is about the thread's measure
+    assert thread_concept("what % of that did they expect to lose next year?", earlier) == "segment operating income"
+    assert thread_concept("what was that figure?", earlier) == "segment operating income"
+    assert thread_concept("and for that quarter?", earlier) == "segment operating income"
     assert concept_kept("What was DCAI segment operating income in Q2 2023 (Intel)?", "segment operating income")
     assert concept_kept("What were Apple's total net sales in Q1?", "net sales")  # same evidence terms
     assert not concept_kept("What was back to intc, what about Q1 2023 for Intel?", "segment operating income")

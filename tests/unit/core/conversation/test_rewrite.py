@@ -842,3 +842,90 @@ def test_a_company_described_by_its_parenthood_of_a_product(question: str, expec
     prev = ["What was Apple's net revenue in Q3 2023?"]
     out = rewrite_followup(question, prev, names, labels=labels, company_of=company_of)
     assert expected in out.standalone and "Apple" not in out.standalone and "net revenue" in out.standalone
+
+
+def test_a_question_word_typed_in_lower_case_is_no_trading_symbol() -> None:
+    # "cost" is a word of the question, not Costco's symbol COST: the thread's company is carried
+    names = {"salesforce", "CRM", "costco", "COST"}
+    prev = ["What was Salesforce's total revenue in Q1 FY2024?"]
+    out = rewrite_followup("how much did restructuring cost them this quarter?", prev, names)
+    assert out.company == "Salesforce" and "(Salesforce" in out.standalone
+    # typed as the symbol it still is one
+    assert rewrite_followup("and COST?", prev, names).company == "COST"
+
+
+@pytest.mark.parametrize(("question", "prev", "expected"), [
+    # a period written as the adjective of a noun stays one, after its article or without one
+    ("What's the full-year revenue guide?", "What was Salesforce's total revenue in Q1 FY2024?",
+     "What's the fiscal 2024 revenue guide (Salesforce)?"),
+    ("Why was full-year EPS down?", "What was Salesforce's diluted EPS in Q4 FY2024?",
+     "Why was fiscal 2024 EPS down (Salesforce)?"),
+])
+def test_a_relative_period_as_an_adjective_stays_one(question: str, prev: str, expected: str) -> None:
+    assert rewrite_followup(question, [prev], {"salesforce", "CRM"}).standalone == expected
+
+
+# -- blind threads on pool filings (eval/threads_pool_t1.jsonl), with examples of our own --------------------
+ORCL = {"oracle", "ORCL", "salesforce", "CRM", "pg&e", "PCG", "fedex", "FDX"}
+
+
+def test_a_period_named_as_the_base_of_a_comparison_keeps_the_thread_s() -> None:
+    out = rewrite_followup("why did it drop so much vs FY21?", ["What was Oracle's operating income in fiscal 2022?"], ORCL)
+    assert out.standalone == "why did it drop so much in fiscal 2022 vs FY21 (operating income, Oracle)?"
+    # the next follow-up is about fiscal 2022 still
+    nxt = rewrite_followup("What was that litigation?", ["What was Oracle's operating income in fiscal 2022?",
+                                                          out.standalone], ORCL)
+    assert nxt.standalone == "What was that litigation (Oracle, fiscal 2022)?"
+
+
+def test_a_change_since_another_period_sets_it_against_the_thread_s() -> None:
+    prev = ["How many employees did Salesforce have at the end of Q1 FY2024?"]
+    out = rewrite_followup("how much did that change from the prior quarter end?", prev, ORCL)
+    assert out.standalone == "how much did that change in Q1 FY2024 vs Q4 FY2023 (employees, Salesforce)?"
+
+
+def test_the_quarter_is_the_thread_s_quarter_after_a_question_about_its_year() -> None:
+    prev = ["What was Salesforce's total revenue in Q1 FY2024?", "What's the fiscal 2024 revenue guide (Salesforce)?"]
+    out = rewrite_followup("Which service offering grew fastest in constant currency in the quarter?", prev, ORCL)
+    # the measure that grew is the thread's; the quarter is the one the thread asked
+    assert out.standalone == ("Which service offering grew fastest in constant currency in the quarter "
+                              "(revenue, Salesforce, Q1 FY2024)?")
+    # the quarter and the year both asked: the year the thread is about stays
+    both = rewrite_followup("Diluted EPS for the quarter and the year?", prev, ORCL)
+    assert "fiscal 2024" in both.standalone
+
+
+def test_a_question_asking_when_is_about_the_latest_period_the_thread_looked_at() -> None:
+    prev = ["What was PG&E's net loss in 2020?", "What was PG&E's net loss in 2019?", "why was 2019 so much worse (PG&E)?"]
+    out = rewrite_followup("When did they come out of Chapter 11?", prev, ORCL)
+    assert out.standalone == "When did they come out of Chapter 11 (PG&E, 2020)?"
+
+
+def test_a_company_as_the_subject_of_an_outlook_is_asked_its_own_outlook() -> None:
+    prev = ["What was FedEx's revenue in fiscal 2023?", "What was operating income by segment for FedEx in fiscal 2023?"]
+    out = rewrite_followup("and what is UPS guiding for 2024?", prev, ORCL)
+    # UPS (a company the library lacks) is asked; FedEx and its measure are not carried into it
+    assert out.absent_company == "UPS" and "FedEx" not in out.standalone and "operating income" not in out.standalone
+    # what a segment or product does is no company's ("is Express guiding": a label the thread's company prints)
+    labels = {"fedex": frozenset({"express", "ground", "freight"})}
+    seg = rewrite_followup("and what is Express guiding for 2024?", prev, ORCL, labels=labels)
+    assert not seg.absent_company and "FedEx" in seg.standalone
+    # an outlook of the thread's company carries no measure of an earlier question either
+    own = rewrite_followup("what is the company guiding for FY24?", prev, ORCL)
+    assert "operating income" not in own.standalone
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("capex as % of revenue for each?", "capex as % of revenue for each (Oracle fiscal 2022, FedEx FY23)?"),
+    ("and revenue for both?", "What was revenue for both (Oracle fiscal 2022, FedEx FY23)?"),
+])
+def test_each_of_the_companies_asked_is_carried_with_its_period(question: str, expected: str) -> None:
+    prev = ["How much did Oracle spend on capex in fiscal 2022?", "What was free cash flow for Oracle in fiscal 2022?",
+            "Same capex question for FedEx FY23"]
+    assert rewrite_followup(question, prev, ORCL).standalone == expected
+
+
+def test_the_thread_s_measure_is_carried_beside_a_question_ending_in_a_verb() -> None:
+    prev = ["What was PG&E's net loss in 2020?", "What capex does the utility expect for 2021 (PG&E)?"]
+    out = rewrite_followup("how does that compare with what was actually spent in 2020?", prev, ORCL)
+    assert out.standalone == "how does that compare with what was actually spent in 2020 (capex, PG&E)?"

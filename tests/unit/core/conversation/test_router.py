@@ -242,3 +242,32 @@ def test_pointing_at_answers_given_routes_to_the_conversation(question: str, tas
 )
 def test_pointing_words_with_something_new_ask_the_filings(question: str) -> None:
     assert route(question, THREE, 3, NAMES).kind != CONVERSATION
+
+
+# -- blind threads on pool filings (eval/threads_pool_t1.jsonl), with examples of our own --------------------
+@pytest.mark.parametrize(("question", "prev", "kind"), [
+    # arithmetic on the answers given: computed from them, nothing searched
+    ("midpoint of that range?", ["What is Apple's revenue guidance for fiscal 2024?"], CONVERSATION),
+    ("so total cash returned?", ["How much did Apple spend on buybacks in 2021?", "What were Apple's dividends in 2021?"],
+     CONVERSATION),
+    ("what's the growth rate between the two?", PREV, CONVERSATION),
+    ("the sum of those two in dollars?", PREV, CONVERSATION),
+    # ... not a period of the thread pointed at ("growth in that quarter")
+    ("what did management say drove the growth in that quarter?", PREV, RETRIEVE),
+    # an answer given set against a figure not asked yet: the answer and the filings
+    ("Was that more than its operating cash flow?", ["How much did Apple return to shareholders in 2021?"], BOTH),
+    ("capex as % of revenue for each?", ["What was Apple's capex in 2022?", "What was Intel's capex in 2022?"], BOTH),
+    # a ranking of a measure not asked yet is the filings' ("margin" after segment revenues)
+    ("Which segment's margin improved the most?", ["What was Apple's revenue by segment in Q3 2023?"], RETRIEVE),
+    # the causes of a change are the filings' to explain, whatever it is compared with
+    ("why did it drop so much vs 2021?", ["What was Apple's operating income in 2022?"], RETRIEVE),
+    # a period answered for another measure is not answered for the one compared
+    ("how does that compare with what was actually spent in 2020?",
+     ["What was Apple's net loss in 2020?", "What capex does Apple expect for 2021?"], BOTH),
+    # a change since another period: the answer, and that period from the filings
+    ("how much did that change from the prior quarter end?", ["How many employees did Apple have at the end of Q3 2023?"],
+     BOTH),
+])
+def test_turns_about_earlier_answers(question: str, prev: list[str], kind: str) -> None:
+    r = route(question, prev, len(prev), NAMES)
+    assert r.kind == kind, r.reason

@@ -210,3 +210,49 @@ def test_a_scope_of_two_companies_reads_the_one_the_message_names(tmp_path: Path
     # the other company's own scoped filing names its period, not the first company's quarter
     second = s.prepare("and apple's", scope)
     assert "apple" in second.standalone.lower() and APPLE.meta.period_label() in second.standalone
+
+
+class ScriptedEngine:
+    """Answers each question with the next scripted answer, cited from the Apple filing."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    def ask(self, question: str, standalone: str | None = None, doc_scope: Any = None) -> Answer:
+        self.asked.append(standalone or question)
+        text = self.answers.pop(0)
+        return Answer(question, text, [Citation(APPLE.doc_id, APPLE.file_name, 5, text)], standalone_query=standalone)
+
+
+def test_arithmetic_on_earlier_answers_is_computed_from_them(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    engine = ScriptedEngine(["Free cash flow was $3,676 million in Q3 2023.", "Free cash flow was $3,137 million in Q3 2022.",
+                             "Apple expects revenue of $34.5 billion to $34.7 billion for fiscal 2024."])
+    s.ask(engine, "What was Apple's free cash flow in Q3 2023?")
+    s.ask(engine, "and the same quarter a year earlier?")
+    growth = s.ask(engine, "what's the growth rate between the two?")
+    assert len(engine.asked) == 2  # nothing searched
+    assert "+$539 million (+17.2%)" in growth.answer
+    total = s.ask(engine, "so total?")
+    assert "Total: $6,813 million" in total.answer
+    s.ask(engine, "What is Apple's revenue guidance for fiscal 2024?")
+    mid = s.ask(engine, "midpoint of that range?")
+    assert "$34.6 billion" in mid.answer and len(engine.asked) == 3
+    stored = {(c.doc, c.quote) for m in hist.messages(s.conv_id)[:-1] for c in m.answer.citations}
+    assert mid.citations and {(c.doc, c.quote) for c in mid.citations} <= stored
+    hist.close()
+    mem.close()
+
+
+def test_a_thread_without_periods_is_about_the_cited_filing_s_period(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    s.ask(ScriptedEngine(["Apple paid $1.2 billion for the acquisition."]), "What did Apple pay for the acquisition?")
+    # the follow-up searches the filing that answered, by its period
+    assert s.prepare("how was it financed?").standalone == "how was it financed (Apple, Q3 FY2023)?"
+    hist.close()
+    mem.close()

@@ -118,3 +118,16 @@ def test_a_medium_and_an_order_are_layout_words() -> None:
     # the gist asked for is no layout to strip from the question
     assert strip_style("give me the punchline on the backlog in a sentence") == "give me the punchline on the backlog"
     assert not is_style_only("condense the risk factors into two bullets")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a sentence that only sets the style leaves nothing of itself in the question ("Answer in
+    # from now on." was searched and carried into every later follow-up)
+    ("Answer in bullets from now on. What did FedEx return to shareholders in FY23?",
+     "What did FedEx return to shareholders in FY23?"),
+    ("answer in bullets from now on. what drove US comps in Q4?", "what drove US comps in Q4?"),
+    ("Total revenue this quarter? answer in one line", "Total revenue this quarter?"),
+    ("In bullet points, what were the main risks it mentioned?", "what were the main risks it mentioned?"),
+])
+def test_a_style_clause_is_stripped_whole(text: str, expected: str) -> None:
+    assert strip_style(text) == expected
