@@ -60,6 +60,7 @@ from desktop_rag.evaluation.metrics import (
     faithfulness,
     first_rank,
     flatten_statements,
+    key_facts_covered,
     mean_metrics,
     metric_match,
     quote_exact,
@@ -311,6 +312,11 @@ def evaluate_answers(ws: Any, answerable: list[dict[str, Any]], unanswerable: li
                     ans.answer, float(it["value"]), it.get("unit") or "", it.get("decimals"))
             if not ans.not_in_corpus:
                 row["faithfulness"] = faithfulness(ans.answer, [c.quote for c in ans.citations], it["question"])
+            if it.get("key_facts") and it.get("answer_type") == "text":
+                shown = "\n".join([ans.answer, *(c.quote for c in ans.citations)]) if not ans.not_in_corpus else ""
+                row["key_facts_total"] = len(it["key_facts"])
+                row["key_facts_covered"] = key_facts_covered(shown, it["key_facts"])
+        row["shape"] = it.get("shape")
         rows.append(row)
         log(f"  [{n}/{len(todo)}] {it['id']}: "
             + ("refused" if ans.not_in_corpus else ("extractive" if ans.extractive else "generated"))
@@ -743,6 +749,9 @@ _ANSWER_ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("metric: presented as computed", lambda a: _pct(a["computed_rate"])),
     ("metric: wrong figure presented as computed", lambda a: _pct(a["wrong_computed_rate"])),
     ("extractive fallback (of answered)", lambda a: _pct(a["extractive_rate"])),
+    ("prose: key facts covered / answers with half of them / with none",
+     lambda a: "-" if not a.get("n_prose") else
+     f"{_pct(a['key_facts_rate'])} / {_pct(a['prose_half_rate'])} / {_pct(a['prose_none_rate'])} of {a['n_prose']}"),
     ("retries: first attempt failed -> verified by a retry",
      lambda a: f"{a['converted_by_retry']} of {a['first_attempt_failed']}"
                + ("" if a["retry_conversion"] is None else f" ({a['retry_conversion']:.0%})")),
@@ -829,6 +838,16 @@ def render(res: dict[str, Any], show_failures: bool = False) -> str:
                 out.append(f"  {n}: {c['skipped']}")
     out += ["", "By category: n, page hit@1 / hit@10 / MRR (retrieval), correct or refused (answers; gate if no answers)",
             _category_table(ok, names)]
+    shapes = sorted({sh for n in names for sh in ((ok[n].get("answers") or {}).get("by_shape") or {})})
+    if shapes:
+        def shape_cell(n: str, sh: str) -> str:
+            a = ((ok[n].get("answers") or {}).get("by_shape") or {}).get(sh)
+            if not a or not a["n_answerable"]:
+                return "-"
+            facts = f", key facts {_pct(a['key_facts_rate'])}, none {_pct(a['prose_none_rate'])}" if a.get("n_prose") else ""
+            return f"{a['n_answerable']}: correct {_pct(a['correct_rate'])}{facts}"
+        out += ["", "By shape of answer asked (labelled sets that give one: the blind pool batches)",
+                table(["shape", *names], [[sh] + [shape_cell(n, sh) for n in names] for sh in shapes])]
     targets = sorted({t["name"] for n in names for t in ok[n]["targets"]})
     if targets:
         def cell(n: str, name: str) -> str:

@@ -182,6 +182,25 @@ def answer_correct(predicted: str, expected: str, answer_type: str, min_overlap:
     return key_term_overlap(predicted, expected) >= min_overlap
 
 
+def key_facts_covered(shown: str, facts: Sequence[str], min_overlap: float = 0.6) -> int:
+    """How many of a prose question's key facts (short phrases: "higher fuel costs",
+    "$1,281 million Russia charge") what was shown carries: each fact's figures all present
+    and at least ``min_overlap`` of its content terms. ``shown`` is the answer with its quotes."""
+    shown_terms = _terms(shown)
+    shown_nums = parse_numbers(shown, drop_dates=False)
+    n = 0
+    for fact in facts:
+        nums = parse_numbers(fact, drop_dates=False)
+        terms = _terms(fact)
+        if any(not any(numbers_close(x, y) for y in shown_nums) for x in nums):
+            continue
+        if terms and len(terms & shown_terms) / len(terms) < min_overlap:
+            continue
+        if terms or nums:
+            n += 1
+    return n
+
+
 def quote_exact(quote: str, page_text: str) -> bool:
     """The rule the app promises: a shown quote is an exact substring of the cited page
     (after white-space/dash folding of the quote)."""
@@ -280,6 +299,12 @@ def answer_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "cites_other_company_rate": rate([r["cites_other_company"] for r in ans_answered
                                           if r.get("cites_other_company") is not None]),
         "n_metric": len(metric),
+        # prose (issue #29): the labelled key facts the shown answer and quotes carry
+        "n_prose": len(prose := [r for r in ans if r.get("key_facts_total")]),
+        "key_facts_rate": (sum(r["key_facts_covered"] for r in prose) / sum(r["key_facts_total"] for r in prose))
+        if prose else None,
+        "prose_half_rate": rate([r["key_facts_covered"] * 2 >= r["key_facts_total"] for r in prose]),
+        "prose_none_rate": rate([r["key_facts_covered"] == 0 for r in prose]),
         "metric_match_rate": rate([r["metric_match"] for r in metric]),
         "computed_rate": rate([bool(r.get("computed")) for r in metric]),
         "wrong_computed_rate": rate([bool(r.get("computed")) and not r["metric_match"] for r in metric]),
@@ -306,7 +331,9 @@ def summarise_answers(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """``answer_rates`` of all rows, the same per category (``row["category"]``), and the rows."""
     cats = sorted({r["category"] for r in rows if r.get("category")})
     by_cat = {c: answer_rates([r for r in rows if r.get("category") == c]) for c in cats}
-    return answer_rates(rows) | {"by_category": by_cat, "rows": rows}
+    shapes = sorted({r["shape"] for r in rows if r.get("shape")})
+    by_shape = {s: answer_rates([r for r in rows if r.get("shape") == s]) for s in shapes}
+    return answer_rates(rows) | {"by_category": by_cat, "by_shape": by_shape, "rows": rows}
 
 
 # -- trust measures (per answer) ---------------------------------------------------------------

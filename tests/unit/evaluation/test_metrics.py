@@ -359,3 +359,14 @@ def test_which_retry_converted_and_the_model_time_retries_took():
                               row(True, retry_ms=90_000.0)])
     assert s["converted_how"] == {"evidence restated": 2, "synonym": 1}
     assert s["retry_ms_mean"] == pytest.approx(45_000.0)  # over the four retried questions only
+
+
+def test_key_facts_are_covered_by_their_figures_and_most_of_their_words() -> None:
+    from desktop_rag.evaluation.metrics import key_facts_covered
+
+    shown = ("In 2022, net income decreased 18%.\n• Net pre-tax charges of $1,281 million related to the sale of the "
+             "Company's business in Russia\n• $537 million of nonoperating expense related to a tax audit in France")
+    facts = ["$1,281 million charges for the Russia sale", "$537 million France tax settlement",
+             "$271 million gain on Dynamic Yield"]
+    assert key_facts_covered(shown, facts) == 2
+    assert key_facts_covered("", facts) == 0
