@@ -33,33 +33,225 @@ GENERIC_WORDS = frozenset(
 
 _REGISTRANT = re.compile(r"\n([^\n]{2,100})\n\s*\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 # "Delaware 58-0628465" / "WASHINGTON 91-1144442": the state and employer id line under the name
-_STATE_EIN = re.compile(r"^[A-Za-z .]{3,40}\s+\d{2}-\d{7}\b")
+_EIN = re.compile(r"(?<![\d-])\d{2}-\d{7}(?![\d-])")
 _COMMISSION = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.I)
-_EXCHANGE = r"(?:The\s+)?(?:Nasdaq|NASDAQ|New\s+York\s+Stock\s+Exchange|NYSE|Chicago\s+Stock\s+Exchange|Cboe)"
-_TICKER_ROW = re.compile(rf"(?<![A-Za-z0-9.])([A-Z]{{1,5}}(?:\.[A-Z])?)\s+{_EXCHANGE}")
-_NOT_TICKERS = frozenset({"LLC", "THE", "NYSE", "I", "A", "NONE", "INC", "AND", "PAR", "USD", "N/A", "NA"})
-_NAME_WITH_SUFFIX = re.compile(
-    r"\b((?:The\s+)?[A-Z][\w.&'-]*(?:\s+(?:&\s+)?[A-Z][\w.&'-]*){0,4}),?\s+"
-    r"((?i:Inc\.|Incorporated|Corporation|Company|Co\.|plc|N\.V\.|Holdings))(?![\w])"
+# The words of a cover page's labels: a line that says them is a label, never a registrant's name
+# ("State of Incorporation: Delaware", "Commission File Number 1-3285", "(Exact name of registrant
+# as specified in its charter)", "I.R.S. Employer Identification No. 41-0417775").
+_COVER_LABEL = re.compile(
+    r"\b(?:state\s+(?:of|or\s+other)|jurisdiction|incorporat(?:ion|ed)\s+(?:in|or|under)|incorporation\b|"
+    r"commission|file\s+(?:number|no)|i\.?\s?r\.?\s?s\.?\b|employer|identification|exact\s+name|"
+    r"name\s+of\s+(?:the\s+)?registrant|registrant['’]?s|telephone|area\s+code|address|principal\s+executive|"
+    r"zip\s+code|securities\s+registered|title\s+of\s+each|trading\s+symbol|name\s+of\s+(?:each\s+)?exchange|"
+    r"former\s+name|check\s+mark|pursuant\s+to|annual\s+report|quarterly\s+report|transition\s+report|"
+    r"(?:fiscal\s+year|quarterly\s+period|period)\s+ended|securities\s+and\s+exchange|washington,?\s+d\.?\s?c|"
+    r"table\s+of\s+contents|mark\s+one|date\s+of\s+(?:report|earliest)|not\s+applicable|n/a)\b"
+    r"|^\s*(?:form\s+\d|\(|\d[\d\s.-]*$)|:",
+    re.I,
 )
+
+
+def plausible_name(line: str) -> bool:
+    """Whether a line of a cover page can be a registrant's name: a few words with letters,
+    not a label of the cover ("State of Incorporation: Delaware", "Commission File Number",
+    "(Exact name of registrant ...)"), nor a number, a date or a sentence."""
+    line = line.strip()
+    words = line.split()
+    return (1 <= len(words) <= 10 and bool(re.search(r"[A-Za-z]{2}", line)) and not _COVER_LABEL.search(line)
+            and not re.search(r"\d{3}", line) and not re.search(r"[.;]\s+[a-z]", line))
+
+
+_EXCHANGE = (r"(?:The\s+)?(?:Nasdaq|NASDAQ|New\s+York\s+Stock\s+Exchange|NYSE|Chicago\s+Stock\s+Exchange|Cboe|CBOE|"
+             r"Boston\s+Stock\s+Exchange|Pacific\s+Exchange|Archipelago)")
+_NOT_TICKERS = frozenset({"LLC", "THE", "NYSE", "I", "A", "NONE", "INC", "AND", "PAR", "USD", "N/A", "NA",
+                          # the words of a cover's table of securities, printed in capitals by some filers
+                          "STOCK", "COMMON", "CLASS", "SHARE", "SHARES", "VALUE", "NOTES", "NOTE", "DUE", "UNITS",
+                          "SERIES", "PER", "NO", "EACH", "TITLE", "NAME", "OF", "ON", "WHICH", "MARKET", "GLOBAL",
+                          "SELECT", "ARCA", "AMEX", "MKT", "AMERICAN", "EXCHANGE", "NASDAQ", "CBOE", "BZX"})
+# A trading symbol as a cover's table prints it, with what a preferred series or a note adds to the
+# common stock's symbol: "PCG-PE", "JPM PR G", "FDX 25A", "WMT26", "JPM/28", "BRK.B" (a class of
+# common stock); "OrCL": symbols set in small capitals come out of the PDF with lower-case letters.
+_SYMBOL = r"[A-Z][A-Za-z]{0,4}(?:\.[A-Z](?![A-Za-z]))?"
+_SERIES = r"(?:-[A-Z]{1,3}|\s+PR\s*[A-Z]{1,2}|\s+\d{2}[A-Z]?|/\d{2}|\d{2}[A-Z]?|\.PR[A-Z]?)"
+_SYMBOL_ROW = re.compile(rf"(?:^|(?<=\s))(?P<sym>{_SYMBOL})(?P<series>{_SERIES})?\s+(?P<exchange>{_EXCHANGE})\b")
+# The title of a security that is not the company's common stock: its notes, bonds, preferred
+# shares, depositary shares, units, warrants, rights, exchange-traded notes, guarantees.
+_OTHER_SECURITY = re.compile(
+    r"\b(?:notes?|debentures?|bonds?|preferred|preference|depositary|(?<!common\s)units?|warrants?|rights|etns?|"
+    r"guarantee[sd]?|trust|subordinated|senior|series\s+[a-z]{1,2}\b|\d+(?:\.\d+)?\s?%)",
+    re.I)
+_COMMON_SECURITY = re.compile(r"\b(?:common|ordinary|capital\s+stock|class\s+[a-z]\b|shares\s+of\s+beneficial)", re.I)
+
+
+def _symbol(token: str) -> str:
+    """A trading symbol as printed ("AAPL", small capitals "OrCL"), upper-cased; "" for a word."""
+    core = token.split(".")[0]
+    if token.isupper() or (3 <= len(core) <= 5 and core[-1].isupper() and sum(c.isupper() for c in core) >= 2):
+        sym = token.upper()
+        return "" if sym in _NOT_TICKERS else sym
+    return ""
+
+
+@dataclass(frozen=True)
+class ListedSecurity:
+    """One row of a cover's table of securities registered under Section 12(b)."""
+
+    symbol: str
+    title: str
+    common: bool  # the company's own shares (a class of common stock), not a note, bond or preferred series
+
+
+def listed_securities(cover: str) -> list[ListedSecurity]:
+    """The rows of a cover's table of listed securities (title, trading symbol, exchange), in
+    the order printed. A row is a symbol before an exchange's name; its title is the text before
+    the symbol with the lines around it that carry no symbol ("First preferred stock ... 5% series
+    A" over "redeemable PCG-PE NYSE American LLC"). A row is the company's own shares unless its
+    symbol adds a series to another ("PCG-PE", "JPM PR G", "FDX 25A") or its title is a note,
+    bond, preferred or depositary share, unit, warrant or exchange-traded note; a row without a
+    title is not the company's when its symbol extends the company's ("EBAYL" of "EBAY")."""
+    m = re.search(r"12\s*\(\s*b\s*\)|title\s+of\s+each\s+class", cover, re.I)
+    section = cover[m.end():m.end() + 6000] if m else cover[:6000]  # a cover without the table's header
+    end = re.search(r"12\s*\(\s*g\s*\)|indicate\s+by\s+check\s+mark", section, re.I)
+    lines = section[:end.start() if end else len(section)].split("\n")
+    rows: list[tuple[int, str, str, str]] = []  # line, symbol, series, title on the line
+    for i, line in enumerate(lines):
+        for sm in _SYMBOL_ROW.finditer(line):
+            sym = _symbol(sm.group("sym"))
+            if sym:
+                rows.append((i, sym, sm.group("series") or "", line[:sm.start()]))
+    out: list[ListedSecurity] = []
+    row_lines = {i for i, _, _, _ in rows}
+    for i, sym, series, title in rows:
+        # the title's other lines: the lines above back to the previous row or the table's header,
+        # and the one below when it carries no symbol of its own
+        above: list[str] = []
+        j = i - 1
+        while j >= 0 and j not in row_lines and not re.search(r"title\s+of|trading|symbol", lines[j], re.I):
+            above.insert(0, lines[j])
+            j -= 1
+        below = [lines[i + 1]] if i + 1 < len(lines) and i + 1 not in row_lines else []
+        full = " ".join([*above[-2:], title, *below]).strip()
+        # the title on the row's line first, then with the lines over it, then with the one below
+        common: bool | None = False if series else None
+        for words in (title, " ".join([*above[-2:], title]), full):
+            if common is None and _OTHER_SECURITY.search(words):
+                common = False
+            elif common is None and _COMMON_SECURITY.search(words):
+                common = True
+        if common is None:
+            common = not any(s.common and sym.startswith(s.symbol) and sym != s.symbol for s in out)
+        symbol = sym + series.replace(" ", "") if series else sym
+        if all(s.symbol != symbol for s in out):
+            out.append(ListedSecurity(symbol, re.sub(r"\s+", " ", full), common))
+    return out
 
 
 @dataclass
 class CoverIdentity:
     company: str = ""
     tickers: list[str] = field(default_factory=list)
+    # the other registrants of a combined filing ("Pacific Gas and Electric Company" beside PG&E
+    # Corporation) and the name the cover says the registrant had before ("Former name ...")
+    other_names: list[str] = field(default_factory=list)
 
 
 def tidy_name(name: str) -> str:
-    """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc."."""
-    name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip(" _")
-    if name.isupper():
-        return " ".join(w[:1] + w[1:].lower() for w in name.split())
+    """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc.";
+    a word with "&" or a digit keeps its capitals ("PG&E", "3M"); a typographic apostrophe is
+    written plainly ("McDonald’s" -> "McDonald's")."""
+    name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip(" _").replace("\u2019", "'")
+    if _shouted(name):
+        return " ".join(w if re.search(r"[&\d]", w) else w[:1] + w[1:].lower() for w in name.split())
     return name
+
+
+def _shouted(name: str) -> bool:
+    """A name printed in capitals ("NVIDIA CORPORATION", "McDONALD’S CORPORATION")."""
+    letters = [c for c in name if c.isalpha()]
+    return len(letters) >= 4 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def printed_name(name: str, text: str) -> str:
+    """The registrant's name as the filing prints it in its prose, when its cover prints it in
+    capitals: "NVIDIA CORPORATION" -> "NVIDIA Corporation", "McDONALD’S CORPORATION" ->
+    "McDonald's Corporation", EDGAR's "COCA COLA CO" -> "The Coca-Cola Company" (the name with a
+    legal form the filing prints most whose words are the same); ``tidy_name`` when the filing
+    prints it in capitals only."""
+    name = re.sub(r"\s+", " ", name).strip()
+    if not _shouted(name):
+        return tidy_name(name)
+    norm = text.replace("\u2019", "'")
+    words = [re.escape(w) for w in re.split(r"\s+", tidy_name(name).replace(" ,", ","))]
+    exact = re.compile(r"(?<![\w&])" + r"\s+".join(words) + r"(?![\w&])", re.I)
+    seen: Counter[str] = Counter()
+    for m in exact.finditer(norm):
+        found = re.sub(r"\s+", " ", m.group(0))
+        if not _shouted(found):
+            seen[found] += 1
+    if not seen:
+        core, form = _squash(core_name(name)), _legal_form(name)
+        for m in _NAME_WITH_SUFFIX.finditer(norm):
+            found = re.sub(r"\s+", " ", m.group(0)).rstrip(",")
+            if core and _squash(core_name(found)) == core and _legal_form(found) == form and not _shouted(found):
+                seen[found] += 1
+    return tidy_name(seen.most_common(1)[0][0]) if seen else tidy_name(name)
+
+
+# The first words of a name in capitals or as a brand writes it ("eBay"), then its legal form
+_NAME_WITH_SUFFIX = re.compile(
+    r"(?<![\w&])((?:The\s+)?(?:[A-Z]|[a-z]+[A-Z])[\w.&'-]*(?:\s+(?:&\s+)?[A-Z][\w.&'-]*){0,4}),?\s+"
+    r"((?i:Inc\.|Incorporated|Corporation|Company|Co\.|plc|N\.V\.|Holdings(?:,\s+Inc\.)?))(?![\w])"
+)
+_LEGAL_FORM_WORDS = r"INC\.?|INCORPORATED|CORPORATION|CORP\.?|COMPANY|CO\.|LLC|L\.P\.|PLC|N\.V\.|Inc\.?|Incorporated|Corporation|Company"
+
+_FORM_ABBREVIATIONS = {"co": "company", "corp": "corporation", "inc": "incorporated", "ltd": "limited"}
+
+
+def _legal_form(name: str) -> str:
+    """The legal form a name ends with, abbreviations spelled out ("Co" -> "company")."""
+    m = re.search(r"([A-Za-z]+)\.?\s*$", name)
+    word = m.group(1).lower() if m else ""
+    return _FORM_ABBREVIATIONS.get(word, word)
+
+
+# A row of a combined filing's table of registrants: "1-12609 PG&E CORPORATION California 94-3234914"
+_REGISTRANT_ROW = re.compile(
+    rf"^\s*(?:\d{{1,3}}-)?\d{{3,6}}\s+(?P<name>.+?(?:{_LEGAL_FORM_WORDS}))\s+[A-Z][A-Za-z .]{{1,30}}\s+\d{{2}}-\d{{7}}\s*$",
+    re.M)
+def _registrant_names(head: str) -> list[str]:
+    """The registrants a cover names, in the order printed: the line over "(Exact name of
+    registrant as specified in its charter)"; the rows of a combined filing's table of
+    registrants ("1-12609 PG&E CORPORATION California 94-3234914"); or the line over the state
+    and employer id ("MICROSOFT CORPORATION" over "WASHINGTON 91-1144442"), going up past the
+    cover's labels ("State of Incorporation: Delaware", "I.R.S. Employer Identification No.").
+    Every one is a plausible name (``plausible_name``): a label is never a registrant."""
+    m = _REGISTRANT.search(head)
+    if m and plausible_name(m.group(1)):
+        return [m.group(1).strip()]
+    table = re.search(r"exact\s+name\s+of\b", head, re.I)
+    if table:
+        rows = [r.group("name").strip() for r in _REGISTRANT_ROW.finditer(head[table.end():table.end() + 1500])]
+        rows = [r for r in rows if plausible_name(r)]
+        if rows:
+            return rows
+    lines = head.split("\n")
+    for i, line in enumerate(lines[:200]):
+        if not _EIN.search(line) or _COMMISSION.search(line):
+            continue
+        for cand in reversed(lines[max(0, i - 3):i]):
+            if plausible_name(cand):
+                return [cand.strip()]
+            if _COMMISSION.search(cand):
+                break
+        break
+    return []
+
+
+_FORMER = re.compile(r"\n([^\n]{3,100})\n\s*\(?\s*former\s+name", re.I)
 
 
 def cover_identity(text: str, name_hint: str = "", body: str = "") -> CoverIdentity:
@@ -67,40 +259,54 @@ def cover_identity(text: str, name_hint: str = "", body: str = "") -> CoverIdent
 
     ``name_hint``: words from the file name ("COCACOLA"); used only to pick among names the
     text itself prints (``body``: the pages after the cover) when the cover shows the name
-    as an image."""
+    as an image. The name is written as the filing's prose prints it (``printed_name``). The
+    symbols are the company's own shares' (``listed_securities``), or, on covers without a
+    table of symbols, the one the filing says its common stock trades under."""
     head = "\n" + text[:20000]
+    prose = text[:60000] + "\n" + body[:200000]
     out = CoverIdentity()
-    m = _REGISTRANT.search(head)
-    if m and not _COMMISSION.search(m.group(1)) and not re.search(r"\d{3}", m.group(1)):
-        out.company = tidy_name(m.group(1))
-    if not out.company:
-        lines = head.split("\n")
-        for i, line in enumerate(lines[1:], 1):
-            if _STATE_EIN.match(line.strip()) and i >= 1:
-                cand = lines[i - 1].strip()
-                if cand and not _COMMISSION.search(cand) and not re.search(r"\d{3}|\(", cand):
-                    out.company = tidy_name(cand)
-                break
-    if not out.company:
+    names = _registrant_names(head)
+    if names:
+        out.company = printed_name(names[0], prose)
+        out.other_names = [printed_name(n, prose) for n in names[1:]]
+    else:
         out.company = tidy_name(_frequent_name(text[:60000] + "\n" + body[:60000], name_hint))
-    for m in _TICKER_ROW.finditer(head):
-        t = m.group(1)
-        # "JPM PR G": a preferred series is a suffix of the common stock's symbol
-        if re.search(r"\b[A-Z]{1,5}\s+(?:PR\s+)?$", head[max(0, m.start() - 10):m.start()]):
-            continue
-        if t not in _NOT_TICKERS and t not in out.tickers:
-            out.tickers.append(t)
+    former = _FORMER.search(head)
+    if former and plausible_name(former.group(1)) and re.search(rf"(?:{_LEGAL_FORM_WORDS})\s*$", former.group(1).strip()):
+        out.other_names.append(printed_name(former.group(1), prose))
+    out.tickers = [s.symbol for s in listed_securities(head) if s.common]
     if not out.tickers:
-        # older covers list no symbols; Item 5 says "traded ... under the symbol “ADBE”"
-        m = _SYMBOL_IN_TEXT.search(text[:60000] + "\n" + body)
-        if m and (m.group(1) or m.group(2)) not in _NOT_TICKERS:
-            out.tickers.append(m.group(1) or m.group(2))
+        # older covers list no symbols; Item 5 says "traded ... under the symbol “ADBE”", a
+        # release "Lockheed Martin Corporation [NYSE: LMT]"
+        sym = _symbol_in_text(text[:60000] + "\n" + body, out.company)
+        if sym:
+            out.tickers.append(sym)
     return out
 
 
-_SYMBOL_IN_TEXT = re.compile(
-    r"under\s+the\s+(?:ticker\s+|trading\s+|stock\s+)?symbol\s+[“\"']?([A-Z]{1,5}(?:\.[A-Z])?)\b"
-    rf"|\((?:{_EXCHANGE})\s*:\s*([A-Z]{{1,5}})\)")
+_UNDER_SYMBOL = re.compile(
+    r"under\s+the\s+(?:ticker\s+|trading\s+|stock\s+)?symbols?\s+[“\"'‘]?(?P<sym>[A-Z][A-Za-z]{0,4}(?:\.[A-Z])?)\b")
+_EXCHANGE_COLON = re.compile(rf"[(\[]\s*(?:{_EXCHANGE})\s*:\s*(?P<sym>[A-Z]{{1,5}}(?:\.[A-Z])?)\s*[)\]]")
+
+
+def _symbol_in_text(text: str, company: str) -> str:
+    """The symbol a filing says its stock trades under ("under the symbol “ORCL”", small capitals
+    "OrCL" read as ORCL), else the one it prints beside its own name ("Costco Wholesale
+    Corporation ... (Nasdaq: COST)", "[NYSE: LMT]"): another company's symbol in the text is
+    not the filer's."""
+    for m in _UNDER_SYMBOL.finditer(text):
+        sym = _symbol(m.group("sym"))
+        if sym:
+            return sym
+    first = core_name(company).split()[:1] if company else []
+    for m in _EXCHANGE_COLON.finditer(text):
+        before = text[max(0, m.start() - 160):m.start()].lower().replace("\u2019", "'")
+        # the name, its legal form and its own short names ("(“Costco” or the “Company”)"), then the symbol
+        gaps = [before[w.end():] for w in re.finditer(re.escape(first[0]), before)] if first else []
+        if any(re.fullmatch(r"[^()\[\]]{0,40}(?:\([^()]{0,60}\)\s*)?", gap) for gap in gaps) \
+                and m.group("sym") not in _NOT_TICKERS:
+            return m.group("sym")
+    return ""
 
 
 def _frequent_name(text: str, name_hint: str) -> str:
@@ -109,11 +315,11 @@ def _frequent_name(text: str, name_hint: str) -> str:
     if len(hint) < 3:
         return ""
     counts: Counter[str] = Counter()
-    for m in _NAME_WITH_SUFFIX.finditer(text):
-        full = f"{m.group(1)} {m.group(2)}" if m.group(2) != "Co." else f"{m.group(1)} Co."
+    for m in _NAME_WITH_SUFFIX.finditer(text.replace("\u2019", "'")):
+        full = re.sub(r"\s+", " ", m.group(0))  # as printed: "Foot Locker, Inc.", not "Foot Locker Inc."
         core = _squash(core_name(full))
         if core and (hint.startswith(core) or core.startswith(hint)):
-            counts[full] += 1
+            counts[full] += 1 if _shouted(full) else 2  # prose over headings in capitals
     return counts.most_common(1)[0][0] if counts else ""
 
 
