@@ -157,12 +157,17 @@ class CoverIdentity:
 
 def tidy_name(name: str) -> str:
     """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc.";
-    a word with "&" or a digit keeps its capitals ("PG&E", "3M"); a typographic apostrophe is
+    a word with "&" or a digit keeps its capitals ("PG&E", "3M"), a small word inside is lower
+    case ("Pacific Gas and Electric Company"); a typographic apostrophe is
     written plainly ("McDonald’s" -> "McDonald's")."""
     name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip(" _").replace("\u2019", "'")
     if _shouted(name):
-        return " ".join(w if re.search(r"[&\d]", w) else w[:1] + w[1:].lower() for w in name.split())
+        return " ".join(w if re.search(r"[&\d]", w) else w.lower() if i and w.lower() in _SMALL_WORDS
+                        else w[:1] + w[1:].lower() for i, w in enumerate(name.split()))
     return name
+
+
+_SMALL_WORDS = frozenset({"and", "of", "the", "for", "in", "on", "at", "by", "de", "du", "la"})
 
 
 def _shouted(name: str) -> bool:
