@@ -28,7 +28,8 @@ GENERIC_WORDS = frozenset(
     financial bank banks trust energy power water gas oil systems technologies technology
     industries industrial services service products communications health healthcare data
     digital solutions resources the and of market markets real estate insurance motors motor
-    foods food brands group holdings company corporation inc co""".split()
+    foods food brands group holdings company corporation inc co advanced applied integrated consolidated
+    allied associated universal premier regional mutual continental""".split()
 )
 
 _REGISTRANT = re.compile(r"\n([^\n]{2,100})\n\s*\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
@@ -353,9 +354,14 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
         core = core_name(company)
         if core:
             names.add(core)
-            names.add(core.replace("&", "and").replace("  ", " "))
+            if " & " in core:
+                names.add(core.replace(" & ", " and "))
             if " and " in core:
                 names.add(core.replace(" and ", " & "))
+            if re.search(r"[a-z0-9][&'-][a-z0-9]", core):
+                # written together as analysts and file names do: "pg&e" -> "pge", "mcdonald's" ->
+                # "mcdonalds", "coca-cola" -> "cocacola"
+                names.add(re.sub(r"(?<=[a-z0-9])[&'-](?=[a-z0-9])", "", core))
             if core.endswith(".com"):
                 names.add(core[:-4])
             if "-" in core:
@@ -367,6 +373,12 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
             for n in range(2, len(words)):
                 if words[n - 1] not in {"&", "and", "of", "the"}:
                     names.add(" ".join(words[:n]))  # "american water" of American Water Works
+            stem = re.fullmatch(r"([a-z][a-z.&-]+)'s", words[0]) if words else None
+            if stem:
+                # "McDonald's": the name without its "'s" ("McDonald's revenue" is read as the
+                # possessive of "McDonald"), as printed, matched as a name only
+                printed = re.search(rf"(?<![A-Za-z]){re.escape(stem.group(1))}(?=['’]s)", company, re.I)
+                names.add(printed.group(0) if printed and not printed.group(0).isupper() else stem.group(1).capitalize())
             first = words[0].strip(",.") if words else ""
             if len(words) > 1 and len(first) >= 3 and first not in GENERIC_WORDS and not first.isdigit():
                 # "Lockheed", "JPMorgan" (matched as a name only), cased as the filer prints it
@@ -374,6 +386,10 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
                 printed = re.search(rf"(?<![A-Za-z]){re.escape(first)}(?![A-Za-z])", company, re.I)
                 inner = printed.group(0) if printed and any(c.isupper() for c in printed.group(0)[1:]) else ""
                 names.add(inner if inner and not inner.isupper() else first.capitalize())
+                initials = re.fullmatch(r"([A-Z]{2,3})([A-Z][a-z]{2,})", inner)
+                if initials:  # "JPMorgan" is also written "JP Morgan" and "J.P. Morgan"
+                    names.add(f"{initials.group(1)} {initials.group(2)}")
+                    names.add(f"{'.'.join(initials.group(1))}. {initials.group(2)}")
                 if "-" in first:
                     names.add(first.replace("-", "").capitalize())  # "Wal-Mart Stores" -> "Walmart"
             if "&" in words and len(plain) == 2:
@@ -382,6 +398,41 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
                 names.add("".join(w[0] for w in plain if w[0].isalpha()).upper())  # "AMD", "IBM"
     names.update(t.upper() for t in tickers if t)
     return {n for n in names if len(n) >= 2}
+
+
+def printed_short_name(company: str, text: str) -> str:
+    """The first word of a registrant's name of several words as a name of its own, when its
+    filing (``text``) prints that word alone as the company ("Costco" of Costco Wholesale
+    Corporation, "Adobe" of Adobe Systems Incorporated: three times or more without the
+    name's next word) and never in lower case as a word of its prose ("advanced" of Advanced
+    Micro Devices is a word; "Foot" is printed only as "Foot Locker"); "" otherwise. Written in
+    lower case: a name the filing itself uses alone names the company however it is typed."""
+    words = core_name(company).replace(".com", "").split()
+    if len(words) < 2 or len(words[0]) < 3 or words[0] in GENERIC_WORDS or not words[0].isalpha():
+        return ""
+    first, second = words[0], words[1]
+    printed = re.search(rf"(?<![A-Za-z]){re.escape(first)}(?![A-Za-z])", company, re.I)
+    word = printed.group(0) if printed else first.capitalize()
+    norm = text.replace("\u2019", "'")
+    alone = sum(1 for m in re.finditer(rf"(?<![\w&.-]){re.escape(word)}(?![\w&-])", norm)
+                if not re.match(rf"[\s-]+{re.escape(second)}\b", norm[m.end():], re.I))
+    return first if alone >= 3 and first not in _NOT_NAME_WORDS and not printed_in_lower_case(first, norm) else ""
+
+
+def printed_in_lower_case(word: str, text: str) -> bool:
+    """``word`` occurs in ``text`` in lower case as a word of prose (not inside a web or mail
+    address: "adobe.com", "investor.relations@us.mcd.com")."""
+    return bool(re.search(rf"(?<![\w./@-]){re.escape(word.lower())}(?![\w/@-])(?!\.[a-z])", text))
+
+
+def lower_case_symbols(names: Iterable[str], text: str) -> list[str]:
+    """A filer's trading symbols and initials of three letters or more ("AMD", "MSFT") as
+    analysts also type them, in lower case, when its filing (``text``) never prints them in
+    lower case as a word ("cost" is a word of Costco's filings: COST stays a name only in
+    capitals), nor are they a word of questions about filings (``_NOT_NAME_WORDS``: a short
+    release may not print "cost")."""
+    return sorted({n.lower() for n in names if n.isupper() and n.isalpha() and 3 <= len(n) <= 5
+                   and n.lower() not in _NOT_NAME_WORDS and not printed_in_lower_case(n, text)})
 
 
 def names_in(text: str, names: Iterable[str]) -> list[str]:
@@ -449,7 +500,9 @@ def proper_names(question: str) -> list[str]:
         cut = next((i + 1 for i, w in enumerate(words[:-1]) if re.search(r"s['’]$", w)), len(words))
         runs += [run for run in (words[:cut], words[cut:]) if run]
     for run in runs:
-        words = [w.strip(".,'’") for w in run]
+        # an initialism keeps its final dot ("J.P. Morgan", "U.S."); other words lose their punctuation
+        words = [w.strip(",'’") if re.fullmatch(r"(?:[A-Z]\.){2,}(?:'s|’s)?", w.strip(",'’")) else w.strip(".,'’")
+                 for w in run]
         words = [re.sub(r"(?:'s|’s)$", "", w) for w in words]
         # drop leading/trailing vocabulary ("FY2015", "What", "Revenue", "FCF": "Northrop's FCF")
         while words and (words[0].lower() in _TRIMMED or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):

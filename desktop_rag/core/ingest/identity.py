@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 
-from desktop_rag.core.domain.companies import cover_identity, derived_aliases, names_in, tidy_name
+from desktop_rag.core.domain.companies import (
+    core_name,
+    cover_identity,
+    derived_aliases,
+    lower_case_symbols,
+    names_in,
+    printed_short_name,
+    tidy_name,
+)
 from desktop_rag.core.domain.periods import (
     FiscalCalendar,
     calendar_quarter,
@@ -149,6 +157,14 @@ def detect_metadata(file_name: str, first_pages_text: str, body: str = "",
             meta.company = filer.company
             if not meta.period_end and meta.fiscal_year and meta.fiscal_quarter:
                 meta.period_end = _calendar_quarter_end(filer, meta.fiscal_year, meta.fiscal_quarter)
+    if from_text.company:
+        # the name's first word, when the filing itself uses it alone as the company's name
+        # and its symbols and initials in lower case, when the filing never prints them as words
+        text = first_pages_text + "\n" + body
+        short = printed_short_name(meta.company, text)
+        if short and short not in company_aliases(meta):  # "Costco" matches only capitalised; "costco" any way
+            meta.aliases.append(short)
+        meta.aliases += [s for s in lower_case_symbols(company_aliases(meta), text) if s not in company_aliases(meta)]
     if hint and meta.company:
         # The analyst's own name for the file ("NVDA", "FOOTLOCKER") is an alias when it is
         # not already one: a ticker typed in capitals, or the name run together.
@@ -215,11 +231,38 @@ def held_period_label(meta: DocumentMeta) -> str:
 
 def company_aliases(meta: DocumentMeta) -> set[str]:
     """Names a question may use for this document's company: derived from the registered
-    name and ticker, plus the analyst's own aliases (``meta.aliases``). Lower-case names
-    match in any case, capitalised ones only as names (see ``domain.companies.names_in``)."""
+    name and ticker, plus its other names (``meta.aliases``: other classes' symbols, a combined
+    filing's other registrants and a former name, each with the names derived from it, the
+    analyst's own). Lower-case names match in any case, capitalised ones only as names (see
+    ``domain.companies.names_in``)."""
     names = set(_derived_aliases(meta.company, meta.ticker))
-    names.update(a.strip() for a in meta.aliases if a.strip())
+    for alias in (a.strip() for a in meta.aliases if a.strip()):
+        names.add(alias)
+        if _LEGAL_NAME.search(alias):
+            names.update(_derived_aliases(alias, ""))
     return names
+
+
+_LEGAL_NAME = re.compile(r"\s(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|LLC|N\.V\.)$", re.I)
+
+
+def named_documents(text: str, names_of: Mapping[str, frozenset[str]], metas: Mapping[str, DocumentMeta]) -> set[str]:
+    """The documents of the filers ``text`` names: every document one of whose names
+    (``names_of``: doc id -> ``company_aliases``) it mentions, with the other filings of the
+    same filers: the same registrant's name or the same trading symbol (a filer renamed,
+    "Adobe Systems Incorporated" then "Adobe Inc.", "salesforce.com, inc." then "Salesforce,
+    Inc.", is one filer: "adobe" names both)."""
+    matched = {names: bool(names_in(text, names)) for names in set(names_of.values())}  # once per company
+    named = {doc_id for doc_id, names in names_of.items() if matched[names]}
+    if named:
+        cores = {_core_name(metas[i].company) for i in named if metas[i].company}
+        tickers = {metas[i].ticker for i in named if metas[i].ticker}
+        named |= {d for d in names_of if (metas[d].company and _core_name(metas[d].company) in cores)
+                  or (metas[d].ticker and metas[d].ticker in tickers)}
+    return named
+
+
+_core_name = functools.lru_cache(maxsize=8192)(core_name)  # asked of every filing per question
 
 
 @functools.lru_cache(maxsize=4096)

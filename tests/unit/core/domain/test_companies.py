@@ -379,3 +379,58 @@ def test_the_symbol_a_filing_prints_in_its_text(text: str, symbol: str) -> None:
     cover = "ACME CORPORATION\n(Exact name of registrant as specified in its charter)\n"
     got = cover_identity(cover, body=text)
     assert got.tickers == ([symbol] if symbol else [])
+
+
+# -- names as analysts type them -----------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("company", "tickers", "present", "absent"),
+    [
+        # a name with "&", an apostrophe or a hyphen inside a word is also typed run together
+        ("PG&E Corporation", ["PCG"], {"pg&e", "pge", "PCG"}, {"pgande", "PG"}),
+        ("McDonald's Corporation", ["MCD"], {"mcdonald's", "mcdonalds", "McDonald"}, {"mcdonald"}),
+        ("The Coca-Cola Company", ["KO"], {"coca-cola", "coca cola", "cocacola"}, set()),
+        # initials written inside a word are also written apart and with dots
+        ("JPMorgan Chase & Co.", ["JPM"], {"JPMorgan", "JP Morgan", "J.P. Morgan", "jpmorgan chase"}, {"Jpmorgan"}),
+        # a word common in companies' names is no name on its own
+        ("Advanced Micro Devices, Inc.", [], {"AMD", "advanced micro devices"}, {"Advanced", "advanced"}),
+        ("Pacific Gas and Electric Company", [], {"pacific gas and electric", "PGE"}, {"Pacific"}),
+    ],
+)
+def test_names_derived_as_analysts_type_them(company: str, tickers: list[str], present: set[str],
+                                             absent: set[str]) -> None:
+    got = derived_aliases(company, tickers)
+    assert present <= got
+    assert not absent & got
+
+
+def test_names_written_with_dots_or_a_possessive_are_read_as_the_name() -> None:
+    jpm = derived_aliases("JPMorgan Chase & Co.", ["JPM"])
+    assert names_in("What was J.P. Morgan's net interest income?", jpm) == ["J.P. Morgan"]
+    assert proper_names("What was J.P. Morgan's revenue?") == ["J.P. Morgan"]  # an initialism keeps its dot
+    assert proper_names("Revenue in the U.S. for Acme") == ["Acme"]
+    mcd = derived_aliases("McDonald's Corporation", ["MCD"])
+    # "McDonald's revenue": the possessive is read off the name; its stem is still the company
+    assert subject_names("What was McDonald's revenue in 2022?") == ["McDonald"]
+    assert names_in("McDonald", mcd) and names_in("mcdonalds revenue", mcd)
+
+
+def test_a_first_word_is_a_name_when_the_filing_prints_it_alone() -> None:
+    from desktop_rag.core.domain.companies import printed_short_name
+
+    filing = "Acme Wholesale Corporation (“Acme” or the “Company”). Acme operates warehouses. Acme’s members renew."
+    assert printed_short_name("Acme Wholesale Corporation", filing) == "acme"
+    # printed only with the name's next word: no name of its own
+    assert printed_short_name("Foot Locker, Inc.", "Foot Locker, Inc. and Kids Foot Locker. Foot Locker stores") == ""
+    # a word the filing prints in lower case is a word ("advanced packaging")
+    assert printed_short_name("Widget Makers, Inc.", "Widget sales. Widget grew. Widget fell. a widget costs") == ""
+    assert printed_short_name("Acme Inc.", filing) == ""  # a one-word name is a name already
+
+
+def test_symbols_in_lower_case_when_the_filing_never_prints_them_as_words() -> None:
+    from desktop_rag.core.domain.companies import lower_case_symbols
+
+    names = {"AMD", "COST", "KO", "ACME", "acme"}
+    text = "the cost of sales; see amd.com and investor@acme.com"
+    # "cost" is a word (and a word of questions); two letters are too short to tell from words
+    assert lower_case_symbols(names, text) == ["acme", "amd"]

@@ -116,8 +116,9 @@ def test_detect_metadata_cover_is_the_truth(sample_pdf: Path) -> None:
     finally:
         doc.close()
     meta = detect_metadata("2023 Q3 AAPL.pdf", first, body)
+    # "aapl": the symbol as typed in lower case, which the filing never prints as a word
     assert meta == DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023,
-                                fiscal_quarter=3, period_end="2023-07-01")
+                                fiscal_quarter=3, period_end="2023-07-01", aliases=["aapl"])
     # A file name without hints: everything comes from the cover.
     plain = detect_metadata("filing.pdf", first, body)
     assert (plain.company, plain.ticker, plain.form_type, plain.period_end, plain.period_label()) == (
@@ -277,3 +278,22 @@ def test_a_file_name_that_is_a_name_of_the_company_adds_no_alias() -> None:
     cover = ("SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended December 31, 2019\n"
              "AT&T INC.\n(Exact name of registrant as specified in its charter)\n")
     assert detect_metadata("AT_T_2019_10K.pdf", cover).aliases == []
+
+
+def test_a_renamed_filer_is_one_filer() -> None:
+    from desktop_rag.core.ingest.identity import named_documents
+
+    metas = {"old": DocumentMeta(company="Acme Systems Incorporated", ticker="ACME", form_type="10-K", fiscal_year=2015),
+             "new": DocumentMeta(company="Acme Inc.", ticker="ACME", form_type="10-K", fiscal_year=2022),
+             "other": DocumentMeta(company="Widgets Inc.", ticker="WDG", form_type="10-K", fiscal_year=2022)}
+    names_of = {k: frozenset(company_aliases(m)) for k, m in metas.items()}
+    # "acme" in lower case is a name of Acme Inc. only ("Acme Systems" is the other's); its symbol joins them
+    assert named_documents("acme revenue in 2015", names_of, metas) == {"old", "new"}
+    assert named_documents("What was WDG's margin?", names_of, metas) == {"other"}
+    assert named_documents("What was the cost of sales?", names_of, metas) == set()
+
+
+def test_the_names_of_a_combined_filings_other_registrant() -> None:
+    meta = DocumentMeta(company="Acme Corporation", ticker="ACM", aliases=["Acme Gas and Electric Company"])
+    names = company_aliases(meta)
+    assert {"Acme Gas and Electric Company", "acme gas and electric", "AGE"} <= names
