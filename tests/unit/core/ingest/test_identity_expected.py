@@ -10,83 +10,30 @@ beside the checkout.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from desktop_rag.core.domain.types import DocumentMeta
-from desktop_rag.core.ingest.identity import company_aliases, detect_metadata
+from desktop_rag.core.ingest.identity import company_aliases
 
-pytestmark = pytest.mark.slow  # reads every page of 117 filings once (about a minute)
+from .conftest import FILINGS, filing_key, shared_data
 
-TABLE = json.loads((Path(__file__).with_name("identity_expected.json")).read_text(encoding="utf-8"))
-FILINGS: list[dict[str, Any]] = TABLE["filings"]
-
-
-def _shared_data() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared" / "data"
-    return None
-
-
-@dataclass(frozen=True)
-class _Text:
-    first: str
-    body: str
-
-
-@cache
-def _texts() -> dict[str, _Text]:
-    """Each filing's text as ingest reads it: its first three pages and the rest."""
-    from desktop_rag.core.ingest.pdf import extract_document, open_pdf
-
-    root = _shared_data()
-    assert root is not None
-    out = {}
-    for row in FILINGS:
-        pdf = open_pdf(root / row["set"] / "pdfs" / row["file"])
-        try:
-            pages = [p.text for p in extract_document(pdf)]
-        finally:
-            pdf.close()
-        out[_key(row)] = _Text("\n".join(pages[:3]), "\n".join(pages[3:]))
-    return out
-
-
-@cache
-def _identities() -> dict[str, DocumentMeta]:
-    """Every filing's identity, read with the others as its library (as a library holding the
-    three sets reads each)."""
-    texts = _texts()
-    alone = {k: detect_metadata(k.split("/", 1)[1], t.first, t.body) for k, t in texts.items()}
-    return {k: detect_metadata(k.split("/", 1)[1], t.first, t.body, library=[m for o, m in alone.items() if o != k])
-            for k, t in texts.items()}
-
-
-def _key(row: dict[str, Any]) -> str:
-    return f"{row['set']}/{row['file']}"
+pytestmark = pytest.mark.slow  # reads every page of 117 filings once per session (about a minute)
 
 
 def test_the_table_covers_every_shared_filing() -> None:
-    root = _shared_data()
+    root = shared_data()
     if root is None:
         pytest.skip("../shared/data is not beside the checkout")
     on_disk = {f"{p.parent.parent.name}/{p.name}" for s in ("sec10q", "financebench-dev", "filings-pool")
                for p in (root / s / "pdfs").glob("*.pdf")}
-    assert on_disk == {_key(r) for r in FILINGS}
+    assert on_disk == {filing_key(r) for r in FILINGS}
 
 
-@pytest.mark.parametrize("row", FILINGS, ids=_key)
-def test_identity_of_each_shared_filing(row: dict[str, Any]) -> None:
-    root = _shared_data()
-    if root is None or not (root / row["set"] / "pdfs" / row["file"]).exists():
-        pytest.skip("../shared/data is not beside the checkout")
-    meta = _identities()[_key(row)]
+@pytest.mark.parametrize("row", FILINGS, ids=filing_key)
+def test_identity_of_each_shared_filing(row: dict[str, Any], shared_identities: dict[str, DocumentMeta]) -> None:
+    meta = shared_identities[filing_key(row)]
     got = {"company": meta.company, "ticker": meta.ticker, "form": meta.form_type, "fiscal_year": meta.fiscal_year,
            "fiscal_quarter": meta.fiscal_quarter, "period_end": meta.period_end}
     assert got == {k: row[k] for k in got}, row.get("note", "")
