@@ -28,38 +28,236 @@ GENERIC_WORDS = frozenset(
     financial bank banks trust energy power water gas oil systems technologies technology
     industries industrial services service products communications health healthcare data
     digital solutions resources the and of market markets real estate insurance motors motor
-    foods food brands group holdings company corporation inc co""".split()
+    foods food brands group holdings company corporation inc co advanced applied integrated consolidated
+    allied associated universal premier regional mutual continental""".split()
 )
 
 _REGISTRANT = re.compile(r"\n([^\n]{2,100})\n\s*\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 # "Delaware 58-0628465" / "WASHINGTON 91-1144442": the state and employer id line under the name
-_STATE_EIN = re.compile(r"^[A-Za-z .]{3,40}\s+\d{2}-\d{7}\b")
+_EIN = re.compile(r"(?<![\d-])\d{2}-\d{7}(?![\d-])")
 _COMMISSION = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.I)
-_EXCHANGE = r"(?:The\s+)?(?:Nasdaq|NASDAQ|New\s+York\s+Stock\s+Exchange|NYSE|Chicago\s+Stock\s+Exchange|Cboe)"
-_TICKER_ROW = re.compile(rf"(?<![A-Za-z0-9.])([A-Z]{{1,5}}(?:\.[A-Z])?)\s+{_EXCHANGE}")
-_NOT_TICKERS = frozenset({"LLC", "THE", "NYSE", "I", "A", "NONE", "INC", "AND", "PAR", "USD", "N/A", "NA"})
-_NAME_WITH_SUFFIX = re.compile(
-    r"\b((?:The\s+)?[A-Z][\w.&'-]*(?:\s+(?:&\s+)?[A-Z][\w.&'-]*){0,4}),?\s+"
-    r"((?i:Inc\.|Incorporated|Corporation|Company|Co\.|plc|N\.V\.|Holdings))(?![\w])"
+# The words of a cover page's labels: a line that says them is a label, never a registrant's name
+# ("State of Incorporation: Delaware", "Commission File Number 1-3285", "(Exact name of registrant
+# as specified in its charter)", "I.R.S. Employer Identification No. 41-0417775").
+_COVER_LABEL = re.compile(
+    r"\b(?:state\s+(?:of|or\s+other)|jurisdiction|incorporat(?:ion|ed)\s+(?:in|or|under)|incorporation\b|"
+    r"commission|file\s+(?:number|no)|i\.?\s?r\.?\s?s\.?\b|employer|identification|exact\s+name|"
+    r"name\s+of\s+(?:the\s+)?registrant|registrant['’]?s|telephone|area\s+code|address|principal\s+executive|"
+    r"zip\s+code|securities\s+registered|title\s+of\s+each|trading\s+symbol|name\s+of\s+(?:each\s+)?exchange|"
+    r"former\s+name|check\s+mark|pursuant\s+to|annual\s+report|quarterly\s+report|transition\s+report|"
+    r"(?:fiscal\s+year|quarterly\s+period|period)\s+ended|securities\s+and\s+exchange|washington,?\s+d\.?\s?c|"
+    r"table\s+of\s+contents|mark\s+one|date\s+of\s+(?:report|earliest)|not\s+applicable|n/a)\b"
+    r"|^\s*(?:form\s+\d|\(|\d[\d\s.-]*$)|:",
+    re.I,
 )
+
+
+def plausible_name(line: str) -> bool:
+    """Whether a line of a cover page can be a registrant's name: a few words with letters,
+    not a label of the cover ("State of Incorporation: Delaware", "Commission File Number",
+    "(Exact name of registrant ...)"), nor a number, a date or a sentence."""
+    line = line.strip()
+    words = line.split()
+    return (1 <= len(words) <= 10 and bool(re.search(r"[A-Za-z]{2}", line)) and not _COVER_LABEL.search(line)
+            and not re.search(r"\d{3}", line) and not re.search(r"[.;]\s+[a-z]", line))
+
+
+_EXCHANGE = (r"(?:The\s+)?(?:Nasdaq|NASDAQ|New\s+York\s+Stock\s+Exchange|NYSE|Chicago\s+Stock\s+Exchange|Cboe|CBOE|"
+             r"Boston\s+Stock\s+Exchange|Pacific\s+Exchange|Archipelago)")
+_NOT_TICKERS = frozenset({"LLC", "THE", "NYSE", "I", "A", "NONE", "INC", "AND", "PAR", "USD", "N/A", "NA",
+                          # the words of a cover's table of securities, printed in capitals by some filers
+                          "STOCK", "COMMON", "CLASS", "SHARE", "SHARES", "VALUE", "NOTES", "NOTE", "DUE", "UNITS",
+                          "SERIES", "PER", "NO", "EACH", "TITLE", "NAME", "OF", "ON", "WHICH", "MARKET", "GLOBAL",
+                          "SELECT", "ARCA", "AMEX", "MKT", "AMERICAN", "EXCHANGE", "NASDAQ", "CBOE", "BZX"})
+# A trading symbol as a cover's table prints it, with what a preferred series or a note adds to the
+# common stock's symbol: "PCG-PE", "JPM PR G", "FDX 25A", "WMT26", "JPM/28", "BRK.B" (a class of
+# common stock); "OrCL": symbols set in small capitals come out of the PDF with lower-case letters.
+_SYMBOL = r"[A-Z][A-Za-z]{0,4}(?:\.[A-Z](?![A-Za-z]))?"
+_SERIES = r"(?:-[A-Z]{1,3}|\s+PR\s*[A-Z]{1,2}|\s+\d{2}[A-Z]?|/\d{2}|\d{2}[A-Z]?|\.PR[A-Z]?)"
+_SYMBOL_ROW = re.compile(rf"(?:^|(?<=\s))(?P<sym>{_SYMBOL})(?P<series>{_SERIES})?\s+(?P<exchange>{_EXCHANGE})\b")
+# The title of a security that is not the company's common stock: its notes, bonds, preferred
+# shares, depositary shares, units, warrants, rights, exchange-traded notes, guarantees.
+_OTHER_SECURITY = re.compile(
+    r"\b(?:notes?|debentures?|bonds?|preferred|preference|depositary|(?<!common\s)units?|warrants?|rights|etns?|"
+    r"guarantee[sd]?|trust|subordinated|senior|series\s+[a-z]{1,2}\b|\d+(?:\.\d+)?\s?%)",
+    re.I)
+_COMMON_SECURITY = re.compile(r"\b(?:common|ordinary|capital\s+stock|class\s+[a-z]\b|shares\s+of\s+beneficial)", re.I)
+
+
+def _symbol(token: str) -> str:
+    """A trading symbol as printed ("AAPL", small capitals "OrCL"), upper-cased; "" for a word."""
+    core = token.split(".")[0]
+    if token.isupper() or (3 <= len(core) <= 5 and core[-1].isupper() and sum(c.isupper() for c in core) >= 2):
+        sym = token.upper()
+        return "" if sym in _NOT_TICKERS else sym
+    return ""
+
+
+@dataclass(frozen=True)
+class ListedSecurity:
+    """One row of a cover's table of securities registered under Section 12(b)."""
+
+    symbol: str
+    title: str
+    common: bool  # the company's own shares (a class of common stock), not a note, bond or preferred series
+
+
+def listed_securities(cover: str) -> list[ListedSecurity]:
+    """The rows of a cover's table of listed securities (title, trading symbol, exchange), in
+    the order printed. A row is a symbol before an exchange's name; its title is the text before
+    the symbol with the lines around it that carry no symbol ("First preferred stock ... 5% series
+    A" over "redeemable PCG-PE NYSE American LLC"). A row is the company's own shares unless its
+    symbol adds a series to another ("PCG-PE", "JPM PR G", "FDX 25A") or its title is a note,
+    bond, preferred or depositary share, unit, warrant or exchange-traded note; a row without a
+    title is not the company's when its symbol extends the company's ("EBAYL" of "EBAY")."""
+    m = re.search(r"12\s*\(\s*b\s*\)|title\s+of\s+each\s+class", cover, re.I)
+    section = cover[m.end():m.end() + 6000] if m else cover[:6000]  # a cover without the table's header
+    end = re.search(r"12\s*\(\s*g\s*\)|indicate\s+by\s+check\s+mark", section, re.I)
+    lines = section[:end.start() if end else len(section)].split("\n")
+    rows: list[tuple[int, str, str, str]] = []  # line, symbol, series, title on the line
+    for i, line in enumerate(lines):
+        for sm in _SYMBOL_ROW.finditer(line):
+            sym = _symbol(sm.group("sym"))
+            if sym:
+                rows.append((i, sym, sm.group("series") or "", line[:sm.start()]))
+    out: list[ListedSecurity] = []
+    row_lines = {i for i, _, _, _ in rows}
+    for i, sym, series, title in rows:
+        # the title's other lines: the lines above back to the previous row or the table's header,
+        # and the one below when it carries no symbol of its own
+        above: list[str] = []
+        j = i - 1
+        while j >= 0 and j not in row_lines and not re.search(r"title\s+of|trading|symbol", lines[j], re.I):
+            above.insert(0, lines[j])
+            j -= 1
+        below = [lines[i + 1]] if i + 1 < len(lines) and i + 1 not in row_lines else []
+        full = " ".join([*above[-2:], title, *below]).strip()
+        # the title on the row's line first, then with the lines over it, then with the one below
+        common: bool | None = False if series else None
+        for words in (title, " ".join([*above[-2:], title]), full):
+            if common is None and _OTHER_SECURITY.search(words):
+                common = False
+            elif common is None and _COMMON_SECURITY.search(words):
+                common = True
+        if common is None:
+            common = not any(s.common and sym.startswith(s.symbol) and sym != s.symbol for s in out)
+        symbol = sym + series.replace(" ", "") if series else sym
+        if all(s.symbol != symbol for s in out):
+            out.append(ListedSecurity(symbol, re.sub(r"\s+", " ", full), common))
+    return out
 
 
 @dataclass
 class CoverIdentity:
     company: str = ""
     tickers: list[str] = field(default_factory=list)
+    # the other registrants of a combined filing ("Pacific Gas and Electric Company" beside PG&E
+    # Corporation) and the name the cover says the registrant had before ("Former name ...")
+    other_names: list[str] = field(default_factory=list)
 
 
 def tidy_name(name: str) -> str:
-    """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc."."""
-    name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip(" _")
-    if name.isupper():
-        return " ".join(w[:1] + w[1:].lower() for w in name.split())
+    """Cover pages often print the registrant in capitals: "AMAZON.COM, INC." -> "Amazon.com, Inc.";
+    a word with "&" or a digit keeps its capitals ("PG&E", "3M"), a small word inside is lower
+    case ("Pacific Gas and Electric Company"); a typographic apostrophe is
+    written plainly ("McDonald’s" -> "McDonald's")."""
+    name = re.sub(r"\s+([.,])", r"\1", re.sub(r"\s+", " ", name)).strip(" _").replace("\u2019", "'")
+    if _shouted(name):
+        return " ".join(w if re.search(r"[&\d]", w) else w.lower() if i and w.lower() in _SMALL_WORDS
+                        else w[:1] + w[1:].lower() for i, w in enumerate(name.split()))
     return name
+
+
+_SMALL_WORDS = frozenset({"and", "of", "the", "for", "in", "on", "at", "by", "de", "du", "la"})
+
+
+def _shouted(name: str) -> bool:
+    """A name printed in capitals ("NVIDIA CORPORATION", "McDONALD’S CORPORATION")."""
+    letters = [c for c in name if c.isalpha()]
+    return len(letters) >= 4 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def printed_name(name: str, text: str) -> str:
+    """The registrant's name as the filing prints it in its prose, when its cover prints it in
+    capitals: "NVIDIA CORPORATION" -> "NVIDIA Corporation", "McDONALD’S CORPORATION" ->
+    "McDonald's Corporation", EDGAR's "COCA COLA CO" -> "The Coca-Cola Company" (the name with a
+    legal form the filing prints most whose words are the same); ``tidy_name`` when the filing
+    prints it in capitals only."""
+    name = re.sub(r"\s+", " ", name).strip()
+    if not _shouted(name):
+        return tidy_name(name)
+    norm = text.replace("\u2019", "'")
+    words = [re.escape(w) for w in re.split(r"\s+", tidy_name(name).replace(" ,", ","))]
+    exact = re.compile(r"(?<![\w&])" + r"\s+".join(words) + r"(?![\w&])", re.I)
+    seen: Counter[str] = Counter()
+    for m in exact.finditer(norm):
+        found = re.sub(r"\s+", " ", m.group(0))
+        if not _shouted(found):
+            seen[found] += 1
+    if not seen:
+        core, form = _squash(core_name(name)), _legal_form(name)
+        for m in _NAME_WITH_SUFFIX.finditer(norm):
+            found = re.sub(r"\s+", " ", m.group(0)).rstrip(",")
+            if core and _squash(core_name(found)) == core and _legal_form(found) == form and not _shouted(found):
+                seen[found] += 1
+    return tidy_name(seen.most_common(1)[0][0]) if seen else tidy_name(name)
+
+
+# The first words of a name in capitals or as a brand writes it ("eBay"), then its legal form
+_NAME_WITH_SUFFIX = re.compile(
+    r"(?<![\w&])((?:The\s+)?(?:[A-Z]|[a-z]+[A-Z])[\w.&'-]*(?:\s+(?:&\s+)?[A-Z][\w.&'-]*){0,4}),?\s+"
+    r"((?i:Inc\.|Incorporated|Corporation|Company|Co\.|plc|N\.V\.|Holdings(?:,\s+Inc\.)?))(?![\w])"
+)
+_LEGAL_FORM_WORDS = r"INC\.?|INCORPORATED|CORPORATION|CORP\.?|COMPANY|CO\.|LLC|L\.P\.|PLC|N\.V\.|Inc\.?|Incorporated|Corporation|Company"
+
+_FORM_ABBREVIATIONS = {"co": "company", "corp": "corporation", "inc": "incorporated", "ltd": "limited"}
+
+
+def _legal_form(name: str) -> str:
+    """The legal form a name ends with, abbreviations spelled out ("Co" -> "company")."""
+    m = re.search(r"([A-Za-z]+)\.?\s*$", name)
+    word = m.group(1).lower() if m else ""
+    return _FORM_ABBREVIATIONS.get(word, word)
+
+
+# A row of a combined filing's table of registrants: "1-12609 PG&E CORPORATION California 94-3234914"
+_REGISTRANT_ROW = re.compile(
+    rf"^\s*(?:\d{{1,3}}-)?\d{{3,6}}\s+(?P<name>.+?(?:{_LEGAL_FORM_WORDS}))\s+[A-Z][A-Za-z .]{{1,30}}\s+\d{{2}}-\d{{7}}\s*$",
+    re.M)
+def _registrant_names(head: str) -> list[str]:
+    """The registrants a cover names, in the order printed: the line over "(Exact name of
+    registrant as specified in its charter)"; the rows of a combined filing's table of
+    registrants ("1-12609 PG&E CORPORATION California 94-3234914"); or the line over the state
+    and employer id ("MICROSOFT CORPORATION" over "WASHINGTON 91-1144442"), going up past the
+    cover's labels ("State of Incorporation: Delaware", "I.R.S. Employer Identification No.").
+    Every one is a plausible name (``plausible_name``): a label is never a registrant."""
+    m = _REGISTRANT.search(head)
+    if m and plausible_name(m.group(1)):
+        return [m.group(1).strip()]
+    table = re.search(r"exact\s+name\s+of\b", head, re.I)
+    if table:
+        rows = [r.group("name").strip() for r in _REGISTRANT_ROW.finditer(head[table.end():table.end() + 1500])]
+        rows = [r for r in rows if plausible_name(r)]
+        if rows:
+            return rows
+    lines = head.split("\n")
+    for i, line in enumerate(lines[:200]):
+        if not _EIN.search(line) or _COMMISSION.search(line):
+            continue
+        for cand in reversed(lines[max(0, i - 3):i]):
+            if plausible_name(cand):
+                return [cand.strip()]
+            if _COMMISSION.search(cand):
+                break
+        break
+    return []
+
+
+_FORMER = re.compile(r"\n([^\n]{3,100})\n\s*\(?\s*former\s+name", re.I)
 
 
 def cover_identity(text: str, name_hint: str = "", body: str = "") -> CoverIdentity:
@@ -67,40 +265,54 @@ def cover_identity(text: str, name_hint: str = "", body: str = "") -> CoverIdent
 
     ``name_hint``: words from the file name ("COCACOLA"); used only to pick among names the
     text itself prints (``body``: the pages after the cover) when the cover shows the name
-    as an image."""
+    as an image. The name is written as the filing's prose prints it (``printed_name``). The
+    symbols are the company's own shares' (``listed_securities``), or, on covers without a
+    table of symbols, the one the filing says its common stock trades under."""
     head = "\n" + text[:20000]
+    prose = text[:60000] + "\n" + body[:200000]
     out = CoverIdentity()
-    m = _REGISTRANT.search(head)
-    if m and not _COMMISSION.search(m.group(1)) and not re.search(r"\d{3}", m.group(1)):
-        out.company = tidy_name(m.group(1))
-    if not out.company:
-        lines = head.split("\n")
-        for i, line in enumerate(lines[1:], 1):
-            if _STATE_EIN.match(line.strip()) and i >= 1:
-                cand = lines[i - 1].strip()
-                if cand and not _COMMISSION.search(cand) and not re.search(r"\d{3}|\(", cand):
-                    out.company = tidy_name(cand)
-                break
-    if not out.company:
+    names = _registrant_names(head)
+    if names:
+        out.company = printed_name(names[0], prose)
+        out.other_names = [printed_name(n, prose) for n in names[1:]]
+    else:
         out.company = tidy_name(_frequent_name(text[:60000] + "\n" + body[:60000], name_hint))
-    for m in _TICKER_ROW.finditer(head):
-        t = m.group(1)
-        # "JPM PR G": a preferred series is a suffix of the common stock's symbol
-        if re.search(r"\b[A-Z]{1,5}\s+(?:PR\s+)?$", head[max(0, m.start() - 10):m.start()]):
-            continue
-        if t not in _NOT_TICKERS and t not in out.tickers:
-            out.tickers.append(t)
+    former = _FORMER.search(head)
+    if former and plausible_name(former.group(1)) and re.search(rf"(?:{_LEGAL_FORM_WORDS})\s*$", former.group(1).strip()):
+        out.other_names.append(printed_name(former.group(1), prose))
+    out.tickers = [s.symbol for s in listed_securities(head) if s.common]
     if not out.tickers:
-        # older covers list no symbols; Item 5 says "traded ... under the symbol “ADBE”"
-        m = _SYMBOL_IN_TEXT.search(text[:60000] + "\n" + body)
-        if m and (m.group(1) or m.group(2)) not in _NOT_TICKERS:
-            out.tickers.append(m.group(1) or m.group(2))
+        # older covers list no symbols; Item 5 says "traded ... under the symbol “ADBE”", a
+        # release "Lockheed Martin Corporation [NYSE: LMT]"
+        sym = _symbol_in_text(text[:60000] + "\n" + body, out.company)
+        if sym:
+            out.tickers.append(sym)
     return out
 
 
-_SYMBOL_IN_TEXT = re.compile(
-    r"under\s+the\s+(?:ticker\s+|trading\s+|stock\s+)?symbol\s+[“\"']?([A-Z]{1,5}(?:\.[A-Z])?)\b"
-    rf"|\((?:{_EXCHANGE})\s*:\s*([A-Z]{{1,5}})\)")
+_UNDER_SYMBOL = re.compile(
+    r"under\s+the\s+(?:ticker\s+|trading\s+|stock\s+)?symbols?\s+[“\"'‘]?(?P<sym>[A-Z][A-Za-z]{0,4}(?:\.[A-Z])?)\b")
+_EXCHANGE_COLON = re.compile(rf"[(\[]\s*(?:{_EXCHANGE})\s*:\s*(?P<sym>[A-Z]{{1,5}}(?:\.[A-Z])?)\s*[)\]]")
+
+
+def _symbol_in_text(text: str, company: str) -> str:
+    """The symbol a filing says its stock trades under ("under the symbol “ORCL”", small capitals
+    "OrCL" read as ORCL), else the one it prints beside its own name ("Costco Wholesale
+    Corporation ... (Nasdaq: COST)", "[NYSE: LMT]"): another company's symbol in the text is
+    not the filer's."""
+    for m in _UNDER_SYMBOL.finditer(text):
+        sym = _symbol(m.group("sym"))
+        if sym:
+            return sym
+    first = core_name(company).split()[:1] if company else []
+    for m in _EXCHANGE_COLON.finditer(text):
+        before = text[max(0, m.start() - 160):m.start()].lower().replace("\u2019", "'")
+        # the name, its legal form and its own short names ("(“Costco” or the “Company”)"), then the symbol
+        gaps = [before[w.end():] for w in re.finditer(re.escape(first[0]), before)] if first else []
+        if any(re.fullmatch(r"[^()\[\]]{0,40}(?:\([^()]{0,60}\)\s*)?", gap) for gap in gaps) \
+                and m.group("sym") not in _NOT_TICKERS:
+            return m.group("sym")
+    return ""
 
 
 def _frequent_name(text: str, name_hint: str) -> str:
@@ -109,11 +321,11 @@ def _frequent_name(text: str, name_hint: str) -> str:
     if len(hint) < 3:
         return ""
     counts: Counter[str] = Counter()
-    for m in _NAME_WITH_SUFFIX.finditer(text):
-        full = f"{m.group(1)} {m.group(2)}" if m.group(2) != "Co." else f"{m.group(1)} Co."
+    for m in _NAME_WITH_SUFFIX.finditer(text.replace("\u2019", "'")):
+        full = re.sub(r"\s+", " ", m.group(0))  # as printed: "Foot Locker, Inc.", not "Foot Locker Inc."
         core = _squash(core_name(full))
         if core and (hint.startswith(core) or core.startswith(hint)):
-            counts[full] += 1
+            counts[full] += 1 if _shouted(full) else 2  # prose over headings in capitals
     return counts.most_common(1)[0][0] if counts else ""
 
 
@@ -142,9 +354,14 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
         core = core_name(company)
         if core:
             names.add(core)
-            names.add(core.replace("&", "and").replace("  ", " "))
+            if " & " in core:
+                names.add(core.replace(" & ", " and "))
             if " and " in core:
                 names.add(core.replace(" and ", " & "))
+            if re.search(r"[a-z0-9][&'-][a-z0-9]", core):
+                # written together as analysts and file names do: "pg&e" -> "pge", "mcdonald's" ->
+                # "mcdonalds", "coca-cola" -> "cocacola"
+                names.add(re.sub(r"(?<=[a-z0-9])[&'-](?=[a-z0-9])", "", core))
             if core.endswith(".com"):
                 names.add(core[:-4])
             if "-" in core:
@@ -156,6 +373,12 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
             for n in range(2, len(words)):
                 if words[n - 1] not in {"&", "and", "of", "the"}:
                     names.add(" ".join(words[:n]))  # "american water" of American Water Works
+            stem = re.fullmatch(r"([a-z][a-z.&-]+)'s", words[0]) if words else None
+            if stem:
+                # "McDonald's": the name without its "'s" ("McDonald's revenue" is read as the
+                # possessive of "McDonald"), as printed, matched as a name only
+                printed = re.search(rf"(?<![A-Za-z]){re.escape(stem.group(1))}(?=['’]s)", company, re.I)
+                names.add(printed.group(0) if printed and not printed.group(0).isupper() else stem.group(1).capitalize())
             first = words[0].strip(",.") if words else ""
             if len(words) > 1 and len(first) >= 3 and first not in GENERIC_WORDS and not first.isdigit():
                 # "Lockheed", "JPMorgan" (matched as a name only), cased as the filer prints it
@@ -163,6 +386,10 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
                 printed = re.search(rf"(?<![A-Za-z]){re.escape(first)}(?![A-Za-z])", company, re.I)
                 inner = printed.group(0) if printed and any(c.isupper() for c in printed.group(0)[1:]) else ""
                 names.add(inner if inner and not inner.isupper() else first.capitalize())
+                initials = re.fullmatch(r"([A-Z]{2,3})([A-Z][a-z]{2,})", inner)
+                if initials:  # "JPMorgan" is also written "JP Morgan" and "J.P. Morgan"
+                    names.add(f"{initials.group(1)} {initials.group(2)}")
+                    names.add(f"{'.'.join(initials.group(1))}. {initials.group(2)}")
                 if "-" in first:
                     names.add(first.replace("-", "").capitalize())  # "Wal-Mart Stores" -> "Walmart"
             if "&" in words and len(plain) == 2:
@@ -171,6 +398,41 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
                 names.add("".join(w[0] for w in plain if w[0].isalpha()).upper())  # "AMD", "IBM"
     names.update(t.upper() for t in tickers if t)
     return {n for n in names if len(n) >= 2}
+
+
+def printed_short_name(company: str, text: str) -> str:
+    """The first word of a registrant's name of several words as a name of its own, when its
+    filing (``text``) prints that word alone as the company ("Costco" of Costco Wholesale
+    Corporation, "Adobe" of Adobe Systems Incorporated: three times or more without the
+    name's next word) and never in lower case as a word of its prose ("advanced" of Advanced
+    Micro Devices is a word; "Foot" is printed only as "Foot Locker"); "" otherwise. Written in
+    lower case: a name the filing itself uses alone names the company however it is typed."""
+    words = core_name(company).replace(".com", "").split()
+    if len(words) < 2 or len(words[0]) < 3 or words[0] in GENERIC_WORDS or not words[0].isalpha():
+        return ""
+    first, second = words[0], words[1]
+    printed = re.search(rf"(?<![A-Za-z]){re.escape(first)}(?![A-Za-z])", company, re.I)
+    word = printed.group(0) if printed else first.capitalize()
+    norm = text.replace("\u2019", "'")
+    alone = sum(1 for m in re.finditer(rf"(?<![\w&.-]){re.escape(word)}(?![\w&-])", norm)
+                if not re.match(rf"[\s-]+{re.escape(second)}\b", norm[m.end():], re.I))
+    return first if alone >= 3 and first not in _NOT_NAME_WORDS and not printed_in_lower_case(first, norm) else ""
+
+
+def printed_in_lower_case(word: str, text: str) -> bool:
+    """``word`` occurs in ``text`` in lower case as a word of prose (not inside a web or mail
+    address: "adobe.com", "investor.relations@us.mcd.com")."""
+    return bool(re.search(rf"(?<![\w./@-]){re.escape(word.lower())}(?![\w/@-])(?!\.[a-z])", text))
+
+
+def lower_case_symbols(names: Iterable[str], text: str) -> list[str]:
+    """A filer's trading symbols and initials of three letters or more ("AMD", "MSFT") as
+    analysts also type them, in lower case, when its filing (``text``) never prints them in
+    lower case as a word ("cost" is a word of Costco's filings: COST stays a name only in
+    capitals), nor are they a word of questions about filings (``_NOT_NAME_WORDS``: a short
+    release may not print "cost")."""
+    return sorted({n.lower() for n in names if n.isupper() and n.isalpha() and 3 <= len(n) <= 5
+                   and n.lower() not in _NOT_NAME_WORDS and not printed_in_lower_case(n, text)})
 
 
 def names_in(text: str, names: Iterable[str]) -> list[str]:
@@ -238,7 +500,9 @@ def proper_names(question: str) -> list[str]:
         cut = next((i + 1 for i, w in enumerate(words[:-1]) if re.search(r"s['’]$", w)), len(words))
         runs += [run for run in (words[:cut], words[cut:]) if run]
     for run in runs:
-        words = [w.strip(".,'’") for w in run]
+        # an initialism keeps its final dot ("J.P. Morgan", "U.S."); other words lose their punctuation
+        words = [w.strip(",'’") if re.fullmatch(r"(?:[A-Z]\.){2,}(?:'s|’s)?", w.strip(",'’")) else w.strip(".,'’")
+                 for w in run]
         words = [re.sub(r"(?:'s|’s)$", "", w) for w in words]
         # drop leading/trailing vocabulary ("FY2015", "What", "Revenue", "FCF": "Northrop's FCF")
         while words and (words[0].lower() in _TRIMMED or re.fullmatch(r"(?:fy|q[1-4])?\d{2,4}", words[0].lower())):

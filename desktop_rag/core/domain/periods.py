@@ -592,7 +592,9 @@ _COVER_END = re.compile(
     rf"(?P<what>quarterly\s+period|fiscal\s+quarter|fiscal\s+year|transition\s+period|period|year)\s+ended:?\s+"
     # two-column covers put other words between the label and the date (JPMorgan)
     rf"(?:[A-Za-z ]{{0,40}}\n)?(?P<date>{DATE_RE.pattern})"
-    rf"|date\s+of\s+report[^:\n]{{0,60}}:\s*(?P<report>{DATE_RE.pattern.replace('?P<', '?P<r')})",
+    rf"|date\s+of\s+report[^:\n]{{0,60}}:\s*(?P<report>{DATE_RE.pattern.replace('?P<', '?P<r')})"
+    # the date over its label: "January 4, 2023 / Date of Report (date of earliest event reported)"
+    rf"|(?P<report_above>{DATE_RE.pattern.replace('?P<', '?P<a')})\s*\n\s*date\s+of\s+report\b",
     re.I,
 )
 # "Second Quarter of Fiscal Year 2024", "first quarter of fiscal 2023"
@@ -657,8 +659,8 @@ def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod
     out = CoverPeriod()
     text = cover + "\n" + body
     m = _COVER_END.search(cover[:20000])
-    if m and m.group("report"):  # an 8-K: the date of the event reported
-        out.period_end = parse_date(m.group("report"))
+    if m and (m.group("report") or m.group("report_above")):  # an 8-K: the date of the event reported
+        out.period_end = parse_date(m.group("report") or m.group("report_above"))
         out.fiscal_year = out.period_end.year if out.period_end else None
         reported = released_quarter(text)
         if reported:
@@ -668,6 +670,15 @@ def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod
             out.period_end = reported.period_end or out.period_end
             out.annual, out.fiscal_year_named = False, True
         return out
+    if form_type == "earnings":
+        # a press release of results: its quarter and the date that quarter ended, as it
+        # says them ("first quarter fiscal 2024 ended April 30, 2023") or as its statements
+        # head their columns ("Quarters Ended March 26, 2023")
+        release = release_period(text)
+        if release:
+            out.fiscal_year, out.fiscal_quarter = release.fiscal_year, release.fiscal_quarter
+            out.period_end, out.annual, out.fiscal_year_named = release.period_end, False, True
+            return out
     if m:
         out.period_end = parse_date(m.group("date"))
         what = m.group("what").lower()
@@ -716,7 +727,7 @@ def cover_period(cover: str, form_type: str = "", body: str = "") -> CoverPeriod
 
 # Item 2.02 of Form 8-K ("Results of Operations and Financial Condition") furnishes an
 # earnings release; other items (a vote, a new officer) report events, not a period.
-_RESULTS_ITEM = re.compile(r"\bitem\s+2\.02\b|results\s+of\s+operations\s+and\s+financial\s+condition", re.I)
+_RESULTS_ITEM = re.compile(r"\bitem\s*2\.02\b", re.I)
 # "first quarter ended April 30, 2022", "first quarter of fiscal 2022 results", "Reports Q1 2022 Results"
 _RELEASE_QUARTER = re.compile(
     rf"\b(?:(?P<q>{_ORD_RE})[\s-]+quarter|Q(?P<qn>[1-4]))\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(?P<y>{_YEAR})?,?\s*"
@@ -738,26 +749,61 @@ def released_quarter(text: str) -> ReleasedQuarter | None:
     date that quarter ended. None unless the 8-K furnishes results (Item 2.02)."""
     if not _RESULTS_ITEM.search(text):
         return None
+    return release_period(text)
+
+
+# "results for the third quarter of fiscal 2024", "Financial Results for Third Quarter Fiscal 2024"
+_RESULTS_FOR_QUARTER = re.compile(
+    rf"\bresults\s+for\s+(?:the\s+|its\s+)?(?P<q>{_ORD_RE})[\s-]+quarter\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?"
+    rf"(?P<y>{_YEAR})?", re.I)
+# the end of the quarter a release reports, as its prose or its statements' columns say it:
+# "quarter ended March 31, 2023", "Quarters Ended March 26, 2023 and ...", "Three Months Ended",
+# "12 Weeks Ended November 20, 2022"
+_QUARTER_ENDED = re.compile(
+    rf"\b(?:quarters?|three\s+months|(?:twelve|thirteen|fourteen|sixteen|twelve|1[2-6])[\s-]+weeks)\s+ended:?\s*"
+    rf"(?:\([^)]{{0,30}}\)\s*)?(?P<date>{DATE_RE.pattern})", re.I)
+
+
+def release_period(text: str) -> ReleasedQuarter | None:
+    """The quarter a release of results reports and the date it ended: the quarter it names
+    most often with results ("Reports First Quarter 2023 Results", "second-quarter 2023
+    results", "first quarter fiscal 2024 ended April 30, 2023"), the fiscal year it names
+    beside that quarter when the quarter's end allows it (a filer's fiscal year ends within
+    the year after the quarter ends), else the year that end implies; the end is the date its
+    prose or its statements' columns give for the quarter ("Quarters Ended March 26, 2023"),
+    the most often printed, the latest of those. None when it names no quarter."""
     counts: dict[tuple[int, int | None], int] = {}
     ends: dict[int, date] = {}
-    for m in _RELEASE_QUARTER.finditer(text):
-        q = int(m.group("qn")) if m.group("qn") else ORDINALS[m.group("q").lower()]
-        end = parse_date(m.group("date")) if m.group("date") else None
-        year = int(m.group("y")) if m.group("y") else None
-        if end and q not in ends:
-            ends[q] = end
-        counts[(q, year)] = counts.get((q, year), 0) + 1
+    for rx in (_RELEASE_QUARTER, _RESULTS_FOR_QUARTER):
+        for m in rx.finditer(text):
+            q = int(m.group("qn")) if "qn" in rx.groupindex and m.group("qn") else ORDINALS[m.group("q").lower()]
+            end = parse_date(m.group("date")) if "date" in rx.groupindex and m.group("date") else None
+            year = int(m.group("y")) if m.group("y") else None
+            if end and q not in ends:
+                ends[q] = end
+            counts[(q, year)] = counts.get((q, year), 0) + 1
     if not counts:
         return None
     # the quarter named most often (a release compares with last year's same quarter, and
     # names it less); a year named beside it wins over an unnamed one
     best_q = max({q for q, _ in counts}, key=lambda q: sum(n for (k, _), n in counts.items() if k == q))
-    years = {y: n for (k, y), n in counts.items() if k == best_q and y}
+    dated: dict[date, int] = {}
+    for m in _QUARTER_ENDED.finditer(text):
+        d = parse_date(m.group("date"))
+        if d:
+            dated[d] = dated.get(d, 0) + 1
     end = ends.get(best_q)
+    if end is None and dated:
+        end = max(dated, key=lambda d: (dated[d], d))
+    years = {y: n for (k, y), n in counts.items() if k == best_q and y}
+    implied = (_add_months(end, 12 - 3 * best_q) - timedelta(days=7)).year if end else None
+    if implied is not None:
+        # a filer labels its year by the calendar year it ends in, or (some retailers) begins in
+        years = {y: n for y, n in years.items() if y in (implied, implied - 1)}
     if years:
         year = max(years, key=lambda y: (years[y], y))
-    elif end:
-        year = (_add_months(end, 12 - 3 * best_q) - timedelta(days=7)).year
+    elif implied is not None:
+        year = implied
     else:
         return None
     return ReleasedQuarter(year, best_q, end)
@@ -770,6 +816,8 @@ def _named_quarter(text: str, quarter: int | None = None, year: int | None = Non
     counts: dict[tuple[int, int], int] = {}
     for rx in (_FOOTER_QUARTER,) if footer_only else (COVER_FISCAL_QUARTER, _FOOTER_QUARTER):
         for fm in rx.finditer(text):
+            if rx is _FOOTER_QUARTER and len(_line_at(text, fm.start())) > 80:
+                continue  # a running footer is a short line; "(as updated by our Q1 2022 Form 10-Q)" is prose
             q = fm.group("q").lower()
             key = (int(fm.group("y")), int(q) if q.isdigit() else ORDINALS[q])
             if (quarter is None or key[1] == quarter) and (year is None or key[0] == year):
@@ -777,6 +825,13 @@ def _named_quarter(text: str, quarter: int | None = None, year: int | None = Non
     if not counts:
         return None
     return max(counts, key=lambda k: (counts[k], k))
+
+
+def _line_at(text: str, pos: int) -> str:
+    """The line of ``text`` that holds position ``pos``."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start:end if end >= 0 else len(text)]
 
 
 def _named_fiscal_year(text: str, period_end: date) -> int | None:

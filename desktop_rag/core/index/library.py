@@ -958,7 +958,8 @@ class Library:
             t1 = time.perf_counter()
             self._check(cancel)
             meta = detect_metadata(path.name, "\n".join(p.text for p in pages[:3]),
-                                   "\n".join(p.text for p in pages[3:]))  # fiscal calendar, Item 5 symbol
+                                   "\n".join(p.text for p in pages[3:]),  # fiscal calendar, Item 5 symbol
+                                   library=[d.meta for d in self.docs.values()])  # a file its text cannot name
             doc = Document(doc_id, path.name, str(path), len(pages), meta,
                            added_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
             chunks, texts, tokens = self._chunk(doc, pages)
@@ -1119,7 +1120,8 @@ class Library:
     def redetect_meta(self, doc_id: str) -> DocumentMeta:
         doc = self.docs[doc_id]
         texts = self.store.page_texts(doc_id)
-        meta = detect_metadata(doc.file_name, "\n".join(texts[:3]), "\n".join(texts[3:]))
+        meta = detect_metadata(doc.file_name, "\n".join(texts[:3]), "\n".join(texts[3:]),
+                               library=[d.meta for i, d in self.docs.items() if i != doc_id])
         self.store.update_meta(doc_id, meta, edited=False)
         self._stale()
         self.refresh()

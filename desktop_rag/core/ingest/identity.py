@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 
-from desktop_rag.core.domain.companies import cover_identity, derived_aliases, names_in, tidy_name
+from desktop_rag.core.domain.companies import (
+    core_name,
+    cover_identity,
+    derived_aliases,
+    lower_case_symbols,
+    names_in,
+    printed_short_name,
+    tidy_name,
+)
 from desktop_rag.core.domain.periods import (
     FiscalCalendar,
     calendar_quarter,
@@ -29,13 +38,23 @@ _FILE_NOISE = re.compile(
     r"(?<![a-z])(annual|quarterly|report|final|draft|copy|filing|form|dated|amended|amendment|v\d+|"
     r"earnings|transcript|press|release|results|the|of|and)(?![a-z])", re.I)
 
-_COVER_FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|6-K)\b", re.I)
+# The cover page of a filing: its form on a line of its own under the Commission's name
+# ("SECURITIES AND EXCHANGE COMMISSION / Washington, D.C. 20549 / FORM 10-K").
+_COVER_FORM_LINE = re.compile(
+    r"securities\s+and\s+exchange\s+commission[\s\S]{0,400}?^[\s_]*form\s+(10-K|10-Q|8-K|20-F|6-K)\b", re.I | re.M)
+_FORM_NAMED = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|6-K)\b", re.I)  # "2022 Annual Report on Form 10-K"
 _EARNINGS = re.compile(
-    r"(reports?|announces?)\s+(?:\w+\s+){0,4}(quarter|fiscal|annual)\S*\s+(?:\w+\s+){0,3}results"
-    r"|(reports?|announces?)\s+(?:\w+\s+){0,3}results\s+for\s+(?:the\s+)?(?:\w+\s+){0,2}(quarter|fiscal|year)",
+    r"(reports?|announces?)\s+(?:\w+[\s-]+){0,4}(quarter|fiscal|annual)\S*\s+(?:[\w-]+\s+){0,3}results"
+    r"|(reports?|announces?)\s+(?:[\w-]+\s+){0,3}results\s+for\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(quarter|fiscal|year)"
+    r"|today\s+(?:reported|announced)\s+(?:[\w-]+\s+){0,4}results\s+for",
     re.I,
-)  # "Apple reports third quarter results" / "NVIDIA Announces Financial Results for Third Quarter"
-_TRANSCRIPT = re.compile(r"\b(earnings (?:conference )?call|operator:|question-and-answer session)\b", re.I)
+)  # "Apple reports third quarter results" / "NVIDIA Announces Financial Results for Third Quarter" /
+#    "PG&E Corporation Reports Second-Quarter Results" / "McDonald's Corporation today announced results for"
+# A transcript's own marks: the operator's and the speakers' turns, its question-and-answer part
+# (a release that announces its "earnings conference call" is no transcript).
+_TRANSCRIPT = re.compile(r"\b(operator\s*:|question-and-answer session|conference call participants|"
+                         r"corporate participants)", re.I)
+_CALL_TITLE = re.compile(r"\bearnings\s+(?:conference\s+)?call\b", re.I)
 
 
 def _form(text: str) -> str:
@@ -84,18 +103,27 @@ def parse_first_pages(text: str, body: str = "", name_hint: str = "") -> Documen
     rest of the filing, read only for its fiscal calendar (year-to-date columns)."""
     meta = DocumentMeta()
     head = text[:20000]
-    m = _COVER_FORM.search(head)
+    m = _COVER_FORM_LINE.search(head)
     if m:
         meta.form_type = m.group(1).upper()
-    elif _TRANSCRIPT.search(head):
-        meta.form_type = "transcript"
     elif _EARNINGS.search(head[:3000]):
         meta.form_type = "earnings"
+    elif _TRANSCRIPT.search(head) or _CALL_TITLE.search(head[:400]):
+        meta.form_type = "transcript"
+    else:
+        # an annual report to shareholders opens with letters; the 10-K's cover follows
+        m = _COVER_FORM_LINE.search(body[:80000])
+        if m:
+            start = body.rfind("\n", 0, m.start()) + 1
+            text, body = body[start:], text + "\n" + body[:start]
+            meta.form_type = m.group(1).upper()
+        elif named := _FORM_NAMED.search(head[:3000]):
+            meta.form_type = named.group(1).upper()
     ident = cover_identity(text, name_hint, body)
     meta.company = ident.company
     if ident.tickers:
         meta.ticker = ident.tickers[0]
-        meta.aliases = ident.tickers[1:]
+    meta.aliases = [*ident.tickers[1:], *ident.other_names]
     period = cover_period(text, meta.form_type, body)
     if period.period_end:
         meta.period_end = period.period_end.isoformat()
@@ -104,8 +132,13 @@ def parse_first_pages(text: str, body: str = "", name_hint: str = "") -> Documen
     return meta
 
 
-def detect_metadata(file_name: str, first_pages_text: str, body: str = "") -> DocumentMeta:
-    """The cover page's company and period; the file name fills what the cover lacks."""
+def detect_metadata(file_name: str, first_pages_text: str, body: str = "",
+                    library: Iterable[DocumentMeta] = ()) -> DocumentMeta:
+    """The cover page's company and period; the file name fills what the cover lacks.
+    ``library``: the identities of the library's other filings: a file whose text names no
+    company (a release whose text layer cannot be read) is the library filer its file name
+    names ("MCDONALDS_2022Q4_EARNINGS.pdf" of McDonald's Corporation), and takes the end of its
+    quarter from that filer's fiscal calendar (``library_filer``)."""
     hint = file_name_hint(file_name)
     from_name = parse_file_name(file_name)
     from_text = parse_first_pages(first_pages_text, body, hint)
@@ -118,11 +151,26 @@ def detect_metadata(file_name: str, first_pages_text: str, body: str = "") -> Do
         period_end=from_text.period_end or from_name.period_end,
         aliases=list(from_text.aliases),
     )
+    if not from_text.company and hint:
+        filer = library_filer(hint, library)
+        if filer:
+            meta.company = filer.company
+            if not meta.period_end and meta.fiscal_year and meta.fiscal_quarter:
+                meta.period_end = _calendar_quarter_end(filer, meta.fiscal_year, meta.fiscal_quarter)
+    if from_text.company:
+        # the name's first word, when the filing itself uses it alone as the company's name
+        # and its symbols and initials in lower case, when the filing never prints them as words
+        text = first_pages_text + "\n" + body
+        short = printed_short_name(meta.company, text)
+        if short and short not in company_aliases(meta):  # "Costco" matches only capitalised; "costco" any way
+            meta.aliases.append(short)
+        meta.aliases += [s for s in lower_case_symbols(company_aliases(meta), text) if s not in company_aliases(meta)]
     if hint and meta.company:
         # The analyst's own name for the file ("NVDA", "FOOTLOCKER") is an alias when it is
         # not already one: a ticker typed in capitals, or the name run together.
         known = derived_aliases(meta.company, [meta.ticker, *meta.aliases])
-        if not names_in(hint, known) and not names_in(hint.lower(), known):
+        squashed = {_squash(a) for a in known}
+        if not names_in(hint, known) and not names_in(hint.lower(), known) and _squash(hint) not in squashed:
             if re.fullmatch(r"[A-Z]{1,5}", hint) and not meta.ticker:
                 meta.ticker = hint
             elif hint.lower() not in {a.lower() for a in meta.aliases}:
@@ -130,6 +178,46 @@ def detect_metadata(file_name: str, first_pages_text: str, body: str = "") -> Do
     if meta.form_type == "10-K":
         meta.fiscal_quarter = None
     return meta
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def library_filer(hint: str, library: Iterable[DocumentMeta]) -> DocumentMeta | None:
+    """The library's filing of the one filer a file name names (its words run together are a
+    name of that filer: "MCDONALDS" of McDonald's Corporation, "PG E" of PG&E Corporation, or
+    its trading symbol): of that filer's filings the latest that states its fiscal calendar;
+    None when no filer or several."""
+    key = _squash(hint)
+    if len(key) < 2:
+        return None
+    found: dict[str, DocumentMeta] = {}
+    for m in library:
+        if not m.company:
+            continue
+        names = {_squash(n) for n in company_aliases(m)} | {_squash(m.company)}
+        if key in names:
+            kept = found.get(m.company)
+            if kept is None or _calendar_rank(m) > _calendar_rank(kept):
+                found[m.company] = m
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _calendar_rank(meta: DocumentMeta) -> tuple[bool, str, int]:
+    """A report that states its fiscal calendar first, then the latest."""
+    return fiscal_calendar(meta) is not None, meta.period_end, meta.fiscal_year or 0
+
+
+def _calendar_quarter_end(filer: DocumentMeta, fiscal_year: int, quarter: int) -> str:
+    """The date a filer's fiscal quarter ends, from the calendar one of its reports states,
+    when its periods end on the last day of a month (a 52/53-week calendar's day cannot be
+    told); "" otherwise."""
+    cal = fiscal_calendar(filer)
+    if cal is None or (cal.end + timedelta(days=1)).day != 1:
+        return ""
+    year, month = cal.quarter_end(fiscal_year, quarter)
+    return (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).isoformat()
 
 
 def held_period_label(meta: DocumentMeta) -> str:
@@ -143,11 +231,38 @@ def held_period_label(meta: DocumentMeta) -> str:
 
 def company_aliases(meta: DocumentMeta) -> set[str]:
     """Names a question may use for this document's company: derived from the registered
-    name and ticker, plus the analyst's own aliases (``meta.aliases``). Lower-case names
-    match in any case, capitalised ones only as names (see ``domain.companies.names_in``)."""
+    name and ticker, plus its other names (``meta.aliases``: other classes' symbols, a combined
+    filing's other registrants and a former name, each with the names derived from it, the
+    analyst's own). Lower-case names match in any case, capitalised ones only as names (see
+    ``domain.companies.names_in``)."""
     names = set(_derived_aliases(meta.company, meta.ticker))
-    names.update(a.strip() for a in meta.aliases if a.strip())
+    for alias in (a.strip() for a in meta.aliases if a.strip()):
+        names.add(alias)
+        if _LEGAL_NAME.search(alias):
+            names.update(_derived_aliases(alias, ""))
     return names
+
+
+_LEGAL_NAME = re.compile(r"\s(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|LLC|N\.V\.)$", re.I)
+
+
+def named_documents(text: str, names_of: Mapping[str, frozenset[str]], metas: Mapping[str, DocumentMeta]) -> set[str]:
+    """The documents of the filers ``text`` names: every document one of whose names
+    (``names_of``: doc id -> ``company_aliases``) it mentions, with the other filings of the
+    same filers: the same registrant's name or the same trading symbol (a filer renamed,
+    "Adobe Systems Incorporated" then "Adobe Inc.", "salesforce.com, inc." then "Salesforce,
+    Inc.", is one filer: "adobe" names both)."""
+    matched = {names: bool(names_in(text, names)) for names in set(names_of.values())}  # once per company
+    named = {doc_id for doc_id, names in names_of.items() if matched[names]}
+    if named:
+        cores = {_core_name(metas[i].company) for i in named if metas[i].company}
+        tickers = {metas[i].ticker for i in named if metas[i].ticker}
+        named |= {d for d in names_of if (metas[d].company and _core_name(metas[d].company) in cores)
+                  or (metas[d].ticker and metas[d].ticker in tickers)}
+    return named
+
+
+_core_name = functools.lru_cache(maxsize=8192)(core_name)  # asked of every filing per question
 
 
 @functools.lru_cache(maxsize=4096)

@@ -16,7 +16,7 @@ import numpy as np
 from desktop_rag.core.calculate.calculator import _EXPLAIN, _names_a_part, _qualified, calculate
 from desktop_rag.core.calculate.concepts import find, named_in
 from desktop_rag.core.calculate.metrics import metric_in
-from desktop_rag.core.domain.companies import core_name, names_in, near_spelling, proper_names, subject_names
+from desktop_rag.core.domain.companies import names_in, near_spelling, proper_names, subject_names
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
@@ -40,7 +40,13 @@ from desktop_rag.core.domain.terms import (
 from desktop_rag.core.domain.types import Document, Hit, QueryPlan
 from desktop_rag.core.index.library import Library, embedding_text
 from desktop_rag.core.ingest.chunking import is_page_furniture, is_table_row
-from desktop_rag.core.ingest.identity import company_aliases, document_covers, held_period_label, period_match
+from desktop_rag.core.ingest.identity import (
+    company_aliases,
+    document_covers,
+    held_period_label,
+    named_documents,
+    period_match,
+)
 from desktop_rag.core.ingest.statements.model import Statement
 from desktop_rag.settings import RetrievalSettings
 
@@ -56,7 +62,6 @@ _MAX_CALCULATION_DOCS = 12
 # or of a whole library this small; the HNSW graph otherwise.
 EXACT_FILTERED = 60000
 EXACT_UNFILTERED = 2000
-_core_name = functools.lru_cache(maxsize=8192)(core_name)  # asked of every filing per question
 
 
 def _date_matches(doc: Document, periods: QuestionPeriods, prior_years: bool = False) -> bool:
@@ -185,11 +190,7 @@ class HybridRetriever:
         # looking at Walmart."); a company is all filings of the same registrant, whichever
         # of them printed the ticker the question uses.
         names_of = {d.doc_id: self._aliases(d) for d in docs}
-        matched = {names: bool(names_in(q, names)) for names in set(names_of.values())}  # once per company
-        named = {doc_id for doc_id, names in names_of.items() if matched[names]}
-        if named:
-            cores = {_core_name(lib.docs[i].meta.company) for i in named if lib.docs[i].meta.company}
-            named |= {d.doc_id for d in docs if d.meta.company and _core_name(d.meta.company) in cores}
+        named = named_documents(q, names_of, {d.doc_id: d.meta for d in docs})
         if named:
             docs = [d for d in docs if d.doc_id in named]
             plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})

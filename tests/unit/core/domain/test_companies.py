@@ -243,3 +243,194 @@ def test_a_first_word_alias_keeps_the_filers_capitals() -> None:
     assert "Jpmorgan" not in derived_aliases("JPMorgan Chase & Co.")
     assert "Lockheed" in derived_aliases("Lockheed Martin Corporation")
     assert {"Wal-Mart", "Walmart"} <= derived_aliases("Wal-Mart Stores, Inc.")
+
+
+# -- the cover page's registrant and symbols ---------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("line", "plausible"),
+    [
+        ("3M COMPANY", True),
+        ("JPMorgan Chase & Co.", True),
+        ("salesforce.com, inc.", True),
+        ("State of Incorporation: Delaware", False),
+        ("Commission File Number 1-3285", False),
+        ("(Exact name of registrant as specified in its charter)", False),
+        ("I.R.S. Employer Identification No. 41-0417775", False),
+        ("(State or other jurisdiction of incorporation or organization)", False),
+        ("Registrant's telephone number, including area code: (404) 676-2121", False),
+        ("For the fiscal year ended December 31, 2022", False),
+        ("Not Applicable", False),
+        ("58-0628465", False),
+    ],
+)
+def test_a_cover_label_is_never_a_name(line: str, plausible: bool) -> None:
+    from desktop_rag.core.domain.companies import plausible_name
+
+    assert plausible_name(line) is plausible
+
+
+def test_the_name_over_the_labels_of_a_cover_without_exact_name_label() -> None:
+    # the registrant, then its state and employer id as labelled lines: the name is above the labels
+    cover = ("FORM 10-K\nFor the fiscal year ended December 31, 2018\nCommission file number 1-3285\n"
+             "ACME COMPANY\nState of Incorporation: Delaware\nI.R.S. Employer Identification No. 41-0417775\n"
+             "Principal executive offices: Acme Center, St. Paul, Minnesota 55144\n")
+    assert cover_identity(cover).company == "Acme Company"
+    # a label over "(Exact name of registrant ...)" (the name printed as a logo) is not taken either
+    logo = ("FORM 10-K\nCommission File Number 001-02217\n(Exact name of Registrant as specified in its charter)\n"
+            "Delaware 58-0628465\n")
+    assert cover_identity(logo).company == ""
+
+
+def test_the_registrants_of_a_combined_filing() -> None:
+    cover = ("FORM 10-K\nCommission Exact Name of Registrant State or Other Jurisdiction of IRS Employer\n"
+             "File Number as Specified In Its Charter Incorporation or Organization Identification Number\n"
+             "1-12609 PG&E CORPORATION California 94-3234914\n"
+             "1-2348 PACIFIC GAS AND ELECTRIC COMPANY California 94-0742640\n")
+    prose = "PG&E Corporation and its subsidiary Pacific Gas and Electric Company (the Utility)"
+    got = cover_identity(cover, body=prose)
+    assert (got.company, got.other_names) == ("PG&E Corporation", ["Pacific Gas and Electric Company"])
+    assert cover_identity(cover).company == "PG&E Corporation"  # "&" keeps its capitals
+
+
+def test_a_former_name_on_the_cover() -> None:
+    cover = ("FORM 10-Q\nACME HOLDINGS, INC.\n(Exact name of registrant as specified in its charter)\n"
+             "Widget Makers, Inc.\n(Former name, former address and former fiscal year, if changed since last report)\n")
+    got = cover_identity(cover)
+    assert (got.company, got.other_names) == ("Acme Holdings, Inc.", ["Widget Makers, Inc."])
+    plain = cover.replace("Widget Makers, Inc.", "N/A")
+    assert cover_identity(plain).other_names == []
+
+
+@pytest.mark.parametrize(
+    ("cover_name", "prose", "expected"),
+    [
+        ("NVIDIA CORPORATION", "NVIDIA Corporation and its subsidiaries", "NVIDIA Corporation"),
+        ("McDONALD’S CORPORATION", "On January 6, 2023, McDonald’s Corporation issued", "McDonald's Corporation"),
+        ("COCA COLA CO", "The Coca-Cola Company and subsidiaries; The Coca-Cola Company", "The Coca-Cola Company"),
+        # the same words with another legal form are another name: not taken
+        ("NVIDIA CORPORATION", "the NVIDIA Company store", "Nvidia Corporation"),
+        ("3M COMPANY", "", "3M Company"),
+        ("Foot Locker, Inc.", "FOOT LOCKER, INC.", "Foot Locker, Inc."),  # printed as a name already
+    ],
+)
+def test_a_name_in_capitals_is_written_as_the_filing_prints_it(cover_name: str, prose: str, expected: str) -> None:
+    from desktop_rag.core.domain.companies import printed_name
+
+    assert printed_name(cover_name, prose) == expected
+
+
+def test_listed_securities_keep_notes_and_preferred_series_apart() -> None:
+    from desktop_rag.core.domain.companies import listed_securities
+
+    cover = """Securities registered pursuant to Section 12(b) of the Act:
+Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common stock, no par value PCG The New York Stock Exchange
+Equity Units PCGU The New York Stock Exchange
+First preferred stock, cumulative, par value $25 per share, 5% series A
+redeemable PCG-PE NYSE American LLC
+First preferred stock, cumulative, par value $25 per share, 4.80% redeemable PCG-PG NYSE American LLC
+Securities registered pursuant to Section 12(g) of the Act: None"""
+    rows = listed_securities(cover)
+    assert [(r.symbol, r.common) for r in rows] == [("PCG", True), ("PCGU", False), ("PCG-PE", False), ("PCG-PG", False)]
+    bank = """Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common stock JPM The New York Stock Exchange
+Depositary Shares, each representing a one-four hundredth interest in a share of 6.10% JPM PR G The New York Stock Exchange
+Non-Cumulative Preferred Stock, Series AA
+Alerian MLP Index ETNs due May 24, 2024 AMJ NYSE Arca, Inc.
+Indicate by check mark whether the registrant"""
+    assert [(r.symbol, r.common) for r in listed_securities(bank)] == [("JPM", True), ("JPMPRG", False), ("AMJ", False)]
+    notes = """Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common Stock, par value $0.10 per share WMT NYSE
+1.900% Notes Due 2022 WMT22 NYSE
+0.450% Notes due 2025 WMT 25A New York Stock Exchange
+6.00% Notes due 2056 WMTL The Nasdaq Global Select Market"""
+    assert [(r.symbol, r.common) for r in listed_securities(notes)] == [
+        ("WMT", True), ("WMT22", False), ("WMT25A", False), ("WMTL", False)]
+    # symbols set in small capitals come out of the PDF as "OrCL"; two classes of common stock are both the company's
+    classes = """Title of each class Trading Symbol(s) Name of each exchange on which registered
+Class A Common Stock AcME New York Stock Exchange
+Class B Common Stock ACM.B New York Stock Exchange"""
+    assert [(r.symbol, r.common) for r in listed_securities(classes)] == [("ACME", True), ("ACM.B", True)]
+
+
+def test_cover_symbols_are_the_companys_own() -> None:
+    cover = """FORM 10-K
+ACME HOLDINGS, INC.
+(Exact name of registrant as specified in its charter)
+Title of each class Trading Symbol(s) Name of each exchange on which registered
+Common stock ACME The New York Stock Exchange
+First preferred stock, 5% redeemable ACME-PE NYSE American LLC
+6.00% Notes due 2056 ACMEL The Nasdaq Global Select Market"""
+    assert cover_identity(cover).tickers == ["ACME"]
+
+
+@pytest.mark.parametrize(
+    ("text", "symbol"),
+    [
+        ("Our common stock is traded on the New York Stock Exchange under the symbol “OrCL.”", "ORCL"),
+        ("Acme Corporation [NYSE: ACME] today reported first quarter 2023 net sales", "ACME"),
+        ("Acme Corporation (“Acme” or the “Company”)\n(Nasdaq: ACME) today announced", "ACME"),
+        # another company's symbol is not the filer's
+        ("Acme Corporation today announced a partnership with Widgets Inc. (NYSE: WDG).", ""),
+    ],
+)
+def test_the_symbol_a_filing_prints_in_its_text(text: str, symbol: str) -> None:
+    cover = "ACME CORPORATION\n(Exact name of registrant as specified in its charter)\n"
+    got = cover_identity(cover, body=text)
+    assert got.tickers == ([symbol] if symbol else [])
+
+
+# -- names as analysts type them -----------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("company", "tickers", "present", "absent"),
+    [
+        # a name with "&", an apostrophe or a hyphen inside a word is also typed run together
+        ("PG&E Corporation", ["PCG"], {"pg&e", "pge", "PCG"}, {"pgande", "PG"}),
+        ("McDonald's Corporation", ["MCD"], {"mcdonald's", "mcdonalds", "McDonald"}, {"mcdonald"}),
+        ("The Coca-Cola Company", ["KO"], {"coca-cola", "coca cola", "cocacola"}, set()),
+        # initials written inside a word are also written apart and with dots
+        ("JPMorgan Chase & Co.", ["JPM"], {"JPMorgan", "JP Morgan", "J.P. Morgan", "jpmorgan chase"}, {"Jpmorgan"}),
+        # a word common in companies' names is no name on its own
+        ("Advanced Micro Devices, Inc.", [], {"AMD", "advanced micro devices"}, {"Advanced", "advanced"}),
+        ("Pacific Gas and Electric Company", [], {"pacific gas and electric", "PGE"}, {"Pacific"}),
+    ],
+)
+def test_names_derived_as_analysts_type_them(company: str, tickers: list[str], present: set[str],
+                                             absent: set[str]) -> None:
+    got = derived_aliases(company, tickers)
+    assert present <= got
+    assert not absent & got
+
+
+def test_names_written_with_dots_or_a_possessive_are_read_as_the_name() -> None:
+    jpm = derived_aliases("JPMorgan Chase & Co.", ["JPM"])
+    assert names_in("What was J.P. Morgan's net interest income?", jpm) == ["J.P. Morgan"]
+    assert proper_names("What was J.P. Morgan's revenue?") == ["J.P. Morgan"]  # an initialism keeps its dot
+    assert proper_names("Revenue in the U.S. for Acme") == ["Acme"]
+    mcd = derived_aliases("McDonald's Corporation", ["MCD"])
+    # "McDonald's revenue": the possessive is read off the name; its stem is still the company
+    assert subject_names("What was McDonald's revenue in 2022?") == ["McDonald"]
+    assert names_in("McDonald", mcd) and names_in("mcdonalds revenue", mcd)
+
+
+def test_a_first_word_is_a_name_when_the_filing_prints_it_alone() -> None:
+    from desktop_rag.core.domain.companies import printed_short_name
+
+    filing = "Acme Wholesale Corporation (“Acme” or the “Company”). Acme operates warehouses. Acme’s members renew."
+    assert printed_short_name("Acme Wholesale Corporation", filing) == "acme"
+    # printed only with the name's next word: no name of its own
+    assert printed_short_name("Foot Locker, Inc.", "Foot Locker, Inc. and Kids Foot Locker. Foot Locker stores") == ""
+    # a word the filing prints in lower case is a word ("advanced packaging")
+    assert printed_short_name("Widget Makers, Inc.", "Widget sales. Widget grew. Widget fell. a widget costs") == ""
+    assert printed_short_name("Acme Inc.", filing) == ""  # a one-word name is a name already
+
+
+def test_symbols_in_lower_case_when_the_filing_never_prints_them_as_words() -> None:
+    from desktop_rag.core.domain.companies import lower_case_symbols
+
+    names = {"AMD", "COST", "KO", "ACME", "acme"}
+    text = "the cost of sales; see amd.com and investor@acme.com"
+    # "cost" is a word (and a word of questions); two letters are too short to tell from words
+    assert lower_case_symbols(names, text) == ["acme", "amd"]

@@ -858,3 +858,54 @@ def test_a_year_to_date_in_shorthand_or_to_a_day_without_its_year(text: str, qua
     assert found is not None and (found.quarters, found.text) == (quarters, words)
     # with its year it is a dated span, read by find_periods
     assert year_to_date("the nine months ended Sept 30, 2023") is None
+
+
+# -- releases of results: their own quarter and its end ------------------------------------------
+
+@pytest.mark.parametrize(
+    ("release", "expected"),
+    [
+        # the fiscal year it names, the end its prose gives (a retailer's twelve-week quarter)
+        ("Acme Wholesale Corporation Reports First Quarter\nFiscal Year 2023 Operating Results\n"
+         "today announced its operating results for the first quarter (twelve weeks) of fiscal 2023, ended\n"
+         "November 20, 2022.\n12 Weeks Ended November 20, 2022", (2023, 1, date(2022, 11, 20))),
+        # a fiscal year named a year after the calendar year the quarter ends in
+        ("Acme Announces Strong First Quarter Fiscal 2024 Results\nresults for its first quarter fiscal 2024 ended "
+         "April 30, 2023.\nThree Months Ended April 30, 2023 Three Months Ended April 30, 2022\n"
+         "Full Year FY24 revenue guidance; fiscal year ended January 31, 2024", (2024, 1, date(2023, 4, 30))),
+        # the end from its statements' columns (a 52/53-week quarter)
+        ("Acme Reports First Quarter 2023 Financial Results\nOther, net for the quarters ended March 26, 2023 and "
+         "March 27, 2022 include net gains", (2023, 1, date(2023, 3, 26))),
+        # "second-quarter" hyphenated; the prior year's quarter is named too
+        ("Acme Corporation Reports Second-Quarter Results\nrecorded second quarter 2023 income compared with the "
+         "second quarter of 2022. Three Months Ended June 30, 2023 quarter ended June 30, 2023", (2023, 2, date(2023, 6, 30))),
+    ],
+)
+def test_release_period_is_its_quarter_and_that_quarters_end(release: str, expected: tuple[int, int, date]) -> None:
+    from desktop_rag.core.domain.periods import release_period
+
+    got = release_period(release)
+    assert got is not None and (got.fiscal_year, got.fiscal_quarter, got.period_end) == expected
+    cover = cover_period(release, "earnings")
+    assert (cover.fiscal_year, cover.fiscal_quarter, cover.period_end) == expected
+
+
+def test_an_event_8k_is_dated_not_a_quarter() -> None:
+    # only Item 2.02 furnishes results: "results of operations and financial condition" in an
+    # 8-K's other items is risk language
+    restructuring = ("FORM 8-K\nJanuary 4, 2023\nDate of Report (date of earliest event reported)\n"
+                     "Item 2.05 Costs Associated with Exit or Disposal Activities\nThe Plan may affect our results "
+                     "of operations and financial condition. Fourth quarter of fiscal 2023 results will include charges.")
+    got = cover_period(restructuring, "8-K")
+    assert (got.period_end, got.fiscal_year, got.fiscal_quarter) == (date(2023, 1, 4), 2023, None)
+    assert released_quarter(restructuring) is None
+
+
+def test_a_prose_mention_of_another_quarters_report_is_no_footer() -> None:
+    cover = ("FORM 10-Q\nFor the quarterly period ended October 1, 2022\n"
+             "The Risk Factors section in our 2021 Form 10-K, as updated by our Q1 2022 Form 10-Q, remains current in "
+             "all material respects.\n")
+    got = cover_period(cover, "10-Q")
+    assert (got.fiscal_year, got.fiscal_quarter) == (2022, 3)
+    footer = cover.replace("October 1, 2022", "April 1, 2023") + "Acme Inc. | Q2 2023 Form 10-Q | 4\n"
+    assert (cover_period(footer, "10-Q").fiscal_year, cover_period(footer, "10-Q").fiscal_quarter) == (2023, 2)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.types import Document, DocumentMeta
 from desktop_rag.core.ingest.identity import (
     company_aliases,
@@ -115,8 +116,9 @@ def test_detect_metadata_cover_is_the_truth(sample_pdf: Path) -> None:
     finally:
         doc.close()
     meta = detect_metadata("2023 Q3 AAPL.pdf", first, body)
+    # "aapl": the symbol as typed in lower case, which the filing never prints as a word
     assert meta == DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023,
-                                fiscal_quarter=3, period_end="2023-07-01")
+                                fiscal_quarter=3, period_end="2023-07-01", aliases=["aapl"])
     # A file name without hints: everything comes from the cover.
     plain = detect_metadata("filing.pdf", first, body)
     assert (plain.company, plain.ticker, plain.form_type, plain.period_end, plain.period_label()) == (
@@ -217,3 +219,81 @@ def test_a_refusal_names_a_dated_8k_by_its_date_not_a_fiscal_year() -> None:
                            period_end="2022-04-30")
     assert held_period_label(release) == "Q1 FY2022"
     assert held_period_label(DocumentMeta(form_type="10-K", fiscal_year=2020, period_end="2020-01-31")) == "FY2020"
+
+
+def test_an_annual_report_wrapping_a_10k_is_read_from_the_10k_cover() -> None:
+    letter = "2022 ANNUAL REPORT ON FORM 10-K\nDEAR SHAREHOLDERS,\n2022 was a transformative year for Acme.\n"
+    cover = ("UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nWashington, D.C. 20549\nFORM 10-K\n"
+             "For the fiscal year ended December 31, 2022\nCommission File Number 001-07882\nACME DEVICES, INC.\n"
+             "(Exact name of registrant as specified in its charter)\nDelaware 94-1692300\n"
+             "Title of each class Trading Symbol Name of each exchange on which registered\n"
+             "Common Stock ACME The Nasdaq Global Select Market\n")
+    meta = detect_metadata("ACME_2022_annualreport.pdf", letter, cover + "Acme Devices, Inc. and its subsidiaries")
+    assert (meta.company, meta.ticker, meta.form_type, meta.period_label(), meta.period_end) == (
+        "Acme Devices, Inc.", "ACME", "10-K", "FY2022", "2022-12-31")
+
+
+def test_a_release_that_announces_its_call_is_no_transcript() -> None:
+    release = ("Acme Corporation Reports Second-Quarter Results\nOAKLAND — Acme Corporation (NYSE: ACME) recorded "
+               "second quarter 2023 income. Results are discussed in Exhibit 99.2 to the Company's Form 8-K.\n"
+               "Earnings Conference Call\nAcme will hold its earnings conference call at 11:00 a.m.\n"
+               "Three Months Ended June 30, 2023")
+    meta = detect_metadata("ACME_2023_EARNINGS-dated-2023-07-27.pdf", release)
+    assert (meta.form_type, meta.ticker, meta.period_label(), meta.period_end) == ("earnings", "ACME", "Q2 FY2023",
+                                                                                    "2023-06-30")
+    call = "Acme Corp Q2 2023 Earnings Call\nCorporate Participants\nOperator: Good morning"
+    assert parse_first_pages(call).form_type == "transcript"
+
+
+def test_the_other_registrants_of_a_combined_filing_are_its_names() -> None:
+    cover = ("SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended December 31, 2019\n"
+             "Commission Exact Name of Registrant State or Other Jurisdiction of IRS Employer\n"
+             "1-12609 ACME CORPORATION California 94-3234914\n"
+             "1-2348 ACME GAS AND ELECTRIC COMPANY California 94-0742640\n")
+    meta = detect_metadata("ACME_2019_10K.pdf", cover)
+    assert meta.company == "Acme Corporation"
+    assert "Acme Gas and Electric Company" in meta.aliases
+    assert names_in("What was Acme Gas and Electric Company's rate base?", company_aliases(meta))
+
+
+def test_a_file_its_text_cannot_name_is_the_library_filer_its_file_name_names() -> None:
+    annual = DocumentMeta(company="Acme's Corporation", ticker="ACM", form_type="10-K", fiscal_year=2022,
+                          period_end="2022-12-31")
+    event = DocumentMeta(company="Acme's Corporation", ticker="ACM", form_type="8-K", fiscal_year=2023,
+                         period_end="2023-08-14")
+    other = DocumentMeta(company="Widgets Inc.", ticker="WDG", form_type="10-K", fiscal_year=2022,
+                         period_end="2022-12-31")
+    garbled = "!\"# $&'()'*+,(-' !\"#.#+,!'\" /0 .123.2\"1"
+    meta = detect_metadata("ACMES_2022Q4_EARNINGS.pdf", garbled, library=[event, annual, other])
+    assert (meta.company, meta.form_type, meta.period_label(), meta.period_end) == (
+        "Acme's Corporation", "earnings", "Q4 FY2022", "2022-12-31")
+    assert detect_metadata("ACMES_2022Q4_EARNINGS.pdf", garbled).company == "ACMES"  # no library: the file's name
+    # a 52/53-week calendar's quarter end cannot be told from another year's
+    weekly = DocumentMeta(company="Acme's Corporation", form_type="10-K", fiscal_year=2022, period_end="2022-12-31")
+    weekly.period_end = "2022-12-25"
+    assert detect_metadata("ACMES_2022Q4_EARNINGS.pdf", garbled, library=[weekly]).period_end == ""
+
+
+def test_a_file_name_that_is_a_name_of_the_company_adds_no_alias() -> None:
+    cover = ("SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended December 31, 2019\n"
+             "AT&T INC.\n(Exact name of registrant as specified in its charter)\n")
+    assert detect_metadata("AT_T_2019_10K.pdf", cover).aliases == []
+
+
+def test_a_renamed_filer_is_one_filer() -> None:
+    from desktop_rag.core.ingest.identity import named_documents
+
+    metas = {"old": DocumentMeta(company="Acme Systems Incorporated", ticker="ACME", form_type="10-K", fiscal_year=2015),
+             "new": DocumentMeta(company="Acme Inc.", ticker="ACME", form_type="10-K", fiscal_year=2022),
+             "other": DocumentMeta(company="Widgets Inc.", ticker="WDG", form_type="10-K", fiscal_year=2022)}
+    names_of = {k: frozenset(company_aliases(m)) for k, m in metas.items()}
+    # "acme" in lower case is a name of Acme Inc. only ("Acme Systems" is the other's); its symbol joins them
+    assert named_documents("acme revenue in 2015", names_of, metas) == {"old", "new"}
+    assert named_documents("What was WDG's margin?", names_of, metas) == {"other"}
+    assert named_documents("What was the cost of sales?", names_of, metas) == set()
+
+
+def test_the_names_of_a_combined_filings_other_registrant() -> None:
+    meta = DocumentMeta(company="Acme Corporation", ticker="ACM", aliases=["Acme Gas and Electric Company"])
+    names = company_aliases(meta)
+    assert {"Acme Gas and Electric Company", "acme gas and electric", "AGE"} <= names
