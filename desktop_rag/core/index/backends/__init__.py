@@ -27,7 +27,7 @@ def open_store(location: str, index_dir: Path, settings: Settings) -> LibrarySto
     if is_server_location(location):
         from desktop_rag.core.index.backends.postgres import PostgresStore  # psycopg only when used
 
-        return PostgresStore(location, settings)
+        return PostgresStore(location, settings, local_dir=index_dir)
     from desktop_rag.core.index.backends.sqlite import IndexStore
 
     return IndexStore(index_dir)
