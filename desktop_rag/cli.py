@@ -5,7 +5,7 @@
     python main.py [--data-dir DIR] ask [--json] [--thread] [--style S] [QUESTION... | -]
     python main.py [--data-dir DIR] docs | remove DOC | statements DOC [--json] | reindex | models | finetune
     python main.py [--data-dir DIR] eval [...] | bench [...]
-    python main.py team init URL | library push URL | library pull URL
+    python main.py team init URL [--admin-url URL] [--reader NAME] [--editor NAME] | library push URL | library pull URL
     python main.py --library postgresql://user@host/db COMMAND ...   (a team library)
 """
 
@@ -328,7 +328,8 @@ def cmd_finetune(ns: argparse.Namespace) -> int:
 
 def cmd_team_init(ns: argparse.Namespace) -> int:
     """Create the schema, the vector extension and the reader/editor roles of a team library,
-    with this desktop's embedder and chunking as its manifest."""
+    with this desktop's embedder and chunking as its manifest (docs/team-library-setup.md)."""
+    from desktop_rag.core.index.backends import PasswordInUrl
     from desktop_rag.core.index.backends.postgres import init_team_library
     from desktop_rag.core.index.embedder import Embedder
     from desktop_rag.core.index.library import library_manifest
@@ -340,7 +341,10 @@ def cmd_team_init(ns: argparse.Namespace) -> int:
     e = settings.embedding
     embedder = Embedder(e.model, models_dir(ns.models_dir), e.batch_size, e.backend, embedder_cache_dir(data))
     try:
-        print(init_team_library(ns.url, settings, library_manifest(settings, embedder)))
+        print(init_team_library(ns.url, settings, library_manifest(settings, embedder), admin_url=ns.admin_url,
+                                readers=ns.readers, editors=ns.editors))
+    except PasswordInUrl:
+        raise
     except ValueError as exc:
         _err(f"team init: {exc}")
         return 2
@@ -429,8 +433,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     team = sub.add_parser("team", help="set up a team library on a PostgreSQL server").add_subparsers(
         dest="team_command", required=True)
-    s = team.add_parser("init", help="create the schema, the vector extension and the reader/editor roles")
-    s.add_argument("url", help="postgresql://admin@host:5432/db (a role that may create extensions and roles)")
+    s = team.add_parser("init", help="set up (or upgrade) a team library and grant people its roles "
+                                     "(docs/team-library-setup.md)")
+    s.add_argument("url", help="postgresql://OWNER@host:5432/db?sslmode=verify-full: the library's owner, who runs "
+                               "team init (no password in it)")
+    s.add_argument("--admin-url", default=None, metavar="URL",
+                   help="a superuser's connection string on the same server (postgresql://postgres@host:5432/postgres): "
+                        "first creates the database for OWNER, the vector extension and the two roles")
+    s.add_argument("--reader", dest="readers", action="append", default=[], metavar="NAME",
+                   help="grant the login role NAME the reader role (search, ask); repeatable")
+    s.add_argument("--editor", dest="editors", action="append", default=[], metavar="NAME",
+                   help="grant the login role NAME the editor role (ingest, remove, edit); repeatable")
     s.set_defaults(func=cmd_team_init)
 
     lib = sub.add_parser("library", help="copy between this computer's library and a team library").add_subparsers(

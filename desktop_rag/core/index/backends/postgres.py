@@ -49,15 +49,17 @@ import select
 import struct
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import sql
 from psycopg.adapt import Dumper, Loader
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import ConnStatus, Format, TransactionStatus
@@ -79,7 +81,7 @@ from desktop_rag.core.index.backends.base import (
     redact,
 )
 from desktop_rag.core.ingest.statements.model import page_kinds
-from desktop_rag.settings import Settings, write_text_atomic
+from desktop_rag.settings import Settings, parameter_name, without_secrets, write_text_atomic
 
 SCHEMA = "desktop_rag"
 # 2: BM25 tokens in chunk_tokens, vectors in line; 3: the changes log and the writer lock
@@ -382,16 +384,159 @@ def _fill_page_types(conn: psycopg.Connection[Any]) -> int:
     return len(rows)
 
 
-def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) -> str:
-    """Create (or complete) a team library: the extension, schema, tables, indexes and the
-    reader/editor roles, with this desktop's manifest. Idempotent; refuses a database that
-    already holds a library built with another embedder. Returns what was done."""
-    m, efc = server_index_params(settings)
-    halfvec = settings.library.server_hnsw_halfvec
-    conn = connect(url, settings)
+def _with_database(url: str, dbname: str) -> str:
+    """The same server and login as ``url``, in the database ``dbname``."""
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")
+    kept = "&".join(p for p in query.split("&") if p and parameter_name(p) != "dbname")
+    return f"{scheme}://{rest.partition('/')[0]}/{quote(dbname, safe='')}" + (f"?{kept}" if kept else "")
+
+
+# a connection string's parameters that belong to one person (a client certificate, a password
+# file): left out of the strings ``team init`` prints for others
+PERSONAL_PARAMETERS = {"user", "password", "sslpassword", "sslcert", "sslkey", "passfile"}
+
+
+def person_url(url: str, user: str) -> str:
+    """The library's connection string for ``user``: the same server, database and TLS
+    settings, that user's name, no secret and none of the URL's own person's files."""
+    scheme, _, rest = without_secrets(url).partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, slash, path = rest.partition("/")
+    kept = [p for p in query.split("&") if p and parameter_name(p) not in PERSONAL_PARAMETERS]
+    return (f"{scheme}://{quote(user, safe='')}@{netloc.rpartition('@')[2]}{slash}{path}"
+            + (f"?{'&'.join(kept)}" if kept else ""))
+
+
+def _verifies_server(url: str) -> bool:
+    """Whether the URL has the desktop check the server's certificate and name (or never
+    leaves this computer: a loopback address or a Unix socket)."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error:
+        return False
+    hosts = str(params.get("host") or "").split(",")
+    local = all(h in ("", "localhost", "127.0.0.1", "::1") or h.startswith("/") for h in hosts)
+    return local or params.get("sslmode") == "verify-full"
+
+
+def _missing_roles(conn: psycopg.Connection[Any]) -> list[str]:
+    have = {r[0] for r in conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
+                                       ([READER_ROLE, EDITOR_ROLE],)).fetchall()}
+    return [r for r in (READER_ROLE, EDITOR_ROLE) if r not in have]
+
+
+def _create_extension(conn: psycopg.Connection[Any]) -> None:
+    try:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
+    except (pg_errors.FeatureNotSupported, pg_errors.UndefinedFile) as exc:  # pgvector is not installed
+        raise ValueError(f"the server has no pgvector to create the vector extension from ({_first_line(exc)}): "
+                         f"install it on the server first (e.g. the postgresql-NN-pgvector package), see {SETUP_DOC}"
+                         ) from exc
+
+
+def _admin_setup(admin_url: str, settings: Settings, owner: str, dbname: str) -> list[str]:
+    """What of ``team init`` only a superuser may do, as the superuser of ``admin_url``: the
+    library's database (made for ``owner``), the vector extension in it (pgvector is not a
+    trusted extension) and the two group roles, which ``owner`` may then grant to people
+    (ADMIN OPTION). Returns what was done."""
+    admin, done = url_user(admin_url), []
+    conn = connect(admin_url, settings)
+    try:
+        row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+        if not (row and row[0]):
+            raise LibraryPermissionDenied(
+                f"team init --admin-url: {admin} is not a superuser, and creating the vector extension needs one: "
+                "give the server's superuser's connection string (e.g. postgresql://postgres@HOST:5432/postgres)")
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (owner,)).fetchone() is None:
+            raise ValueError(f"there is no role {owner} on the server to own the library: create it first (in psql, "
+                             f"as {admin}: CREATE ROLE {owner} LOGIN; \\password {owner}), see {SETUP_DOC}")
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(dbname), sql.Identifier(owner)))
+            done.append(f"database {dbname} created for {owner}")
+    finally:
+        conn.close()
+    conn = connect(_with_database(admin_url, dbname), settings)
     try:
         with conn.transaction():
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
+            if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+                _create_extension(conn)
+                done.append("vector extension created")
+            missing = _missing_roles(conn)
+            for role in missing:
+                conn.execute(f"CREATE ROLE {role} NOLOGIN")
+            if missing:
+                done.append(f"roles {', '.join(missing)} created")
+            conn.execute(sql.SQL("GRANT {}, {} TO {} WITH ADMIN OPTION").format(
+                sql.Identifier(READER_ROLE), sql.Identifier(EDITOR_ROLE), sql.Identifier(owner)))
+            conn.execute(sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(sql.Identifier(dbname),
+                                                                              sql.Identifier(owner)))
+    finally:
+        conn.close()
+    return done
+
+
+def _check_owner(conn: psycopg.Connection[Any], where: str) -> None:
+    """``team init`` by anyone but the library's owner (or a superuser) is told, before anything
+    is tried, what they are and who runs it: an editor, a reader or a stranger to the library."""
+    row = conn.execute(
+        "SELECT pg_get_userbyid(n.nspowner), current_user, r.rolsuper, pg_has_role(current_user, n.nspowner, 'MEMBER'),"
+        " CASE WHEN to_regrole(%(e)s) IS NOT NULL THEN pg_has_role(current_user, to_regrole(%(e)s), 'MEMBER') END,"
+        " CASE WHEN to_regrole(%(r)s) IS NOT NULL THEN pg_has_role(current_user, to_regrole(%(r)s), 'MEMBER') END"
+        " FROM pg_namespace n, pg_roles r WHERE n.nspname = %(s)s AND r.rolname = current_user",
+        {"e": EDITOR_ROLE, "r": READER_ROLE, "s": SCHEMA}).fetchone()
+    if row is None or row[2] or row[3]:
+        return  # no library yet, or its owner (or a superuser)
+    owner, user, _, _, editor, reader = row
+    what = ("an editor" if editor else "a reader" if reader else "not the owner") + f" of the team library at {where}"
+    if editor or reader:
+        what += " (editors add, remove and edit filings)" if editor else " (readers search and ask)"
+    raise LibraryPermissionDenied(
+        f"team init: {user} is {what}. team init sets the library up and changes its tables and roles: its owner, "
+        f"{owner}, runs it (or a superuser, with --admin-url); see {SETUP_DOC}.")
+
+
+def init_team_library(
+    url: str, settings: Settings, manifest: dict[str, Any], admin_url: str | None = None,
+    readers: Sequence[str] = (), editors: Sequence[str] = (),
+) -> str:
+    """Create (or complete, or upgrade) a team library, as the role of ``url``, who owns it:
+    the schema, tables, indexes and grants, with this desktop's manifest; then grant the
+    reader or editor role to the login roles named. ``admin_url`` (a superuser's connection
+    string on the same server) first does what only a superuser may (``_admin_setup``: the
+    database, the vector extension, the group roles). Idempotent; refuses a database that
+    already holds a library built with another embedder, and anyone but the owner. Returns
+    what was done and each person's connection string (no secret in any)."""
+    check_url(url)
+    if admin_url:
+        check_url(admin_url)
+    m, efc = server_index_params(settings)
+    halfvec = settings.library.server_hnsw_halfvec
+    owner, dbname, where = url_user(url), url_database(url), redact(url)
+    done = _admin_setup(admin_url, settings, owner, dbname) if admin_url else []
+    conn = connect(url, settings)
+    try:
+        _check_owner(conn, where)
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            try:
+                _create_extension(conn)
+            except pg_errors.InsufficientPrivilege as exc:
+                raise LibraryPermissionDenied(
+                    f"team init: the vector extension is not in database {dbname} yet, and creating it needs a "
+                    "superuser (pgvector is not a trusted extension): run team init with --admin-url and the "
+                    "superuser's connection string (e.g. postgresql://postgres@HOST:5432/postgres), or have the "
+                    f"server's administrator run CREATE EXTENSION vector; in {dbname}. See {SETUP_DOC}.") from exc
+        with conn.transaction():
+            missing = _missing_roles(conn)
+            try:
+                with conn.transaction():
+                    for role in missing:
+                        conn.execute(f"CREATE ROLE {role} NOLOGIN")
+            except pg_errors.InsufficientPrivilege as exc:
+                raise LibraryPermissionDenied(
+                    f"team init: the roles {' and '.join(missing)} do not exist yet, and {owner} may not create roles: "
+                    f"run team init once with --admin-url and the superuser's connection string. See {SETUP_DOC}."
+                ) from exc
             for stmt in _schema_sql(int(manifest["dim"]), m, efc, halfvec):
                 conn.execute(stmt)
             stored = {k: v for k, v in conn.execute("SELECT key, value FROM manifest").fetchall()}
@@ -404,28 +549,58 @@ def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) ->
                 created = False
             else:
                 for k, v in {**manifest, "db_schema": DB_SCHEMA_VERSION, "generation": 0}.items():
-                    conn.execute("INSERT INTO manifest VALUES (%s, %s)", (k, Jsonb(v)))
+                    conn.execute("INSERT INTO manifest VALUES (%s, %s) ON CONFLICT (key) DO UPDATE"
+                                 " SET value = excluded.value", (k, Jsonb(v)))
                 created = True
             upgraded = _upgrade_schema(conn)
             _fill_page_maps(conn)
             _fill_page_types(conn)
-            for role in (READER_ROLE, EDITOR_ROLE):
-                conn.execute(f"DO $$ BEGIN CREATE ROLE {role} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
             for stmt in _grants_sql():
                 conn.execute(stmt)
-    except psycopg.errors.InsufficientPrivilege as exc:
-        raise ReadOnlyLibrary(f"team init needs a role that may create the schema and roles: {_first_line(exc)}") \
-            from exc
+            for role, names in ((READER_ROLE, readers), (EDITOR_ROLE, editors)):
+                for name in names:
+                    try:
+                        with conn.transaction():
+                            conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(name)))
+                    except pg_errors.UndefinedObject as exc:
+                        raise ValueError(f"there is no role {name} on the server: create it first (in psql: CREATE "
+                                         f"ROLE {name} LOGIN; \\password {name}), then run team init again") from exc
+        people = conn.execute(
+            "SELECT p.rolname, bool_or(g.rolname = %s) FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid"
+            " JOIN pg_roles p ON p.oid = a.member WHERE g.rolname IN (%s, %s) AND p.rolcanlogin"
+            " AND p.rolname <> current_user GROUP BY p.rolname ORDER BY p.rolname",
+            (EDITOR_ROLE, READER_ROLE, EDITOR_ROLE)).fetchall()
+    except pg_errors.InsufficientPrivilege as exc:
+        raise LibraryPermissionDenied(
+            f"team init: {owner} may not set up the library in database {dbname} ({_first_line(exc)}): run it as the "
+            f"database's owner, or once with --admin-url and the superuser's connection string. See {SETUP_DOC}."
+        ) from exc
     finally:
         conn.close()
-    what = "created" if created else "already set up; roles and grants refreshed"
+    what = "created" if created else "already set up; tables, roles and grants checked"
     if upgraded:
         what += (f"; upgraded to schema {DB_SCHEMA_VERSION} (BM25 tokens in their own table; `VACUUM FULL "
                  f"{SCHEMA}.chunks` once, in a quiet hour, puts the stored vectors in line for faster filtered search)")
     index = "halfvec " if halfvec else ""
-    return (f"Team library at {redact(url)} {what} (embedder {manifest['embedder']}, {index}HNSW m={m}, "
-            f"ef_construction={efc}). Roles: {READER_ROLE} (search, ask), {EDITOR_ROLE} (ingest, remove, edit)."
-            f" Grant them to people: GRANT {READER_ROLE} TO alice;")
+    lines = [f"Team library at {where} {what} (embedder {manifest['embedder']}, {index}HNSW m={m}, "
+             f"ef_construction={efc}); owner {owner}."]
+    if done:
+        lines.append(f"As {url_user(admin_url or '')}: " + "; ".join(done) + ".")
+    lines.append(f"Roles: {READER_ROLE} (search, ask), {EDITOR_ROLE} (ingest, remove, edit metadata).")
+    if people:
+        lines.append("Connection strings to hand out (each person's password goes in their ~/.pgpass, PGPASSWORD or "
+                     "a service file, never in the string):")
+        width = max(len(name) for name, _ in people)
+        lines += [f"  {name:<{width}}  {'editor' if editor else 'reader'}  {person_url(url, name)}"
+                  for name, editor in people]
+    else:
+        lines.append(f"Nobody has a role yet. Grant one: main.py team init URL --reader NAME --editor NAME (each NAME "
+                     f"a login role: in psql, CREATE ROLE NAME LOGIN; \\password NAME). Each person's connection "
+                     f"string: {person_url(url, 'NAME')}")
+    if not _verifies_server(url):
+        lines.append("Note: this URL does not ask for sslmode=verify-full: nobody checks that the server is the firm's, "
+                     f"and passwords may cross the network in the clear. See {SETUP_DOC}.")
+    return "\n".join(lines)
 
 
 class ChangeFeed:

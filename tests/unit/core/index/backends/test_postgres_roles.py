@@ -1,14 +1,16 @@
 """What each role can and cannot do to a team library, on the real PostgreSQL + pgvector of
 the session (tests/pg_server.py), no mocks: a role granted nothing forges change
 notifications and nothing changes; a reader tries every lock it may take and an editor's
-writes still go through at once; a role granted nothing and a reader are each told what they
-may not do; a server restarted between two searches is reconnected without
+writes still go through at once; a role granted nothing, a reader and an editor running
+``team init`` are each told what they are; ``team init --admin-url`` does the superuser's part
+for an owner that is not one; a server restarted between two searches is reconnected without
 a word, one that stays down is reported; ``added_at`` is the commit's time by the server's
 clock, and the server keeps file names, not a desktop's folders."""
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from datetime import datetime
@@ -20,8 +22,15 @@ import pytest
 
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.index.backends import LibraryPermissionDenied, LibraryUnavailable, ReadOnlyLibrary
-from desktop_rag.core.index.backends.postgres import CHANGES_CHANNEL, READER_ROLE, PostgresStore
-from desktop_rag.core.index.library import IngestReport, Library
+from desktop_rag.core.index.backends.postgres import (
+    CHANGES_CHANNEL,
+    EDITOR_ROLE,
+    READER_ROLE,
+    PostgresStore,
+    init_team_library,
+    person_url,
+)
+from desktop_rag.core.index.library import IngestReport, Library, library_manifest
 from desktop_rag.core.retrieve.hybrid import HybridRetriever
 from desktop_rag.settings import Settings
 from tests.conftest import APPLE_PAGES, NVIDIA_PAGES, FakeEmbedder, init_team, write_pdf
@@ -166,8 +175,9 @@ def test_a_reader_cannot_hold_up_an_editor(tmp_path: Path, team_url: str, fake_e
 
 
 def test_each_role_is_told_what_it_may_not_do(tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder) -> None:
-    """A role granted nothing may not read (and is told how access is granted, never "You can
-    read this library"), a reader may not add."""
+    """A role granted nothing may not read (and is told how access is granted), a reader may
+    not add, and neither an editor nor a reader may run ``team init``: each hears what it is
+    and who runs it, never "You can read this library" when it cannot."""
     nobody = _role(team_url, "nadia")
     with pytest.raises(LibraryPermissionDenied, match=r"nadia may not read the team library at postgresql://nadia@"
                                                       r".*--reader nadia") as denied:
@@ -178,6 +188,64 @@ def test_each_role_is_told_what_it_may_not_do(tmp_path: Path, team_url: str, fak
     with pytest.raises(ReadOnlyLibrary, match="You can read this library but not add to it"):
         reader.set_manifest_values(note="x")
     reader.close()
+    manifest = library_manifest(Settings(), fake_embedder)
+    for name, role, what in (("ed", EDITOR_ROLE, "an editor"), ("rosa", READER_ROLE, "a reader"),
+                             ("nadia", None, "not the owner")):
+        with pytest.raises(LibraryPermissionDenied, match=rf"team init: {name} is {what} of the team library at .*"
+                                                          r"its owner, postgres, runs it"):
+            init_team_library(_role(team_url, name, role), Settings(), manifest)
+
+
+def test_team_init_with_an_admin_url_sets_up_a_library_for_an_owner_who_is_no_superuser(
+        pg_server, tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
+    """The owner (no superuser) alone cannot: no database yet, then no vector extension (not a
+    trusted extension). ``--admin-url`` (the superuser) creates the database for the owner, the
+    extension and the roles; the owner's part follows; people named get their roles, and
+    each one's connection string is printed without secrets or the owner's own files."""
+    admin = pg_server.url()
+    owner_role = "olga"
+    _role(admin, owner_role)
+    manifest = library_manifest(Settings(), fake_embedder)
+    db = f"owned_{int(time.time() * 1000) % 10_000_000}"
+    url = (f"postgresql://{owner_role}@127.0.0.1:{pg_server.port}/{db}?sslmode=disable&application_name=x"
+           "&sslcert=/home/olga/olga.crt&sslkey=/home/olga/olga.key")
+    with pytest.raises(LibraryUnavailable, match=rf"There is no database {db} at .*--admin-url"):
+        init_team_library(url, Settings(), manifest)
+    with psycopg.connect(admin, autocommit=True) as conn:  # a database the owner got from its administrator
+        conn.execute(f"CREATE DATABASE {db}_bare OWNER {owner_role}")
+    bare = url.replace(f"/{db}?", f"/{db}_bare?")
+    with pytest.raises(LibraryPermissionDenied, match=r"vector extension .* superuser .*--admin-url"):
+        init_team_library(bare, Settings(), manifest)
+    _role(admin, "alma")
+    _role(admin, "eddie")
+    out = init_team_library(url, Settings(), manifest, admin_url=admin, readers=["alma"], editors=["eddie"])
+    assert f"database {db} created for {owner_role}" in out and "owner olga" in out
+    assert f"postgresql://alma@127.0.0.1:{pg_server.port}/{db}?sslmode=disable&application_name=x" in out
+    assert f"postgresql://eddie@127.0.0.1:{pg_server.port}/{db}?sslmode=disable&application_name=x" in out
+    assert "olga.crt" not in out and "olga.key" not in out
+    with psycopg.connect(admin.replace("/postgres?", f"/{db}?"), autocommit=True) as conn:
+        assert conn.execute("SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'desktop_rag'"
+                            ).fetchone() == (owner_role,)
+    # the owner alone from now on (upgrades, more people); the roles' connection strings again
+    again = init_team_library(url, Settings(), manifest, readers=["alma"])
+    assert "already set up" in again
+    assert re.search(r"alma +reader", again) and re.search(r"eddie +editor", again)
+    with pytest.raises(ValueError, match="there is no role ghost"):
+        init_team_library(url, Settings(), manifest, editors=["ghost"])
+    plain = url.replace("&sslcert=/home/olga/olga.crt&sslkey=/home/olga/olga.key", "")
+    eddie = Library(tmp_path / "eddie", Settings(), fake_embedder, location=plain.replace("olga@", "eddie@"))
+    _ingest(eddie, [write_pdf(tmp_path / "pdfs" / "2023 Q3 AAPL.pdf", APPLE_PAGES)])
+    alma = Library(tmp_path / "alma", Settings(), fake_embedder, location=plain.replace("olga@", "alma@"))
+    assert [d.file_name for d in alma.documents()] == ["2023 Q3 AAPL.pdf"]
+    eddie.close()
+    alma.close()
+
+
+def test_person_url_keeps_the_server_and_tls_settings_only() -> None:
+    url = ("postgresql://owner:pw@db.firm.local:5432/research?sslmode=verify-full&sslrootcert=/etc/ca.crt"
+           "&sslcert=/home/o/o.crt&SSLPassword=x&passfile=/home/o/.pgpass")
+    assert person_url(url, "alice") == ("postgresql://alice@db.firm.local:5432/research?sslmode=verify-full"
+                                        "&sslrootcert=/etc/ca.crt")
 
 
 def test_a_restarted_server_is_reconnected_without_a_word_and_a_stopped_one_is_reported(
