@@ -5,8 +5,11 @@
     python main.py [--data-dir DIR] ask [--json] [--thread] [--style S] [QUESTION... | -]
     python main.py [--data-dir DIR] docs | remove DOC | statements DOC [--json] | reindex | models | finetune
     python main.py [--data-dir DIR] eval [...] | bench [...]
-    python main.py team init URL | library push URL | library pull URL
+    python main.py team init URL [--admin-url URL] [--reader NAME] [--editor NAME] | library push URL | library pull URL
     python main.py --library postgresql://user@host/db COMMAND ...   (a team library)
+
+Exit codes: 0 done, 1 some files failed, 2 a usage error (or a password in a URL), and on a
+team library 3 the server cannot be reached, 4 it refused the login, 5 the role may not do that.
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ if TYPE_CHECKING:  # the session imports the core (torch): kept lazy at run time
     from desktop_rag.core.answer.engine import AnswerEvent
     from desktop_rag.core.conversation.session import ConversationSession
     from desktop_rag.core.domain.types import Evidence
+
+
+# a team library's failures, each its own code (a script can tell them apart)
+EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3  # the server cannot be reached (or stopped answering)
+EXIT_LOGIN_FAILED = 4  # it refused the login (password, role, certificate)
+EXIT_PERMISSION_DENIED = 5  # the role may not do that (a reader adding, no grant at all, team init by an editor)
 
 
 def _questions(args: list[str]) -> Iterator[str]:
@@ -157,14 +167,15 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         _err(f"cannot load the language model: {exc}")
         return 2
-    questions: Iterable[str] = list(_questions(ns.question))
-    interactive = not questions
-    if interactive:
-        questions = _prompt_loop()
+    # questions on stdin (-) are read one at a time, each answered before the next is read: a
+    # script may wait for an answer before it asks again
+    interactive = not ns.question
+    questions: Iterable[str] = _prompt_loop() if interactive else _questions(ns.question)
     # An interactive session (or --thread) is one conversation, kept exactly as the window
     # keeps it (core/conversation's session): follow-ups stand alone, are routed, styled and
     # remembered. Without --thread, questions given as arguments or on stdin are each asked alone.
     from desktop_rag.core.conversation.session import ConversationSession, conversation_json
+    from desktop_rag.core.index.backends import LibraryUnavailable
 
     threaded = interactive or ns.thread
     session = ConversationSession(ws.history, ws.memory, ws.library.documents(),
@@ -178,7 +189,14 @@ def cmd_ask(ns: argparse.Namespace) -> int:
         # text mode shows the evidence as soon as it is found (seconds before the model's answer);
         # --json prints one object per question, the evidence in it
         on_event = None if ns.json else _print_evidence
-        ans = session.ask(ws.engine, q, on_event=on_event) if session is not None else ws.engine.ask(q, on_event=on_event)
+        try:
+            ans = (session.ask(ws.engine, q, on_event=on_event) if session is not None
+                   else ws.engine.ask(q, on_event=on_event))
+        except LibraryUnavailable as exc:
+            if not interactive:
+                raise
+            _err(str(exc))  # the server stayed away (a restart is retried by itself): ask again later
+            continue
         standalone = ans.standalone_query or q
         if ns.json:
             print(json.dumps({**ans.to_json(), **conversation_json(ans)}, ensure_ascii=False), flush=True)
@@ -328,7 +346,8 @@ def cmd_finetune(ns: argparse.Namespace) -> int:
 
 def cmd_team_init(ns: argparse.Namespace) -> int:
     """Create the schema, the vector extension and the reader/editor roles of a team library,
-    with this desktop's embedder and chunking as its manifest."""
+    with this desktop's embedder and chunking as its manifest (docs/team-library-setup.md)."""
+    from desktop_rag.core.index.backends import PasswordInUrl
     from desktop_rag.core.index.backends.postgres import init_team_library
     from desktop_rag.core.index.embedder import Embedder
     from desktop_rag.core.index.library import library_manifest
@@ -340,7 +359,10 @@ def cmd_team_init(ns: argparse.Namespace) -> int:
     e = settings.embedding
     embedder = Embedder(e.model, models_dir(ns.models_dir), e.batch_size, e.backend, embedder_cache_dir(data))
     try:
-        print(init_team_library(ns.url, settings, library_manifest(settings, embedder)))
+        print(init_team_library(ns.url, settings, library_manifest(settings, embedder), admin_url=ns.admin_url,
+                                readers=ns.readers, editors=ns.editors))
+    except PasswordInUrl:
+        raise
     except ValueError as exc:
         _err(f"team init: {exc}")
         return 2
@@ -358,7 +380,7 @@ def cmd_library(ns: argparse.Namespace) -> int:
 
     folder = data_dir(ns.data_dir)
     settings = Settings.load(folder)
-    server = PostgresStore(ns.url, settings)
+    server = PostgresStore(ns.url, settings, local_dir=folder / "index")  # remembers where pushed files are
     local = IndexStore(folder / "index")
     source, target = (local, server) if ns.library_command == "push" else (server, local)
     try:
@@ -429,8 +451,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     team = sub.add_parser("team", help="set up a team library on a PostgreSQL server").add_subparsers(
         dest="team_command", required=True)
-    s = team.add_parser("init", help="create the schema, the vector extension and the reader/editor roles")
-    s.add_argument("url", help="postgresql://admin@host:5432/db (a role that may create extensions and roles)")
+    s = team.add_parser("init", help="set up (or upgrade) a team library and grant people its roles "
+                                     "(docs/team-library-setup.md)")
+    s.add_argument("url", help="postgresql://OWNER@host:5432/db?sslmode=verify-full: the library's owner, who runs "
+                               "team init (no password in it)")
+    s.add_argument("--admin-url", default=None, metavar="URL",
+                   help="a superuser's connection string on the same server (postgresql://postgres@host:5432/postgres): "
+                        "first creates the database for OWNER, the vector extension and the two roles")
+    s.add_argument("--reader", dest="readers", action="append", default=[], metavar="NAME",
+                   help="grant the login role NAME the reader role (search, ask); repeatable")
+    s.add_argument("--editor", dest="editors", action="append", default=[], metavar="NAME",
+                   help="grant the login role NAME the editor role (ingest, remove, edit); repeatable")
     s.set_defaults(func=cmd_team_init)
 
     lib = sub.add_parser("library", help="copy between this computer's library and a team library").add_subparsers(
@@ -548,25 +579,32 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(ns, "func", None):
         parser.print_help()
         return 2
-    from desktop_rag.core.index.backends import LibraryUnavailable, ReadOnlyLibrary, is_server_location
+    from desktop_rag.core.index.backends import (
+        LibraryLoginFailed,
+        LibraryPermissionDenied,
+        LibraryUnavailable,
+        PasswordInUrl,
+        is_server_location,
+    )
 
     location = getattr(ns, "library_location", None)
-    if location and not is_server_location(location):
-        _err(f"--library: expected a postgresql:// URL, got {location!r} (use --data-dir for a local library)")
+    if location and not is_server_location(location):  # not echoed: it may hold a secret
+        _err("--library: expected a postgresql:// URL (use --data-dir for a library on this computer)")
         return 2
     try:
         return int(ns.func(ns) or 0)
-    except ReadOnlyLibrary as exc:
+    except PasswordInUrl as exc:
+        _err(f"{'--library' if location else 'The Library location setting (settings.json)'}: {exc}")
+        return EXIT_USAGE
+    except LibraryLoginFailed as exc:
         _err(str(exc))
-        return 2
+        return EXIT_LOGIN_FAILED
     except LibraryUnavailable as exc:
         _err(str(exc))
-        return 3
-    except ValueError as exc:
-        if "pgpass" not in str(exc):
-            raise
+        return EXIT_UNREACHABLE
+    except LibraryPermissionDenied as exc:
         _err(str(exc))
-        return 2
+        return EXIT_PERMISSION_DENIED
     except KeyboardInterrupt:
         _err("interrupted")
         return 130

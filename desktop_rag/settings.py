@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 
 def knob(default: Any, doc: str, **kw: Any) -> Any:
@@ -289,7 +291,11 @@ class Settings:
             return cls()
 
     def save(self, data_dir: Path) -> None:
-        write_text_atomic(data_dir / self.FILE_NAME, json.dumps(self.to_dict(), indent=2))
+        data = self.to_dict()
+        # the front ends refuse a library URL with a password; should one have come in anyway
+        # (a hand-edited file), it is not written back
+        data["library"]["location"] = without_secrets(self.library.location)
+        write_text_atomic(data_dir / self.FILE_NAME, json.dumps(data, indent=2))
 
 
 S = TypeVar("S")
@@ -325,3 +331,57 @@ def write_text_atomic(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+# -- a team library's connection string never carries a secret ---------------------------------
+# libpq's connection parameters that are secrets: the role's password and a client key's passphrase
+SECRET_PARAMETERS = ("password", "sslpassword")
+_SECRET_KEYWORD = re.compile(r"(?i)(?:^|\s)(ssl)?password\s*=")
+
+
+def parameter_name(pair: str) -> str:
+    """A URL query pair's name as libpq reads it (percent-decoded), lower case."""
+    return unquote(pair.partition("=")[0]).strip().lower()
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets a connection string carries, named ([] = none): a password after the user
+    name (``postgresql://bob:secret@host/db``), a ``password`` or ``sslpassword`` parameter in
+    any case, percent-encoded or not (``?PassWord=...``, ``?%70assword=...``), or either as a
+    ``key=value`` pair of a libpq keyword string. Never the secret itself."""
+    text = url.strip()
+    if "://" not in text:
+        return [f"the '{m.group(1) or ''}password' keyword" for m in _SECRET_KEYWORD.finditer(text)]
+    netloc, query = _netloc_query(text)
+    found = []
+    userinfo = netloc.rpartition("@")[0]
+    if userinfo.partition(":")[2]:
+        found.append("a password after the user name")
+    found += [f"the {name!r} parameter" for name in dict.fromkeys(parameter_name(p) for p in query.split("&"))
+              if name in SECRET_PARAMETERS]
+    return found
+
+
+def _netloc_query(url: str) -> tuple[str, str]:
+    """A URL's user-and-hosts part and its query, split as libpq splits them (several hosts,
+    brackets and all: no parser that could refuse the string)."""
+    rest = url.partition("://")[2]
+    rest, _, query = rest.partition("?")
+    return rest.partition("/")[0], query
+
+
+def without_secrets(url: str) -> str:
+    """The connection string with every secret ``url_secrets`` names taken out (the other
+    parameters kept as written): what may be shown, printed or saved."""
+    text = url.strip()
+    if not url_secrets(text):
+        return text
+    if "://" not in text:  # a keyword string: drop the secret pairs (quoted values included)
+        return re.sub(r"(?i)(^|\s)(ssl)?password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", r"\1", text).strip()
+    scheme, _, rest = text.partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, hosts = netloc.rpartition("@")
+    netloc = f"{userinfo.partition(':')[0]}@{hosts}" if at and userinfo.partition(":")[0] else hosts
+    kept = [p for p in query.split("&") if p and parameter_name(p) not in SECRET_PARAMETERS]
+    return f"{scheme}://{netloc}{slash}{path}" + (f"?{'&'.join(kept)}" if kept else "")

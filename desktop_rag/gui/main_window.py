@@ -41,7 +41,7 @@ from desktop_rag.core.conversation.session import ConversationSession, Turn, ter
 from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
 from desktop_rag.core.domain.page_labels import PageLabels
 from desktop_rag.core.domain.types import Answer, Citation, Document
-from desktop_rag.core.index.backends import LibraryUnavailable
+from desktop_rag.core.index.backends import LibraryPermissionDenied, LibraryUnavailable, PasswordInUrl, redact
 from desktop_rag.core.index.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.index.library import IngestEvent, IngestReport, collect_pdfs
 from desktop_rag.core.ingest.pdf import PdfError, open_pdf
@@ -56,7 +56,7 @@ from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.text import timing_bits
 from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Cancel, Job, JobRunner, op
 from desktop_rag.paths import corpus_dir
-from desktop_rag.settings import write_text_atomic
+from desktop_rag.settings import without_secrets, write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,15 @@ class MainWindow(QMainWindow):
         if workspace is None:
             try:
                 workspace = Workspace(data_dir, models_dir)
-            except LibraryUnavailable as exc:
+            except PasswordInUrl as exc:  # a hand-edited settings.json: the password leaves it now
+                log.warning("team library location refused at start: %s", exc)
+                workspace = Workspace(data_dir, models_dir, library="")
+                workspace.settings.library.location = without_secrets(workspace.settings.library.location)
+                workspace.save_settings()
+                self.library_notice = (f"{exc}\nThe Library location setting held one; it was taken out of the "
+                                       "settings file. This window uses this computer's library; restart to try "
+                                       "the team library again.")
+            except (LibraryUnavailable, LibraryPermissionDenied) as exc:
                 log.warning("team library unavailable at start: %s", exc)
                 self.library_notice = (f"{exc}\nThis window uses this computer's library instead; "
                                        "restart to try the team library again.")
@@ -1241,7 +1249,7 @@ class MainWindow(QMainWindow):
                 return
             s.library.location = location
             self.ws.save_settings()
-            where = f"the team server {location}" if location else "this computer's library"
+            where = f"the team server {redact(location)}" if location else "this computer's library"
             self.statusBar().showMessage(f"From the next start this app uses {where}", 10000)
             return
         if dlg.new_data_dir is None:

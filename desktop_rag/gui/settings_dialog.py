@@ -31,8 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.core.index.backends.base import PasswordInUrl, is_server_location
 from desktop_rag.gui import style
-from desktop_rag.settings import Settings
+from desktop_rag.settings import Settings, url_secrets, without_secrets
 
 # (settings group, tab title, note)
 TABS = [
@@ -208,6 +209,12 @@ class SettingsDialog(QDialog):
             doc.setObjectName("Hint")
             doc.setWordWrap(True)
             form.addRow("", doc)
+            if (group, f.name) == ("library", "location"):
+                self.location_error = QLabel("")
+                self.location_error.setObjectName("Error")
+                self.location_error.setWordWrap(True)
+                self.location_error.hide()
+                form.addRow("", self.location_error)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(inner)
@@ -253,6 +260,31 @@ class SettingsDialog(QDialog):
             w.setValue(value)
         else:
             w.setText(str(value))  # type: ignore[attr-defined]
+
+    def location_problem(self) -> str:
+        """Why the library location cannot be saved ("" = it can): a connection string that is
+        not a team server's, or one carrying a password (never saved, never shown again)."""
+        location = str(self._read(self.editors[("library", "location")]))
+        if location and not is_server_location(location):
+            return "A team server's connection string starts with postgresql:// (leave it empty for this computer)."
+        secrets = url_secrets(location)
+        return str(PasswordInUrl(secrets)) if secrets else ""
+
+    def accept(self) -> None:
+        """Save, unless the library location cannot be saved: then the dialog stays open, says
+        why under the field, and the password typed into it is taken out of the field."""
+        problem = self.location_problem()
+        if problem:
+            editor = self.editors[("library", "location")]
+            if url_secrets(editor.text()):  # type: ignore[attr-defined]
+                editor.setText(without_secrets(editor.text()))  # type: ignore[attr-defined]
+            self.location_error.setText(problem)
+            self.location_error.show()
+            self.advanced.setCurrentIndex([group for group, _, _ in TABS].index("library"))
+            self.tabs.setCurrentIndex(1)
+            editor.setFocus()
+            return
+        super().accept()
 
     def values(self) -> dict[tuple[str, str], Any]:
         return {key: self._read(w) for key, w in self.editors.items()}

@@ -144,3 +144,25 @@ def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # 
     assert ex2.badge_texts() == ["Extractive"]
     assert "No language model is loaded" in displayed_text(ex2.badge_help)
     assert "could not be checked" not in displayed_text(ex2.badge_help)
+
+
+def test_a_library_location_with_a_password_is_not_saved(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Save stays in the dialog and says where passwords go; the password leaves the field
+    (not on screen any more); the location without one saves."""
+    from PySide6.QtWidgets import QDialog
+
+    s = Settings()
+    dlg = SettingsDialog(s)
+    qtbot.addWidget(dlg)
+    editor = dlg.editors[("library", "location")]
+    editor.setText("postgresql://bob@db.firm.local/research?sslmode=verify-full&PassWord=s3cr3t")  # type: ignore[attr-defined]
+    dlg.accept()
+    assert dlg.result() != QDialog.DialogCode.Accepted
+    assert not dlg.location_error.isHidden()
+    assert "pgpass" in dlg.location_error.text() and "PGPASSWORD" in dlg.location_error.text()
+    assert "s3cr3t" not in dlg.location_error.text()
+    assert editor.text() == "postgresql://bob@db.firm.local/research?sslmode=verify-full"  # type: ignore[attr-defined]
+    dlg.accept()
+    assert dlg.result() == QDialog.DialogCode.Accepted
+    assert dlg.apply() == {"library"}
+    assert s.library.location == "postgresql://bob@db.firm.local/research?sslmode=verify-full"

@@ -41,10 +41,12 @@ def test_switching_the_library_location(qtbot, fake_window, make_window, team_ur
     dlg = win.settings_dialog()
     qtbot.addWidget(dlg)
     editor = dlg.editors[("library", "location")]
-    editor.setText(team_url.replace("postgres@", "postgres:secret@"))  # type: ignore[attr-defined]
-    win.apply_settings(dlg)
-    assert win.errors and "pgpass" in win.errors[-1]  # a password never lands in settings.json
-    assert Settings.load(win.ws.data_dir).library.location == ""
+    for secret in (team_url.replace("postgres@", "postgres:secret@"), team_url + "&Password=secret"):
+        editor.setText(secret)  # type: ignore[attr-defined]
+        win.apply_settings(dlg)
+        assert win.errors and "pgpass" in win.errors[-1]  # a password never lands in settings.json
+        assert "secret" not in win.errors[-1]
+        assert Settings.load(win.ws.data_dir).library.location == ""
 
     dlg = win.settings_dialog()
     qtbot.addWidget(dlg)
@@ -104,6 +106,21 @@ def test_a_reader_dropping_a_pdf_gets_a_plain_sentence(qtbot, make_window, team_
     assert win.errors[-1] == READ_ONLY_MESSAGE
     assert not win.ingest_jobs  # no ingest was started
     assert win.ws.library.documents() == []
+
+
+def test_a_password_in_the_settings_file_is_refused_at_start_and_taken_out(  # type: ignore[no-untyped-def]
+        qtbot, make_window, team_url: str, tmp_path: Path) -> None:
+    """A hand-edited settings.json with a password in the location: the team library is not
+    opened with it, the window says where passwords go (never the password), and the file
+    keeps the location without it."""
+    home = _home_on(tmp_path / "home", team_url + "&password=s3cr3t")
+    win = make_window(home, load_model=False)
+    qtbot.waitUntil(lambda: win._library_ready, timeout=20_000)
+    assert not win.ws.library.on_server
+    assert any("pgpass" in e for e in win.errors) and not any("s3cr3t" in e for e in win.errors)
+    assert "s3cr3t" not in (home / "settings.json").read_text()
+    assert Settings.load(home).library.location == team_url
+    assert "s3cr3t" not in win.library_status.text()
 
 
 def test_unreachable_team_server_at_start_opens_this_computers_library(qtbot, make_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -140,3 +140,57 @@ def test_ask_json_keeps_one_object_per_question_with_the_evidence(monkeypatch: p
 def test_threaded_ask_passes_the_evidence_through_the_conversation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _, out = _ask(monkeypatch, tmp_path, THREAD, "--thread", "-")
     assert out.count("Evidence (0.2 s;") == 2  # the summary is from the thread: no search, no evidence
+
+
+@pytest.mark.parametrize("url", ["postgresql://bob@127.0.0.1:1/research?sslmode=disable&password=s3cr3t",
+                                 "postgresql://bob@127.0.0.1:1/research?PASSWORD=s3cr3t",
+                                 "postgresql://bob:s3cr3t@127.0.0.1:1/research"])
+def test_a_password_in_library_is_refused_with_where_passwords_go(
+        url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused before any connection (port 1 is never tried), exit 2; the message says where
+    the password goes and never repeats it."""
+    assert cli.main(["--data-dir", str(tmp_path), "--library", url, "docs"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "~/.pgpass" in err and "PGPASSWORD" in err and "service file" in err
+    assert "s3cr3t" not in err and "Cannot reach" not in err
+
+
+def test_a_location_that_is_no_server_url_is_not_echoed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--data-dir", str(tmp_path), "--library", "host=db password=s3cr3t", "docs"]) == 2
+    err = capsys.readouterr().err
+    assert "postgresql://" in err and "s3cr3t" not in err
+
+
+class UnreachableOnceEngine(EvidenceEngine):
+    """The team server stays away for the first question (the store's one reconnect failed)."""
+
+    def ask(self, question: str, standalone: str | None = None, doc_scope: object = None,
+            on_event: object = None) -> Answer:
+        from desktop_rag.core.index.backends import LibraryUnavailable
+
+        if not getattr(self, "failed", False):
+            self.failed = True
+            raise LibraryUnavailable("Cannot reach the team library at postgresql://bob@db/research: refused")
+        return super().ask(question, standalone, doc_scope, on_event)
+
+
+def test_an_interactive_ask_keeps_going_when_the_server_stays_away(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Interactive: the message, then the next question is answered. Questions given as
+    arguments or on stdin (scripts) stop at it instead, with exit code 3."""
+    ws = FakeWorkspace(tmp_path)
+    ws.engine = UnreachableOnceEngine()
+    monkeypatch.setattr(cli, "_workspace", lambda ns: ws)
+    monkeypatch.setattr("sys.stdin", io.StringIO("What was Apple's R&D in Q3 2023?\nWhat was Apple's R&D in Q3 2023?\n"))
+    ns = argparse.Namespace(json=False, thread=False, style="", model=None, question=[])
+    assert cli.cmd_ask(ns) == 0
+    captured = capsys.readouterr()
+    assert "Cannot reach the team library" in captured.err and captured.out.count("A: ") == 1
+
+    from desktop_rag.core.index.backends import LibraryUnavailable
+
+    ws = FakeWorkspace(tmp_path / "script")
+    ws.engine = UnreachableOnceEngine()
+    monkeypatch.setattr("sys.stdin", io.StringIO("What was Apple's R&D in Q3 2023?\n"))
+    with pytest.raises(LibraryUnavailable):  # main() turns it into exit code 3
+        cli.cmd_ask(argparse.Namespace(json=True, thread=False, style="", model=None, question=["-"]))

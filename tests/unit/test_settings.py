@@ -109,3 +109,47 @@ def test_write_text_atomic_creates_parents_and_replaces(tmp_path: Path) -> None:
     write_text_atomic(target, "two")
     assert target.read_text() == "two"
     assert [p.name for p in target.parent.iterdir()] == ["f.json"]
+
+
+# a team library's connection string: every way a password can ride in one
+SECRET_URLS = [
+    ("postgresql://bob:s3cr3t@db.firm.local:5432/research", "postgresql://bob@db.firm.local:5432/research"),
+    ("postgresql://bob@db/research?sslmode=disable&password=s3cr3t", "postgresql://bob@db/research?sslmode=disable"),
+    ("postgresql://bob@db/research?PassWord=s3cr3t&sslmode=verify-full",
+     "postgresql://bob@db/research?sslmode=verify-full"),
+    ("postgres://bob@db/research?%70assword=s3cr3t", "postgres://bob@db/research"),
+    ("postgresql://bob@db/research?sslcert=/c.crt&sslkey=/c.key&SSLPASSWORD=s3cr3t",
+     "postgresql://bob@db/research?sslcert=/c.crt&sslkey=/c.key"),
+    ("postgresql://:s3cr3t@db/research", "postgresql://db/research"),
+    ("postgresql://bob:s3cr3t@h1:5432,h2:5433/research?password=s3cr3t", "postgresql://bob@h1:5432,h2:5433/research"),
+    ("host=db dbname=research user=bob password='s3 cr3t'", "host=db dbname=research user=bob"),
+]
+
+
+@pytest.mark.parametrize(("url", "clean"), SECRET_URLS)
+def test_every_password_in_a_library_url_is_found_and_taken_out(url: str, clean: str) -> None:
+    from desktop_rag.settings import url_secrets, without_secrets
+
+    found = url_secrets(url)
+    assert found and not any("s3" in f for f in found)  # named, never repeated
+    assert without_secrets(url) == clean
+    assert url_secrets(clean) == []
+
+
+def test_urls_without_a_secret_are_left_as_written() -> None:
+    from desktop_rag.settings import url_secrets, without_secrets
+
+    for url in ("postgresql://bob@db:5432/research?sslmode=verify-full&sslrootcert=system",
+                "postgresql://bob:@db/research", "postgresql://?service=research", "",
+                "postgresql://bob@db/research?passfile=/home/bob/.pgpass"):
+        assert url_secrets(url) == [] and without_secrets(url) == url
+
+
+def test_a_password_never_reaches_the_settings_file(tmp_path: Path) -> None:
+    """Should one get into the settings (a hand-edited file), saving writes the URL without it."""
+    s = Settings()
+    s.library.location = "postgresql://bob@db/research?sslmode=verify-full&Password=s3cr3t"
+    s.save(tmp_path)
+    text = (tmp_path / "settings.json").read_text()
+    assert "s3cr3t" not in text and "assword" not in text
+    assert Settings.load(tmp_path).library.location == "postgresql://bob@db/research?sslmode=verify-full"

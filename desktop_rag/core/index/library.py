@@ -29,7 +29,13 @@ import numpy as np
 from desktop_rag.core.domain.terms import TOKENIZER_VERSION, tokenize
 from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
 from desktop_rag.core.index import statement_store
-from desktop_rag.core.index.backends import LibraryStore, LibraryUnavailable, ReadOnlyLibrary, open_store
+from desktop_rag.core.index.backends import (
+    LibraryPermissionDenied,
+    LibraryStore,
+    LibraryUnavailable,
+    ReadOnlyLibrary,
+    open_store,
+)
 from desktop_rag.core.index.backends.sqlite import SCHEMA_VERSION
 from desktop_rag.core.index.dense import DenseIndex
 from desktop_rag.core.index.embedder import Embedder
@@ -411,14 +417,14 @@ class Library:
                 self.refresh()
             self.lexical.warm()
 
-    def refresh(self) -> None:
+    def refresh(self) -> bool:
         """(Re)load in-memory views when the store changed since the last load. On a team
         library only the documents another desktop (or this one) changed are applied, as
-        the change notifications name them (``LibraryStore.changed_documents``); a full load
-        happens at connect and when the changes are not known (see ChangeFeed)."""
+        the store's changes log names them (``LibraryStore.changed_documents``); a full load
+        happens at connect and when the changes are not known. Returns whether the views changed."""
         with self._lock:
             if self.on_server and self._views_generation >= 0 and self.store.generation == self._views_generation:
-                return  # nothing committed since the views were loaded: one round trip, not a snapshot's four
+                return False  # nothing committed since the views were loaded: one round trip, not a snapshot's four
             if self.on_server:
                 self.store.listen()  # before the snapshot: no change between the two is missed
             # One read snapshot: another process may commit a document between these reads,
@@ -426,12 +432,12 @@ class Library:
             with self.store.snapshot():
                 gen = self.store.generation
                 if gen == self._views_generation:
-                    return
+                    return False
                 if self._views_generation >= 0:
                     changed = self.store.changed_documents(self._views_generation, gen)
                     if changed is not None and self._apply_changes(changed):
                         self._views_generation = gen
-                        return
+                        return True
                 t0 = time.perf_counter()
                 docs = {d.doc_id: d for d in self.store.documents()}
                 current_tokens = self.store.manifest().get("tokenizer") == TOKENIZER_VERSION
@@ -459,6 +465,7 @@ class Library:
             self._views_generation = gen
             release_freed_memory()
             self.load_seconds = {"read": t1 - t0, "bm25_index": t2 - t1, "dense": time.perf_counter() - t2}
+            return True
 
     READ_BATCH = 5_000  # rows whose BM25 tokens and vector bytes are held at once while loading
 
@@ -646,7 +653,9 @@ class Library:
         """A team library: apply other desktops' changes as they are committed (a daemon
         thread waits for the notifications and refreshes the views under ``views_lock``),
         so a new filing is searchable before the next question. Then ``on_change`` (a
-        thread of its own: a GUI passes a signal's emit). Stops at ``close()``."""
+        thread of its own: a GUI passes a signal's emit) when something changed: a
+        notification only says "look" (anyone may send one), the generation says whether
+        there is anything to see. Stops at ``close()``."""
         if not self.on_server or self._follower is not None:
             return
         self.refresh()
@@ -659,10 +668,10 @@ class Library:
                     continue
                 seen = now
                 try:
-                    self.refresh()
+                    changed = self.refresh()
                 except Exception:  # a lost server: the next question says so
                     continue
-                if on_change is not None:
+                if changed and on_change is not None:
                     on_change()
 
         self._follower = threading.Thread(target=follow, name="desktop_rag-follow", daemon=True)
@@ -813,7 +822,7 @@ class Library:
     def lexical_search(self, terms: list[str], k: int, doc_ids: list[str] | None = None) -> list[tuple[int, float]]:
         """Top-k (chunk_id, Okapi BM25: rank-bm25's scores) among the chunks of ``doc_ids``
         (None = all), from the in-memory postings on both backends (on a team library a copy
-        of the server's, kept current from its change notifications)."""
+        of the server's, kept current from its changes log)."""
         if self._views_generation < 0:
             self.refresh()  # never loaded yet
         return self.lexical.search(terms, k, self.allowed_rows(doc_ids))
@@ -894,7 +903,7 @@ class Library:
                 report.cancelled = True
                 yield IngestEvent("cancelled", file=path.name, index=i, total=len(files), message="cancelled")
                 break
-            except (ReadOnlyLibrary, LibraryUnavailable):
+            except (LibraryPermissionDenied, LibraryUnavailable):
                 raise  # about the library, not the file: the rest of the batch would fail alike
             except Exception as exc:  # never let one file stop a batch
                 report.failed.append((str(path), f"unexpected error: {exc!r}"))
@@ -979,7 +988,7 @@ class Library:
                     committed = self.store.add_document(doc, [p.text for p in pages], chunks, tokens, vectors,
                                                         stored_statements)
                     if self._views_generation >= 0:
-                        self.refresh()  # applies just this document (its change notification)
+                        self.refresh()  # applies just this document (its row in the changes log)
                 if committed is None:  # the same file, committed meanwhile by another desktop
                     return IngestOutcome.DUPLICATE, self.docs.get(doc_id, doc)
                 doc = replace(doc, chunk_count=len(chunks))
@@ -1032,7 +1041,7 @@ class Library:
 
     def _stale(self) -> None:
         """This desktop changed the store: reload the views at the next refresh (a team
-        library instead applies the changed document from its notification)."""
+        library instead applies the changed document from the changes log)."""
         if not self.on_server:
             self._views_generation = -1
 

@@ -6,15 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_rag.core.index.backends.base import (
+    LibraryLoginFailed,
+    LibraryPermissionDenied,
     LibraryStore,
     LibraryUnavailable,
+    PasswordInUrl,
     ReadOnlyLibrary,
     is_server_location,
     redact,
 )
 from desktop_rag.settings import Settings
 
-__all__ = ["LibraryStore", "LibraryUnavailable", "ReadOnlyLibrary", "is_server_location", "open_store", "redact"]
+__all__ = ["LibraryLoginFailed", "LibraryPermissionDenied", "LibraryStore", "LibraryUnavailable", "PasswordInUrl",
+           "ReadOnlyLibrary", "is_server_location", "open_store", "redact"]
 
 
 def open_store(location: str, index_dir: Path, settings: Settings) -> LibraryStore:
@@ -23,7 +27,7 @@ def open_store(location: str, index_dir: Path, settings: Settings) -> LibrarySto
     if is_server_location(location):
         from desktop_rag.core.index.backends.postgres import PostgresStore  # psycopg only when used
 
-        return PostgresStore(location, settings)
+        return PostgresStore(location, settings, local_dir=index_dir)
     from desktop_rag.core.index.backends.sqlite import IndexStore
 
     return IndexStore(index_dir)

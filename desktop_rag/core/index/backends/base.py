@@ -13,19 +13,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
 from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
+from desktop_rag.settings import url_secrets, without_secrets
 
 READ_ONLY_MESSAGE = "You can read this library but not add to it."
+# where a team library's password goes (libpq reads all three by itself)
+PASSWORD_PLACES = ("the password goes in ~/.pgpass (on Windows %APPDATA%\\postgresql\\pgpass.conf), the PGPASSWORD "
+                   "environment variable or a service file, never in the URL (docs/team-library-setup.md)")
+SETUP_DOC = "docs/team-library-setup.md"
 
 # (extractor version, statements as JSON-able dicts) stored with a document
 StatementRows = tuple[int, list[dict[str, Any]]]
 
 
-class ReadOnlyLibrary(PermissionError):
+class LibraryPermissionDenied(PermissionError):
+    """The connected role may not do this to the library (read it, change it, set it up)."""
+
+
+class ReadOnlyLibrary(LibraryPermissionDenied):
     """The connected role may read the library but not change it (a team reader)."""
 
     def __init__(self, detail: str = "") -> None:
@@ -37,23 +45,37 @@ class LibraryUnavailable(ConnectionError):
     the operation can be retried once it is back."""
 
 
+class LibraryLoginFailed(LibraryUnavailable):
+    """The server refused the login: a wrong or missing password, a role that does not exist
+    or may not log in, a client certificate it does not accept."""
+
+
+class PasswordInUrl(ValueError):
+    """A library URL that carries a password (refused before it is used, saved or shown)."""
+
+    def __init__(self, what: list[str]) -> None:
+        super().__init__(f"A library URL must not carry a password ({'; '.join(what)}): {PASSWORD_PLACES}.")
+
+
 def is_server_location(location: str | None) -> bool:
     return bool(location) and str(location).startswith(("postgresql://", "postgres://"))
 
 
 def check_url(url: str) -> None:
-    """A team library URL must not carry a password: settings files and shell histories
-    are no place for one (libpq reads PGPASSWORD, ~/.pgpass or a service file)."""
-    if urlsplit(url).password:
-        raise ValueError("put the password in ~/.pgpass, PGPASSWORD or a service file, not in the library URL")
+    """A team library URL must not carry a password (``settings.url_secrets``: in the user
+    part or as a parameter, any case): settings files, shell histories and status bars are no
+    place for one (libpq reads PGPASSWORD, ~/.pgpass or a service file)."""
+    secrets = url_secrets(url)
+    if secrets:
+        raise PasswordInUrl(secrets)
 
 
 def redact(url: str) -> str:
-    """A connection string fit for messages and logs: host, port, database; no password."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = (f"{parts.username}@" if parts.username else "") + host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    """A connection string fit for messages and logs: user, hosts, port, database; no
+    password and no parameters."""
+    scheme, _, rest = without_secrets(url).partition("://")
+    rest = rest.partition("?")[0]
+    return f"{scheme}://{rest}" if scheme else rest
 
 
 @runtime_checkable

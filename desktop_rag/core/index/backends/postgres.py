@@ -5,11 +5,17 @@ postgresql://...`` or the "Library location" setting). Layout, in the ``desktop_
 schema (made by ``main.py team init URL``, see ``init_team_library``):
 
 - ``manifest`` (key -> jsonb): schema version, embedder id and dimension, chunking,
-  tokenizer and extractor versions, and the ``generation`` bumped by every write. The
-  writing transaction also sends ``NOTIFY desktop_rag_library`` with the generation and the
-  documents it changed: every desktop LISTENs (``ChangeFeed``) and applies just those
-  documents to its in-memory views (core/index/library.py), so a filing added elsewhere is
-  searchable within a second, without a restart or a reload of the library.
+  tokenizer and extractor versions, and the ``generation`` bumped by every write.
+- ``changes`` (generation -> the documents it changed, NULL: all): written by the same
+  transaction as the generation. The transaction also sends ``NOTIFY desktop_rag_library``
+  with no payload: a notification only says "look" (any role that may connect can send one,
+  so it carries nothing to trust). Every desktop LISTENs (``ChangeFeed``), then reads the
+  generation and these rows, which only editors can write, and applies just those documents
+  to its in-memory views (core/index/library.py): a filing added elsewhere is searchable
+  within a second, without a restart or a reload of the library.
+- ``writer_lock`` (one row): a writing transaction locks it first (``SELECT ... FOR UPDATE``,
+  which needs the UPDATE privilege: editors only), so writers commit one at a time and no
+  reader can hold them up (an advisory lock, which any role may take, could).
 - ``documents`` (meta as jsonb), ``pages``, ``chunks`` (the embedding as ``vector(dim)``,
   kept in line, under an HNSW index: ``vector_cosine_ops``, or ``halfvec_cosine_ops`` over
   its half-precision cast), ``chunk_tokens`` (a chunk's BM25 tokens and their count: a new
@@ -23,38 +29,50 @@ schema (made by ``main.py team init URL``, see ``init_team_library``):
   question: measured at 100k chunks, SQL took seconds and the copy milliseconds.
 
 A document is written in one transaction (rows, vectors, postings, statistics,
-statements) under an advisory lock that orders writers, so two desktops ingesting at once
-both succeed, the same file (one SHA-256, the primary key) becomes one document, and a
-desktop killed mid-ingest leaves nothing. Two roles: ``desktop_rag_reader`` (search, ask)
-and ``desktop_rag_editor`` (ingest, remove, edit metadata). Passwords come from libpq's own
-places (``PGPASSWORD``, ``~/.pgpass``, a service file), never from a URL we store.
+statements) under the writer lock, so two desktops ingesting at once both succeed, the same
+file (one SHA-256, the primary key) becomes one document, and a desktop killed mid-ingest
+leaves nothing. The server keeps a document's file name (``documents.path`` too), never a
+desktop's folders; the desktop that added it remembers where its copy is (``LocalPaths``).
+Two roles: ``desktop_rag_reader`` (search, ask) and ``desktop_rag_editor`` (ingest, remove,
+edit metadata); the library's owner runs ``team init``. Passwords come from libpq's own
+places (``PGPASSWORD``, ``~/.pgpass``, a service file), never from a URL (refused). Set-up,
+certificates and roles: docs/team-library-setup.md.
 """
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import re
+import select
 import struct
 import threading
-import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
-from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import sql
 from psycopg.adapt import Dumper, Loader
-from psycopg.pq import Format
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import ConnStatus, Format, TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
 from desktop_rag.core.domain.page_types import PAGE_TYPES_VERSION, page_type
 from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
 from desktop_rag.core.index.backends.base import (
+    PASSWORD_PLACES,
+    SETUP_DOC,
+    LibraryLoginFailed,
+    LibraryPermissionDenied,
     LibraryUnavailable,
     ReadOnlyLibrary,
     StatementRows,
@@ -63,17 +81,18 @@ from desktop_rag.core.index.backends.base import (
     redact,
 )
 from desktop_rag.core.ingest.statements.model import page_kinds
-from desktop_rag.settings import Settings
+from desktop_rag.settings import Settings, parameter_name, without_secrets, write_text_atomic
 
 SCHEMA = "desktop_rag"
-DB_SCHEMA_VERSION = 2  # 2: BM25 tokens in chunk_tokens, vectors in line
+# 2: BM25 tokens in chunk_tokens, vectors in line; 3: the changes log and the writer lock
+DB_SCHEMA_VERSION = 3
 READER_ROLE = "desktop_rag_reader"
 EDITOR_ROLE = "desktop_rag_editor"
-WRITE_LOCK_KEY = 0x64725F6C6962  # pg_advisory_xact_lock key ordering the writers of a library
+CHANGES_KEPT = 10_000  # generations the changes log keeps (a desktop further behind reloads all)
 # rank-bm25 substitutes a dummy token for an empty chunk (LexicalIndex.EMPTY_TOKEN, a NUL);
 # PostgreSQL text cannot hold NUL, and the name never matters (no query produces it).
 EMPTY_TERM = "\x01"
-CHANGES_CHANNEL = "desktop_rag_library"  # NOTIFY payload: {"generation": g, "docs": [doc_id, ...] | null (all)}
+CHANGES_CHANNEL = "desktop_rag_library"  # NOTIFY with no payload: "look" (the changes log says what changed)
 PGVECTOR_MAX_EF_SEARCH = 1000
 PGVECTOR_MAX_M = 100
 
@@ -82,8 +101,78 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+def _reason(exc: BaseException) -> str:
+    """The server's or libpq's own words of a failed connection: those of the last address
+    tried, after libpq's "connection to server at ... failed:", with the lines that follow
+    (e.g. where the password was read from)."""
+    lines = [" ".join(line.split()) for line in str(exc).splitlines() if line.strip()]
+    last = max((i for i, line in enumerate(lines) if " failed: " in line), default=None)
+    if last is None:
+        return "; ".join(lines) or type(exc).__name__
+    return "; ".join([lines[last].rsplit(" failed: ", 1)[1], *lines[last + 1:]])
+
+
+def url_user(url: str) -> str:
+    """The role a connection string logs in as (libpq's default: PGUSER, else the OS user)."""
+    try:
+        user = conninfo_to_dict(url).get("user")
+    except psycopg.Error:
+        user = None
+    if not user:
+        try:
+            user = os.environ.get("PGUSER") or getpass.getuser()
+        except Exception:  # no user name to be found (a bare container)
+            user = "?"
+    return str(user)
+
+
+def url_database(url: str) -> str:
+    try:
+        db = conninfo_to_dict(url).get("dbname")
+    except psycopg.Error:
+        db = None
+    return str(db or os.environ.get("PGDATABASE") or url_user(url))
+
+
+# How libpq and the server word each failure (their English messages; the server's are in its
+# lc_messages). A login the server refused: a wrong or missing password, a role that does not
+# exist or may not log in, no pg_hba.conf line for it, a client certificate it does not accept.
+_LOGIN_REFUSED = re.compile(
+    r"authentication failed|no password supplied|password is required|role \".*?\" does not exist|"
+    r"not permitted to log in|no pg_hba\.conf entry|pg_hba\.conf rejects|valid client certificate|"
+    r"certificate authentication", re.I)
+_NO_DATABASE = re.compile(r"database \".*?\" does not exist", re.I)
+# the server's certificate or TLS itself (the desktop checks the certificate: sslmode=verify-full)
+_TLS = re.compile(r"certificate|root\.crt|sslrootcert|does not support SSL|SSL (?:was )?required|tlsv1 alert|"
+                  r"handshake", re.I)
+
+
+def connection_error(url: str, exc: BaseException) -> LibraryUnavailable:
+    """What a failed connection means, in words a person can act on: the login refused
+    (``LibraryLoginFailed``), no such database, the server's certificate not trusted, or the
+    server not reached (``LibraryUnavailable``)."""
+    text, where, reason = " ".join(str(exc).split()), redact(url), _reason(exc)
+    if _LOGIN_REFUSED.search(text):
+        user = url_user(url)
+        return LibraryLoginFailed(
+            f"The team library at {where} refused the login of {user}: {reason}. Check {user}'s password where this "
+            f"desktop keeps it ({PASSWORD_PLACES}), or ask the library's administrator whether {user} may log in.")
+    if _NO_DATABASE.search(text):
+        return LibraryUnavailable(
+            f"There is no database {url_database(url)} at {where} ({reason}): check the URL, or create the team "
+            f"library there first (`main.py team init URL --admin-url ...`, see {SETUP_DOC}).")
+    if _TLS.search(text):
+        return LibraryUnavailable(
+            f"Cannot connect securely to the team library at {where}: {reason}. With sslmode=verify-full this desktop "
+            "checks the server's certificate against the CA certificate in ~/.postgresql/root.crt (on Windows "
+            "%APPDATA%\\postgresql\\root.crt) or the URL's sslrootcert=, and the URL's host name against the "
+            f"certificate ({SETUP_DOC}).")
+    return LibraryUnavailable(f"Cannot reach the team library at {where}: {reason}")
+
+
 def connect(url: str, settings: Settings) -> psycopg.Connection[Any]:
-    """A connection with the library's timeouts; unreachable -> ``LibraryUnavailable``."""
+    """A connection with the library's timeouts; a failure -> ``connection_error``'s
+    ``LibraryUnavailable`` (or ``LibraryLoginFailed``)."""
     check_url(url)
     cfg = settings.library
     try:
@@ -96,9 +185,40 @@ def connect(url: str, settings: Settings) -> psycopg.Connection[Any]:
             options=f"-c statement_timeout={cfg.statement_timeout_s * 1000} -c search_path={SCHEMA},public",
         )
     except psycopg.OperationalError as exc:
-        raise LibraryUnavailable(f"Cannot reach the team library at {redact(url)}: {_first_line(exc)}") from exc
+        raise connection_error(url, exc) from exc
     except psycopg.ProgrammingError as exc:  # a malformed connection string
         raise LibraryUnavailable(f"Not a usable library URL ({redact(url)}): {_first_line(exc)}") from exc
+
+
+def _readable(fd: int) -> bool:
+    """Whether a socket has something to read now (no wait)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # Windows: sockets only, which this is
+
+
+def _dropped(conn: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection was closed under us (a server restarted or stopped, an
+    administrator's pg_terminate_backend): though no query is under way its socket is
+    readable, and stays readable once what was sent is read (the end of the stream). One
+    poll, no round trip. A silent peer (a network cut) is found by the keepalives instead."""
+    if conn.closed or conn.broken:
+        return True
+    if conn.info.transaction_status != TransactionStatus.IDLE:
+        return False
+    try:
+        fd = conn.fileno()
+        if not _readable(fd):
+            return False
+    except (OSError, ValueError, psycopg.Error):
+        return False  # cannot tell: the statement itself will find out
+    try:
+        conn.pgconn.consume_input()
+        return _readable(fd) or conn.pgconn.status == ConnStatus.BAD
+    except (OSError, ValueError, psycopg.Error):
+        return True
 
 
 def _vector_adapters(conn: psycopg.Connection[Any]) -> None:
@@ -139,7 +259,6 @@ def hnsw_index_sql(dim: int, m: int, ef_construction: int, halfvec: bool) -> str
 
 def _schema_sql(dim: int, m: int, ef_construction: int, halfvec: bool = False) -> list[str]:
     return [
-        "CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public",
         f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
         "CREATE TABLE IF NOT EXISTS manifest (key text PRIMARY KEY, value jsonb NOT NULL)",
         """CREATE TABLE IF NOT EXISTS documents (
@@ -186,6 +305,13 @@ def _schema_sql(dim: int, m: int, ef_construction: int, halfvec: bool = False) -
         # the page: a search reads its pages' types with its candidates instead of typing them
         "ALTER TABLE pages ADD COLUMN IF NOT EXISTS page_type text",
         "ALTER TABLE pages ADD COLUMN IF NOT EXISTS page_type_version int",
+        # what each generation changed (NULL: everything), written with the generation: what a
+        # desktop applies when a notification says "look" (a notification itself carries nothing)
+        """CREATE TABLE IF NOT EXISTS changes (
+            generation bigint PRIMARY KEY, docs text[], committed_at timestamptz NOT NULL DEFAULT clock_timestamp())""",
+        # the row every writing transaction locks first (FOR UPDATE: editors only)
+        "CREATE TABLE IF NOT EXISTS writer_lock (id int PRIMARY KEY CHECK (id = 1))",
+        "INSERT INTO writer_lock VALUES (1) ON CONFLICT DO NOTHING",
     ]
 
 
@@ -206,20 +332,24 @@ def _upgrade_schema(conn: psycopg.Connection[Any]) -> bool:
     # in line unless the row could not fit a page otherwise (pgvector's default is EXTERNAL:
     # beside the tokens every vector went to TOAST, ~14 us a row for an exact scan)
     conn.execute("ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE MAIN")
+    # 3: a document's path is its file name (earlier versions stored the adding desktop's path)
+    conn.execute("UPDATE documents SET path = file_name WHERE path <> file_name")
     conn.execute("INSERT INTO manifest VALUES ('db_schema', %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                  (Jsonb(DB_SCHEMA_VERSION),))
     return bool(moved and moved[0])
 
 
-def _roles_sql() -> list[str]:
-    out = []
-    for role in (READER_ROLE, EDITOR_ROLE):
-        out.append(f"DO $$ BEGIN CREATE ROLE {role} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
-        out.append(f"GRANT USAGE ON SCHEMA {SCHEMA} TO {role}")
+def _grants_sql() -> list[str]:
+    """What each role may do (run by the owner at every ``team init``): readers read; editors
+    also write, and lock the writer lock, but may not remove its row; nobody else anything."""
+    out = [f"GRANT USAGE ON SCHEMA {SCHEMA} TO {role}" for role in (READER_ROLE, EDITOR_ROLE)]
     out += [
         f"GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO {READER_ROLE}",
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {SCHEMA} TO {EDITOR_ROLE}",
         f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {SCHEMA} TO {EDITOR_ROLE}",
+        f"REVOKE ALL ON writer_lock FROM {READER_ROLE}, PUBLIC",
+        f"REVOKE INSERT, DELETE, TRUNCATE ON writer_lock FROM {EDITOR_ROLE}",
+        f"REVOKE ALL ON SCHEMA {SCHEMA} FROM PUBLIC",
     ]
     return out
 
@@ -254,15 +384,159 @@ def _fill_page_types(conn: psycopg.Connection[Any]) -> int:
     return len(rows)
 
 
-def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) -> str:
-    """Create (or complete) a team library: the extension, schema, tables, indexes and the
-    reader/editor roles, with this desktop's manifest. Idempotent; refuses a database that
-    already holds a library built with another embedder. Returns what was done."""
-    m, efc = server_index_params(settings)
-    halfvec = settings.library.server_hnsw_halfvec
-    conn = connect(url, settings)
+def _with_database(url: str, dbname: str) -> str:
+    """The same server and login as ``url``, in the database ``dbname``."""
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")
+    kept = "&".join(p for p in query.split("&") if p and parameter_name(p) != "dbname")
+    return f"{scheme}://{rest.partition('/')[0]}/{quote(dbname, safe='')}" + (f"?{kept}" if kept else "")
+
+
+# a connection string's parameters that belong to one person (a client certificate, a password
+# file): left out of the strings ``team init`` prints for others
+PERSONAL_PARAMETERS = {"user", "password", "sslpassword", "sslcert", "sslkey", "passfile"}
+
+
+def person_url(url: str, user: str) -> str:
+    """The library's connection string for ``user``: the same server, database and TLS
+    settings, that user's name, no secret and none of the URL's own person's files."""
+    scheme, _, rest = without_secrets(url).partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, slash, path = rest.partition("/")
+    kept = [p for p in query.split("&") if p and parameter_name(p) not in PERSONAL_PARAMETERS]
+    return (f"{scheme}://{quote(user, safe='')}@{netloc.rpartition('@')[2]}{slash}{path}"
+            + (f"?{'&'.join(kept)}" if kept else ""))
+
+
+def _verifies_server(url: str) -> bool:
+    """Whether the URL has the desktop check the server's certificate and name (or never
+    leaves this computer: a loopback address or a Unix socket)."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error:
+        return False
+    hosts = str(params.get("host") or "").split(",")
+    local = all(h in ("", "localhost", "127.0.0.1", "::1") or h.startswith("/") for h in hosts)
+    return local or params.get("sslmode") == "verify-full"
+
+
+def _missing_roles(conn: psycopg.Connection[Any]) -> list[str]:
+    have = {r[0] for r in conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
+                                       ([READER_ROLE, EDITOR_ROLE],)).fetchall()}
+    return [r for r in (READER_ROLE, EDITOR_ROLE) if r not in have]
+
+
+def _create_extension(conn: psycopg.Connection[Any]) -> None:
+    try:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
+    except (pg_errors.FeatureNotSupported, pg_errors.UndefinedFile) as exc:  # pgvector is not installed
+        raise ValueError(f"the server has no pgvector to create the vector extension from ({_first_line(exc)}): "
+                         f"install it on the server first (e.g. the postgresql-NN-pgvector package), see {SETUP_DOC}"
+                         ) from exc
+
+
+def _admin_setup(admin_url: str, settings: Settings, owner: str, dbname: str) -> list[str]:
+    """What of ``team init`` only a superuser may do, as the superuser of ``admin_url``: the
+    library's database (made for ``owner``), the vector extension in it (pgvector is not a
+    trusted extension) and the two group roles, which ``owner`` may then grant to people
+    (ADMIN OPTION). Returns what was done."""
+    admin, done = url_user(admin_url), []
+    conn = connect(admin_url, settings)
+    try:
+        row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+        if not (row and row[0]):
+            raise LibraryPermissionDenied(
+                f"team init --admin-url: {admin} is not a superuser, and creating the vector extension needs one: "
+                "give the server's superuser's connection string (e.g. postgresql://postgres@HOST:5432/postgres)")
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (owner,)).fetchone() is None:
+            raise ValueError(f"there is no role {owner} on the server to own the library: create it first (in psql, "
+                             f"as {admin}: CREATE ROLE {owner} LOGIN; \\password {owner}), see {SETUP_DOC}")
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(dbname), sql.Identifier(owner)))
+            done.append(f"database {dbname} created for {owner}")
+    finally:
+        conn.close()
+    conn = connect(_with_database(admin_url, dbname), settings)
     try:
         with conn.transaction():
+            if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+                _create_extension(conn)
+                done.append("vector extension created")
+            missing = _missing_roles(conn)
+            for role in missing:
+                conn.execute(f"CREATE ROLE {role} NOLOGIN")
+            if missing:
+                done.append(f"roles {', '.join(missing)} created")
+            conn.execute(sql.SQL("GRANT {}, {} TO {} WITH ADMIN OPTION").format(
+                sql.Identifier(READER_ROLE), sql.Identifier(EDITOR_ROLE), sql.Identifier(owner)))
+            conn.execute(sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(sql.Identifier(dbname),
+                                                                              sql.Identifier(owner)))
+    finally:
+        conn.close()
+    return done
+
+
+def _check_owner(conn: psycopg.Connection[Any], where: str) -> None:
+    """``team init`` by anyone but the library's owner (or a superuser) is told, before anything
+    is tried, what they are and who runs it: an editor, a reader or a stranger to the library."""
+    row = conn.execute(
+        "SELECT pg_get_userbyid(n.nspowner), current_user, r.rolsuper, pg_has_role(current_user, n.nspowner, 'MEMBER'),"
+        " CASE WHEN to_regrole(%(e)s) IS NOT NULL THEN pg_has_role(current_user, to_regrole(%(e)s), 'MEMBER') END,"
+        " CASE WHEN to_regrole(%(r)s) IS NOT NULL THEN pg_has_role(current_user, to_regrole(%(r)s), 'MEMBER') END"
+        " FROM pg_namespace n, pg_roles r WHERE n.nspname = %(s)s AND r.rolname = current_user",
+        {"e": EDITOR_ROLE, "r": READER_ROLE, "s": SCHEMA}).fetchone()
+    if row is None or row[2] or row[3]:
+        return  # no library yet, or its owner (or a superuser)
+    owner, user, _, _, editor, reader = row
+    what = ("an editor" if editor else "a reader" if reader else "not the owner") + f" of the team library at {where}"
+    if editor or reader:
+        what += " (editors add, remove and edit filings)" if editor else " (readers search and ask)"
+    raise LibraryPermissionDenied(
+        f"team init: {user} is {what}. team init sets the library up and changes its tables and roles: its owner, "
+        f"{owner}, runs it (or a superuser, with --admin-url); see {SETUP_DOC}.")
+
+
+def init_team_library(
+    url: str, settings: Settings, manifest: dict[str, Any], admin_url: str | None = None,
+    readers: Sequence[str] = (), editors: Sequence[str] = (),
+) -> str:
+    """Create (or complete, or upgrade) a team library, as the role of ``url``, who owns it:
+    the schema, tables, indexes and grants, with this desktop's manifest; then grant the
+    reader or editor role to the login roles named. ``admin_url`` (a superuser's connection
+    string on the same server) first does what only a superuser may (``_admin_setup``: the
+    database, the vector extension, the group roles). Idempotent; refuses a database that
+    already holds a library built with another embedder, and anyone but the owner. Returns
+    what was done and each person's connection string (no secret in any)."""
+    check_url(url)
+    if admin_url:
+        check_url(admin_url)
+    m, efc = server_index_params(settings)
+    halfvec = settings.library.server_hnsw_halfvec
+    owner, dbname, where = url_user(url), url_database(url), redact(url)
+    done = _admin_setup(admin_url, settings, owner, dbname) if admin_url else []
+    conn = connect(url, settings)
+    try:
+        _check_owner(conn, where)
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            try:
+                _create_extension(conn)
+            except pg_errors.InsufficientPrivilege as exc:
+                raise LibraryPermissionDenied(
+                    f"team init: the vector extension is not in database {dbname} yet, and creating it needs a "
+                    "superuser (pgvector is not a trusted extension): run team init with --admin-url and the "
+                    "superuser's connection string (e.g. postgresql://postgres@HOST:5432/postgres), or have the "
+                    f"server's administrator run CREATE EXTENSION vector; in {dbname}. See {SETUP_DOC}.") from exc
+        with conn.transaction():
+            missing = _missing_roles(conn)
+            try:
+                with conn.transaction():
+                    for role in missing:
+                        conn.execute(f"CREATE ROLE {role} NOLOGIN")
+            except pg_errors.InsufficientPrivilege as exc:
+                raise LibraryPermissionDenied(
+                    f"team init: the roles {' and '.join(missing)} do not exist yet, and {owner} may not create roles: "
+                    f"run team init once with --admin-url and the superuser's connection string. See {SETUP_DOC}."
+                ) from exc
             for stmt in _schema_sql(int(manifest["dim"]), m, efc, halfvec):
                 conn.execute(stmt)
             stored = {k: v for k, v in conn.execute("SELECT key, value FROM manifest").fetchall()}
@@ -275,46 +549,83 @@ def init_team_library(url: str, settings: Settings, manifest: dict[str, Any]) ->
                 created = False
             else:
                 for k, v in {**manifest, "db_schema": DB_SCHEMA_VERSION, "generation": 0}.items():
-                    conn.execute("INSERT INTO manifest VALUES (%s, %s)", (k, Jsonb(v)))
+                    conn.execute("INSERT INTO manifest VALUES (%s, %s) ON CONFLICT (key) DO UPDATE"
+                                 " SET value = excluded.value", (k, Jsonb(v)))
                 created = True
             upgraded = _upgrade_schema(conn)
             _fill_page_maps(conn)
             _fill_page_types(conn)
-            for stmt in _roles_sql():
+            for stmt in _grants_sql():
                 conn.execute(stmt)
-    except psycopg.errors.InsufficientPrivilege as exc:
-        raise ReadOnlyLibrary(f"team init needs a role that may create the schema and roles: {_first_line(exc)}") \
-            from exc
+            for role, names in ((READER_ROLE, readers), (EDITOR_ROLE, editors)):
+                for name in names:
+                    try:
+                        with conn.transaction():
+                            conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(name)))
+                    except pg_errors.UndefinedObject as exc:
+                        raise ValueError(f"there is no role {name} on the server: create it first (in psql: CREATE "
+                                         f"ROLE {name} LOGIN; \\password {name}), then run team init again") from exc
+        people = conn.execute(
+            "SELECT p.rolname, bool_or(g.rolname = %s) FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid"
+            " JOIN pg_roles p ON p.oid = a.member WHERE g.rolname IN (%s, %s) AND p.rolcanlogin"
+            " AND p.rolname <> current_user GROUP BY p.rolname ORDER BY p.rolname",
+            (EDITOR_ROLE, READER_ROLE, EDITOR_ROLE)).fetchall()
+    except pg_errors.InsufficientPrivilege as exc:
+        raise LibraryPermissionDenied(
+            f"team init: {owner} may not set up the library in database {dbname} ({_first_line(exc)}): run it as the "
+            f"database's owner, or once with --admin-url and the superuser's connection string. See {SETUP_DOC}."
+        ) from exc
     finally:
         conn.close()
-    what = "created" if created else "already set up; roles and grants refreshed"
+    what = "created" if created else "already set up; tables, roles and grants checked"
     if upgraded:
         what += (f"; upgraded to schema {DB_SCHEMA_VERSION} (BM25 tokens in their own table; `VACUUM FULL "
                  f"{SCHEMA}.chunks` once, in a quiet hour, puts the stored vectors in line for faster filtered search)")
     index = "halfvec " if halfvec else ""
-    return (f"Team library at {redact(url)} {what} (embedder {manifest['embedder']}, {index}HNSW m={m}, "
-            f"ef_construction={efc}). Roles: {READER_ROLE} (search, ask), {EDITOR_ROLE} (ingest, remove, edit)."
-            f" Grant them to people: GRANT {READER_ROLE} TO alice;")
+    lines = [f"Team library at {where} {what} (embedder {manifest['embedder']}, {index}HNSW m={m}, "
+             f"ef_construction={efc}); owner {owner}."]
+    if done:
+        lines.append(f"As {url_user(admin_url or '')}: " + "; ".join(done) + ".")
+    lines.append(f"Roles: {READER_ROLE} (search, ask), {EDITOR_ROLE} (ingest, remove, edit metadata).")
+    if people:
+        lines.append("Connection strings to hand out (each person's password goes in their ~/.pgpass, PGPASSWORD or "
+                     "a service file, never in the string):")
+        width = max(len(name) for name, _ in people)
+        lines += [f"  {name:<{width}}  {'editor' if editor else 'reader'}  {person_url(url, name)}"
+                  for name, editor in people]
+    else:
+        lines.append(f"Nobody has a role yet. Grant one: main.py team init URL --reader NAME --editor NAME (each NAME "
+                     f"a login role: in psql, CREATE ROLE NAME LOGIN; \\password NAME). Each person's connection "
+                     f"string: {person_url(url, 'NAME')}")
+    if not _verifies_server(url):
+        lines.append("Note: this URL does not ask for sslmode=verify-full: nobody checks that the server is the firm's, "
+                     f"and passwords may cross the network in the clear. See {SETUP_DOC}.")
+    return "\n".join(lines)
 
 
 class ChangeFeed:
-    """The changes committed to a team library, as ``NOTIFY`` delivers them to a connection
-    of its own that LISTENs (a daemon thread reads it; it reconnects after a failure).
+    """Wakes a desktop when a commit to its team library may have changed something: a
+    connection of its own LISTENs (a daemon thread reads it and reconnects after a failure).
 
-    ``from_generation``: every generation after it is, or will shortly be, in ``pending``
-    (the generation read right after LISTEN took effect; None while not listening). A
-    writer's transaction holds the advisory write lock until it commits, so generations
-    commit in order and each arrives exactly once, a moment after its commit."""
+    A notification is trusted for nothing: any role that may connect can send one, with any
+    payload, so ours carry none and every one only says "look". The desktop then reads the
+    generation and the changes log (``PostgresStore.changed_documents``), which only editors
+    can write: a forged notification costs one read of the generation and changes nothing.
+    (Re)starting to listen counts as a notification too: a commit in the gap is not missed."""
 
     def __init__(self, url: str, settings: Settings) -> None:
         self.url, self.settings = url, settings
         self._cond = threading.Condition()
-        self._pending: dict[int, list[str] | None] = {}  # generation -> documents it changed (None: all)
-        self.from_generation: int | None = None
+        self.listening = False
         self.received = 0  # notifications so far (a follower waits for this to move)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="desktop_rag-changes", daemon=True)
         self._thread.start()
+
+    def _look(self) -> None:
+        with self._cond:
+            self.received += 1
+            self._cond.notify_all()
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -325,57 +636,24 @@ class ChangeFeed:
                 continue
             try:
                 conn.execute(f"LISTEN {CHANGES_CHANNEL}")
-                row = conn.execute("SELECT value FROM manifest WHERE key = 'generation'").fetchone()
                 with self._cond:
-                    self._pending.clear()
-                    self.from_generation = int(row[0]) if row else 0
-                    self._cond.notify_all()
+                    self.listening = True
+                self._look()
                 while not self._stop.is_set():
-                    for note in conn.notifies(timeout=0.5):
-                        change = json.loads(note.payload)
-                        with self._cond:
-                            self._pending[int(change["generation"])] = change.get("docs")
-                            self.received += 1
-                            self._cond.notify_all()
-            except (psycopg.Error, ValueError, KeyError, TypeError):
-                pass  # a lost connection (or a foreign payload): listen afresh; gaps mean a full reload
+                    for _note in conn.notifies(timeout=0.5):
+                        self._look()
+            except psycopg.Error:
+                pass  # a lost connection: listen afresh
             finally:
                 with self._cond:
-                    self.from_generation = None
+                    self.listening = False
                     self._cond.notify_all()
                 conn.close()
             self._stop.wait(1.0)
 
     def wait_listening(self, timeout: float) -> bool:
         with self._cond:
-            return self._cond.wait_for(lambda: self.from_generation is not None, timeout)
-
-    def changed_documents(self, since: int, current: int, wait_s: float = 2.0) -> set[str] | None:
-        """The documents changed by generations ``since`` + 1 .. ``current``, or None when
-        that is not known (not listening since then, or a change of everything): the caller
-        then reloads all. Waits up to ``wait_s`` for notifications still in flight."""
-        end = time.monotonic() + wait_s
-        with self._cond:
-            while True:
-                start = self.from_generation
-                if start is not None and since < start:
-                    return None  # changes before LISTEN took effect are not known
-                if start is not None:
-                    needed = range(since + 1, current + 1)
-                    if all(g in self._pending for g in needed):
-                        docs: set[str] = set()
-                        for g in needed:
-                            changed = self._pending[g]
-                            if changed is None:
-                                return None
-                            docs.update(changed)
-                        for g in [g for g in self._pending if g <= since]:
-                            del self._pending[g]
-                        return docs
-                remaining = end - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self._cond.wait(remaining)
+            return self._cond.wait_for(lambda: self.listening, timeout)
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
         """Block until a notification arrives after the first ``seen`` (or ``timeout``);
@@ -389,6 +667,45 @@ class ChangeFeed:
         with self._cond:
             self._cond.notify_all()
         self._thread.join(timeout=5)
+
+
+class ConnectionLost(LibraryUnavailable):
+    """A connection that worked was lost under a statement (not a timeout)."""
+
+
+class LocalPaths:
+    """Where this desktop's own copies of a team library's filings are (doc_id -> path, a
+    JSON file in its data folder): the server keeps only file names, so one analyst's folders
+    are never shown to the others, while the analyst who added a filing can still open it."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._paths: dict[str, str] | None = None
+
+    def _load(self) -> dict[str, str]:
+        if self._paths is None:
+            self._paths = {}
+            if self.path is not None:
+                try:
+                    data = json.loads(self.path.read_text("utf-8"))
+                    self._paths = {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+                except (OSError, ValueError):
+                    pass
+        return self._paths
+
+    def get(self, doc_id: str) -> str | None:
+        return self._load().get(doc_id)
+
+    def remember(self, doc_id: str, path: str) -> None:
+        if self.path is None or not Path(path).is_absolute():
+            return
+        paths = self._load()
+        if paths.get(doc_id) != path:
+            paths[doc_id] = path
+            try:
+                write_text_atomic(self.path, json.dumps(paths, indent=1))
+            except OSError:
+                pass  # only a convenience: the filing is in the library either way
 
 
 # Exact (brute-force) search in SQL over a filter's rows, instead of the HNSW index with the
@@ -417,13 +734,19 @@ def _index_order(indexdef: str | None) -> str:
     return "embedding <=> %(q)b"
 
 
+# the server's clock now, as the desktop writes a time (ISO 8601, seconds, UTC)
+_NOW = "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || '+00:00'"
+
+
 class PostgresStore:
     """The server backend of ``core.index.backends.LibraryStore`` (see the module docstring)."""
 
     searches_in_store = True
     dir = None  # no local index folder
 
-    def __init__(self, url: str, settings: Settings) -> None:
+    def __init__(self, url: str, settings: Settings, local_dir: Path | None = None) -> None:
+        """``local_dir``: this desktop's index folder, where it notes where its own copies of
+        the filings it added are (``LocalPaths``; None: nowhere)."""
         check_url(url)
         self.url = url
         self.location = redact(url)
@@ -435,65 +758,88 @@ class PostgresStore:
         self._session: dict[str, str] = {}  # settings SET on the current connection (dense_search)
         self._dense_order = "embedding <=> %(q)b"  # what the HNSW index orders by (read at connect)
         self._snapshot_thread: int | None = None
+        self.local_paths = LocalPaths(local_dir / "team_files.json" if local_dir is not None else None)
         # a filter of at most this many rows is searched exactly (read at connect: where the vectors are)
         self.exact_scan_rows = EXACT_SCAN_ROWS_TOASTED
         self._connection()  # fail now, with a clear message, when the server is unreachable
 
     # -- connection ---------------------------------------------------------------------
     def _connection(self) -> psycopg.Connection[Any]:
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            conn = connect(self.url, self.settings)
-            try:
-                # one round trip: is it a library, of this schema, which index, where the vectors are
-                row = conn.execute(
-                    "SELECT to_regclass('desktop_rag.manifest') IS NOT NULL,"
-                    " to_regclass('desktop_rag.chunk_tokens') IS NOT NULL,"
-                    " (SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = 'chunks_embedding'),"
-                    " (SELECT reltuples FROM pg_class WHERE oid = to_regclass('desktop_rag.chunks')),"
-                    " (SELECT pg_relation_size(reltoastrelid) FROM pg_class"
-                    "  WHERE oid = to_regclass('desktop_rag.chunks') AND reltoastrelid <> 0)", (SCHEMA,)).fetchone()
-                assert row is not None
-                if not row[0]:
-                    raise LibraryUnavailable(f"{self.location} is no desktop_rag team library yet: "
-                                             "run `main.py team init URL` once")
-                if not row[1]:
-                    raise LibraryUnavailable(f"{self.location} is a team library of an earlier version: run "
-                                             "`main.py team init URL` once (as its owner) to upgrade it")
-                _vector_adapters(conn)
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-            self._session = {}
-            self._dense_order = _index_order(row[2])
-            self.exact_scan_rows = _exact_scan_rows(float(row[3] or 0), int(row[4] or 0))
+        """The connection, made afresh when there is none or the server closed it (a restart
+        between two questions is not noticed by anyone: ``_dropped``)."""
+        if self._conn is not None and not _dropped(self._conn):
+            return self._conn
+        if self._conn is not None:
+            self._forget_connection()
+        conn = connect(self.url, self.settings)
+        try:
+            access = conn.execute("SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = %s",
+                                  (SCHEMA,)).fetchone()
+            if access is None:
+                raise LibraryUnavailable(f"{self.location} is no desktop_rag team library yet: "
+                                         "run `main.py team init URL` once")
+            if not access[0]:
+                user = url_user(self.url)
+                raise LibraryPermissionDenied(
+                    f"{user} may not read the team library at {self.location}: its owner grants access with "
+                    f"`main.py team init URL --reader {user}` (or --editor), or in psql GRANT {READER_ROLE} TO {user};")
+            # one round trip: of this schema, which index, where the vectors are
+            row = conn.execute(
+                "SELECT to_regclass('desktop_rag.manifest') IS NOT NULL,"
+                " to_regclass('desktop_rag.chunk_tokens') IS NOT NULL AND to_regclass('desktop_rag.changes') IS NOT NULL"
+                " AND to_regclass('desktop_rag.writer_lock') IS NOT NULL,"
+                " (SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = 'chunks_embedding'),"
+                " (SELECT reltuples FROM pg_class WHERE oid = to_regclass('desktop_rag.chunks')),"
+                " (SELECT pg_relation_size(reltoastrelid) FROM pg_class"
+                "  WHERE oid = to_regclass('desktop_rag.chunks') AND reltoastrelid <> 0)", (SCHEMA,)).fetchone()
+            assert row is not None
+            if not row[0]:
+                raise LibraryUnavailable(f"{self.location} is no desktop_rag team library yet: "
+                                         "run `main.py team init URL` once")
+            if not row[1]:
+                raise LibraryUnavailable(f"{self.location} is a team library of an earlier version: run "
+                                         "`main.py team init URL` once (as its owner) to upgrade it")
+            _vector_adapters(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        self._session = {}
+        self._dense_order = _index_order(row[2])
+        self.exact_scan_rows = _exact_scan_rows(float(row[3] or 0), int(row[4] or 0))
         return self._conn
 
-    def _unavailable(self, exc: BaseException) -> LibraryUnavailable:
+    def _forget_connection(self) -> None:
         if self._conn is not None:
             try:
                 self._conn.close()
             except Exception:
                 pass
-            self._conn = None  # reconnect on the next call (the retry)
+            self._conn = None  # reconnect on the next call
+
+    def _unavailable(self, exc: BaseException) -> LibraryUnavailable:
+        self._forget_connection()
         if isinstance(exc, pg_errors.QueryCanceled):
             return LibraryUnavailable(f"The team library at {self.location} did not answer in time (query "
                                       f"timeout {self.settings.library.statement_timeout_s} s, commit timeout "
                                       f"{self.settings.library.write_timeout_s} s); nothing was changed. Try again.")
-        return LibraryUnavailable(f"Lost the connection to the team library at {self.location}: "
-                                  f"{_first_line(exc)}. Nothing was changed; try again when it is back.")
+        return ConnectionLost(f"Lost the connection to the team library at {self.location}: "
+                              f"{_first_line(exc)}. Nothing was changed; try again when it is back.")
 
     @contextmanager
     def _cursor(self, write: bool = False, binary: bool = False) -> Iterator[psycopg.Cursor[Any]]:
         """One transaction (a savepoint when nested). ``write``: ordered after the other
-        writers (advisory lock) and allowed the write timeout instead of the query one."""
+        writers (the writer lock's row, which only editors may lock) and allowed the write
+        timeout instead of the query one."""
         with self._lock:
             try:
                 conn = self._connection()
                 with conn.transaction(), conn.cursor(binary=binary) as cur:
                     if write:
                         cur.execute(f"SET LOCAL statement_timeout = {int(self.settings.library.write_timeout_s) * 1000}")
-                        cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+                        if cur.execute("SELECT 1 FROM writer_lock WHERE id = 1 FOR UPDATE").fetchone() is None:
+                            raise LibraryUnavailable(f"The team library at {self.location} has lost its writer lock "
+                                                     "row: its owner runs `main.py team init URL` once to restore it")
                     yield cur
             except pg_errors.InsufficientPrivilege as exc:
                 self._writable = False
@@ -561,10 +907,21 @@ class PostgresStore:
             self._feed.wait_listening(timeout)
 
     def changed_documents(self, since: int, current: int) -> set[str] | None:
-        """Documents changed between two generations (None: unknown, reload everything)."""
-        if self._feed is None or since < 0:
+        """Documents changed by generations ``since`` + 1 .. ``current``, from the changes log
+        (written only by editors, in the transaction of each generation; inside ``snapshot``
+        it is read in the same state as ``current``). None when that is not known (a gap: older
+        than the log keeps, or written by an earlier version; or a change of everything): the
+        caller then reloads all."""
+        if since < 0 or current < since:
             return None
-        return self._feed.changed_documents(since, current)
+        if current == since:
+            return set()
+        with self._read() as cur:
+            rows = cur.execute("SELECT docs FROM changes WHERE generation > %s AND generation <= %s",
+                               (since, current)).fetchall()
+        if len(rows) != current - since or any(r[0] is None for r in rows):
+            return None
+        return {d for r in rows for d in r[0]}
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
         if self._feed is None:
@@ -606,31 +963,48 @@ class PostgresStore:
 
     @property
     def generation(self) -> int:
-        with self._read() as cur:  # asked before every search (Library.refresh): one round trip
-            row = cur.execute("SELECT value FROM manifest WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+        """Asked before every search (``Library.refresh``): one round trip. Its question's one
+        transparent retry: a connection lost under the read (and not noticed before it, e.g.
+        a network cut the keepalives found) is made again once, outside a snapshot; a server
+        that stays away then raises ``LibraryUnavailable``."""
+        with self._lock:
+            outside = self._conn is None or self._conn.info.transaction_status == TransactionStatus.IDLE
+            for attempt in (1, 2):
+                try:
+                    with self._read() as cur:
+                        row = cur.execute("SELECT value FROM manifest WHERE key = 'generation'").fetchone()
+                    return int(row[0]) if row else 0
+                except ConnectionLost:
+                    if attempt == 2 or not outside:
+                        raise
+            raise AssertionError("unreachable")
 
     @staticmethod
     def _bump_generation(cur: psycopg.Cursor[Any], docs: list[str] | None) -> int:
-        """The next generation, and its notification (sent at commit) naming the documents
-        this transaction changed (None: everything, e.g. new tokens for all chunks)."""
+        """The next generation, its row in the changes log naming the documents this
+        transaction changed (None: everything, e.g. new tokens for all chunks), the log's
+        oldest rows dropped, and a notification with no payload (sent at commit): one round trip."""
         row = cur.execute(
-            "INSERT INTO manifest VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE"
-            " SET value = to_jsonb(manifest.value::text::bigint + 1) RETURNING value").fetchone()
-        gen = int(row[0])  # type: ignore[index]
-        cur.execute("SELECT pg_notify(%s, %s)", (CHANGES_CHANNEL, json.dumps({"generation": gen, "docs": docs})))
-        return gen
+            "WITH g AS (INSERT INTO manifest VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE"
+            "  SET value = to_jsonb(manifest.value::text::bigint + 1) RETURNING value::text::bigint AS gen),"
+            " logged AS (INSERT INTO changes (generation, docs) SELECT gen, %(docs)s::text[] FROM g),"
+            " pruned AS (DELETE FROM changes WHERE generation <= (SELECT gen FROM g) - %(kept)s)"
+            " SELECT gen, pg_notify(%(channel)s, '') FROM g",
+            {"docs": docs, "kept": CHANGES_KEPT, "channel": CHANGES_CHANNEL}).fetchone()
+        return int(row[0])  # type: ignore[index]
 
     # -- writing documents --------------------------------------------------------------
     def add_document(
         self, doc: Document, page_texts: list[str], chunks: list[Chunk], tokens: list[list[str]],
         vectors: np.ndarray | None, statements: StatementRows | None = None,
     ) -> list[int] | None:
+        """The server keeps the file's name as its path (never this desktop's folders, which
+        ``local_paths`` remembers here), and the server's clock at the commit as ``added_at``
+        (the end of the write, not the start of the ingest; one clock for all desktops)."""
         with self._cursor(write=True) as cur:
             cur.execute(
-                "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (doc_id) DO NOTHING",
-                (doc.doc_id, doc.file_name, doc.path, doc.pages, Jsonb(asdict(doc.meta)), doc.meta_edited,
-                 doc.added_at or datetime.now(timezone.utc).isoformat(timespec="seconds")))
+                f"INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, {_NOW}) ON CONFLICT (doc_id) DO NOTHING",
+                (doc.doc_id, doc.file_name, doc.file_name, doc.pages, Jsonb(asdict(doc.meta)), doc.meta_edited))
             if cur.rowcount == 0:
                 return None  # the same file, committed first by another desktop
             with cur.copy("COPY pages (doc_id, page, text, page_type, page_type_version) FROM STDIN") as cp:
@@ -641,7 +1015,9 @@ class PostgresStore:
                 cur.execute("INSERT INTO statements (doc_id, extractor, data, page_map) VALUES (%s, %s, %s, %s)",
                             (doc.doc_id, statements[0], json.dumps(statements[1]), _page_map(statements[1])))
                 self._set_manifest(cur, extractor_version=statements[0])
+            cur.execute(f"UPDATE documents SET added_at = {_NOW} WHERE doc_id = %s", (doc.doc_id,))
             self._bump_generation(cur, [doc.doc_id])
+        self.local_paths.remember(doc.doc_id, doc.path)
         return ids
 
     def _insert_chunks(
@@ -766,7 +1142,8 @@ class PostgresStore:
                 "SELECT d.doc_id, d.file_name, d.path, d.pages, d.meta, d.meta_edited, d.added_at,"
                 " (SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id)"
                 " FROM documents d ORDER BY d.added_at, d.file_name").fetchall()
-        return [Document(r[0], r[1], r[2], r[3], DocumentMeta(**r[4]), int(r[7]), r[6], bool(r[5])) for r in rows]
+        return [Document(r[0], r[1], self.local_paths.get(r[0]) or r[2], r[3], DocumentMeta(**r[4]), int(r[7]), r[6],
+                         bool(r[5])) for r in rows]
 
     def has_document(self, doc_id: str) -> bool:
         with self._cursor() as cur:

@@ -14,7 +14,7 @@ import pytest
 
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.index.backends import LibraryUnavailable, ReadOnlyLibrary
-from desktop_rag.core.index.backends.postgres import EDITOR_ROLE, READER_ROLE, PostgresStore
+from desktop_rag.core.index.backends.postgres import DB_SCHEMA_VERSION, EDITOR_ROLE, READER_ROLE, PostgresStore
 from desktop_rag.core.index.library import IngestReport, Library
 from desktop_rag.core.retrieve.hybrid import HybridRetriever
 from desktop_rag.settings import Settings
@@ -412,7 +412,7 @@ def test_team_init_upgrades_a_library_with_tokens_in_the_chunk_rows(real_pair, t
     init_team(team_url, fake_embedder)
     upgraded = Library(tmp_path / "desk2", Settings(), fake_embedder, location=team_url)
     try:
-        assert upgraded.store.manifest()["db_schema"] == 2
+        assert upgraded.store.manifest()["db_schema"] == DB_SCHEMA_VERSION
         with upgraded.store._read() as cur:  # type: ignore[attr-defined]
             assert cur.execute("SELECT chunk_id, ctid::text, xmin::text FROM chunks ORDER BY chunk_id").fetchall() == rows
         after = [[(h.chunk.chunk_id, round(h.score, 9)) for h in HybridRetriever(upgraded, Settings().retrieval).search(
