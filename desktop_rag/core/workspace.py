@@ -18,6 +18,7 @@ from desktop_rag.core.conversation.memory import MemoryStore
 from desktop_rag.core.domain.types import Document, DocumentMeta
 from desktop_rag.core.index.embedder import Embedder
 from desktop_rag.core.index.library import Library
+from desktop_rag.core.index.pdf_reader import ProcessPdfReader
 from desktop_rag.paths import DEFAULT_GGUF, embedder_cache_dir, model_dirs, set_offline_env
 from desktop_rag.paths import data_dir as resolve_data_dir
 from desktop_rag.paths import models_dir as resolve_models_dir
@@ -76,6 +77,14 @@ class Workspace:
         if not matches:
             matches = [d for d in docs if d.file_name.lower().startswith(key.lower())]
         return matches
+
+    def read_pdfs_in_helper_processes(self) -> None:
+        """Read added PDFs (and their printed page numbers) in helper processes: PyMuPDF
+        holds the interpreter lock for up to a second per page, which a window's thread must
+        never wait for (core/index/pdf_reader)."""
+        if self.library.pdf_reader.in_process:
+            old, self.library.pdf_reader = self.library.pdf_reader, ProcessPdfReader()
+            old.close()
 
     def remove(self, doc_id: str) -> bool:
         """Remove a document (its pages, passages, vectors, statements). False if unknown."""
