@@ -1,4 +1,5 @@
-"""core/index/pdf_reader.py: a PDF read in a helper process gives what ingest reads in process."""
+"""core/index/pdf_reader.py: a PDF read in a helper process gives what ingest reads in process,
+and every citation names its page as the filing prints it."""
 
 from __future__ import annotations
 
@@ -6,8 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from desktop_rag.core.domain.page_labels import cited_page
+from desktop_rag.core.index.library import IngestReport, Library
 from desktop_rag.core.index.pdf_reader import ProcessPdfReader, read_pdf
 from desktop_rag.core.ingest.pdf import PdfError, extract_document, open_pdf
+from desktop_rag.settings import Settings
+from tests.conftest import APPLE_PAGES, write_pdf
+
+
+def numbered(path: Path, pages: list[str], front: int) -> Path:
+    """``pages`` with a printed page number at the foot of each page after ``front`` pages
+    (a cover and a contents page make the printed number two less than the PDF's)."""
+    return write_pdf(path, [t + (f"\n\n\n{i + 1 - front}" if i >= front else "") for i, t in enumerate(pages)])
 
 
 def test_a_helper_process_reads_what_ingest_reads_in_process(tmp_path: Path, sample_pdf: Path) -> None:
@@ -34,9 +45,6 @@ def test_a_helper_process_reads_what_ingest_reads_in_process(tmp_path: Path, sam
 
 def test_a_library_reading_in_helper_processes_stores_what_it_stores_reading_in_process(
         tmp_path: Path, sample_pdf: Path, fake_embedder) -> None:  # type: ignore[no-untyped-def]
-    from desktop_rag.core.index.library import IngestReport, Library
-    from desktop_rag.settings import Settings
-
     stored = []
     for apart in (False, True):
         lib = Library(tmp_path / f"data{apart}", Settings(), fake_embedder)
@@ -53,3 +61,28 @@ def test_a_library_reading_in_helper_processes_stores_what_it_stores_reading_in_
         finally:
             lib.close()
     assert stored[0] == stored[1]
+
+
+@pytest.mark.parametrize("apart", [False, True])
+def test_an_answer_names_the_page_its_filing_prints(tmp_path: Path, fake_embedder, apart: bool) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.core.answer.engine import AnswerEngine
+
+    pages = ["Apple Inc.\nCover page", "Table of contents\nItem 1 Financial Statements 1", *APPLE_PAGES[1:]]
+    pdf = numbered(tmp_path / "src" / "2023 Q3 AAPL.pdf", [APPLE_PAGES[0], *pages[1:]], front=2)
+    lib = Library(tmp_path / "data", Settings(), fake_embedder)
+    if apart:
+        lib.pdf_reader = ProcessPdfReader()
+    try:
+        report = IngestReport()
+        for _ in lib.ingest([pdf], report=report):
+            pass
+        assert report.added and not report.failed
+        [doc] = lib.documents()
+        assert lib.page_label(doc.doc_id, 3) == "1" and lib.page_label(doc.doc_id, 1) == ""
+        answer = AnswerEngine(lib, lib.settings).ask("What were Apple's total net sales in Q3 2023?")
+        cites = [*answer.citations, *(answer.calculation.inputs if answer.calculation else [])]
+        assert cites and all(c.page == 3 and c.page_label == "1" for c in cites)
+        assert {cited_page(c) for c in cites} == {"p. 1 (PDF 3)"}
+        assert "page 3" not in answer.answer and ("p. 1 (PDF 3)" in answer.answer or not answer.computed)
+    finally:
+        lib.close()
