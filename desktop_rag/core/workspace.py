@@ -15,7 +15,8 @@ from desktop_rag.core.answer.generate import LlamaGenerator, ModelInfo, inspect_
 from desktop_rag.core.conversation.database import ConversationDatabase
 from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
-from desktop_rag.core.domain.types import Document, DocumentMeta
+from desktop_rag.core.domain.page_labels import describe_page
+from desktop_rag.core.domain.types import CalculationInput, Citation, Document, DocumentMeta
 from desktop_rag.core.index.embedder import Embedder
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.index.pdf_reader import ProcessPdfReader
@@ -85,6 +86,14 @@ class Workspace:
         if self.library.pdf_reader.in_process:
             old, self.library.pdf_reader = self.library.pdf_reader, ProcessPdfReader()
             old.close()
+
+    def page_name(self, cited: Citation | CalculationInput) -> str:
+        """A cited page as every front end names it ("p. 72 (PDF 74)"), reading the number the
+        page prints when the citation does not carry it (one stored before citations did)."""
+        label = cited.page_label
+        if not label and cited.doc_id:
+            label = self.library.page_label(cited.doc_id, cited.page)
+        return describe_page(label, cited.page)
 
     def remove(self, doc_id: str) -> bool:
         """Remove a document (its pages, passages, vectors, statements). False if unknown."""

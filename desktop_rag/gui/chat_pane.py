@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from desktop_rag.core.answer.engine import EXTRACTIVE_NOTE, NO_MODEL_REASON
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
+from desktop_rag.core.domain.page_labels import describe_page
 from desktop_rag.core.domain.types import Answer, Citation, Evidence
 from desktop_rag.gui import style
 from desktop_rag.gui.text import duration, esc, set_plain, set_rich, timing_bits
@@ -70,8 +71,31 @@ def extractive_lead(answer: Answer) -> str:
     return shown
 
 
-def default_page_label(citation: Citation) -> str:
-    return f"p. {citation.page}"
+def default_page_label(cited: Any) -> str:
+    """A cited page (a ``Citation``, a ``CalculationInput`` or its JSON form) as the core names
+    it: "p. 72 (PDF 74)" when the filing prints another number than the PDF's."""
+    return describe_page(str(field_of(cited, "page_label", "") or ""), int(field_of(cited, "page", 0) or 0))
+
+
+def answer_badges(answer: Answer) -> list[str]:
+    """The badges an answer shows (the chat and the log name it alike)."""
+    computed = bool(getattr(answer, "computed", False) or getattr(answer, "calculation", None))
+    out = ["Stopped"] if answer.cancelled else []
+    if answer.not_in_corpus:
+        out.append("Not in corpus")
+    elif computed:
+        out.append("Computed")
+    elif answer.extractive:
+        out.append("Extractive")
+    elif answer.citations:
+        out.append("Verified")
+    return out
+
+
+BADGE_STYLES = {"Stopped": "BadgeStopped", "Not in corpus": "BadgeNotInCorpus", "Computed": "BadgeVerified",
+                "Extractive": "BadgeExtractive", "Verified": "BadgeVerified"}
+# said under a refusal whose reason does not already tell the analyst what to do
+REFUSAL_HINT = "Try rephrasing the question, or add the filing that answers it."
 
 
 def friendly_date(iso: str, now: datetime | None = None) -> str:
@@ -189,9 +213,8 @@ class CitationChip(QFrame):
         self.setObjectName("CitationChip")
         self.citation = citation
         self.number = number
-        self.page_label = page_label or f"p. {citation.page}"
+        self.page_label = page_label or default_page_label(citation)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"Open {citation.doc} at {self.page_label} with the quote highlighted")
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # "E1" marks a quote of the evidence shown before the answer, "1" the answer's own
         num = QLabel(marker or str(number))
@@ -199,8 +222,6 @@ class CitationChip(QFrame):
         num.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.source_label = src = WrapLabel()
         src.setObjectName("ChipSource")
-        set_rich(src, f"{esc(citation.doc)} <span style='color:{style.MUTED}; font-weight:400'>"
-                      f"· {esc(self.page_label)}</span>")
         quote = " ".join(citation.quote.split())
         self.quote_label = WrapLabel()
         self.quote_label.setObjectName("ChipQuote")
@@ -216,6 +237,13 @@ class CitationChip(QFrame):
         lay.addWidget(self.quote_label)
         for w in (num, src, self.quote_label):
             w.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.set_page_label(self.page_label)
+
+    def set_page_label(self, page_label: str) -> None:
+        self.page_label = page_label
+        set_rich(self.source_label, f"{esc(self.citation.doc)} <span style='color:{style.MUTED}; font-weight:400'>"
+                                    f"· {esc(page_label)}</span>")
+        self.setToolTip(f"Open {self.citation.doc} at {page_label} with the quote highlighted")
 
     def set_active(self, on: bool) -> None:
         self.setProperty("active", "true" if on else "false")
@@ -317,18 +345,22 @@ class InputChip(QFrame):
         self.item = item
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        label = field_of(item, "label", "")
-        period = field_of(item, "period", "")
-        value = format_value(field_of(item, "value"), field_of(item, "unit", ""))
         self.text_label = WrapLabel()
-        set_rich(self.text_label, f"<b>{esc(label)}</b> {esc(period)} = <b>{esc(value)}</b> "
-                                  f"<span style='color:{style.MUTED}'>· {esc(str(field_of(item, 'doc', '')))} "
-                                  f"{esc(page_label)}</span>")
         self.text_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setToolTip(f"Open {page_label} with this figure highlighted")
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 8, 4)
         lay.addWidget(self.text_label, 1)
+        self.set_page_label(page_label)
+
+    def set_page_label(self, page_label: str) -> None:
+        item = self.item
+        label = field_of(item, "label", "")
+        period = field_of(item, "period", "")
+        value = format_value(field_of(item, "value"), field_of(item, "unit", ""))
+        doc = str(field_of(item, "doc", ""))
+        set_rich(self.text_label, f"<b>{esc(label)}</b> {esc(period)} = <b>{esc(value)}</b> "
+                                  f"<span style='color:{style.MUTED}'>· {esc(doc)} {esc(page_label)}</span>")
+        self.setToolTip(f"Open {doc} at {page_label} with this figure highlighted")
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
@@ -633,16 +665,8 @@ class ExchangeWidget(QWidget):
         self.comment = comment
         self.status.hide()
         computed = bool(getattr(answer, "computed", False) or getattr(answer, "calculation", None))
-        if answer.cancelled:
-            self._badge("Stopped", "BadgeStopped")
-        if answer.not_in_corpus:
-            self._badge("Not in corpus", "BadgeNotInCorpus")
-        elif computed:
-            self._badge("Computed", "BadgeVerified")
-        elif answer.extractive:
-            self._badge("Extractive", "BadgeExtractive")
-        elif answer.citations:
-            self._badge("Verified", "BadgeVerified")
+        for badge in answer_badges(answer):
+            self._badge(badge, BADGE_STYLES[badge])
         # The badge says it in words too, not only in a hover tooltip.
         unasked = _NO_MODEL_NOTE in answer.notes
         explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else BADGE_HELP[b]
@@ -653,8 +677,9 @@ class ExchangeWidget(QWidget):
         self.text.style().unpolish(self.text)
         self.text.style().polish(self.text)
         if answer.not_in_corpus:
-            set_plain(self.text, "The library does not contain an answer to this question."
-                                 " Try rephrasing it, or add the relevant filing.")
+            # the core's reason is the answer: which company, period or subject the library lacks
+            reason = " ".join(answer.answer.split()) or "The library does not contain an answer to this question."
+            set_plain(self.text, reason if reason.startswith("Cannot compute") else f"{reason} {REFUSAL_HINT}")
         elif answer.extractive:
             # Quoted table rows carry the PDF's line breaks; a paragraph reads better.
             set_plain(self.text, extractive_lead(answer))
@@ -724,9 +749,15 @@ class ExchangeWidget(QWidget):
         return out
 
     def _input_label(self, item: Any) -> str:
-        page = int(field_of(item, "page", 0) or 0)
-        doc = str(field_of(item, "doc", "") or "")
-        return self.page_labeler(Citation(str(field_of(item, "doc_id", "") or ""), doc, page, ""))
+        return self.page_labeler(item)
+
+    def relabel(self) -> None:
+        """The chips' page names again (printed page numbers read after the answer was shown)."""
+        for chip in [*self.chips, *self.evidence_chips]:
+            chip.set_page_label(self.page_labeler(chip.citation))
+        if self.calculation_card is not None:
+            for ichip in self.calculation_card.chips:
+                ichip.set_page_label(self._input_label(ichip.item))
 
     def _chip_clicked(self, citation: Citation) -> None:
         self.citation_clicked.emit(citation)

@@ -8,15 +8,15 @@ reads (history, page text).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
-from collections import OrderedDict
+import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-import pymupdf
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
@@ -39,22 +39,21 @@ from desktop_rag import APP_NAME, __version__
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession, Turn, terms_for
 from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
-from desktop_rag.core.domain.page_labels import PageLabels
+from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.types import Answer, Citation, Document
 from desktop_rag.core.index.backends import LibraryUnavailable
 from desktop_rag.core.index.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.index.library import IngestEvent, IngestReport, collect_pdfs
-from desktop_rag.core.ingest.pdf import PdfError, open_pdf
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
-from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, friendly_date, local_files
+from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, answer_badges, field_of, friendly_date, local_files
 from desktop_rag.gui.conversations import ConversationFinder, MemoryDialog
 from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.text import timing_bits
-from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Cancel, Job, JobRunner, op
+from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, READ, Cancel, Job, JobRunner, op
 from desktop_rag.paths import corpus_dir
 from desktop_rag.settings import write_text_atomic
 
@@ -94,6 +93,9 @@ class MainWindow(QMainWindow):
                                        "restart to try the team library again.")
                 workspace = Workspace(data_dir, models_dir, library="")
         self.ws = workspace
+        # PyMuPDF holds the interpreter lock for up to a second a page: filings are read in
+        # helper processes, so this window's thread never waits for a page being read
+        workspace.read_pdfs_in_helper_processes()
         self.runner = JobRunner(self)
         self.state = self._load_state()
         self.docs: list[Document] = []
@@ -113,7 +115,6 @@ class MainWindow(QMainWindow):
         self._terms_warming = False
         self._library_ready = False
         self._model_infos: dict[str, str] = {}
-        self._page_labels: OrderedDict[str, tuple[pymupdf.Document, PageLabels]] = OrderedDict()
 
         self.setWindowTitle(f"{APP_NAME.replace('_', ' ').title()} — Filings Research Assistant")
         self.setWindowIcon(style.app_icon())
@@ -585,6 +586,14 @@ class MainWindow(QMainWindow):
             ev = item[0]
             if ev.kind == "file":
                 self._set_activity(f"Adding {ev.file} ({ev.index}/{ev.total})")
+            elif ev.kind == "searchable":
+                log.info("searchable: %s (%s)", ev.file, ev.message)
+            elif ev.kind == "done_file":
+                log.info("added: %s (%s)", ev.file, ev.message)
+            elif ev.kind == "skipped":
+                log.info("not added: %s (%s)", ev.file, ev.message)
+            elif ev.kind == "failed":
+                log.warning("could not add: %s (%s)", ev.file, ev.message)
 
         def result(rep: IngestReport) -> None:
             parts = [f"{len(rep.added)} added"]
@@ -593,6 +602,7 @@ class MainWindow(QMainWindow):
             if rep.failed:
                 parts.append(f"{len(rep.failed)} failed")
             msg = ", ".join(parts) + (" (cancelled)" if rep.cancelled else "") + f" — {rep.seconds:.0f} s"
+            log.info("adding finished: %s", msg)
             self.statusBar().showMessage(msg, 15000)
 
         def error(msg: str, tb: str) -> None:
@@ -638,11 +648,15 @@ class MainWindow(QMainWindow):
         if ok != QMessageBox.StandardButton.Yes:
             return
         ws = self.ws
+        name_of = {d.doc_id: d.file_name for d in self.docs}
 
         def work(cancel: threading.Event) -> Generator[str, None, list[Document]]:
             # one document a step: closing the window stops between two removals
             for i, d in enumerate(doc_ids, 1):
-                ws.remove(d)
+                t0 = time.perf_counter()
+                removed = ws.remove(d)
+                log.info("removed: %s (%.1f s)" if removed else "not in the library: %s (%.1f s)",
+                         name_of.get(d, d), time.perf_counter() - t0)
                 yield f"Removing documents… ({i} of {len(doc_ids)} done)"
             return list(ws.library.docs.values())
 
@@ -746,7 +760,12 @@ class MainWindow(QMainWindow):
         """Ask ``question`` in the open conversation: made to stand alone with the thread and the
         chat's document scope, routed (answered from the conversation, searched, or both),
         laid out in the conversation's style and remembered. ``standalone``: the searched
-        question as the analyst edited it (searched as written)."""
+        question as the analyst edited it (searched as written).
+
+        The question shows at once; everything else runs in the answer's job: reading the
+        question needs the terms naming each company (the first pages of every filing, read
+        from the library's store, which a filing being committed holds for seconds), and
+        storing the answer writes the conversation file."""
         question = question.strip()
         if not question or self.ask_job is not None or self._closing:
             return None
@@ -754,49 +773,62 @@ class MainWindow(QMainWindow):
         scope = list(self.scope_ids) or None
         scope_names = [self._doc_title(d) for d in self.docs if d.doc_id in (scope or [])]
         conv_id = session.conv_id
-        turn = session.prepare(question, scope, standalone)
-        self.chat.set_style(turn.style)
         self.chat.input.clear()
         ex = self.chat.add_exchange(question)
-        earlier = session.conversation_part(turn)
-        if turn.route.kind == CONVERSATION and earlier is not None:
-            # from the stored answers and their citations: no retrieval, no model
-            ex.set_reading(turn.standalone, turn.route.task or "recall")
-            self._answered(ex, earlier, conv_id, scope_names, turn)
-            return ex
-        ex.set_reading(turn.standalone)
-        if self.runner.lane_busy(MODEL):
-            ex.set_waiting("Waiting for the model to be ready…")
-        pending = self.library.pending_files()
-        if pending:
-            shown = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
-            ex.set_note(f"Answered from the filings already in the library; still being added: {shown}.")
+        ex.set_waiting("Waiting for the model to be ready…" if self.runner.lane_busy(MODEL) else "Reading the question…")
         engine = self.ws.engine
         lib = self.ws.library
-        searched = turn.standalone
-        beside = earlier if turn.route.kind == BOTH else None
+        asked_at = time.perf_counter()
 
-        def work(cancel: threading.Event) -> Iterator[Any]:
+        def work(cancel: threading.Event) -> Generator[Any, None, tuple[Answer, int, str] | None]:
+            turn = session.prepare(question, scope, standalone)
+            earlier = session.conversation_part(turn)
+            yield turn
+            if turn.route.kind == CONVERSATION and earlier is not None:
+                # from the stored answers and their citations: no retrieval, no model
+                return self._store_answer(session, turn, earlier, scope_names)
+            if cancel.is_set():
+                return None
             # Runs beside an ingest (its own lane). Retrieval reads the library's views under
             # their lock, so a document committed meanwhile is seen whole or not at all;
             # generation needs only the passages already retrieved.
-            stream = engine.ask_stream(question, standalone=searched, doc_scope=scope, cancel=cancel)
+            stream = engine.ask_stream(question, standalone=turn.standalone, doc_scope=scope, cancel=cancel)
             with lib.views_lock:
                 first = next(stream, None)
-            if first is None:
+            answer = None
+            for ev in itertools.chain([first] if first is not None else [], stream):
+                if ev.kind == "answer":
+                    answer = ev.answer
+                else:
+                    yield ev
+            if answer is None:
                 return None
-            yield first
-            return (yield from stream)
+            return self._store_answer(session, turn, answer, scope_names,
+                                      earlier if turn.route.kind == BOTH else None)
 
         def progress(ev: Any) -> None:
-            if ev.kind == "retrieved":
+            if isinstance(ev, Turn):
+                self.chat.set_style(ev.style)
+                if ev.route.kind == CONVERSATION:
+                    ex.set_reading(ev.standalone, ev.route.task or "recall")
+                else:
+                    ex.set_reading(ev.standalone)
+                    ex.set_waiting("Searching the library…")
+            elif ev.kind == "retrieved":
                 ex.set_retrieved(len(ev.hits))
             elif ev.kind == "evidence" and ev.evidence is not None:
                 ex.set_evidence(ev.evidence)  # exact quotes on screen before the model's first token
             elif ev.kind == "token":
                 ex.append_draft(ev.text)
-            elif ev.kind == "answer":
-                self._answered(ex, ev.answer, conv_id, scope_names, turn, beside)
+
+        def done(result: tuple[Answer, int, str] | None) -> None:
+            if result is None:
+                ex.set_waiting("Stopped before the library was searched.")
+                return
+            answer, msg_id, problem = result
+            if problem:
+                self.show_error("Could not save to history", problem)
+            self._show_answer(ex, answer, msg_id, scope_names, time.perf_counter() - asked_at)
 
         def error(msg: str, tb: str) -> None:
             ex.set_error(msg)
@@ -805,32 +837,65 @@ class MainWindow(QMainWindow):
         def finished() -> None:
             self.ask_job = None
             self.chat.set_running(False)
+            if self.conv_id == conv_id:
+                self.refresh_conversations()
 
         self.chat.set_running(True)
         # Cooperative: a stopped answer is still an answer (what was generated, marked stopped).
         self.ask_job = (op(self.runner, "answer", work, lane=MODEL, cancel=Cancel.COOPERATIVE)
-                        .started(lambda: ex.set_waiting("Searching the library…")).progress(progress)
-                        .failure(error).always(finished).run())
+                        .started(lambda: ex.set_waiting("Reading the question…")).progress(progress)
+                        .success(done).failure(error).always(finished).run())
         return ex
 
-    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None,
-                  turn: Turn | None = None, earlier: Answer | None = None) -> None:
-        """Show an answer and store it: through the conversation's session when the turn is
-        known (style, details, memory), else as it is."""
+    @staticmethod
+    def _store_answer(session: ConversationSession, turn: Turn, answer: Answer, scope: list[str],
+                      earlier: Answer | None = None) -> tuple[Answer, int, str]:
+        """(In the answer's job.) Lay the answer out in the conversation's style, store it and
+        update the memory: (answer, its message id, a problem to report or "")."""
+        try:
+            answer, msg_id = session.finish(turn, answer, scope, earlier)
+        except Exception as exc:  # history is a convenience: never lose the answer over it
+            log.exception("could not store the answer")
+            return answer, 0, str(exc)
+        return answer, msg_id, ""
+
+    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None) -> None:
+        """Store an answer made outside a conversation turn, as it is, and show it."""
         msg_id = 0
         try:
-            session = self.session if turn is not None and self.session is not None and self.session.conv_id == conv_id else None
-            if session is not None and turn is not None:
-                answer, msg_id = session.finish(turn, answer, scope, earlier)
-            else:
-                msg_id = self.ws.history.add_message(conv_id, answer, scope)
+            msg_id = self.ws.history.add_message(conv_id, answer, scope)
         except Exception as exc:  # history is a convenience: never lose the answer over it
             log.exception("could not store the answer")
             self.show_error("Could not save to history", str(exc))
+        self._show_answer(ex, answer, msg_id, scope)
+        self.refresh_conversations()
+        self._label_stored_answers(conv_id, [answer])
+
+    def _show_answer(self, ex: ExchangeWidget, answer: Answer, msg_id: int, scope: list[str] | None = None,
+                     seconds: float = 0.0) -> None:
+        """Show a stored answer, say which filings it could not search yet, and log it."""
         ex.set_answer(answer, msg_id, scope=scope)
+        ex.set_note(self._still_adding_note(answer))
         self.last_answer = answer
         self.timing_status.setText("Last answer: " + " · ".join(timing_bits(answer.timings_ms)))
-        self.refresh_conversations()
+        t = answer.timings_ms
+        # the log records what was asked and how it went, never the answer's text
+        log.info("answered: %r · %s · %d citations · total %.0f ms (retrieval %.0f ms, first token %.0f ms; "
+                 "%.1f s on screen)", answer.query, " + ".join(answer_badges(answer)) or "no badge",
+                 len(answer.citations), t.get("total", 0.0), t.get("retrieve", 0.0), t.get("first_token", 0.0),
+                 seconds)
+
+    def _still_adding_note(self, answer: Answer) -> str:
+        """The filings still being added that the answer does not quote (one it quotes was
+        searched, whatever its progress: saying it was still being added read as a contradiction)."""
+        cited = {c.doc for c in answer.citations}
+        if answer.calculation is not None:  # the core's, or its JSON form
+            cited |= {str(field_of(i, "doc", "")) for i in field_of(answer.calculation, "inputs", []) or []}
+        left = [f for f in self.library.pending_files() if f not in cited]
+        if not left:
+            return ""
+        shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+        return f"Answered from the filings already in the library; still being added: {shown}."
 
     def set_conversation_style(self, name: str) -> None:
         """The style selector: this conversation's answers from now on (kept with it)."""
@@ -862,27 +927,32 @@ class MainWindow(QMainWindow):
             self.ws.history.set_feedback(msg_id, rating, comment)
             self.statusBar().showMessage("Thanks — feedback saved" if rating else "Feedback cleared", 4000)
 
-    def page_label_for(self, citation: Citation) -> str:
-        """"p. 7 (PDF 10)": the page number the filing prints, and the PDF's when they differ."""
-        doc = next((d for d in self.docs if d.doc_id == citation.doc_id), None) or next(
-            (d for d in self.docs if d.file_name == citation.doc), None)
-        if doc is None or not Path(doc.path).is_file():
-            return f"p. {citation.page}"
-        entry = self._page_labels.get(doc.path)
-        if entry is None:
-            try:
-                pdf = open_pdf(Path(doc.path))
-            except (PdfError, OSError):
-                return f"p. {citation.page}"
-            entry = (pdf, PageLabels(pdf))
-            self._page_labels[doc.path] = entry
-            while len(self._page_labels) > 8:
-                old, _labels = self._page_labels.popitem(last=False)[1]
-                old.close()
-        self._page_labels.move_to_end(doc.path)
-        if not 1 <= citation.page <= entry[0].page_count:
-            return f"p. {citation.page}"
-        return entry[1].describe(citation.page)
+    def page_label_for(self, cited: Any) -> str:
+        """"p. 72 (PDF 74)": a cited page as the core names it everywhere (chips, answer text,
+        copies, exports), from the label read when the answer was made."""
+        return cited_page(cited)
+
+    def _label_stored_answers(self, conv_id: int, answers: list[Answer]) -> None:
+        """Answers stored before citations kept their printed page numbers: read them in the
+        background and relabel the conversation's chips when it is still open."""
+        docs = self.ws.library.docs
+        todo = [a for a in answers if any(not c.page_label and c.doc_id in docs for c in a.citations)
+                or (a.calculation is not None and any(not i.page_label and i.doc_id in docs
+                                                      for i in a.calculation.inputs))]
+        if not todo:
+            return
+        engine = self.ws.engine
+
+        def work(_cancel: threading.Event) -> None:
+            for a in todo:
+                engine.label_answer(a)
+
+        def done(_: object) -> None:
+            if self.conv_id == conv_id:
+                for ex in self.chat.exchanges:
+                    ex.relabel()
+
+        op(self.runner, "page labels", work, lane=READ).success(done).run()
 
     def _copy_last_answer(self) -> None:
         if self.last_answer:
@@ -912,8 +982,6 @@ class MainWindow(QMainWindow):
     def show_calculation_input(self, item: Any) -> list[tuple[float, float, float, float]]:
         """Open the page of one input of a calculation with its cell highlighted: the cell's
         box when the statement parser gave one, else its quote located on the page."""
-        from desktop_rag.gui.chat_pane import field_of
-
         doc_id = str(field_of(item, "doc_id", "") or "")
         name = str(field_of(item, "doc", "") or "")
         page = int(field_of(item, "page", 0) or 0)
@@ -931,10 +999,21 @@ class MainWindow(QMainWindow):
         end = int(field_of(item, "cell_end", -1) if field_of(item, "cell_end", None) is not None else -1)
         doc = next((d for d in self.docs if d.doc_id == doc_id or d.file_name == name), None)
         if doc is not None and 0 <= start < end:
-            # Exactly the cell: its span in the canonical page text the viewer highlights from.
-            text = self.ws.library.page_text(doc.doc_id, page)
-            if text[start:end].strip():
-                return self.show_citation(Citation(doc.doc_id, doc.file_name, page, text[start:end], start))
+            # Exactly the cell: its span in the canonical page text the viewer highlights from,
+            # read in the background (the library's store may be busy committing a filing).
+            lib, found = self.ws.library, doc
+
+            def read(_cancel: threading.Event) -> str:
+                return lib.page_text(found.doc_id, page)
+
+            def show(text: str) -> None:
+                if text[start:end].strip():
+                    self.show_citation(Citation(found.doc_id, found.file_name, page, text[start:end], start))
+                else:
+                    self.show_citation(Citation(doc_id, name, page, quote))
+
+            op(self.runner, "page text", read, lane=READ).success(show).run()
+            return []
         return self.show_citation(Citation(doc_id, name, page, quote))
 
     # -- conversations -------------------------------------------------------------------------------
@@ -955,6 +1034,7 @@ class MainWindow(QMainWindow):
             ex.set_answer(m.answer, m.msg_id, m.rating, m.comment, scope=m.scope)
         self.last_answer = messages[-1].answer if messages else None
         self.refresh_conversations()
+        self._label_stored_answers(conv_id, [m.answer for m in messages])
         self.chat.scroll_to_bottom()
 
     def new_conversation(self) -> None:
@@ -990,13 +1070,17 @@ class MainWindow(QMainWindow):
         if path:
             self.export_conversation(conv_id, Path(path))
 
-    def export_conversation(self, conv_id: int, path: Path) -> None:
-        try:
-            path.write_text(self.ws.history.export_markdown(conv_id, page_label=self.page_label_for), "utf-8")
-        except OSError as exc:
-            self.show_error("Export failed", str(exc))
-            return
-        self.statusBar().showMessage(f"Exported to {path}", 6000)
+    def export_conversation(self, conv_id: int, path: Path) -> Job:
+        """Write the conversation as Markdown (in the background: citations stored before they
+        kept their printed page numbers have them read from their filings)."""
+        ws = self.ws
+
+        def work(_cancel: threading.Event) -> None:
+            path.write_text(ws.history.export_markdown(conv_id, page_label=ws.page_name), "utf-8")
+
+        return (op(self.runner, "export", work, lane=READ)
+                .success(lambda _: self.statusBar().showMessage(f"Exported to {path}", 6000))
+                .failure(lambda msg, _tb: self.show_error("Export failed", msg)).run())
 
     def find_conversation(self) -> ConversationFinder:
         """Search past questions and answers; picking a result opens its conversation."""
@@ -1288,9 +1372,6 @@ class MainWindow(QMainWindow):
         self.runner.shutdown(-1)
         self._save_state()
         self.viewer.close_document()
-        for pdf, _labels in self._page_labels.values():
-            pdf.close()
-        self._page_labels.clear()
         self.ws.close()
         self._closed = True
 

@@ -55,9 +55,12 @@ def test_export_has_date_model_scope_rewrite_and_printed_pages(qtbot, fake_windo
                  standalone_query="And R&D (Apple, Q3 2023)?",
                  citations=[Citation(doc.doc_id, doc.file_name, 2, "Research and development 7,442 6,797")])
     win._answered(ex, ans, win.conv_id, [win._doc_title(doc)])
-    assert ex.chips[0].page_label == "p. 1 (PDF 2)"
+    # an answer made without the engine: its printed page number is read in the background
+    qtbot.waitUntil(lambda: ex.chips[0].page_label == "p. 1 (PDF 2)", timeout=10_000)
+    assert "p. 1 (PDF 2)" in ex.chips[0].toolTip()
     out = tmp_path / "conv.md"
-    win.export_conversation(win.conv_id, out)
+    job = win.export_conversation(win.conv_id, out)
+    qtbot.waitUntil(lambda: job.done, timeout=10_000)
     md = out.read_text("utf-8")
     assert "_Exported 20" in md and "- Asked: 20" in md
     assert "- Model: gemma-3-270m-it" in md
