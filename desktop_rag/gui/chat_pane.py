@@ -12,8 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -24,6 +24,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -121,12 +124,41 @@ class ChatInput(QPlainTextEdit):
 
     send_requested = Signal()
     files_dropped = Signal(list)
+    drag_hovered = Signal(bool)  # files are dragged over the box (True), or left it / were dropped
+    LINES = 3  # lines of text the box shows, at any text size
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setPlaceholderText("Ask about your filings…  (Enter to send, Shift+Enter for a new line)")
+        # short: the keys are said in the hint under the box (a long placeholder wrapped and was
+        # cut off at large text sizes)
+        self.setPlaceholderText("Ask about your filings…")
+        self.setToolTip("Enter sends · Shift+Enter starts a new line")
         self.setTabChangesFocus(True)
-        self.setFixedHeight(64)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As tall as ``LINES`` lines of the current font, plus the frame and padding."""
+        margins = self.contentsMargins().top() + self.contentsMargins().bottom()
+        doc_margin = 2 * self.document().documentMargin()
+        self.setFixedHeight(round(self.fontMetrics().lineSpacing() * self.LINES + doc_margin + margins + 12))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_height()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()):
+            self.drag_hovered.emit(True)
+        super().dragEnterEvent(event)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drag_hovered.emit(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.drag_hovered.emit(False)
+        super().dropEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
@@ -175,6 +207,24 @@ class ElidedLabel(QLabel):
         shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
         painter.setPen(self.palette().color(self.foregroundRole()))
         painter.drawText(self.contentsRect(), int(self.alignment()), shown)
+
+
+class ElidedComboBox(QComboBox):
+    """A combo box whose shown item ends in "…" when the box is narrower than its text (a long
+    conversation title, a model's full description); the full text is in its list. Qt's own
+    box cut the text off mid-word."""
+
+    def paintEvent(self, event: Any) -> None:
+        painter = QStylePainter(self)
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
+        icon = opt.iconSize.width() + 4 if not opt.currentIcon.isNull() else 0
+        opt.currentText = self.fontMetrics().elidedText(opt.currentText, Qt.TextElideMode.ElideRight,
+                                                        max(0, field.width() - icon - 4))
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
 
 
 class ClickableText(WrapLabel):
@@ -450,7 +500,7 @@ class ExchangeWidget(QWidget):
         bubble.setObjectName("QuestionBubble")
         self.question_label = q = WrapLabel(question)
         q.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        q.setMaximumWidth(520)
+        self._fit_bubble()
         bl = QHBoxLayout(bubble)
         bl.setContentsMargins(12, 8, 12, 8)
         bl.addWidget(q)
@@ -555,6 +605,15 @@ class ExchangeWidget(QWidget):
         self.details_btn.toggled.connect(self.details.setVisible)
         self.edit_btn.clicked.connect(self.start_edit)
         self.searched_edit.returnPressed.connect(self._rerun)
+
+    def _fit_bubble(self) -> None:
+        """A question bubble is at most about 60 characters of the current font wide."""
+        self.question_label.setMaximumWidth(max(520, 60 * self.question_label.fontMetrics().averageCharWidth()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_bubble()
 
     def _tool(self, icon: str, tip: str, checkable: bool = False, checked_color: str | None = None) -> QToolButton:
         b = QToolButton()
@@ -815,7 +874,7 @@ class ChatPane(QFrame):
 
         title = QLabel("Chat")
         title.setObjectName("PaneTitle")
-        self.conversations = QComboBox()
+        self.conversations = ElidedComboBox()
         self.conversations.setMinimumWidth(120)
         self.conversations.setMinimumContentsLength(12)
         self.conversations.setToolTip("Past conversations")
@@ -881,7 +940,7 @@ class ChatPane(QFrame):
         self.hint.setObjectName("Hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # the conversation's answer style (remembered with the thread) and its memory
-        self.style_box = QComboBox()
+        self.style_box = ElidedComboBox()
         for name in STYLES:
             self.style_box.addItem(STYLE_LABELS[name], name)
         self.style_box.setToolTip("How this conversation's answers are laid out (kept with the conversation);"
@@ -955,7 +1014,7 @@ class ChatPane(QFrame):
         lay.setContentsMargins(8, 30, 8, 8)
         lay.setSpacing(10)
         t = WrapLabel("Ask about your filings")
-        t.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        t.setObjectName("WelcomeTitle")
         s = WrapLabel("Answers are short and every claim is backed by an exact quote. "
                       "Click a numbered citation to see the quote highlighted in the filing.")
         s.setObjectName("Muted")
@@ -1088,7 +1147,7 @@ class ChatPane(QFrame):
 
     def _update_hint(self, extra: str = "") -> None:
         self.hint.setText(extra or ("Esc stops the answer" if self.running else
-                                    "Ctrl+L focuses this box · Ctrl+F searches the document"))
+                                    "Enter sends · Shift+Enter new line · Ctrl+F searches the document"))
 
     def set_hint(self, text: str) -> None:
         self._update_hint(text)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -46,7 +46,15 @@ from desktop_rag.core.index.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.index.library import IngestEvent, IngestReport, collect_pdfs
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
-from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, answer_badges, field_of, friendly_date, local_files
+from desktop_rag.gui.chat_pane import (
+    ChatPane,
+    ElidedComboBox,
+    ExchangeWidget,
+    answer_badges,
+    field_of,
+    friendly_date,
+    local_files,
+)
 from desktop_rag.gui.conversations import ConversationFinder, MemoryDialog
 from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
@@ -165,7 +173,7 @@ class MainWindow(QMainWindow):
         tb.setMovable(False)
         tb.setFloatable(False)
         self.brand = brand = QLabel(" Filings Research Assistant")
-        brand.setStyleSheet("font-weight: 700; font-size: 11pt;")
+        brand.setObjectName("Brand")
         logo = QLabel()
         logo.setPixmap(style.app_icon().pixmap(22, 22))
         tb.addWidget(logo)
@@ -176,7 +184,7 @@ class MainWindow(QMainWindow):
         model_lbl = QLabel("Model")
         model_lbl.setObjectName("Muted")
         tb.addWidget(model_lbl)
-        self.model_combo = QComboBox()
+        self.model_combo = ElidedComboBox()
         self.model_combo.setMinimumContentsLength(18)
         self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         tb.addWidget(self.model_combo)
@@ -215,6 +223,7 @@ class MainWindow(QMainWindow):
         for w in (self.timing_status, self.library_status, self.count_status, self.embedder_status,
                   self.model_status):
             sb.addPermanentWidget(w)
+        sb.messageChanged.connect(lambda _m: self._fit_status_bar())
         self._update_embedder_label()
 
         # Wiring.
@@ -392,8 +401,7 @@ class MainWindow(QMainWindow):
         self.brand.setVisible(self.width() >= 1150)
         self.embedder_btn.setToolButtonStyle(
             Qt.ToolButtonStyle.ToolButtonIconOnly if self.width() < 1300 else Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for w in (self.embedder_status, self.timing_status):
-            w.setVisible(self.width() >= 1300)
+        self._fit_status_bar()
         want_library = self.state.get("show_library")
         show = (not narrow) if want_library is None else bool(want_library)
         if self.library.isHidden() == show:
@@ -401,6 +409,39 @@ class MainWindow(QMainWindow):
             if hasattr(self, "library_action"):
                 self.library_action.setChecked(show)
             QTimer.singleShot(0, self.apply_pane_fractions)
+
+    # the status bar's fields, the first hidden first when they do not all fit beside its message
+    STATUS_FIELDS = ("timing_status", "embedder_status", "library_status", "count_status", "model_status")
+
+    def _fit_status_bar(self) -> None:
+        """Show the status bar's fields that fit beside what it says now (a message, or the
+        background activity), dropping the least needed first: at 14 pt or 150 % they did not
+        all fit, and a message such as "2 added, 1 already in the library: …" was cut off."""
+        sb = self.statusBar()
+        avail = sb.width() - 24
+        fm = sb.fontMetrics()
+        message = sb.currentMessage()
+        if message:
+            need = fm.horizontalAdvance(message) + 24
+        elif self.busy_label.text():
+            need = fm.horizontalAdvance(self.busy_label.text()) + self.busy_bar.width() + 32
+        else:
+            need = 0
+        fields = [getattr(self, name) for name in self.STATUS_FIELDS]
+        used = need
+        shown: list[QLabel] = []
+        for label in reversed(fields):  # the most needed first
+            width = label.sizeHint().width() + 8
+            if label.text() and used + width <= avail:
+                shown.append(label)
+                used += width
+        for label in fields:
+            label.setVisible(label in shown)
+
+    def changeEvent(self, event: Any) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange) and hasattr(self, "busy_label"):
+            QTimer.singleShot(0, self._fit_status_bar)
 
     def toggle_library(self, on: bool) -> None:
         self.state["show_library"] = on
@@ -426,6 +467,7 @@ class MainWindow(QMainWindow):
     def _set_activity(self, text: str) -> None:
         self.busy_label.setText(text)
         self.busy_bar.setVisible(bool(text))
+        self._fit_status_bar()
 
     # -- library ----------------------------------------------------------------------------------
     def _open_library(self, ingest_bundled_corpus: bool) -> None:
@@ -499,6 +541,7 @@ class MainWindow(QMainWindow):
         chunks = sum(d.chunk_count for d in self.docs)
         n = len(self.docs)
         self.count_status.setText(f"{n} document{'s' if n != 1 else ''} · {chunks:,} chunks")
+        self._fit_status_bar()
         # The scope follows the library: a removed document leaves it, visibly.
         present = {d.doc_id for d in self.docs}
         kept = [d for d in self.scope_ids if d in present]
@@ -878,6 +921,7 @@ class MainWindow(QMainWindow):
         ex.set_note(self._still_adding_note(answer))
         self.last_answer = answer
         self.timing_status.setText("Last answer: " + " · ".join(timing_bits(answer.timings_ms)))
+        self._fit_status_bar()
         t = answer.timings_ms
         # the log records what was asked and how it went, never the answer's text
         log.info("answered: %r · %s · %d citations · total %.0f ms (retrieval %.0f ms, first token %.0f ms; "
@@ -1206,6 +1250,7 @@ class MainWindow(QMainWindow):
             log.info("model loaded: %s", model)
             self.model_name = model
             self.model_status.setText(f"Model: {model}")
+            self._fit_status_bar()
             if remember:
                 path = ws.model_path(name)
                 ws.settings.generation.model_file = path.name if path.parent == ws.models_dir else str(path)
@@ -1214,6 +1259,7 @@ class MainWindow(QMainWindow):
 
         def error(msg: str, tb: str) -> None:
             self.model_status.setText("Model: not loaded")
+            self._fit_status_bar()
             self.show_error("Could not load the model",
                             f"{msg}\n\nAnswers will be extractive (quoted from the filings) until a model loads.", tb)
 
@@ -1222,6 +1268,7 @@ class MainWindow(QMainWindow):
         except FileNotFoundError:
             label = name or "model"
         self.model_status.setText(f"Model: loading {label}…")
+        self._fit_status_bar()
 
         def started() -> None:
             self._set_activity(f"Loading {label}…")
@@ -1235,6 +1282,7 @@ class MainWindow(QMainWindow):
         self.embedder_btn.setText(f"Embedder: {name}")
         self.embedder_btn.setToolTip(f"{getattr(self.ws.embedder, 'path', name)}\nClick to change (requires re-indexing)")
         self.embedder_status.setText(f"Embedder: {name}")
+        self._fit_status_bar()
 
     def choose_embedder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a sentence-transformers model folder",

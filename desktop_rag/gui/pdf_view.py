@@ -382,7 +382,7 @@ class PdfViewer(QFrame):
         self._thumbs_done: set[int] = set()
 
         self.placeholder = QLabel(
-            "<div style='font-size:11pt; font-weight:600'>No document open</div>"
+            "<div style='font-size:large; font-weight:600'>No document open</div>"
             f"<div style='color:{style.MUTED}; margin-top:6px'>Click a numbered citation in an answer to open<br>"
             "the filing at that page with the quote highlighted.</div>"
         )
