@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from desktop_rag import APP_NAME, __version__
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession, Turn, terms_for
-from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
+from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES, STYLES
 from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.types import Answer, Citation, Document
 from desktop_rag.core.index.backends import LibraryUnavailable
@@ -110,7 +110,10 @@ class MainWindow(QMainWindow):
         self.conv_id: int | None = None
         # the open conversation as the core reads it: follow-ups, router, memory, style
         self.session: ConversationSession | None = None
-        self.pending_style = STANDARD  # chosen before the conversation's first question
+        # chosen before the conversation's first question: the style last chosen (Style, Settings)
+        prefs = self.state.get("prefs")
+        chosen = str(prefs.get("answer_style", "")) if isinstance(prefs, dict) else ""
+        self.pending_style: str = chosen if chosen in STYLES else STANDARD
         self.scope_ids: list[str] = []  # documents questions are limited to ([] = whole library)
         self.ask_job: Job | None = None
         self.ingest_jobs: list[Job] = []
@@ -128,6 +131,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(style.app_icon())
         self.setAcceptDrops(True)
         self._build_ui()
+        self.chat.set_style(self.pending_style)
         self._build_menus()
         self._restore_layout()
         self.runner.job_failed.connect(lambda name, msg, tb: self.show_error(f"{name.capitalize()} failed", msg, tb))
@@ -942,11 +946,13 @@ class MainWindow(QMainWindow):
         return f"Answered from the filings already in the library; still being added: {shown}."
 
     def set_conversation_style(self, name: str) -> None:
-        """The style selector: this conversation's answers from now on (kept with it)."""
+        """The answer style (Style under the chat, or Answer style in Settings: one control):
+        this conversation's answers from now on (kept with it), and new conversations'."""
         if self.conv_id is None:
             self.pending_style = name
         else:
             self.ws.memory.set_style(self.conv_id, name)
+        self.state.setdefault("prefs", {})["answer_style"] = name
         self.chat.set_style(name)
         self.statusBar().showMessage(f"Answers in this conversation: {STYLE_NAMES.get(name, name)}", 5000)
 
@@ -1323,7 +1329,7 @@ class MainWindow(QMainWindow):
                 p = Path(data)
                 models.append((self.model_combo.itemText(i), p.name if p.parent == self.ws.models_dir else str(p)))
         return SettingsDialog(self.ws.settings, self, prefs=self.state.get("prefs", {}), models=models,
-                              data_dir=self.ws.data_dir)
+                              data_dir=self.ws.data_dir, answer_style=self.chat.current_style())
 
     def apply_settings(self, dlg: SettingsDialog) -> None:
         s = self.ws.settings
@@ -1332,11 +1338,14 @@ class MainWindow(QMainWindow):
         changed = dlg.apply()
         self.ws.save_settings()
         prefs = dlg.preferences()
-        if prefs != self.state.get("prefs"):
-            self.state["prefs"] = prefs
+        old = {k: v for k, v in self.state.get("prefs", {}).items() if k in prefs}
+        if prefs != old:
+            self.state["prefs"] = {**self.state.get("prefs", {}), **prefs}
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 style.apply_style(app, prefs["theme"], prefs["font_pt"])
+        if dlg.chosen_style() != self.chat.current_style():
+            self.set_conversation_style(dlg.chosen_style())
         if dlg.new_data_dir is not None:
             from desktop_rag.paths import save_data_dir
 
