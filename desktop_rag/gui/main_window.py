@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._closed = False
         self._terms_warming = False
+        self._suggestion_request = 0
         self._library_ready = False
         self._model_infos: dict[str, str] = {}
 
@@ -532,6 +533,7 @@ class MainWindow(QMainWindow):
 
         def done() -> None:
             self._terms_warming = False
+        self._suggestion_request = 0
 
         op(self.runner, "company terms", work, lane=INDEX).always(done).run()
 
@@ -559,26 +561,32 @@ class MainWindow(QMainWindow):
 
     def _show_scope(self) -> None:
         self.chat.set_scope([self._doc_title(d) for d in self.docs if d.doc_id in self.scope_ids])
-        self.chat.set_suggestions(self._suggestions())
+        self._suggest()
 
     def clear_scope(self) -> None:
         self.scope_ids = []
         self.library.select_docs([])
         self._show_scope()
 
-    def _suggestions(self) -> list[str]:
-        """Example questions about a document in the current scope (else any document)."""
-        pool = [d for d in self.docs if d.doc_id in self.scope_ids] or self.docs
-        doc = next((d for d in pool if d.meta.company), None)
-        if doc is None:
-            return []
-        name = doc.meta.company.replace(", Inc.", "").replace(" Inc.", "").replace(" Corporation", "").strip()
-        m = doc.meta
-        period = f"Q{m.fiscal_quarter} {m.fiscal_year}" if m.fiscal_quarter and m.fiscal_year else (
-            f"fiscal {m.fiscal_year}" if m.fiscal_year else "the period")
-        return [f"What were {name}'s total net sales in {period}?",
-                f"What drove {name}'s gross margin in {period}?",
-                f"How much did {name} spend on research and development in {period}?"]
+    def _suggest(self) -> None:
+        """Example questions about the filings in scope (else the library's), drawn from the
+        filings themselves: their companies, periods and revenue lines (read in the background
+        from the stored statements; the latest request wins)."""
+        pool = [d for d in self.docs if d.doc_id in self.scope_ids] or list(self.docs)
+        self._suggestion_request += 1
+        request, ws = self._suggestion_request, self.ws
+        if not pool:
+            self.chat.set_suggestions([])
+            return
+
+        def work(_cancel: threading.Event) -> list[str]:
+            return ws.suggested_questions(pool)
+
+        def done(questions: list[str]) -> None:
+            if request == self._suggestion_request and not self._closed:
+                self.chat.set_suggestions(questions)
+
+        op(self.runner, "suggestions", work, lane=READ).success(done).failure(lambda *_: None).run()
 
     def add_documents_dialog(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Add documents", str(Path.home()), "PDF files (*.pdf);;All files (*)")

@@ -106,7 +106,8 @@ def test_removing_the_scoped_document_clears_the_scope(qtbot, fake_window, monke
     win.library.select_docs([apple.doc_id])
     assert win.scope_ids == [apple.doc_id]
     assert win.chat.scope_bar.isVisibleTo(win.chat)
-    assert "Apple" in win.chat.suggestions.itemAt(0).widget().text()
+    qtbot.waitUntil(lambda: win.chat.suggestions.count() and "Apple" in win.chat.suggestions.itemAt(0).widget().text(),
+                    timeout=10_000)
 
     win.remove_documents([apple.doc_id])
     wait_idle(qtbot, win)
@@ -121,10 +122,22 @@ def test_scope_clear_button_works_and_suggestions_follow_the_scope(qtbot, fake_w
     nvda = next(d for d in win.docs if "NVDA" in d.file_name)
     win.library.select_docs([nvda.doc_id])
     assert win.scope_ids == [nvda.doc_id]
-    assert "NVIDIA" in displayed_text(win.chat.suggestions.itemAt(0).widget())
+    # suggestions are drawn from the scoped filing: its company, period and revenue line
+    qtbot.waitUntil(lambda: win.chat.suggestions.count() == 3
+                    and "NVIDIA" in displayed_text(win.chat.suggestions.itemAt(0).widget()), timeout=10_000)
+    shown = [displayed_text(win.chat.suggestions.itemAt(i).widget()) for i in range(3)]
+    assert shown == ["What was NVIDIA's revenue in Q2 2023?", "What drove NVIDIA's revenue in Q2 2023?",
+                     "What was NVIDIA's operating margin in Q2 2023?"]
     qtbot.mouseClick(win.chat.scope_clear, Qt.MouseButton.LeftButton)
     assert win.scope_ids == [] and win.library.selected_doc_ids() == []
     assert not win.chat.scope_bar.isVisibleTo(win.chat)
+    # the whole library: questions about each company, not one filing's
+    def both() -> bool:
+        shown = " ".join(displayed_text(win.chat.suggestions.itemAt(i).widget())
+                         for i in range(win.chat.suggestions.count()))
+        return "Apple's total net sales in " in shown and "NVIDIA's revenue in Q2 2023" in shown
+
+    qtbot.waitUntil(both, timeout=10_000)
 
 
 def test_a_new_conversation_leaves_no_exchange_painted(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
