@@ -496,7 +496,7 @@ class ExchangeWidget(QWidget):
         self.evidence_block: EvidenceBlock | None = None
         self._draft = ""
 
-        bubble = QFrame()
+        self.bubble = bubble = QFrame()
         bubble.setObjectName("QuestionBubble")
         self.question_label = q = WrapLabel(question)
         q.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
@@ -785,6 +785,21 @@ class ExchangeWidget(QWidget):
         self.footer.setVisible(True)
         for b in (self.up, self.down, self.comment_btn):
             b.setEnabled(msg_id > 0)
+
+    def mark_found(self, ms: int = 2500) -> None:
+        """Outline the question and answer for a moment (a search opened the thread here)."""
+        for w in (self.card, self.bubble):
+            w.setProperty("found", "true")
+            w.style().unpolish(w)
+            w.style().polish(w)
+
+        def unmark() -> None:
+            for w in (self.card, self.bubble):
+                w.setProperty("found", "false")
+                w.style().unpolish(w)
+                w.style().polish(w)
+
+        QTimer.singleShot(ms, self, unmark)
 
     def set_error(self, message: str) -> None:
         self.status.setObjectName("Error")
@@ -1114,6 +1129,19 @@ class ChatPane(QFrame):
         # Follow the stream while the reader is at the bottom; leave them alone if they scrolled up.
         if self._stick_to_bottom:
             self.scroll_area.verticalScrollBar().setValue(hi)
+
+    def scroll_to_exchange(self, ex: ExchangeWidget) -> None:
+        """Bring ``ex`` to the top of the view (a search result) and mark it for a moment."""
+        self._stick_to_bottom = False
+        bar = self.scroll_area.verticalScrollBar()
+
+        def scroll() -> None:
+            self.body.layout().activate()  # type: ignore[union-attr]
+            bar.setValue(min(max(0, ex.y() - 8), bar.maximum()))
+
+        scroll()
+        QTimer.singleShot(0, ex, scroll)  # again once the reopened thread is laid out
+        ex.mark_found()
 
     def scroll_to_bottom(self) -> None:
         self._stick_to_bottom = True

@@ -1079,7 +1079,9 @@ class MainWindow(QMainWindow):
         items = [(c.conv_id, c.title, c.updated_at) for c in self.ws.history.conversations()]
         self.chat.set_conversations(items, self.conv_id)
 
-    def open_conversation(self, conv_id: int) -> None:
+    def open_conversation(self, conv_id: int, at_message: int = 0) -> None:
+        """Show a stored conversation, at its end, or at the message ``at_message`` (a search
+        result), which is scrolled into view and marked for a moment."""
         if self.ask_job is not None:
             return
         self.conv_id = conv_id
@@ -1093,7 +1095,11 @@ class MainWindow(QMainWindow):
         self.last_answer = messages[-1].answer if messages else None
         self.refresh_conversations()
         self._label_stored_answers(conv_id, [m.answer for m in messages])
-        self.chat.scroll_to_bottom()
+        found = next((ex for ex in self.chat.exchanges if at_message and ex.msg_id == at_message), None)
+        if found is not None:
+            self.chat.scroll_to_exchange(found)
+        else:
+            self.chat.scroll_to_bottom()
 
     def new_conversation(self) -> None:
         if self.ask_job is not None:
@@ -1143,7 +1149,7 @@ class MainWindow(QMainWindow):
     def find_conversation(self) -> ConversationFinder:
         """Search past questions and answers; picking a result opens its conversation."""
         dlg = ConversationFinder(self.ws.history, self)
-        dlg.picked.connect(self.open_conversation)
+        dlg.picked.connect(lambda conv_id, msg_id: self.open_conversation(conv_id, msg_id))
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg

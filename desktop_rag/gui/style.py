@@ -110,6 +110,8 @@ QScrollArea#ChatScroll > QWidget > QWidget {{ background: {PANE_BG}; }}
 QFrame#QuestionBubble {{ background: {ACCENT}; border-radius: 10px; }}
 QFrame#QuestionBubble QLabel {{ color: {ON_ACCENT}; }}
 QFrame#AnswerCard {{ background: {BASE}; border: 1px solid {BORDER}; border-radius: 10px; }}
+QFrame#AnswerCard[found="true"] {{ border: 2px solid {ACCENT}; background: {ACCENT_SOFT}; }}
+QFrame#QuestionBubble[found="true"] {{ border: 2px solid {ACCENT_HOVER}; }}
 QFrame#CitationChip {{ background: {CHIP_BG}; border: 1px solid {BORDER}; border-radius: 8px; }}
 QFrame#CitationChip:hover {{ background: {ACCENT_SOFT}; border-color: {CHIP_HOVER_BORDER}; }}
 QFrame#CitationChip[active="true"] {{ background: {ACCENT_SOFT}; border: 1px solid {ACCENT}; }}
