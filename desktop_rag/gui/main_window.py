@@ -17,8 +17,22 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QColor,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QKeySequence,
+    QPainter,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -72,6 +86,50 @@ PANE_MINIMUMS = (220, 330, 300)  # library, chat, source: each stays usable down
 DEFAULT_PANE_FRACTIONS = (0.2, 0.34, 0.46)  # the source pane fits a page at a readable size
 NARROW_WINDOW = 1000  # below this width the library pane folds away and the toolbar compacts  # window layout, extra model files, first-run flag (in the data dir)
 ADD_MODEL = "__add_model__"
+
+
+class DropOverlay(QWidget):
+    """Lights the window up while files are dragged over it: where they go and what happens.
+    Transparent to the mouse, so the drag's events still reach the window beneath."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.text = "Drop PDFs or folders to add them to the library"
+        self.hide()
+
+    def show_over(self, count: int = 0) -> None:
+        what = f"{count} file{'s' if count != 1 else ''}" if count else "PDFs or folders"
+        self.text = f"Drop {what} to add them to the library"
+        parent = self.parentWidget()
+        if parent is not None:
+            self.setGeometry(parent.rect())
+        self.raise_()
+        self.show()
+        self.update()
+
+    def paintEvent(self, event: Any) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fill = QColor(style.ACCENT)
+        fill.setAlpha(38)
+        box = QRectF(self.rect()).adjusted(6, 6, -6, -6)
+        p.setBrush(fill)
+        p.setPen(QPen(QColor(style.ACCENT), 3, Qt.PenStyle.DashLine))
+        p.drawRoundedRect(box, 12, 12)
+        font = QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        p.setFont(font)
+        fm = QFontMetrics(font)
+        label = QRectF(0, 0, fm.horizontalAdvance(self.text) + 48, fm.height() + 28)
+        label.moveCenter(box.center())
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(style.ACCENT))
+        p.drawRoundedRect(label, 10, 10)
+        p.setPen(QColor("#ffffff"))
+        p.drawText(label, int(Qt.AlignmentFlag.AlignCenter), self.text)
+        p.end()
 
 
 class MainWindow(QMainWindow):
@@ -172,6 +230,7 @@ class MainWindow(QMainWindow):
         lay.setContentsMargins(8, 8, 8, 8)
         lay.addWidget(self.splitter)
         self.setCentralWidget(central)
+        self.drop_overlay = DropOverlay(central)
 
         # Toolbar: model and embedder on the right, like a product's header.
         tb = self.addToolBar("Main")
@@ -258,6 +317,7 @@ class MainWindow(QMainWindow):
         ch.style_changed.connect(self.set_conversation_style)
         ch.memory_requested.connect(self.show_memory)
         ch.input.files_dropped.connect(self.add_paths)
+        ch.input.drag_hovered.connect(lambda on: self.drop_overlay.show_over() if on else self.drop_overlay.hide())
         self.viewer.status.connect(lambda m: self.show_error("Cannot open document", m))
         self.model_combo.activated.connect(self._model_picked)
 
@@ -1404,8 +1464,10 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop ----------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_files(event.mimeData()):
+        files = local_files(event.mimeData())
+        if files:
             event.acceptProposedAction()
+            self.drop_overlay.show_over(len(files))
         else:
             event.ignore()
 
@@ -1413,7 +1475,12 @@ class MainWindow(QMainWindow):
         if local_files(event.mimeData()):
             event.acceptProposedAction()
 
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_overlay.hide()
+        super().dragLeaveEvent(event)
+
     def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_overlay.hide()
         files = local_files(event.mimeData())
         if files:
             event.acceptProposedAction()

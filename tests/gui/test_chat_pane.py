@@ -185,3 +185,46 @@ def test_an_extractive_answer_shows_each_quote_once(qtbot, fake_window) -> None:
     win._answered(ex2, figure, win.conv_id)
     qtbot.wait(20)
     assert ex2.text.isVisible() and displayed_text(ex2.text).endswith("(2020)")
+
+
+def test_dragging_files_over_the_window_lights_it_up(qtbot, fake_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue #31: something lights up while a file is dragged over the window (over the chat
+    box too, which takes drops itself), and goes out when it leaves or is dropped."""
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    from tests.conftest import NVIDIA_PAGES, write_pdf
+
+    win = fake_window(files={})
+    pdf = write_pdf(tmp_path / "drop" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(pdf))])
+    overlay = win.drop_overlay
+
+    def enter(target) -> None:  # type: ignore[no-untyped-def]
+        ev = QDragEnterEvent(target.rect().center(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                             Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(target, ev)
+        assert ev.isAccepted()
+
+    enter(win)
+    assert overlay.isVisible() and overlay.geometry() == win.centralWidget().rect()
+    assert "Drop 1 file" in overlay.text
+    shot = overlay.grab().toImage()
+    assert shot.pixelColor(shot.width() // 2, shot.height() // 2) != shot.pixelColor(2, 2)  # something is drawn
+    QApplication.sendEvent(win, QDragLeaveEvent())
+    assert not overlay.isVisible()
+
+    enter(win.chat.input)  # the chat box handles its own drags: the window still lights up
+    assert overlay.isVisible()
+    QApplication.sendEvent(win.chat.input, QDragLeaveEvent())
+    assert not overlay.isVisible()
+
+    enter(win)
+    drop = QDropEvent(QPointF(win.rect().center()), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, drop)
+    assert not overlay.isVisible()
+    wait_idle(qtbot, win)
+    assert [d.file_name for d in win.docs] == ["2023 Q2 NVDA.pdf"]
