@@ -223,7 +223,7 @@ class ElidedComboBox(QComboBox):
                                             QStyle.SubControl.SC_ComboBoxEditField, self)
         icon = opt.iconSize.width() + 4 if not opt.currentIcon.isNull() else 0
         opt.currentText = self.fontMetrics().elidedText(opt.currentText, Qt.TextElideMode.ElideRight,
-                                                        max(0, field.width() - icon - 4))
+                                                        max(0, field.width() - icon - 2))  # as Qt draws it
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
 
 

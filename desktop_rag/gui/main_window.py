@@ -249,7 +249,7 @@ class MainWindow(QMainWindow):
         model_lbl.setObjectName("Muted")
         tb.addWidget(model_lbl)
         self.model_combo = ElidedComboBox()
-        self.model_combo.setMinimumContentsLength(18)
+        self.model_combo.setMinimumContentsLength(24)
         self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         tb.addWidget(self.model_combo)
         self.embedder_btn = QToolButton()
