@@ -863,7 +863,7 @@ class Library:
     def statements(self, doc_id: str) -> list[Statement]:
         """The financial statements extracted from a document (see core/ingest/statements)."""
         doc = self.docs.get(doc_id) or next(d for d in self.store.documents() if d.doc_id == doc_id)
-        return statement_store.statements_for(self.store, doc)
+        return statement_store.statements_for(self.store, doc, self.pdf_reader.statements)
 
     def statement_pages(self, doc_ids: list[str]) -> dict[str, dict[int, list[str]]]:
         """doc_id -> (page -> kinds of statement printed on it) of each document: the stored

@@ -1,5 +1,6 @@
 """Reading a PDF for the library: its canonical page texts, whether it has a text layer, its
-statements, and the page numbers it prints (for citations: ``domain.page_labels``).
+statements (at ingest, and again for a stored document when the statement reader changed), and
+the page numbers it prints (for citations: ``domain.page_labels``).
 
 PyMuPDF holds Python's interpreter lock for the whole of each call, and one dense page of a
 10-K takes up to a second to read. A front end that must stay responsive while a filing is
@@ -88,6 +89,12 @@ class _Labels:
 _CHILD_LABELS = _Labels()  # a helper process's own (each process opens its own files)
 
 
+def statements_of(path: Path | None, pages: list[PageText]) -> list[Statement]:
+    """A stored document's statements read again (another extractor version), in a helper
+    process: the candidate pages are re-read with character boxes from ``path``."""
+    return statement_store.extract_at(path, pages)
+
+
 def page_label_of(path: str, page: int) -> str:
     """The label ``page`` of ``path`` prints ("72", "F-3"), "" when none (helper processes)."""
     return _CHILD_LABELS.label(path, page)
@@ -106,6 +113,9 @@ class PdfReader:
 
     def page_label(self, path: Path, page: int) -> str:
         return self._labels.label(str(path), page)
+
+    def statements(self, path: Path | None, pages: list[PageText]) -> list[Statement]:
+        return statements_of(path, pages)
 
     def close(self) -> None:
         self._labels.close()
@@ -153,6 +163,13 @@ class ProcessPdfReader(PdfReader):
             return str(self._call(page_label_of, str(path), page))
         except PdfError:
             return ""
+
+    def statements(self, path: Path | None, pages: list[PageText]) -> list[Statement]:
+        try:
+            out: list[Statement] = self._call(statements_of, path, pages)
+        except PdfError:  # the file broke its helper: the stored texts alone, here
+            out = statement_store.extract_at(None, pages)
+        return out
 
     def close(self) -> None:
         with self._pool_lock:

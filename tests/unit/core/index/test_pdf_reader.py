@@ -86,3 +86,24 @@ def test_an_answer_names_the_page_its_filing_prints(tmp_path: Path, fake_embedde
         assert "page 3" not in answer.answer and ("p. 1 (PDF 3)" in answer.answer or not answer.computed)
     finally:
         lib.close()
+
+
+def test_stale_statements_are_read_again_in_the_helper_process(tmp_path: Path, sample_pdf: Path,
+                                                               fake_embedder) -> None:  # type: ignore[no-untyped-def]
+    """Statements stored by another version of the statement reader are read again from the
+    PDF, cell boxes included, in the helper process (not on the thread that asked)."""
+    from desktop_rag.core.ingest.statements.model import EXTRACTOR_VERSION
+
+    lib = Library(tmp_path / "data", Settings(), fake_embedder)
+    lib.pdf_reader = ProcessPdfReader()
+    try:
+        for _ in lib.ingest([sample_pdf]):
+            pass
+        [doc] = lib.documents()
+        fresh = [s.to_json() for s in lib.statements(doc.doc_id)]
+        assert fresh and any(c.get("bbox") for s in fresh for r in s["rows"] for c in r["cells"])
+        lib.store.save_statements(doc.doc_id, EXTRACTOR_VERSION - 1, [])
+        assert [s.to_json() for s in lib.statements(doc.doc_id)] == fresh
+        assert lib.store.load_statements(doc.doc_id)[0] == EXTRACTOR_VERSION  # type: ignore[index]
+    finally:
+        lib.close()
