@@ -125,7 +125,7 @@ class ChatInput(QPlainTextEdit):
     send_requested = Signal()
     files_dropped = Signal(list)
     drag_hovered = Signal(bool)  # files are dragged over the box (True), or left it / were dropped
-    LINES = 3  # lines of text the box shows, at any text size
+    LINES = 2  # lines of text the box shows, at any text size (it scrolls beyond)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -409,7 +409,7 @@ class InputChip(QFrame):
         value = format_value(field_of(item, "value"), field_of(item, "unit", ""))
         doc = str(field_of(item, "doc", ""))
         set_rich(self.text_label, f"<b>{esc(label)}</b> {esc(period)} = <b>{esc(value)}</b> "
-                                  f"<span style='color:{style.MUTED}'>· {esc(doc)} {esc(page_label)}</span>")
+                                  f"<span style='color:{style.MUTED}'>· {esc(doc)} · {esc(page_label)}</span>")
         self.setToolTip(f"Open {doc} at {page_label} with this figure highlighted")
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
