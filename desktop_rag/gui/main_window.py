@@ -550,6 +550,7 @@ class MainWindow(QMainWindow):
             self._library_ready = True
             # the start-up signal `make bundle-test` and support read in the log
             log.info("ready: window shown, library open (%d documents)", len(docs))
+            self._warm_embedder()
             self._set_docs(docs)
             if self.library_notice:
                 self.show_error("Team library unavailable", self.library_notice)
@@ -570,6 +571,21 @@ class MainWindow(QMainWindow):
 
         self._set_activity("Opening the library…")
         op(self.runner, "open library", work, lane=INDEX).success(done).always(lambda: self._set_activity("")).run()
+
+    def _warm_embedder(self) -> None:
+        """Load the embedding model now, in the background, before anything is added or asked:
+        its first load imports sentence-transformers and torch, which hold the interpreter for
+        seconds (up to 0.3 s at a stretch) and froze the window when the first filing was
+        embedded. On the index lane: an ingest queued meanwhile starts after it."""
+        embedder = self.ws.embedder
+
+        def work(_cancel: threading.Event) -> None:
+            try:
+                embedder.load()
+            except Exception as exc:  # a missing model is reported by what needs it
+                log.warning("the embedding model did not load at start: %s", exc)
+
+        op(self.runner, "load the embedder", work, lane=INDEX).run()
 
     def _team_library_changed(self) -> None:
         if not self._closed:
