@@ -96,7 +96,7 @@ def main() -> int:
         for q in questions:
             ex = win.ask(q)
             assert ex is not None
-            assert wait(app, lambda: ex.answer is not None and win.ask_job is None, 900), "no answer"
+            assert wait(app, lambda e=ex: e.answer is not None and win.ask_job is None, 900), "no answer"
             print(f"{q!r} -> searched {ex.answer.standalone_query!r}: {ex.answer.answer!r}")
     wait(app, lambda: not win.runner.busy, 60)  # printed page numbers of stored answers, suggestions
     if ns.details:
