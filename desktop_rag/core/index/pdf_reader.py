@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -100,6 +102,19 @@ def page_label_of(path: str, page: int) -> str:
     return _CHILD_LABELS.label(path, page)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """(In a helper process, at its start.) Exit when the process that started it is gone: a
+    window that crashed or was killed must not leave its helpers behind."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(2.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="desktop_rag-parent-watch", daemon=True).start()
+
+
 class PdfReader:
     """Reads in this process (the command line, tests)."""
 
@@ -140,7 +155,8 @@ class ProcessPdfReader(PdfReader):
             if self._closed:
                 raise RuntimeError("the PDF reader is closed")
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.WORKERS, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(self.WORKERS, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_exit_with_parent, initargs=(os.getpid(),))
             return self._pool.submit(fn, *args)
 
     def _call(self, fn: Any, *args: Any) -> Any:
