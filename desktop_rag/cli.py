@@ -128,6 +128,8 @@ def cmd_search(ns: argparse.Namespace) -> int:
 
 
 def format_answer(ans) -> str:
+    from desktop_rag.core.domain.page_labels import cited_page
+
     badge = ""
     if ans.not_in_corpus:
         badge = " [Not in corpus]"
@@ -135,7 +137,7 @@ def format_answer(ans) -> str:
         badge = " [extractive: quoted from the filing]"
     lines = [f"A: {ans.answer}{badge}"]
     for i, c in enumerate(ans.citations, 1):
-        lines.append(f"  [{i}] {c.doc}, page {c.page}: \"{c.quote}\"")
+        lines.append(f"  [{i}] {c.doc}, {cited_page(c)}: \"{c.quote}\"")
     t = ans.timings_ms
     lines.append(f"  ({ans.model or 'no model'}; retrieve {t.get('retrieve', 0):.0f} ms, total {t.get('total', 0):.0f} ms)")
     return "\n".join(lines)
@@ -143,11 +145,13 @@ def format_answer(ans) -> str:
 
 def format_evidence(ev: Evidence) -> str:
     """The verified evidence printed before the model's answer: labelled evidence, never the answer."""
+    from desktop_rag.core.domain.page_labels import cited_page
+
     lines = [f"Evidence ({ev.ms / 1000:.1f} s; exact quotes from the filing, the answer follows):"]
     if ev.citations and not ev.text.startswith(ev.citations[0].quote):
         lines.append(f"  {ev.text}")  # the quoted row's figure with its unit and period
     for i, c in enumerate(ev.citations, 1):
-        lines.append(f"  [E{i}] {c.doc}, page {c.page}: \"{c.quote}\"")
+        lines.append(f"  [E{i}] {c.doc}, {cited_page(c)}: \"{c.quote}\"")
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ dir) and is the one place that swaps its parts (embedder, model) or changes the 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -15,15 +16,22 @@ from desktop_rag.core.answer.generate import LlamaGenerator, ModelInfo, inspect_
 from desktop_rag.core.conversation.database import ConversationDatabase
 from desktop_rag.core.conversation.history import HistoryStore
 from desktop_rag.core.conversation.memory import MemoryStore
-from desktop_rag.core.domain.types import Document, DocumentMeta
+from desktop_rag.core.domain.company_terms import short_name
+from desktop_rag.core.domain.page_labels import describe_page
+from desktop_rag.core.domain.types import CalculationInput, Citation, Document, DocumentMeta
 from desktop_rag.core.index.embedder import Embedder
 from desktop_rag.core.index.library import Library
+from desktop_rag.core.index.pdf_reader import ProcessPdfReader
+from desktop_rag.core.ingest.statements.model import EXTRACTOR_VERSION as STATEMENTS_VERSION
+from desktop_rag.core.ingest.statements.model import Statement
 from desktop_rag.paths import DEFAULT_GGUF, embedder_cache_dir, model_dirs, set_offline_env
 from desktop_rag.paths import data_dir as resolve_data_dir
 from desktop_rag.paths import models_dir as resolve_models_dir
 from desktop_rag.settings import Settings
 
 log = logging.getLogger(__name__)
+
+_REVENUE_LINE = re.compile(r"^(?:total\s+)?(?:net\s+)?(?:revenues?|sales|net sales)(?:,\s*net)?$", re.I)
 
 
 class Workspace:
@@ -76,6 +84,60 @@ class Workspace:
         if not matches:
             matches = [d for d in docs if d.file_name.lower().startswith(key.lower())]
         return matches
+
+    def read_pdfs_in_helper_processes(self) -> None:
+        """Read added PDFs (and their printed page numbers) in helper processes: PyMuPDF
+        holds the interpreter lock for up to a second per page, which a window's thread must
+        never wait for (core/index/pdf_reader)."""
+        if self.library.pdf_reader.in_process:
+            old, self.library.pdf_reader = self.library.pdf_reader, ProcessPdfReader()
+            old.close()
+
+    def suggested_questions(self, docs: list[Document], limit: int = 3) -> list[str]:
+        """Example questions about the library's own filings, for a new conversation: the
+        companies added last first, each in the period its filing covers and about the revenue
+        line its income statement prints ("total net sales", "revenue"): the figure, what drove
+        it, and a margin. Stored statements are read, never extracted (a stale or missing one
+        gives the plain word "revenue")."""
+        picked: list[Document] = []
+        for d in sorted(docs, key=lambda d: (d.added_at, d.file_name), reverse=True):
+            if d.meta.company and all(p.meta.company != d.meta.company for p in picked):
+                picked.append(d)
+        if not picked:
+            return []
+        out = []
+        for i in range(min(limit, 3)):
+            d = picked[i % len(picked)]
+            name, m = short_name(d.meta.company), d.meta
+            period = (f"Q{m.fiscal_quarter} {m.fiscal_year}" if m.fiscal_quarter and m.fiscal_year
+                      else f"fiscal {m.fiscal_year}" if m.fiscal_year else "its latest period")
+            line = self._revenue_line(d.doc_id)
+            verb = "were" if line.endswith("sales") else "was"
+            out.append([f"What {verb} {name}'s {line} in {period}?", f"What drove {name}'s {line} in {period}?",
+                        f"What was {name}'s operating margin in {period}?"][i])
+        return out
+
+    def _revenue_line(self, doc_id: str) -> str:
+        stored = self.library.store.load_statements(doc_id)
+        if stored is None or stored[0] != STATEMENTS_VERSION:
+            return "revenue"
+        for data in stored[1]:
+            st = Statement.from_json(data)
+            if st.kind != "income":
+                continue
+            labels = [r.label for r in st.rows if r.unit == "currency" and _REVENUE_LINE.search(r.label)]
+            best = next((x for x in labels if x.lower().startswith("total")), labels[0] if labels else "")
+            if best:
+                return re.sub(r"\brevenues\b", "revenue", " ".join(best.lower().split()))
+        return "revenue"
+
+    def page_name(self, cited: Citation | CalculationInput) -> str:
+        """A cited page as every front end names it ("p. 72 (PDF 74)"), reading the number the
+        page prints when the citation does not carry it (one stored before citations did)."""
+        label = cited.page_label
+        if not label and cited.doc_id:
+            label = self.library.page_label(cited.doc_id, cited.page)
+        return describe_page(label, cited.page)
 
     def remove(self, doc_id: str) -> bool:
         """Remove a document (its pages, passages, vectors, statements). False if unknown."""

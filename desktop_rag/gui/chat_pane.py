@@ -12,8 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -24,6 +24,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -32,6 +35,7 @@ from PySide6.QtWidgets import (
 from desktop_rag.core.answer.engine import EXTRACTIVE_NOTE, NO_MODEL_REASON
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
+from desktop_rag.core.domain.page_labels import describe_page
 from desktop_rag.core.domain.types import Answer, Citation, Evidence
 from desktop_rag.gui import style
 from desktop_rag.gui.text import duration, esc, set_plain, set_rich, timing_bits
@@ -70,8 +74,31 @@ def extractive_lead(answer: Answer) -> str:
     return shown
 
 
-def default_page_label(citation: Citation) -> str:
-    return f"p. {citation.page}"
+def default_page_label(cited: Any) -> str:
+    """A cited page (a ``Citation``, a ``CalculationInput`` or its JSON form) as the core names
+    it: "p. 72 (PDF 74)" when the filing prints another number than the PDF's."""
+    return describe_page(str(field_of(cited, "page_label", "") or ""), int(field_of(cited, "page", 0) or 0))
+
+
+def answer_badges(answer: Answer) -> list[str]:
+    """The badges an answer shows (the chat and the log name it alike)."""
+    computed = bool(getattr(answer, "computed", False) or getattr(answer, "calculation", None))
+    out = ["Stopped"] if answer.cancelled else []
+    if answer.not_in_corpus:
+        out.append("Not in corpus")
+    elif computed:
+        out.append("Computed")
+    elif answer.extractive:
+        out.append("Extractive")
+    elif answer.citations:
+        out.append("Verified")
+    return out
+
+
+BADGE_STYLES = {"Stopped": "BadgeStopped", "Not in corpus": "BadgeNotInCorpus", "Computed": "BadgeVerified",
+                "Extractive": "BadgeExtractive", "Verified": "BadgeVerified"}
+# said under a refusal whose reason does not already tell the analyst what to do
+REFUSAL_HINT = "Try rephrasing the question, or add the filing that answers it."
 
 
 def friendly_date(iso: str, now: datetime | None = None) -> str:
@@ -97,12 +124,41 @@ class ChatInput(QPlainTextEdit):
 
     send_requested = Signal()
     files_dropped = Signal(list)
+    drag_hovered = Signal(bool)  # files are dragged over the box (True), or left it / were dropped
+    LINES = 2  # lines of text the box shows, at any text size (it scrolls beyond)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setPlaceholderText("Ask about your filings…  (Enter to send, Shift+Enter for a new line)")
+        # short: the keys are said in the hint under the box (a long placeholder wrapped and was
+        # cut off at large text sizes)
+        self.setPlaceholderText("Ask about your filings…")
+        self.setToolTip("Enter sends · Shift+Enter starts a new line")
         self.setTabChangesFocus(True)
-        self.setFixedHeight(64)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As tall as ``LINES`` lines of the current font, plus the frame and padding."""
+        margins = self.contentsMargins().top() + self.contentsMargins().bottom()
+        doc_margin = 2 * self.document().documentMargin()
+        self.setFixedHeight(round(self.fontMetrics().lineSpacing() * self.LINES + doc_margin + margins + 12))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_height()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()):
+            self.drag_hovered.emit(True)
+        super().dragEnterEvent(event)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drag_hovered.emit(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.drag_hovered.emit(False)
+        super().dropEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
@@ -153,6 +209,24 @@ class ElidedLabel(QLabel):
         painter.drawText(self.contentsRect(), int(self.alignment()), shown)
 
 
+class ElidedComboBox(QComboBox):
+    """A combo box whose shown item ends in "…" when the box is narrower than its text (a long
+    conversation title, a model's full description); the full text is in its list. Qt's own
+    box cut the text off mid-word."""
+
+    def paintEvent(self, event: Any) -> None:
+        painter = QStylePainter(self)
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
+        icon = opt.iconSize.width() + 4 if not opt.currentIcon.isNull() else 0
+        opt.currentText = self.fontMetrics().elidedText(opt.currentText, Qt.TextElideMode.ElideRight,
+                                                        max(0, field.width() - icon - 2))  # as Qt draws it
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
+
+
 class ClickableText(WrapLabel):
     """A wrapping, button-like line of text (suggested questions): a push button would
     take the full width of its text as its minimum and widen the pane."""
@@ -189,9 +263,8 @@ class CitationChip(QFrame):
         self.setObjectName("CitationChip")
         self.citation = citation
         self.number = number
-        self.page_label = page_label or f"p. {citation.page}"
+        self.page_label = page_label or default_page_label(citation)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"Open {citation.doc} at {self.page_label} with the quote highlighted")
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # "E1" marks a quote of the evidence shown before the answer, "1" the answer's own
         num = QLabel(marker or str(number))
@@ -199,8 +272,6 @@ class CitationChip(QFrame):
         num.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.source_label = src = WrapLabel()
         src.setObjectName("ChipSource")
-        set_rich(src, f"{esc(citation.doc)} <span style='color:{style.MUTED}; font-weight:400'>"
-                      f"· {esc(self.page_label)}</span>")
         quote = " ".join(citation.quote.split())
         self.quote_label = WrapLabel()
         self.quote_label.setObjectName("ChipQuote")
@@ -216,6 +287,13 @@ class CitationChip(QFrame):
         lay.addWidget(self.quote_label)
         for w in (num, src, self.quote_label):
             w.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.set_page_label(self.page_label)
+
+    def set_page_label(self, page_label: str) -> None:
+        self.page_label = page_label
+        set_rich(self.source_label, f"{esc(self.citation.doc)} <span style='color:{style.MUTED}; font-weight:400'>"
+                                    f"· {esc(page_label)}</span>")
+        self.setToolTip(f"Open {self.citation.doc} at {page_label} with the quote highlighted")
 
     def set_active(self, on: bool) -> None:
         self.setProperty("active", "true" if on else "false")
@@ -319,18 +397,22 @@ class InputChip(QFrame):
         self.item = item
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        label = field_of(item, "label", "")
-        period = field_of(item, "period", "")
-        value = format_value(field_of(item, "value"), field_of(item, "unit", ""))
         self.text_label = WrapLabel()
-        set_rich(self.text_label, f"<b>{esc(label)}</b> {esc(period)} = <b>{esc(value)}</b> "
-                                  f"<span style='color:{style.MUTED}'>· {esc(str(field_of(item, 'doc', '')))} "
-                                  f"{esc(page_label)}</span>")
         self.text_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setToolTip(f"Open {page_label} with this figure highlighted")
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 8, 4)
         lay.addWidget(self.text_label, 1)
+        self.set_page_label(page_label)
+
+    def set_page_label(self, page_label: str) -> None:
+        item = self.item
+        label = field_of(item, "label", "")
+        period = field_of(item, "period", "")
+        value = format_value(field_of(item, "value"), field_of(item, "unit", ""))
+        doc = str(field_of(item, "doc", ""))
+        set_rich(self.text_label, f"<b>{esc(label)}</b> {esc(period)} = <b>{esc(value)}</b> "
+                                  f"<span style='color:{style.MUTED}'>· {esc(doc)} · {esc(page_label)}</span>")
+        self.setToolTip(f"Open {doc} at {page_label} with this figure highlighted")
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
@@ -416,11 +498,11 @@ class ExchangeWidget(QWidget):
         self.evidence_block: EvidenceBlock | None = None
         self._draft = ""
 
-        bubble = QFrame()
+        self.bubble = bubble = QFrame()
         bubble.setObjectName("QuestionBubble")
         self.question_label = q = WrapLabel(question)
         q.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        q.setMaximumWidth(520)
+        self._fit_bubble()
         bl = QHBoxLayout(bubble)
         bl.setContentsMargins(12, 8, 12, 8)
         bl.addWidget(q)
@@ -525,6 +607,15 @@ class ExchangeWidget(QWidget):
         self.details_btn.toggled.connect(self.details.setVisible)
         self.edit_btn.clicked.connect(self.start_edit)
         self.searched_edit.returnPressed.connect(self._rerun)
+
+    def _fit_bubble(self) -> None:
+        """A question bubble is at most about 60 characters of the current font wide."""
+        self.question_label.setMaximumWidth(max(520, 60 * self.question_label.fontMetrics().averageCharWidth()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_bubble()
 
     def _tool(self, icon: str, tip: str, checkable: bool = False, checked_color: str | None = None) -> QToolButton:
         b = QToolButton()
@@ -635,16 +726,8 @@ class ExchangeWidget(QWidget):
         self.comment = comment
         self.status.hide()
         computed = bool(getattr(answer, "computed", False) or getattr(answer, "calculation", None))
-        if answer.cancelled:
-            self._badge("Stopped", "BadgeStopped")
-        if answer.not_in_corpus:
-            self._badge("Not in corpus", "BadgeNotInCorpus")
-        elif computed:
-            self._badge("Computed", "BadgeVerified")
-        elif answer.extractive:
-            self._badge("Extractive", "BadgeExtractive")
-        elif answer.citations:
-            self._badge("Verified", "BadgeVerified")
+        for badge in answer_badges(answer):
+            self._badge(badge, BADGE_STYLES[badge])
         # The badge says it in words too, not only in a hover tooltip.
         unasked = _NO_MODEL_NOTE in answer.notes
         explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else BADGE_HELP[b]
@@ -655,8 +738,9 @@ class ExchangeWidget(QWidget):
         self.text.style().unpolish(self.text)
         self.text.style().polish(self.text)
         if answer.not_in_corpus:
-            set_plain(self.text, "The library does not contain an answer to this question."
-                                 " Try rephrasing it, or add the relevant filing.")
+            # the core's reason is the answer: which company, period or subject the library lacks
+            reason = " ".join(answer.answer.split()) or "The library does not contain an answer to this question."
+            set_plain(self.text, reason if reason.startswith("Cannot compute") else f"{reason} {REFUSAL_HINT}")
         elif answer.extractive:
             # Quoted table rows carry the PDF's line breaks; a paragraph reads better.
             set_plain(self.text, extractive_lead(answer))
@@ -704,6 +788,21 @@ class ExchangeWidget(QWidget):
         for b in (self.up, self.down, self.comment_btn):
             b.setEnabled(msg_id > 0)
 
+    def mark_found(self, ms: int = 2500) -> None:
+        """Outline the question and answer for a moment (a search opened the thread here)."""
+        for w in (self.card, self.bubble):
+            w.setProperty("found", "true")
+            w.style().unpolish(w)
+            w.style().polish(w)
+
+        def unmark() -> None:
+            for w in (self.card, self.bubble):
+                w.setProperty("found", "false")
+                w.style().unpolish(w)
+                w.style().polish(w)
+
+        QTimer.singleShot(ms, self, unmark)
+
     def set_error(self, message: str) -> None:
         self.status.setObjectName("Error")
         self.status.setStyleSheet(f"color: {style.DANGER}")
@@ -726,9 +825,15 @@ class ExchangeWidget(QWidget):
         return out
 
     def _input_label(self, item: Any) -> str:
-        page = int(field_of(item, "page", 0) or 0)
-        doc = str(field_of(item, "doc", "") or "")
-        return self.page_labeler(Citation(str(field_of(item, "doc_id", "") or ""), doc, page, ""))
+        return self.page_labeler(item)
+
+    def relabel(self) -> None:
+        """The chips' page names again (printed page numbers read after the answer was shown)."""
+        for chip in [*self.chips, *self.evidence_chips]:
+            chip.set_page_label(self.page_labeler(chip.citation))
+        if self.calculation_card is not None:
+            for ichip in self.calculation_card.chips:
+                ichip.set_page_label(self._input_label(ichip.item))
 
     def _chip_clicked(self, citation: Citation) -> None:
         self.citation_clicked.emit(citation)
@@ -786,7 +891,7 @@ class ChatPane(QFrame):
 
         title = QLabel("Chat")
         title.setObjectName("PaneTitle")
-        self.conversations = QComboBox()
+        self.conversations = ElidedComboBox()
         self.conversations.setMinimumWidth(120)
         self.conversations.setMinimumContentsLength(12)
         self.conversations.setToolTip("Past conversations")
@@ -852,7 +957,7 @@ class ChatPane(QFrame):
         self.hint.setObjectName("Hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # the conversation's answer style (remembered with the thread) and its memory
-        self.style_box = QComboBox()
+        self.style_box = ElidedComboBox()
         for name in STYLES:
             self.style_box.addItem(STYLE_LABELS[name], name)
         self.style_box.setToolTip("How this conversation's answers are laid out (kept with the conversation);"
@@ -926,7 +1031,7 @@ class ChatPane(QFrame):
         lay.setContentsMargins(8, 30, 8, 8)
         lay.setSpacing(10)
         t = WrapLabel("Ask about your filings")
-        t.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        t.setObjectName("WelcomeTitle")
         s = WrapLabel("Answers are short and every claim is backed by an exact quote. "
                       "Click a numbered citation to see the quote highlighted in the filing.")
         s.setObjectName("Muted")
@@ -1027,6 +1132,19 @@ class ChatPane(QFrame):
         if self._stick_to_bottom:
             self.scroll_area.verticalScrollBar().setValue(hi)
 
+    def scroll_to_exchange(self, ex: ExchangeWidget) -> None:
+        """Bring ``ex`` to the top of the view (a search result) and mark it for a moment."""
+        self._stick_to_bottom = False
+        bar = self.scroll_area.verticalScrollBar()
+
+        def scroll() -> None:
+            self.body.layout().activate()  # type: ignore[union-attr]
+            bar.setValue(min(max(0, ex.y() - 8), bar.maximum()))
+
+        scroll()
+        QTimer.singleShot(0, ex, scroll)  # again once the reopened thread is laid out
+        ex.mark_found()
+
     def scroll_to_bottom(self) -> None:
         self._stick_to_bottom = True
         QTimer.singleShot(0, lambda: self.scroll_area.verticalScrollBar().setValue(self.scroll_area.verticalScrollBar().maximum()))
@@ -1059,7 +1177,7 @@ class ChatPane(QFrame):
 
     def _update_hint(self, extra: str = "") -> None:
         self.hint.setText(extra or ("Esc stops the answer" if self.running else
-                                    "Ctrl+L focuses this box · Ctrl+F searches the document"))
+                                    "Enter sends · Shift+Enter new line · Ctrl+F searches the document"))
 
     def set_hint(self, text: str) -> None:
         self._update_hint(text)

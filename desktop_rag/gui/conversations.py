@@ -25,7 +25,7 @@ from desktop_rag.gui.chat_pane import friendly_date
 
 
 class ConversationFinder(QDialog):
-    picked = Signal(int)  # conv_id
+    picked = Signal(int, int)  # conv_id, the id of the first message that matches (0: none)
 
     def __init__(self, history: HistoryStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,18 +64,21 @@ class ConversationFinder(QDialog):
             if c is None:
                 continue
             line = f"{c.title} — {friendly_date(c.updated_at)}"
+            at = 0
             if low:
                 for m in self.history.messages(conv_id):
-                    for part in (m.question, m.answer.answer):
+                    for part in (m.question, m.standalone, m.answer.answer):
                         i = part.lower().find(low)
                         if i >= 0:
                             line += "\n…" + " ".join(part[max(0, i - 40):i + 80].split()) + "…"
+                            at = m.msg_id
                             break
                     else:
                         continue
                     break
             item = QListWidgetItem(line)
             item.setData(Qt.ItemDataRole.UserRole, conv_id)
+            item.setData(Qt.ItemDataRole.UserRole + 1, at)
             self.results.addItem(item)
         n = self.results.count()
         self.count.setText(f"{n} conversation{'s' if n != 1 else ''}" + (f" mention “{text}”" if text else ""))
@@ -88,7 +91,7 @@ class ConversationFinder(QDialog):
             self._open(item)
 
     def _open(self, item: QListWidgetItem) -> None:
-        self.picked.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+        self.picked.emit(int(item.data(Qt.ItemDataRole.UserRole)), int(item.data(Qt.ItemDataRole.UserRole + 1) or 0))
         self.accept()
 
 

@@ -42,7 +42,13 @@ differs, the PDF's page number: <i>p. 7 (PDF 10)</i>.</p>
 of the asked company's filing that best match the question (E1, E2: click one to open it). It is evidence, not the answer: the answer replaces it when it arrives, and quotes it
 did not use stay below it.</p>
 <p>Select documents in the library to ask only about them (the blue bar above the question
-box says so; its × asks the whole library again).</p>
+box says so; its × asks the whole library again). Drag PDFs or whole folders onto the window
+to add them; you can keep asking while they are added.</p>
+<p><b>Style</b> under the question box (the same choice as <i>Answer style</i> in Settings) lays
+the answers out as generated, concise, detailed, as bullet points or as a table; each
+conversation keeps its own. The figures and quotes are the same in every style.</p>
+<p>The document viewer fits the page's width, or the whole page, to whatever room it has, and
+refits when the window or a side panel changes size; zoom goes from 25 % to 400 %.</p>
 <h3>What the answer badges mean</h3>
 <table cellspacing="6">{badges}</table>
 <h3>Keyboard shortcuts</h3>

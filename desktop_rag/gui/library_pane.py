@@ -7,12 +7,14 @@ emits requests; all library work happens in background jobs owned by the main wi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -148,12 +150,28 @@ class LibraryModel(QAbstractTableModel):
 
 class DocumentDelegate(QStyledItemDelegate):
     """Two-line rows: company and status on top; form, period, pages, chunks, file below.
-    Fits every column the analyst needs into a narrow pane without horizontal scrolling."""
+    Fits every column the analyst needs into a narrow pane without horizontal scrolling.
+    Every height follows the text size (``row_height``)."""
 
-    ROW_HEIGHT = 50
+    PAD = 6  # pixels above the first line and below the second
+    GAP = 2  # pixels between the two lines
+
+    @staticmethod
+    def fonts(base: QFont) -> tuple[QFont, QFont]:
+        """The title's font (semi-bold) and the second line's (smaller)."""
+        bold = QFont(base)
+        bold.setWeight(QFont.Weight.DemiBold)
+        small = QFont(base)
+        small.setPointSizeF(base.pointSizeF() * 0.88)
+        return bold, small
+
+    @classmethod
+    def row_height(cls, base: QFont) -> int:
+        bold, small = cls.fonts(base)
+        return 2 * cls.PAD + QFontMetrics(bold).height() + cls.GAP + QFontMetrics(small).height() + 2
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
-        return QSize(200, self.ROW_HEIGHT)
+        return QSize(200, self.row_height(option.font))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         model = index.model()
@@ -184,36 +202,36 @@ class DocumentDelegate(QStyledItemDelegate):
         bad = status.startswith(("Failed", "File missing"))
         status_color = QColor("#16a34a") if ok else QColor(style.DANGER) if bad else QColor(style.ACCENT)
 
-        base = QFont(option.font)
-        bold = QFont(base)
-        bold.setWeight(QFont.Weight.DemiBold)
-        small = QFont(base)
-        small.setPointSizeF(base.pointSizeF() * 0.88)
+        bold, small = self.fonts(QFont(option.font))
+        fm, fm_small = QFontMetrics(bold), QFontMetrics(small)
+        line1 = QRect(r.left(), r.top() + self.PAD, r.width(), fm.height())
+        line2 = QRect(r.left(), line1.bottom() + 1 + self.GAP, r.width(), fm_small.height())
         left = r.left() + 12
         right = r.right() - 10
         # status, right-aligned on the first line
         painter.setFont(small)
-        fm_small = QFontMetrics(small)
         stext = "" if ok else status
-        sw = fm_small.horizontalAdvance(stext) if stext else 0
-        dot_x = right - sw - (12 if stext else 8)
+        # a status never takes more than half the row: the document's name keeps the rest
+        sw = min(fm_small.horizontalAdvance(stext), (right - left) // 2) if stext else 0
+        dot = max(7, fm_small.height() // 3)
+        dot_x = right - sw - (dot + 5 if stext else 8)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(status_color)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.drawEllipse(dot_x, r.top() + 13, 7, 7)
+        painter.drawEllipse(dot_x, line1.center().y() - dot // 2, dot, dot)
         if stext:
             painter.setPen(status_color)
-            painter.drawText(QRect(right - sw, r.top() + 6, sw, 20), int(Qt.AlignmentFlag.AlignVCenter), stext)
+            painter.drawText(QRect(right - sw, line1.top(), sw, line1.height()), int(Qt.AlignmentFlag.AlignVCenter),
+                             fm_small.elidedText(stext, Qt.TextElideMode.ElideRight, sw))
         painter.setFont(bold)
         painter.setPen(QColor(style.TEXT))
-        fm = QFontMetrics(bold)
         tw = dot_x - left - 8
-        painter.drawText(QRect(left, r.top() + 6, tw, 20), int(Qt.AlignmentFlag.AlignVCenter),
+        painter.drawText(QRect(left, line1.top(), tw, line1.height()), int(Qt.AlignmentFlag.AlignVCenter),
                          fm.elidedText(title, Qt.TextElideMode.ElideRight, tw))
         painter.setFont(small)
         painter.setPen(QColor(style.DANGER) if bad else QColor(style.MUTED))
         sw2 = right - left
-        painter.drawText(QRect(left, r.top() + 26, sw2, 18), int(Qt.AlignmentFlag.AlignVCenter),
+        painter.drawText(QRect(left, line2.top(), sw2, line2.height()), int(Qt.AlignmentFlag.AlignVCenter),
                          fm_small.elidedText(sub, Qt.TextElideMode.ElideRight, sw2))
         painter.restore()
 
@@ -268,7 +286,8 @@ class LibraryPane(QFrame):
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(DocumentDelegate.ROW_HEIGHT)
+        self.table.verticalHeader().setMinimumSectionSize(1)
+        self._fit_rows()
         self.table.horizontalHeader().hide()
         self.table.setItemDelegateForColumn(0, DocumentDelegate(self.table))
         self.table.setMouseTracking(True)
@@ -314,10 +333,15 @@ class LibraryPane(QFrame):
         # Ingest progress panel (hidden when idle).
         self.ingest_panel = QFrame()
         self.ingest_panel.setObjectName("IngestPanel")
+        # both wrap: "Adding 1 of 3: <a long file name>" is read whole in a narrow pane
         self.ingest_title = QLabel("")
-        self.ingest_title.setStyleSheet("font-weight:600")
+        self.ingest_title.setObjectName("IngestTitle")
         self.ingest_detail = QLabel("")
         self.ingest_detail.setObjectName("Hint")
+        for label in (self.ingest_title, self.ingest_detail):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.ingest_bar = QProgressBar()
         self.ingest_bar.setRange(0, 1000)
         self.ingest_bar.setTextVisible(False)
@@ -327,7 +351,7 @@ class LibraryPane(QFrame):
         ip.setSpacing(4)
         row1 = QHBoxLayout()
         row1.addWidget(self.ingest_title, 1)
-        row1.addWidget(self.ingest_cancel)
+        row1.addWidget(self.ingest_cancel, 0, Qt.AlignmentFlag.AlignTop)
         ip.addLayout(row1)
         ip.addWidget(self.ingest_bar)
         ip.addWidget(self.ingest_detail)
@@ -375,6 +399,20 @@ class LibraryPane(QFrame):
                   context=Qt.ShortcutContext.WidgetShortcut)
         self._failures: list[tuple[str, str]] = []
         self._refresh_chrome()
+
+    @staticmethod
+    def _say(label: QLabel, text: str) -> None:
+        """A progress line that wraps anywhere a file name can break ("(amended).pdf" is one
+        word to Qt, wider than a narrow pane)."""
+        label.setText(re.sub(r"([._)(\-])(?=\S)", "\\1\u200b", text))
+
+    def _fit_rows(self) -> None:
+        self.table.verticalHeader().setDefaultSectionSize(DocumentDelegate.row_height(self.table.font()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange) and hasattr(self, "table"):
+            self._fit_rows()
 
     # -- documents -----------------------------------------------------------------------------
     def set_documents(self, docs: list[Document]) -> None:
@@ -472,8 +510,8 @@ class LibraryPane(QFrame):
         self._refresh_chrome()
 
     def ingest_started(self, title: str) -> None:
-        self.ingest_title.setText(title)
-        self.ingest_detail.setText("Starting…")
+        self._say(self.ingest_title, title)
+        self._say(self.ingest_detail, "Starting…")
         self.ingest_bar.setValue(0)
         self.ingest_cancel.setEnabled(True)
         self.ingest_panel.show()
@@ -484,39 +522,39 @@ class LibraryPane(QFrame):
         frac = 0.0
         key = self._pending_key(ev.file)
         if ev.kind == "file":
-            self.ingest_title.setText(f"Adding {ev.index} of {ev.total}: {ev.file}")
-            self.ingest_detail.setText("Reading…")
+            self._say(self.ingest_title, f"Adding {ev.index} of {ev.total}: {ev.file}")
+            self._say(self.ingest_detail, "Reading…")
             self._set_status(key, "Reading…")
         elif ev.kind == "step":
             if ev.step == "extract":
                 self._pages = ev.todo
-                self.ingest_detail.setText(f"Extracting text from {ev.todo} pages")
+                self._say(self.ingest_detail, f"Extracting text from {ev.todo} pages")
                 self._set_status(key, "Extracting…")
                 frac = 0.05
             elif ev.step == "embed":
                 pct = ev.done / max(ev.todo, 1)
                 pages = getattr(self, "_pages", 0)
-                self.ingest_detail.setText(
+                self._say(self.ingest_detail,
                     (f"{pages} pages · " if pages else "") + f"embedding {ev.done}/{ev.todo} chunks")
                 self._set_status(key, f"Embedding {round(pct * 100)}%")
                 frac = 0.15 + 0.8 * pct
             else:
-                self.ingest_detail.setText(f"Indexing {ev.todo} chunks")
+                self._say(self.ingest_detail, f"Indexing {ev.todo} chunks")
                 self._set_status(key, "Indexing…")
                 frac = 0.97
         elif ev.kind == "done_file":
             frac = 1.0
-            self.ingest_detail.setText(f"Added {ev.file}: {ev.message}")
+            self._say(self.ingest_detail, f"Added {ev.file}: {ev.message}")
             self._drop_row(key)
         elif ev.kind == "skipped":
             frac = 1.0
-            self.ingest_detail.setText(f"Skipped {ev.file}: {ev.message}")
+            self._say(self.ingest_detail, f"Skipped {ev.file}: {ev.message}")
             self._drop_row(key)
         elif ev.kind == "failed":
             frac = 1.0
             self.add_failure(ev.file, ev.message)
         elif ev.kind == "cancelled":
-            self.ingest_detail.setText("Cancelled")
+            self._say(self.ingest_detail, "Cancelled")
         done_files = max(ev.index - 1, 0) + frac if ev.index else 0
         if ev.kind not in ("start", "finished", "cancelled"):
             self.ingest_bar.setValue(int(1000 * done_files / total))
@@ -530,7 +568,7 @@ class LibraryPane(QFrame):
 
     def set_cancelling(self) -> None:
         self.ingest_cancel.setEnabled(False)
-        self.ingest_detail.setText("Cancelling after the current step…")
+        self._say(self.ingest_detail, "Cancelling after the current step…")
 
     def _pending_key(self, file_name: str) -> str:
         for r in self.model.rows:

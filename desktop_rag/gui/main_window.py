@@ -8,17 +8,31 @@ reads (history, page text).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
-from collections import OrderedDict
+import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-import pymupdf
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QColor,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QKeySequence,
+    QPainter,
+    QPen,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -38,23 +52,30 @@ from PySide6.QtWidgets import (
 from desktop_rag import APP_NAME, __version__
 from desktop_rag.core.conversation.router import BOTH, CONVERSATION
 from desktop_rag.core.conversation.session import ConversationSession, Turn, terms_for
-from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES
-from desktop_rag.core.domain.page_labels import PageLabels
+from desktop_rag.core.conversation.styles import STANDARD, STYLE_NAMES, STYLES
+from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.types import Answer, Citation, Document
 from desktop_rag.core.index.backends import LibraryPermissionDenied, LibraryUnavailable, PasswordInUrl, redact
 from desktop_rag.core.index.backends.base import READ_ONLY_MESSAGE
 from desktop_rag.core.index.library import IngestEvent, IngestReport, collect_pdfs
-from desktop_rag.core.ingest.pdf import PdfError, open_pdf
 from desktop_rag.core.workspace import Workspace
 from desktop_rag.gui import style
-from desktop_rag.gui.chat_pane import ChatPane, ExchangeWidget, friendly_date, local_files
+from desktop_rag.gui.chat_pane import (
+    ChatPane,
+    ElidedComboBox,
+    ExchangeWidget,
+    answer_badges,
+    field_of,
+    friendly_date,
+    local_files,
+)
 from desktop_rag.gui.conversations import ConversationFinder, MemoryDialog
 from desktop_rag.gui.help_dialog import HelpDialog
 from desktop_rag.gui.library_pane import LibraryPane, MetadataDialog
 from desktop_rag.gui.pdf_view import PdfViewer
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.text import timing_bits
-from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, Cancel, Job, JobRunner, op
+from desktop_rag.gui.workers import ALL_LANES, INDEX, MODEL, READ, Cancel, Job, JobRunner, op
 from desktop_rag.paths import corpus_dir
 from desktop_rag.settings import without_secrets, write_text_atomic
 
@@ -65,6 +86,50 @@ PANE_MINIMUMS = (220, 330, 300)  # library, chat, source: each stays usable down
 DEFAULT_PANE_FRACTIONS = (0.2, 0.34, 0.46)  # the source pane fits a page at a readable size
 NARROW_WINDOW = 1000  # below this width the library pane folds away and the toolbar compacts  # window layout, extra model files, first-run flag (in the data dir)
 ADD_MODEL = "__add_model__"
+
+
+class DropOverlay(QWidget):
+    """Lights the window up while files are dragged over it: where they go and what happens.
+    Transparent to the mouse, so the drag's events still reach the window beneath."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.text = "Drop PDFs or folders to add them to the library"
+        self.hide()
+
+    def show_over(self, count: int = 0) -> None:
+        what = f"{count} file{'s' if count != 1 else ''}" if count else "PDFs or folders"
+        self.text = f"Drop {what} to add them to the library"
+        parent = self.parentWidget()
+        if parent is not None:
+            self.setGeometry(parent.rect())
+        self.raise_()
+        self.show()
+        self.update()
+
+    def paintEvent(self, event: Any) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fill = QColor(style.ACCENT)
+        fill.setAlpha(38)
+        box = QRectF(self.rect()).adjusted(6, 6, -6, -6)
+        p.setBrush(fill)
+        p.setPen(QPen(QColor(style.ACCENT), 3, Qt.PenStyle.DashLine))
+        p.drawRoundedRect(box, 12, 12)
+        font = QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        p.setFont(font)
+        fm = QFontMetrics(font)
+        label = QRectF(0, 0, fm.horizontalAdvance(self.text) + 48, fm.height() + 28)
+        label.moveCenter(box.center())
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(style.ACCENT))
+        p.drawRoundedRect(label, 10, 10)
+        p.setPen(QColor("#ffffff"))
+        p.drawText(label, int(Qt.AlignmentFlag.AlignCenter), self.text)
+        p.end()
 
 
 class MainWindow(QMainWindow):
@@ -102,13 +167,19 @@ class MainWindow(QMainWindow):
                                        "restart to try the team library again.")
                 workspace = Workspace(data_dir, models_dir, library="")
         self.ws = workspace
+        # PyMuPDF holds the interpreter lock for up to a second a page: filings are read in
+        # helper processes, so this window's thread never waits for a page being read
+        workspace.read_pdfs_in_helper_processes()
         self.runner = JobRunner(self)
         self.state = self._load_state()
         self.docs: list[Document] = []
         self.conv_id: int | None = None
         # the open conversation as the core reads it: follow-ups, router, memory, style
         self.session: ConversationSession | None = None
-        self.pending_style = STANDARD  # chosen before the conversation's first question
+        # chosen before the conversation's first question: the style last chosen (Style, Settings)
+        prefs = self.state.get("prefs")
+        chosen = str(prefs.get("answer_style", "")) if isinstance(prefs, dict) else ""
+        self.pending_style: str = chosen if chosen in STYLES else STANDARD
         self.scope_ids: list[str] = []  # documents questions are limited to ([] = whole library)
         self.ask_job: Job | None = None
         self.ingest_jobs: list[Job] = []
@@ -119,14 +190,15 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._closed = False
         self._terms_warming = False
+        self._suggestion_request = 0
         self._library_ready = False
         self._model_infos: dict[str, str] = {}
-        self._page_labels: OrderedDict[str, tuple[pymupdf.Document, PageLabels]] = OrderedDict()
 
         self.setWindowTitle(f"{APP_NAME.replace('_', ' ').title()} — Filings Research Assistant")
         self.setWindowIcon(style.app_icon())
         self.setAcceptDrops(True)
         self._build_ui()
+        self.chat.set_style(self.pending_style)
         self._build_menus()
         self._restore_layout()
         self.runner.job_failed.connect(lambda name, msg, tb: self.show_error(f"{name.capitalize()} failed", msg, tb))
@@ -166,13 +238,14 @@ class MainWindow(QMainWindow):
         lay.setContentsMargins(8, 8, 8, 8)
         lay.addWidget(self.splitter)
         self.setCentralWidget(central)
+        self.drop_overlay = DropOverlay(central)
 
         # Toolbar: model and embedder on the right, like a product's header.
         tb = self.addToolBar("Main")
         tb.setMovable(False)
         tb.setFloatable(False)
         self.brand = brand = QLabel(" Filings Research Assistant")
-        brand.setStyleSheet("font-weight: 700; font-size: 11pt;")
+        brand.setObjectName("Brand")
         logo = QLabel()
         logo.setPixmap(style.app_icon().pixmap(22, 22))
         tb.addWidget(logo)
@@ -183,8 +256,8 @@ class MainWindow(QMainWindow):
         model_lbl = QLabel("Model")
         model_lbl.setObjectName("Muted")
         tb.addWidget(model_lbl)
-        self.model_combo = QComboBox()
-        self.model_combo.setMinimumContentsLength(18)
+        self.model_combo = ElidedComboBox()
+        self.model_combo.setMinimumContentsLength(24)
         self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         tb.addWidget(self.model_combo)
         self.embedder_btn = QToolButton()
@@ -222,6 +295,7 @@ class MainWindow(QMainWindow):
         for w in (self.timing_status, self.library_status, self.count_status, self.embedder_status,
                   self.model_status):
             sb.addPermanentWidget(w)
+        sb.messageChanged.connect(lambda _m: self._fit_status_bar())
         self._update_embedder_label()
 
         # Wiring.
@@ -251,6 +325,7 @@ class MainWindow(QMainWindow):
         ch.style_changed.connect(self.set_conversation_style)
         ch.memory_requested.connect(self.show_memory)
         ch.input.files_dropped.connect(self.add_paths)
+        ch.input.drag_hovered.connect(lambda on: self.drop_overlay.show_over() if on else self.drop_overlay.hide())
         self.viewer.status.connect(lambda m: self.show_error("Cannot open document", m))
         self.model_combo.activated.connect(self._model_picked)
 
@@ -399,8 +474,7 @@ class MainWindow(QMainWindow):
         self.brand.setVisible(self.width() >= 1150)
         self.embedder_btn.setToolButtonStyle(
             Qt.ToolButtonStyle.ToolButtonIconOnly if self.width() < 1300 else Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for w in (self.embedder_status, self.timing_status):
-            w.setVisible(self.width() >= 1300)
+        self._fit_status_bar()
         want_library = self.state.get("show_library")
         show = (not narrow) if want_library is None else bool(want_library)
         if self.library.isHidden() == show:
@@ -408,6 +482,39 @@ class MainWindow(QMainWindow):
             if hasattr(self, "library_action"):
                 self.library_action.setChecked(show)
             QTimer.singleShot(0, self.apply_pane_fractions)
+
+    # the status bar's fields, the first hidden first when they do not all fit beside its message
+    STATUS_FIELDS = ("timing_status", "embedder_status", "library_status", "count_status", "model_status")
+
+    def _fit_status_bar(self) -> None:
+        """Show the status bar's fields that fit beside what it says now (a message, or the
+        background activity), dropping the least needed first: at 14 pt or 150 % they did not
+        all fit, and a message such as "2 added, 1 already in the library: …" was cut off."""
+        sb = self.statusBar()
+        avail = sb.width() - 24
+        fm = sb.fontMetrics()
+        message = sb.currentMessage()
+        if message:
+            need = fm.horizontalAdvance(message) + 24
+        elif self.busy_label.text():
+            need = fm.horizontalAdvance(self.busy_label.text()) + self.busy_bar.width() + 32
+        else:
+            need = 0
+        fields = [getattr(self, name) for name in self.STATUS_FIELDS]
+        used = need
+        shown: list[QLabel] = []
+        for label in reversed(fields):  # the most needed first
+            width = label.sizeHint().width() + 8
+            if label.text() and used + width <= avail:
+                shown.append(label)
+                used += width
+        for label in fields:
+            label.setVisible(label in shown)
+
+    def changeEvent(self, event: Any) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange) and hasattr(self, "busy_label"):
+            QTimer.singleShot(0, self._fit_status_bar)
 
     def toggle_library(self, on: bool) -> None:
         self.state["show_library"] = on
@@ -433,6 +540,7 @@ class MainWindow(QMainWindow):
     def _set_activity(self, text: str) -> None:
         self.busy_label.setText(text)
         self.busy_bar.setVisible(bool(text))
+        self._fit_status_bar()
 
     # -- library ----------------------------------------------------------------------------------
     def _open_library(self, ingest_bundled_corpus: bool) -> None:
@@ -450,6 +558,7 @@ class MainWindow(QMainWindow):
             self._library_ready = True
             # the start-up signal `make bundle-test` and support read in the log
             log.info("ready: window shown, library open (%d documents)", len(docs))
+            self._warm_embedder()
             self._set_docs(docs)
             if self.library_notice:
                 self.show_error("Team library unavailable", self.library_notice)
@@ -470,6 +579,21 @@ class MainWindow(QMainWindow):
 
         self._set_activity("Opening the library…")
         op(self.runner, "open library", work, lane=INDEX).success(done).always(lambda: self._set_activity("")).run()
+
+    def _warm_embedder(self) -> None:
+        """Load the embedding model now, in the background, before anything is added or asked:
+        its first load imports sentence-transformers and torch, which hold the interpreter for
+        seconds (up to 0.3 s at a stretch) and froze the window when the first filing was
+        embedded. On the index lane: an ingest queued meanwhile starts after it."""
+        embedder = self.ws.embedder
+
+        def work(_cancel: threading.Event) -> None:
+            try:
+                embedder.load()
+            except Exception as exc:  # a missing model is reported by what needs it
+                log.warning("the embedding model did not load at start: %s", exc)
+
+        op(self.runner, "load the embedder", work, lane=INDEX).run()
 
     def _team_library_changed(self) -> None:
         if not self._closed:
@@ -493,6 +617,7 @@ class MainWindow(QMainWindow):
 
         def done() -> None:
             self._terms_warming = False
+        self._suggestion_request = 0
 
         op(self.runner, "company terms", work, lane=INDEX).always(done).run()
 
@@ -506,6 +631,7 @@ class MainWindow(QMainWindow):
         chunks = sum(d.chunk_count for d in self.docs)
         n = len(self.docs)
         self.count_status.setText(f"{n} document{'s' if n != 1 else ''} · {chunks:,} chunks")
+        self._fit_status_bar()
         # The scope follows the library: a removed document leaves it, visibly.
         present = {d.doc_id for d in self.docs}
         kept = [d for d in self.scope_ids if d in present]
@@ -519,26 +645,32 @@ class MainWindow(QMainWindow):
 
     def _show_scope(self) -> None:
         self.chat.set_scope([self._doc_title(d) for d in self.docs if d.doc_id in self.scope_ids])
-        self.chat.set_suggestions(self._suggestions())
+        self._suggest()
 
     def clear_scope(self) -> None:
         self.scope_ids = []
         self.library.select_docs([])
         self._show_scope()
 
-    def _suggestions(self) -> list[str]:
-        """Example questions about a document in the current scope (else any document)."""
-        pool = [d for d in self.docs if d.doc_id in self.scope_ids] or self.docs
-        doc = next((d for d in pool if d.meta.company), None)
-        if doc is None:
-            return []
-        name = doc.meta.company.replace(", Inc.", "").replace(" Inc.", "").replace(" Corporation", "").strip()
-        m = doc.meta
-        period = f"Q{m.fiscal_quarter} {m.fiscal_year}" if m.fiscal_quarter and m.fiscal_year else (
-            f"fiscal {m.fiscal_year}" if m.fiscal_year else "the period")
-        return [f"What were {name}'s total net sales in {period}?",
-                f"What drove {name}'s gross margin in {period}?",
-                f"How much did {name} spend on research and development in {period}?"]
+    def _suggest(self) -> None:
+        """Example questions about the filings in scope (else the library's), drawn from the
+        filings themselves: their companies, periods and revenue lines (read in the background
+        from the stored statements; the latest request wins)."""
+        pool = [d for d in self.docs if d.doc_id in self.scope_ids] or list(self.docs)
+        self._suggestion_request += 1
+        request, ws = self._suggestion_request, self.ws
+        if not pool:
+            self.chat.set_suggestions([])
+            return
+
+        def work(_cancel: threading.Event) -> list[str]:
+            return ws.suggested_questions(pool)
+
+        def done(questions: list[str]) -> None:
+            if request == self._suggestion_request and not self._closed:
+                self.chat.set_suggestions(questions)
+
+        op(self.runner, "suggestions", work, lane=READ).success(done).failure(lambda *_: None).run()
 
     def add_documents_dialog(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Add documents", str(Path.home()), "PDF files (*.pdf);;All files (*)")
@@ -593,6 +725,14 @@ class MainWindow(QMainWindow):
             ev = item[0]
             if ev.kind == "file":
                 self._set_activity(f"Adding {ev.file} ({ev.index}/{ev.total})")
+            elif ev.kind == "searchable":
+                log.info("searchable: %s (%s)", ev.file, ev.message)
+            elif ev.kind == "done_file":
+                log.info("added: %s (%s)", ev.file, ev.message)
+            elif ev.kind == "skipped":
+                log.info("not added: %s (%s)", ev.file, ev.message)
+            elif ev.kind == "failed":
+                log.warning("could not add: %s (%s)", ev.file, ev.message)
 
         def result(rep: IngestReport) -> None:
             parts = [f"{len(rep.added)} added"]
@@ -601,6 +741,7 @@ class MainWindow(QMainWindow):
             if rep.failed:
                 parts.append(f"{len(rep.failed)} failed")
             msg = ", ".join(parts) + (" (cancelled)" if rep.cancelled else "") + f" — {rep.seconds:.0f} s"
+            log.info("adding finished: %s", msg)
             self.statusBar().showMessage(msg, 15000)
 
         def error(msg: str, tb: str) -> None:
@@ -646,11 +787,15 @@ class MainWindow(QMainWindow):
         if ok != QMessageBox.StandardButton.Yes:
             return
         ws = self.ws
+        name_of = {d.doc_id: d.file_name for d in self.docs}
 
         def work(cancel: threading.Event) -> Generator[str, None, list[Document]]:
             # one document a step: closing the window stops between two removals
             for i, d in enumerate(doc_ids, 1):
-                ws.remove(d)
+                t0 = time.perf_counter()
+                removed = ws.remove(d)
+                log.info("removed: %s (%.1f s)" if removed else "not in the library: %s (%.1f s)",
+                         name_of.get(d, d), time.perf_counter() - t0)
                 yield f"Removing documents… ({i} of {len(doc_ids)} done)"
             return list(ws.library.docs.values())
 
@@ -754,7 +899,12 @@ class MainWindow(QMainWindow):
         """Ask ``question`` in the open conversation: made to stand alone with the thread and the
         chat's document scope, routed (answered from the conversation, searched, or both),
         laid out in the conversation's style and remembered. ``standalone``: the searched
-        question as the analyst edited it (searched as written)."""
+        question as the analyst edited it (searched as written).
+
+        The question shows at once; everything else runs in the answer's job: reading the
+        question needs the terms naming each company (the first pages of every filing, read
+        from the library's store, which a filing being committed holds for seconds), and
+        storing the answer writes the conversation file."""
         question = question.strip()
         if not question or self.ask_job is not None or self._closing:
             return None
@@ -762,49 +912,62 @@ class MainWindow(QMainWindow):
         scope = list(self.scope_ids) or None
         scope_names = [self._doc_title(d) for d in self.docs if d.doc_id in (scope or [])]
         conv_id = session.conv_id
-        turn = session.prepare(question, scope, standalone)
-        self.chat.set_style(turn.style)
         self.chat.input.clear()
         ex = self.chat.add_exchange(question)
-        earlier = session.conversation_part(turn)
-        if turn.route.kind == CONVERSATION and earlier is not None:
-            # from the stored answers and their citations: no retrieval, no model
-            ex.set_reading(turn.standalone, turn.route.task or "recall")
-            self._answered(ex, earlier, conv_id, scope_names, turn)
-            return ex
-        ex.set_reading(turn.standalone)
-        if self.runner.lane_busy(MODEL):
-            ex.set_waiting("Waiting for the model to be ready…")
-        pending = self.library.pending_files()
-        if pending:
-            shown = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
-            ex.set_note(f"Answered from the filings already in the library; still being added: {shown}.")
+        ex.set_waiting("Waiting for the model to be ready…" if self.runner.lane_busy(MODEL) else "Reading the question…")
         engine = self.ws.engine
         lib = self.ws.library
-        searched = turn.standalone
-        beside = earlier if turn.route.kind == BOTH else None
+        asked_at = time.perf_counter()
 
-        def work(cancel: threading.Event) -> Iterator[Any]:
+        def work(cancel: threading.Event) -> Generator[Any, None, tuple[Answer, int, str] | None]:
+            turn = session.prepare(question, scope, standalone)
+            earlier = session.conversation_part(turn)
+            yield turn
+            if turn.route.kind == CONVERSATION and earlier is not None:
+                # from the stored answers and their citations: no retrieval, no model
+                return self._store_answer(session, turn, earlier, scope_names)
+            if cancel.is_set():
+                return None
             # Runs beside an ingest (its own lane). Retrieval reads the library's views under
             # their lock, so a document committed meanwhile is seen whole or not at all;
             # generation needs only the passages already retrieved.
-            stream = engine.ask_stream(question, standalone=searched, doc_scope=scope, cancel=cancel)
+            stream = engine.ask_stream(question, standalone=turn.standalone, doc_scope=scope, cancel=cancel)
             with lib.views_lock:
                 first = next(stream, None)
-            if first is None:
+            answer = None
+            for ev in itertools.chain([first] if first is not None else [], stream):
+                if ev.kind == "answer":
+                    answer = ev.answer
+                else:
+                    yield ev
+            if answer is None:
                 return None
-            yield first
-            return (yield from stream)
+            return self._store_answer(session, turn, answer, scope_names,
+                                      earlier if turn.route.kind == BOTH else None)
 
         def progress(ev: Any) -> None:
-            if ev.kind == "retrieved":
+            if isinstance(ev, Turn):
+                self.chat.set_style(ev.style)
+                if ev.route.kind == CONVERSATION:
+                    ex.set_reading(ev.standalone, ev.route.task or "recall")
+                else:
+                    ex.set_reading(ev.standalone)
+                    ex.set_waiting("Searching the library…")
+            elif ev.kind == "retrieved":
                 ex.set_retrieved(len(ev.hits))
             elif ev.kind == "evidence" and ev.evidence is not None:
                 ex.set_evidence(ev.evidence)  # exact quotes on screen before the model's first token
             elif ev.kind == "token":
                 ex.append_draft(ev.text)
-            elif ev.kind == "answer":
-                self._answered(ex, ev.answer, conv_id, scope_names, turn, beside)
+
+        def done(result: tuple[Answer, int, str] | None) -> None:
+            if result is None:
+                ex.set_waiting("Stopped before the library was searched.")
+                return
+            answer, msg_id, problem = result
+            if problem:
+                self.show_error("Could not save to history", problem)
+            self._show_answer(ex, answer, msg_id, scope_names, time.perf_counter() - asked_at)
 
         def error(msg: str, tb: str) -> None:
             ex.set_error(msg)
@@ -813,39 +976,75 @@ class MainWindow(QMainWindow):
         def finished() -> None:
             self.ask_job = None
             self.chat.set_running(False)
+            if self.conv_id == conv_id:
+                self.refresh_conversations()
 
         self.chat.set_running(True)
         # Cooperative: a stopped answer is still an answer (what was generated, marked stopped).
         self.ask_job = (op(self.runner, "answer", work, lane=MODEL, cancel=Cancel.COOPERATIVE)
-                        .started(lambda: ex.set_waiting("Searching the library…")).progress(progress)
-                        .failure(error).always(finished).run())
+                        .started(lambda: ex.set_waiting("Reading the question…")).progress(progress)
+                        .success(done).failure(error).always(finished).run())
         return ex
 
-    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None,
-                  turn: Turn | None = None, earlier: Answer | None = None) -> None:
-        """Show an answer and store it: through the conversation's session when the turn is
-        known (style, details, memory), else as it is."""
+    @staticmethod
+    def _store_answer(session: ConversationSession, turn: Turn, answer: Answer, scope: list[str],
+                      earlier: Answer | None = None) -> tuple[Answer, int, str]:
+        """(In the answer's job.) Lay the answer out in the conversation's style, store it and
+        update the memory: (answer, its message id, a problem to report or "")."""
+        try:
+            answer, msg_id = session.finish(turn, answer, scope, earlier)
+        except Exception as exc:  # history is a convenience: never lose the answer over it
+            log.exception("could not store the answer")
+            return answer, 0, str(exc)
+        return answer, msg_id, ""
+
+    def _answered(self, ex: ExchangeWidget, answer: Answer, conv_id: int, scope: list[str] | None = None) -> None:
+        """Store an answer made outside a conversation turn, as it is, and show it."""
         msg_id = 0
         try:
-            session = self.session if turn is not None and self.session is not None and self.session.conv_id == conv_id else None
-            if session is not None and turn is not None:
-                answer, msg_id = session.finish(turn, answer, scope, earlier)
-            else:
-                msg_id = self.ws.history.add_message(conv_id, answer, scope)
+            msg_id = self.ws.history.add_message(conv_id, answer, scope)
         except Exception as exc:  # history is a convenience: never lose the answer over it
             log.exception("could not store the answer")
             self.show_error("Could not save to history", str(exc))
+        self._show_answer(ex, answer, msg_id, scope)
+        self.refresh_conversations()
+        self._label_stored_answers(conv_id, [answer])
+
+    def _show_answer(self, ex: ExchangeWidget, answer: Answer, msg_id: int, scope: list[str] | None = None,
+                     seconds: float = 0.0) -> None:
+        """Show a stored answer, say which filings it could not search yet, and log it."""
         ex.set_answer(answer, msg_id, scope=scope)
+        ex.set_note(self._still_adding_note(answer))
         self.last_answer = answer
         self.timing_status.setText("Last answer: " + " · ".join(timing_bits(answer.timings_ms)))
-        self.refresh_conversations()
+        self._fit_status_bar()
+        t = answer.timings_ms
+        # the log records what was asked and how it went, never the answer's text
+        log.info("answered: %r · %s · %d citations · total %.0f ms (retrieval %.0f ms, first token %.0f ms; "
+                 "%.1f s on screen)", answer.query, " + ".join(answer_badges(answer)) or "no badge",
+                 len(answer.citations), t.get("total", 0.0), t.get("retrieve", 0.0), t.get("first_token", 0.0),
+                 seconds)
+
+    def _still_adding_note(self, answer: Answer) -> str:
+        """The filings still being added that the answer does not quote (one it quotes was
+        searched, whatever its progress: saying it was still being added read as a contradiction)."""
+        cited = {c.doc for c in answer.citations}
+        if answer.calculation is not None:  # the core's, or its JSON form
+            cited |= {str(field_of(i, "doc", "")) for i in field_of(answer.calculation, "inputs", []) or []}
+        left = [f for f in self.library.pending_files() if f not in cited]
+        if not left:
+            return ""
+        shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+        return f"Answered from the filings already in the library; still being added: {shown}."
 
     def set_conversation_style(self, name: str) -> None:
-        """The style selector: this conversation's answers from now on (kept with it)."""
+        """The answer style (Style under the chat, or Answer style in Settings: one control):
+        this conversation's answers from now on (kept with it), and new conversations'."""
         if self.conv_id is None:
             self.pending_style = name
         else:
             self.ws.memory.set_style(self.conv_id, name)
+        self.state.setdefault("prefs", {})["answer_style"] = name
         self.chat.set_style(name)
         self.statusBar().showMessage(f"Answers in this conversation: {STYLE_NAMES.get(name, name)}", 5000)
 
@@ -870,27 +1069,32 @@ class MainWindow(QMainWindow):
             self.ws.history.set_feedback(msg_id, rating, comment)
             self.statusBar().showMessage("Thanks — feedback saved" if rating else "Feedback cleared", 4000)
 
-    def page_label_for(self, citation: Citation) -> str:
-        """"p. 7 (PDF 10)": the page number the filing prints, and the PDF's when they differ."""
-        doc = next((d for d in self.docs if d.doc_id == citation.doc_id), None) or next(
-            (d for d in self.docs if d.file_name == citation.doc), None)
-        if doc is None or not Path(doc.path).is_file():
-            return f"p. {citation.page}"
-        entry = self._page_labels.get(doc.path)
-        if entry is None:
-            try:
-                pdf = open_pdf(Path(doc.path))
-            except (PdfError, OSError):
-                return f"p. {citation.page}"
-            entry = (pdf, PageLabels(pdf))
-            self._page_labels[doc.path] = entry
-            while len(self._page_labels) > 8:
-                old, _labels = self._page_labels.popitem(last=False)[1]
-                old.close()
-        self._page_labels.move_to_end(doc.path)
-        if not 1 <= citation.page <= entry[0].page_count:
-            return f"p. {citation.page}"
-        return entry[1].describe(citation.page)
+    def page_label_for(self, cited: Any) -> str:
+        """"p. 72 (PDF 74)": a cited page as the core names it everywhere (chips, answer text,
+        copies, exports), from the label read when the answer was made."""
+        return cited_page(cited)
+
+    def _label_stored_answers(self, conv_id: int, answers: list[Answer]) -> None:
+        """Answers stored before citations kept their printed page numbers: read them in the
+        background and relabel the conversation's chips when it is still open."""
+        docs = self.ws.library.docs
+        todo = [a for a in answers if any(not c.page_label and c.doc_id in docs for c in a.citations)
+                or (a.calculation is not None and any(not i.page_label and i.doc_id in docs
+                                                      for i in a.calculation.inputs))]
+        if not todo:
+            return
+        engine = self.ws.engine
+
+        def work(_cancel: threading.Event) -> None:
+            for a in todo:
+                engine.label_answer(a)
+
+        def done(_: object) -> None:
+            if self.conv_id == conv_id:
+                for ex in self.chat.exchanges:
+                    ex.relabel()
+
+        op(self.runner, "page labels", work, lane=READ).success(done).run()
 
     def _copy_last_answer(self) -> None:
         if self.last_answer:
@@ -920,8 +1124,6 @@ class MainWindow(QMainWindow):
     def show_calculation_input(self, item: Any) -> list[tuple[float, float, float, float]]:
         """Open the page of one input of a calculation with its cell highlighted: the cell's
         box when the statement parser gave one, else its quote located on the page."""
-        from desktop_rag.gui.chat_pane import field_of
-
         doc_id = str(field_of(item, "doc_id", "") or "")
         name = str(field_of(item, "doc", "") or "")
         page = int(field_of(item, "page", 0) or 0)
@@ -939,10 +1141,21 @@ class MainWindow(QMainWindow):
         end = int(field_of(item, "cell_end", -1) if field_of(item, "cell_end", None) is not None else -1)
         doc = next((d for d in self.docs if d.doc_id == doc_id or d.file_name == name), None)
         if doc is not None and 0 <= start < end:
-            # Exactly the cell: its span in the canonical page text the viewer highlights from.
-            text = self.ws.library.page_text(doc.doc_id, page)
-            if text[start:end].strip():
-                return self.show_citation(Citation(doc.doc_id, doc.file_name, page, text[start:end], start))
+            # Exactly the cell: its span in the canonical page text the viewer highlights from,
+            # read in the background (the library's store may be busy committing a filing).
+            lib, found = self.ws.library, doc
+
+            def read(_cancel: threading.Event) -> str:
+                return lib.page_text(found.doc_id, page)
+
+            def show(text: str) -> None:
+                if text[start:end].strip():
+                    self.show_citation(Citation(found.doc_id, found.file_name, page, text[start:end], start))
+                else:
+                    self.show_citation(Citation(doc_id, name, page, quote))
+
+            op(self.runner, "page text", read, lane=READ).success(show).run()
+            return []
         return self.show_citation(Citation(doc_id, name, page, quote))
 
     # -- conversations -------------------------------------------------------------------------------
@@ -950,7 +1163,9 @@ class MainWindow(QMainWindow):
         items = [(c.conv_id, c.title, c.updated_at) for c in self.ws.history.conversations()]
         self.chat.set_conversations(items, self.conv_id)
 
-    def open_conversation(self, conv_id: int) -> None:
+    def open_conversation(self, conv_id: int, at_message: int = 0) -> None:
+        """Show a stored conversation, at its end, or at the message ``at_message`` (a search
+        result), which is scrolled into view and marked for a moment."""
         if self.ask_job is not None:
             return
         self.conv_id = conv_id
@@ -963,7 +1178,12 @@ class MainWindow(QMainWindow):
             ex.set_answer(m.answer, m.msg_id, m.rating, m.comment, scope=m.scope)
         self.last_answer = messages[-1].answer if messages else None
         self.refresh_conversations()
-        self.chat.scroll_to_bottom()
+        self._label_stored_answers(conv_id, [m.answer for m in messages])
+        found = next((ex for ex in self.chat.exchanges if at_message and ex.msg_id == at_message), None)
+        if found is not None:
+            self.chat.scroll_to_exchange(found)
+        else:
+            self.chat.scroll_to_bottom()
 
     def new_conversation(self) -> None:
         if self.ask_job is not None:
@@ -998,18 +1218,22 @@ class MainWindow(QMainWindow):
         if path:
             self.export_conversation(conv_id, Path(path))
 
-    def export_conversation(self, conv_id: int, path: Path) -> None:
-        try:
-            path.write_text(self.ws.history.export_markdown(conv_id, page_label=self.page_label_for), "utf-8")
-        except OSError as exc:
-            self.show_error("Export failed", str(exc))
-            return
-        self.statusBar().showMessage(f"Exported to {path}", 6000)
+    def export_conversation(self, conv_id: int, path: Path) -> Job:
+        """Write the conversation as Markdown (in the background: citations stored before they
+        kept their printed page numbers have them read from their filings)."""
+        ws = self.ws
+
+        def work(_cancel: threading.Event) -> None:
+            path.write_text(ws.history.export_markdown(conv_id, page_label=ws.page_name), "utf-8")
+
+        return (op(self.runner, "export", work, lane=READ)
+                .success(lambda _: self.statusBar().showMessage(f"Exported to {path}", 6000))
+                .failure(lambda msg, _tb: self.show_error("Export failed", msg)).run())
 
     def find_conversation(self) -> ConversationFinder:
         """Search past questions and answers; picking a result opens its conversation."""
         dlg = ConversationFinder(self.ws.history, self)
-        dlg.picked.connect(self.open_conversation)
+        dlg.picked.connect(lambda conv_id, msg_id: self.open_conversation(conv_id, msg_id))
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg
@@ -1130,6 +1354,7 @@ class MainWindow(QMainWindow):
             log.info("model loaded: %s", model)
             self.model_name = model
             self.model_status.setText(f"Model: {model}")
+            self._fit_status_bar()
             if remember:
                 path = ws.model_path(name)
                 ws.settings.generation.model_file = path.name if path.parent == ws.models_dir else str(path)
@@ -1138,6 +1363,7 @@ class MainWindow(QMainWindow):
 
         def error(msg: str, tb: str) -> None:
             self.model_status.setText("Model: not loaded")
+            self._fit_status_bar()
             self.show_error("Could not load the model",
                             f"{msg}\n\nAnswers will be extractive (quoted from the filings) until a model loads.", tb)
 
@@ -1146,6 +1372,7 @@ class MainWindow(QMainWindow):
         except FileNotFoundError:
             label = name or "model"
         self.model_status.setText(f"Model: loading {label}…")
+        self._fit_status_bar()
 
         def started() -> None:
             self._set_activity(f"Loading {label}…")
@@ -1159,6 +1386,7 @@ class MainWindow(QMainWindow):
         self.embedder_btn.setText(f"Embedder: {name}")
         self.embedder_btn.setToolTip(f"{getattr(self.ws.embedder, 'path', name)}\nClick to change (requires re-indexing)")
         self.embedder_status.setText(f"Embedder: {name}")
+        self._fit_status_bar()
 
     def choose_embedder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a sentence-transformers model folder",
@@ -1199,7 +1427,7 @@ class MainWindow(QMainWindow):
                 p = Path(data)
                 models.append((self.model_combo.itemText(i), p.name if p.parent == self.ws.models_dir else str(p)))
         return SettingsDialog(self.ws.settings, self, prefs=self.state.get("prefs", {}), models=models,
-                              data_dir=self.ws.data_dir)
+                              data_dir=self.ws.data_dir, answer_style=self.chat.current_style())
 
     def apply_settings(self, dlg: SettingsDialog) -> None:
         s = self.ws.settings
@@ -1208,11 +1436,14 @@ class MainWindow(QMainWindow):
         changed = dlg.apply()
         self.ws.save_settings()
         prefs = dlg.preferences()
-        if prefs != self.state.get("prefs"):
-            self.state["prefs"] = prefs
+        old = {k: v for k, v in self.state.get("prefs", {}).items() if k in prefs}
+        if prefs != old:
+            self.state["prefs"] = {**self.state.get("prefs", {}), **prefs}
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 style.apply_style(app, prefs["theme"], prefs["font_pt"])
+        if dlg.chosen_style() != self.chat.current_style():
+            self.set_conversation_style(dlg.chosen_style())
         if dlg.new_data_dir is not None:
             from desktop_rag.paths import save_data_dir
 
@@ -1257,8 +1488,10 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop ----------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_files(event.mimeData()):
+        files = local_files(event.mimeData())
+        if files:
             event.acceptProposedAction()
+            self.drop_overlay.show_over(len(files))
         else:
             event.ignore()
 
@@ -1266,7 +1499,12 @@ class MainWindow(QMainWindow):
         if local_files(event.mimeData()):
             event.acceptProposedAction()
 
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_overlay.hide()
+        super().dragLeaveEvent(event)
+
     def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_overlay.hide()
         files = local_files(event.mimeData())
         if files:
             event.acceptProposedAction()
@@ -1296,9 +1534,6 @@ class MainWindow(QMainWindow):
         self.runner.shutdown(-1)
         self._save_state()
         self.viewer.close_document()
-        for pdf, _labels in self._page_labels.values():
-            pdf.close()
-        self._page_labels.clear()
         self.ws.close()
         self._closed = True
 

@@ -1,6 +1,7 @@
 """Source viewer: every page of the filing in one continuous, lazily rendered scroll, with a
-thumbnail strip, printed page labels beside the PDF index, exact-quote highlights, zoom
-(fit-width never below a readable size) and search with a counter.
+thumbnail strip, printed page labels beside the PDF index, exact-quote highlights, zoom (fit
+width or fit page at any pane width, down to 25 %; refitted whenever the page area changes
+size: the window, the splitter, the thumbnail strip) and search with a counter.
 
 Highlights are kept in PDF points and scaled at paint time, so they survive zoom and
 fit-width changes. Quote rectangles come from the core's canonical page text
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -59,8 +60,9 @@ from desktop_rag.gui import style
 log = logging.getLogger(__name__)
 
 Rect = tuple[float, float, float, float]
-ZOOM_STEPS = [0.5, 0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0]
-READABLE_ZOOM = 0.8  # fit-width never goes below this (of true size): 9 pt text stays legible
+ZOOM_STEPS = [0.25, 0.33, 0.5, 0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0]
+MIN_ZOOM, MAX_ZOOM = ZOOM_STEPS[0], ZOOM_STEPS[-1]
+FIT_WIDTH, FIT_PAGE, NO_FIT = "width", "page", ""  # PdfViewer.fit_mode
 PAGE_GAP = 12  # pixels between pages
 PAGE_MARGIN = 12  # pixels left/right of the widest page
 CACHE_PAGES = 12
@@ -216,7 +218,7 @@ class PagesView(QWidget):
 class PdfViewer(QFrame):
     """The Source pane. Public state read by tests and the main window: ``current_page``
     (1-based, the page the reader is looking at), ``highlight_rects`` (PDF points),
-    ``highlight_page``, ``zoom``, ``fit_width``, ``labels``."""
+    ``highlight_page``, ``zoom``, ``fit_mode`` (``fit_width``), ``labels``."""
 
     status = Signal(str)
 
@@ -231,7 +233,7 @@ class PdfViewer(QFrame):
         self._open: _Open | None = None
         self.current_page = 0
         self.zoom = 1.0
-        self.fit_width = True
+        self.fit_mode = FIT_WIDTH  # the page follows the pane: its width, or the whole page
         self.highlight_rects: list[Rect] = []
         self.highlight_page = 0
         self._search_text = ""
@@ -275,9 +277,11 @@ class PdfViewer(QFrame):
         self.zoom_label.setObjectName("Muted")
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("400%") + 6)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.fit_btn = tool("fit-width", "Fit width (never below a readable size)")
+        self.fit_btn = tool("fit-width", "Fit width: the page's width fills the pane, whatever its size")
         self.fit_btn.setCheckable(True)
         self.fit_btn.setChecked(True)
+        self.fit_page_btn = tool("fit-page", "Fit page: the whole page in view")
+        self.fit_page_btn.setCheckable(True)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search in document")
         self.search.addAction(style.icon("search", "#9ca3af"), QLineEdit.ActionPosition.LeadingPosition)
@@ -300,9 +304,12 @@ class PdfViewer(QFrame):
         self.act_zoom_out = QAction(style.icon("zoom-out"), "Zoom out", self)
         self.act_fit = QAction(style.icon("fit-width"), "Fit width", self)
         self.act_fit.setCheckable(True)
+        self.act_fit.setChecked(True)
+        self.act_fit_page = QAction(style.icon("fit-page"), "Fit page", self)
+        self.act_fit_page.setCheckable(True)
         self.act_thumbs = QAction(style.icon("file-text"), "Thumbnails", self)
         self.act_thumbs.setCheckable(True)
-        for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_thumbs):
+        for a in (self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_fit_page, self.act_thumbs):
             more.addAction(a)
         self.more_btn.setMenu(more)
 
@@ -324,7 +331,7 @@ class PdfViewer(QFrame):
             return w
 
         self.nav_group = group(self.thumbs_btn, self.prev_btn, self.page_spin, self.page_count, self.next_btn)
-        self.zoom_group = group(self.zoom_out_btn, self.zoom_label, self.zoom_in_btn, self.fit_btn)
+        self.zoom_group = group(self.zoom_out_btn, self.zoom_label, self.zoom_in_btn, self.fit_btn, self.fit_page_btn)
         self.search_group = group(self.search, self.search_count, self.search_prev, self.search_next)
         self.search_group.layout().setStretch(0, 1)  # type: ignore[union-attr]
         self.row1 = QHBoxLayout()
@@ -351,6 +358,11 @@ class PdfViewer(QFrame):
         self.scroll_area.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.scroll_area.verticalScrollBar().valueChanged.connect(self._scrolled)
         self.scroll_area.verticalScrollBar().setSingleStep(40)
+        # Always there: a fitted page must not change width when its scroll bar comes and goes.
+        self.scroll_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        # Whatever changes the page area's size (window, splitter, library pane, thumbnail
+        # strip) refits the page: the viewport's own resize says so, not the pane's.
+        self.scroll_area.viewport().installEventFilter(self)
 
         self.thumbs = QListWidget()
         self.thumbs.setObjectName("Thumbnails")
@@ -370,7 +382,7 @@ class PdfViewer(QFrame):
         self._thumbs_done: set[int] = set()
 
         self.placeholder = QLabel(
-            "<div style='font-size:11pt; font-weight:600'>No document open</div>"
+            "<div style='font-size:large; font-weight:600'>No document open</div>"
             f"<div style='color:{style.MUTED}; margin-top:6px'>Click a numbered citation in an answer to open<br>"
             "the filing at that page with the quote highlighted.</div>"
         )
@@ -405,8 +417,10 @@ class PdfViewer(QFrame):
         self.zoom_out_btn.clicked.connect(lambda: self.step_zoom(-1))
         self.act_zoom_in.triggered.connect(lambda: self.step_zoom(+1))
         self.act_zoom_out.triggered.connect(lambda: self.step_zoom(-1))
-        self.fit_btn.toggled.connect(self._fit_toggled)
-        self.act_fit.triggered.connect(lambda on: self.set_fit_width(on))
+        self.fit_btn.clicked.connect(lambda on: self.set_fit_mode(FIT_WIDTH if on else NO_FIT))
+        self.fit_page_btn.clicked.connect(lambda on: self.set_fit_mode(FIT_PAGE if on else NO_FIT))
+        self.act_fit.triggered.connect(lambda on: self.set_fit_mode(FIT_WIDTH if on else NO_FIT))
+        self.act_fit_page.triggered.connect(lambda on: self.set_fit_mode(FIT_PAGE if on else NO_FIT))
         self.thumbs_btn.toggled.connect(self.set_thumbnails_visible)
         self.act_thumbs.triggered.connect(lambda on: self.set_thumbnails_visible(on))
         self.thumbs.itemClicked.connect(lambda item: self.show_page(int(item.data(Qt.ItemDataRole.UserRole))))
@@ -464,9 +478,12 @@ class PdfViewer(QFrame):
         w = event.size().width()
         self._arrange_toolbar(wide=w >= self.TWO_ROWS_BELOW, collapsed=w < self.COLLAPSE_BELOW)
         self.thumbs.setVisible(self.thumbs_btn.isChecked() and self._open is not None and w >= self.THUMBS_MIN_WIDTH)
-        if self._open:
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize and self._open:
             # Debounced: splitter drags send many resizes; re-laying out each would stutter.
             self._resize_timer.start()
+        return super().eventFilter(watched, event)
 
     # -- documents -------------------------------------------------------------------------
     @property
@@ -596,6 +613,19 @@ class PdfViewer(QFrame):
         self._following = True
         self._set_current(page_no)
 
+    def _bring_into_view(self, box: QRectF) -> None:
+        """Scroll ``box`` (page-view pixels) into view: vertically to a third of the view when it
+        is not in view; sideways only when the page is wider than the view (a fitted page never
+        moves sideways, so the fit is kept)."""
+        vbar, hbar = self.scroll_area.verticalScrollBar(), self.scroll_area.horizontalScrollBar()
+        vp = self.scroll_area.viewport()
+        if box.top() < vbar.value() or box.bottom() > vbar.value() + vp.height():
+            vbar.setValue(max(0, min(int(box.center().y() - vp.height() / 3), vbar.maximum())))
+        if self.fit_mode:
+            hbar.setValue(0)
+        elif box.left() < hbar.value() or box.right() > hbar.value() + vp.width():
+            hbar.setValue(max(0, min(int(box.center().x() - vp.width() / 2), hbar.maximum())))
+
     def _scrolled(self, value: int) -> None:
         if not self._following or not self._open or not self.pages.tops:
             return
@@ -634,22 +664,34 @@ class PdfViewer(QFrame):
         """Pixels per PDF point at 100 %: the screen's logical DPI (a page at true size)."""
         return max(self.logicalDpiX(), 72) / 72.0
 
+    @property
+    def fit_width(self) -> bool:
+        return self.fit_mode == FIT_WIDTH
+
     def effective_scale(self) -> float:
-        if self.fit_width and self._open and self._open.sizes:
+        """Pixels per PDF point: the fit's (width, or the whole page), else the zoom's; within
+        25 % and 400 % of true size."""
+        base = self._base_scale()
+        if self.fit_mode and self._open and self._open.sizes:
             widest = max(w for w, _ in self._open.sizes)
-            avail = self.scroll_area.viewport().width() - 2 * PAGE_MARGIN
-            fit = avail / max(1.0, widest)
-            return max(fit, READABLE_ZOOM * self._base_scale())
-        return self._base_scale() * self.zoom
+            vp = self.scroll_area.viewport()
+            fit = (vp.width() - 2 * PAGE_MARGIN) / max(1.0, widest)
+            if self.fit_mode == FIT_PAGE:
+                tallest = max(h for _, h in self._open.sizes)
+                fit = min(fit, (vp.height() - 2 * PAGE_GAP) / max(1.0, tallest))
+            return max(MIN_ZOOM * base, min(fit, MAX_ZOOM * base))
+        return base * self.zoom
 
     def _relayout(self) -> None:
         if not self._open:
             return
         scale = self.effective_scale()
-        if self.fit_width:
+        if self.fit_mode:
             self.zoom = scale / self._base_scale()
         self.pages.relayout(scale, self.scroll_area.viewport().width())
         self.zoom_label.setText(f"{round(self.zoom * 100)}%")
+        if self.fit_mode:  # the page is as wide as the view (or narrower): nothing to the side
+            self.scroll_area.horizontalScrollBar().setValue(0)
 
     def _relayout_keep_position(self) -> None:
         """Re-layout (zoom, resize) keeping the highlighted quote, else the current page, in view."""
@@ -668,13 +710,24 @@ class PdfViewer(QFrame):
             self._following = True
             self._set_current(page)
 
-    def set_zoom(self, zoom: float) -> None:
-        self.fit_width = False
-        for w in (self.fit_btn, self.act_fit):
+    def _show_fit(self) -> None:
+        for w, on in ((self.fit_btn, self.fit_mode == FIT_WIDTH), (self.act_fit, self.fit_mode == FIT_WIDTH),
+                      (self.fit_page_btn, self.fit_mode == FIT_PAGE), (self.act_fit_page, self.fit_mode == FIT_PAGE)):
             w.blockSignals(True)
-            w.setChecked(False)
+            w.setChecked(on)
             w.blockSignals(False)
-        self.zoom = max(ZOOM_STEPS[0], min(zoom, ZOOM_STEPS[-1]))
+
+    def set_fit_mode(self, mode: str) -> None:
+        """Fit the width (``FIT_WIDTH``), the whole page (``FIT_PAGE``), or keep the zoom as it
+        is now (``NO_FIT``)."""
+        self.fit_mode = mode
+        self._show_fit()
+        self._relayout_keep_position()
+
+    def set_zoom(self, zoom: float) -> None:
+        self.fit_mode = NO_FIT
+        self._show_fit()
+        self.zoom = max(MIN_ZOOM, min(zoom, MAX_ZOOM))
         self._relayout_keep_position()
 
     def step_zoom(self, direction: int) -> None:
@@ -686,15 +739,10 @@ class PdfViewer(QFrame):
         self.set_zoom(nxt)
 
     def set_fit_width(self, on: bool) -> None:
-        self.fit_btn.setChecked(on)
-        self.act_fit.setChecked(on)
-        if on and not self.fit_width:
-            self._fit_toggled(True)
+        self.set_fit_mode(FIT_WIDTH if on else NO_FIT)
 
-    def _fit_toggled(self, on: bool) -> None:
-        self.fit_width = on
-        self.act_fit.setChecked(on)
-        self._relayout_keep_position()
+    def set_fit_page(self, on: bool) -> None:
+        self.set_fit_mode(FIT_PAGE if on else NO_FIT)
 
     def _spin_changed(self) -> None:
         text = self.page_spin.text().strip()
@@ -704,7 +752,7 @@ class PdfViewer(QFrame):
     def _update_controls(self) -> None:
         has = self._open is not None and self.current_page > 0
         for w in (self.prev_btn, self.next_btn, self.page_spin, self.zoom_in_btn, self.zoom_out_btn,
-                  self.fit_btn, self.search, self.search_prev, self.search_next, self.thumbs_btn, self.more_btn):
+                  self.fit_btn, self.fit_page_btn, self.search, self.search_prev, self.search_next, self.thumbs_btn, self.more_btn):
             w.setEnabled(has)
         if has:
             self.prev_btn.setEnabled(self.current_page > 1)
@@ -827,7 +875,7 @@ class PdfViewer(QFrame):
         self.search_count.setText(f"{self._search_index + 1}/{len(self._search_results)}")
         box = self.pages.to_widget(page, rect)
         self._following = False
-        self.scroll_area.ensureVisible(int(box.center().x()), int(box.center().y()), 40, 120)
+        self._bring_into_view(box)
         self._following = True
         self._set_current(page)
         self._update_controls()

@@ -1,5 +1,5 @@
 """Settings for people first: a General page (theme, font size, default model, answer
-style, data folder) and, under Advanced, the pipeline's knobs generated from the typed
+style — the same control as Style under the chat —, data folder) and, under Advanced, the pipeline's knobs generated from the typed
 ``Settings`` dataclasses (each field's type picks the editor, its ``metadata`` gives the
 range and the explanation shown under it).
 """
@@ -31,8 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_rag.core.conversation.styles import STANDARD, STYLES
 from desktop_rag.core.index.backends.base import PasswordInUrl, is_server_location
 from desktop_rag.gui import style
+from desktop_rag.gui.chat_pane import STYLE_LABELS
 from desktop_rag.settings import Settings, url_secrets, without_secrets
 
 # (settings group, tab title, note)
@@ -45,12 +47,10 @@ TABS = [
      "This computer (leave the connection string empty) or a team server: postgresql://you@host:5432/db. "
      "The password comes from PGPASSWORD, ~/.pgpass or a service file, never from here. Used from the next start."),
 ]
-# Chosen on the General page (model, answer length) or elsewhere (embedder menu).
-HIDDEN = {("generation", "model_file"), ("embedding", "model"), ("generation", "max_answer_words")}
+# Chosen on the General page (model) or elsewhere (embedder menu).
+HIDDEN = {("generation", "model_file"), ("embedding", "model")}
 
 THEME_NAMES = {"system": "Same as the system", "light": "Light", "dark": "Dark"}
-# Answer style -> words asked of the model (generation.max_answer_words).
-ANSWER_STYLES = [("Brief — one or two sentences", 35), ("Detailed — a short paragraph", 80)]
 
 LABELS = {
     "location": "Team server (connection string)", "connect_timeout_s": "Connect timeout (s)",
@@ -61,7 +61,7 @@ LABELS = {
     "max_tokens": "Max. tokens", "threads": "CPU threads", "use_grammar": "JSON grammar",
     "use_filters": "Metadata filters", "server_hnsw_m": "Server HNSW m",
     "server_hnsw_ef_construction": "Server HNSW ef (build)", "server_hnsw_ef_search": "Server HNSW ef (search)",
-    "server_hnsw_halfvec": "Server HNSW half precision",
+    "server_hnsw_halfvec": "Server HNSW half precision", "max_answer_words": "Max. answer words",
 }
 
 
@@ -71,9 +71,12 @@ def _label(name: str) -> str:
 
 class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None, *, prefs: dict[str, Any] | None = None,
-                 models: list[tuple[str, str]] | None = None, data_dir: Path | None = None) -> None:
+                 models: list[tuple[str, str]] | None = None, data_dir: Path | None = None,
+                 answer_style: str = STANDARD) -> None:
         """``prefs``: the window's preferences (theme, font_pt); ``models``: (label, file)
-        of the installed GGUF models; ``data_dir``: where the library lives now."""
+        of the installed GGUF models; ``data_dir``: where the library lives now;
+        ``answer_style``: the style the chat's Style box shows now (core.conversation.styles)."""
+        self.current_style = answer_style
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.settings = settings
@@ -138,17 +141,16 @@ class SettingsDialog(QDialog):
         self.model.setCurrentIndex(max(idx, 0))
         form.addRow("Default model", self.model)
 
+        # One control with the Style box under the chat: the same list, the same value.
         self.answer_style = QComboBox()
-        for label, words in ANSWER_STYLES:
-            self.answer_style.addItem(label, words)
-        words = self.settings.generation.max_answer_words
-        idx = self.answer_style.findData(words)
-        if idx < 0:
-            self.answer_style.addItem(f"Custom — about {words} words", words)
-            idx = self.answer_style.count() - 1
-        self.answer_style.setCurrentIndex(idx)
+        for name in STYLES:
+            self.answer_style.addItem(STYLE_LABELS[name], name)
+        self.answer_style.setCurrentIndex(max(0, self.answer_style.findData(self.current_style)))
         form.addRow("Answer style", self.answer_style)
-        hint = QLabel("Every answer quotes the filing exactly; a detailed answer takes a little longer.")
+        hint = QLabel("How answers are laid out: as generated, concise, detailed (with the quoted evidence), "
+                      "bullet points or a table. The same choice as Style under the chat: it applies to the "
+                      "open conversation and to new ones; each conversation keeps its own. The verified "
+                      "figures and quotes are the same in every style.")
         hint.setObjectName("Hint")
         hint.setWordWrap(True)
         form.addRow("", hint)
@@ -187,6 +189,9 @@ class SettingsDialog(QDialog):
 
     def preferences(self) -> dict[str, Any]:
         return {"theme": self.theme.currentData(), "font_pt": self.font_size.value()}
+
+    def chosen_style(self) -> str:
+        return str(self.answer_style.currentData() or STANDARD)
 
     def _tab(self, group: str, note: str) -> QWidget:
         section = getattr(self.settings, group)
@@ -293,7 +298,7 @@ class SettingsDialog(QDialog):
         defaults = Settings()
         for (group, name), w in self.editors.items():
             self._write(w, getattr(getattr(defaults, group), name))
-        self.answer_style.setCurrentIndex(max(0, self.answer_style.findData(defaults.generation.max_answer_words)))
+        self.answer_style.setCurrentIndex(max(0, self.answer_style.findData(STANDARD)))
         self.theme.setCurrentIndex(self.theme.findData("light"))
         self.font_size.setValue(style.DEFAULT_FONT_PT)
 
@@ -303,7 +308,6 @@ class SettingsDialog(QDialog):
         changed: set[str] = set()
         values = self.values()
         values[("generation", "model_file")] = str(self.model.currentData() or "")
-        values[("generation", "max_answer_words")] = int(self.answer_style.currentData())
         for (group, name), value in values.items():
             section = getattr(self.settings, group)
             if getattr(section, name) != value:

@@ -7,6 +7,7 @@ consistent with the stylesheet.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -54,6 +55,7 @@ WARN_FG = LIGHT["WARN_FG"]
 NIC_BG = LIGHT["NIC_BG"]
 HOVER = LIGHT["HOVER"]
 current_theme = "light"
+current_font_pt = float(DEFAULT_FONT_PT)  # the text size applied (apply_style)
 HIGHLIGHT = QColor(255, 200, 0, 105)  # quote highlight in the PDF viewer
 HIGHLIGHT_EDGE = QColor(230, 150, 0, 200)
 SEARCH_HIT = QColor(37, 99, 235, 60)
@@ -64,6 +66,8 @@ QWidget {{ color: {TEXT}; }}
 QToolTip {{ color: {TEXT}; background: {BASE}; border: 1px solid {BORDER}; padding: 4px; }}
 QFrame#Pane {{ background: {PANE_BG}; border: 1px solid {BORDER}; border-radius: 8px; }}
 QLabel#PaneTitle {{ font-size: 11pt; font-weight: 600; }}
+QLabel#Brand {{ font-size: 11pt; font-weight: 700; }}
+QLabel#WelcomeTitle {{ font-size: 15pt; font-weight: 600; }}
 QLabel#Muted, QLabel#Hint {{ color: {MUTED}; }}
 QLabel#Hint {{ font-size: 8.5pt; }}
 QLabel#Error {{ color: {DANGER}; }}
@@ -106,16 +110,18 @@ QScrollArea#ChatScroll > QWidget > QWidget {{ background: {PANE_BG}; }}
 QFrame#QuestionBubble {{ background: {ACCENT}; border-radius: 10px; }}
 QFrame#QuestionBubble QLabel {{ color: {ON_ACCENT}; }}
 QFrame#AnswerCard {{ background: {BASE}; border: 1px solid {BORDER}; border-radius: 10px; }}
+QFrame#AnswerCard[found="true"] {{ border: 2px solid {ACCENT}; background: {ACCENT_SOFT}; }}
+QFrame#QuestionBubble[found="true"] {{ border: 2px solid {ACCENT_HOVER}; }}
 QFrame#CitationChip {{ background: {CHIP_BG}; border: 1px solid {BORDER}; border-radius: 8px; }}
 QFrame#CitationChip:hover {{ background: {ACCENT_SOFT}; border-color: {CHIP_HOVER_BORDER}; }}
 QFrame#CitationChip[active="true"] {{ background: {ACCENT_SOFT}; border: 1px solid {ACCENT}; }}
 QLabel#ChipNumber {{
-    background: {ACCENT}; color: {ON_ACCENT}; border-radius: 9px; font-weight: 700; font-size: 8.5pt;
-    min-width: 18px; max-width: 18px; min-height: 18px; max-height: 18px;
+    background: {ACCENT}; color: {ON_ACCENT}; border-radius: {NUM_RADIUS}px; font-weight: 700; font-size: 8.5pt;
+    min-width: {NUM_SIZE}px; max-width: {NUM_SIZE}px; min-height: {NUM_SIZE}px; max-height: {NUM_SIZE}px;
 }}
 QLabel#EvidenceNumber {{
-    background: {MUTED}; color: {ON_ACCENT}; border-radius: 9px; font-weight: 700; font-size: 8pt;
-    min-width: 24px; max-width: 24px; min-height: 18px; max-height: 18px;
+    background: {MUTED}; color: {ON_ACCENT}; border-radius: {NUM_RADIUS}px; font-weight: 700; font-size: 8pt;
+    min-width: {EVIDENCE_NUM_WIDTH}px; max-width: {EVIDENCE_NUM_WIDTH}px; min-height: {NUM_SIZE}px; max-height: {NUM_SIZE}px;
 }}
 QFrame#EvidenceBlock {{ background: {ALT_BG}; border: 1px dashed {HOVER_BORDER}; border-radius: 8px; }}
 QLabel#EvidenceTitle {{ color: {MUTED}; font-weight: 700; font-size: 8pt; letter-spacing: 0.5px; }}
@@ -133,6 +139,7 @@ QLabel#BadgeExtractive {{ background: {WARN_BG}; color: {WARN_FG}; border-radius
 QLabel#BadgeStopped {{ background: {STOPPED_BG}; color: {DANGER}; border-radius: 8px; padding: 2px 8px; font-weight: 600; font-size: 8.5pt; }}
 QLabel#BadgeVerified {{ background: {OK_BG}; color: {OK_FG}; border-radius: 8px; padding: 2px 8px; font-weight: 600; font-size: 8.5pt; }}
 QFrame#ScopeBar {{ background: {ACCENT_SOFT}; border-radius: 6px; }}
+QLabel#IngestTitle {{ font-weight: 600; }}
 QFrame#IngestPanel {{ background: {CHIP_BG}; border: 1px solid {BORDER}; border-radius: 8px; }}
 QScrollArea#ViewerScroll {{ background: {VIEWER_BG}; }}
 QListWidget#Thumbnails {{ background: {VIEWER_BG}; border: none; border-right: 1px solid {BORDER}; }}
@@ -179,10 +186,22 @@ def _arrow_file(name: str, color: str) -> str:
     return path.as_posix()
 
 
-def stylesheet(palette: dict[str, str]) -> str:
+def scale_of(font_pt: float) -> float:
+    """How much bigger than at the default text size every text and text-sized box is."""
+    return float(font_pt) / DEFAULT_FONT_PT
+
+
+def stylesheet(palette: dict[str, str], font_pt: float = DEFAULT_FONT_PT) -> str:
+    """The app's stylesheet at the text size ``font_pt``: every size written in points for the
+    default 10 pt (answer text 10.5 pt, quotes 9 pt, hints 8.5 pt…) keeps its proportion to
+    the chosen size, and the numbered circles grow with their digits."""
+    k = scale_of(font_pt)
     arrows = {"UP_ARROW": _arrow_file("chevron-up", palette["MUTED"]),
               "DOWN_ARROW": _arrow_file("chevron-down", palette["MUTED"])}
-    return (STYLESHEET_TEMPLATE + SPIN_ARROWS).format(**palette, **arrows)
+    size = round(18 * k)  # a radius over half the size is ignored by Qt: the circle came out square
+    boxes = {"NUM_SIZE": size, "NUM_RADIUS": size // 2, "EVIDENCE_NUM_WIDTH": round(24 * k)}
+    text = (STYLESHEET_TEMPLATE + SPIN_ARROWS).format(**palette, **arrows, **boxes)
+    return re.sub(r"(\d+(?:\.\d+)?)pt\b", lambda m: f"{float(m.group(1)) * k:.2f}pt", text)
 
 
 def apply_style(app: QApplication, theme: str = "light", font_pt: float = DEFAULT_FONT_PT) -> str:
@@ -203,10 +222,12 @@ def apply_style(app: QApplication, theme: str = "light", font_pt: float = DEFAUL
                       (roles.Light, "HOVER"), (roles.Mid, "BORDER"), (roles.Dark, "HOVER_BORDER")):
         pal.setColor(role, QColor(c[key]))
     app.setPalette(pal)
+    global current_font_pt
+    current_font_pt = max(FONT_SIZES[0], min(float(font_pt), FONT_SIZES[1]))
     font = QFont(app.font())
-    font.setPointSizeF(max(FONT_SIZES[0], min(float(font_pt), FONT_SIZES[1])))
+    font.setPointSizeF(current_font_pt)
     app.setFont(font)
-    app.setStyleSheet(stylesheet(c))
+    app.setStyleSheet(stylesheet(c, current_font_pt))
     return name
 
 

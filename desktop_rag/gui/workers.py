@@ -24,7 +24,11 @@ first in first out; jobs of different lanes run side by side:
 
 - ``INDEX``: everything that writes the library (open, ingest, remove, metadata, re-index);
 - ``MODEL``: everything that uses llama.cpp (model load and inspection, answering), which
-  must not load or run two models from two threads.
+  must not load or run two models from two threads;
+- ``READ``: short reads the window needs while the others are busy (a page's text for a
+  highlight, the page numbers a filing prints, the library's suggested questions): they must
+  never wait behind an ingest, and never run on the window's thread (the library's store
+  serialises its calls, and a commit holds it for seconds).
 
 So a question is answered while a filing is being added: the answer job reads the library
 under ``Library.views_lock`` (an ingest swaps its in-memory views only under that lock,
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import sys
 import threading
 import traceback
 from collections import deque
@@ -51,7 +56,8 @@ Work = Callable[[threading.Event], Any]  # returns a value, or a generator (yiel
 
 INDEX = "index"
 MODEL = "model"
-ALL_LANES = (INDEX, MODEL)
+READ = "read"
+ALL_LANES = (INDEX, MODEL, READ)
 
 
 class JobEventKind(enum.Enum):
@@ -216,8 +222,16 @@ class JobRunner(QObject):
     busy_changed = Signal(bool)
     job_failed = Signal(str, str, str)  # job name, message, traceback (when the job has no failure hook)
 
+    # How long a background thread may keep the interpreter while the window's thread waits
+    # for it (Python's default is 5 ms). The window's thread needs it many times to handle one
+    # event (every Python slot, paint and size hint), so with two jobs running a default
+    # interval added up to stalls of 100 ms and more; 1 ms keeps them short.
+    SWITCH_INTERVAL_S = 0.001
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        if sys.getswitchinterval() > self.SWITCH_INTERVAL_S:
+            sys.setswitchinterval(self.SWITCH_INTERVAL_S)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(4)
         self._jobs: list[Job] = []  # enqueued and not finished (started or waiting)

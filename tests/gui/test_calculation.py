@@ -73,6 +73,8 @@ def test_core_calculation_objects_highlight_exactly_the_cell(qtbot, fake_window)
     assert card is not None and ex.badge_texts() == ["Computed"]
     assert "= 7,442 million" in displayed_text(card.chips[0].text_label)
     qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
+    # the cell's span is read from the library in the background, then highlighted
+    qtbot.waitUntil(lambda: bool(win.viewer.highlight_rects), timeout=10_000)
     rects = win.viewer.highlight_rects
     pdf = pymupdf.open(apple.path)
     cell = pdf[1].search_for("7,442")[0]

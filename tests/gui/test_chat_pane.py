@@ -106,7 +106,8 @@ def test_removing_the_scoped_document_clears_the_scope(qtbot, fake_window, monke
     win.library.select_docs([apple.doc_id])
     assert win.scope_ids == [apple.doc_id]
     assert win.chat.scope_bar.isVisibleTo(win.chat)
-    assert "Apple" in win.chat.suggestions.itemAt(0).widget().text()
+    qtbot.waitUntil(lambda: win.chat.suggestions.count() and "Apple" in win.chat.suggestions.itemAt(0).widget().text(),
+                    timeout=10_000)
 
     win.remove_documents([apple.doc_id])
     wait_idle(qtbot, win)
@@ -121,10 +122,22 @@ def test_scope_clear_button_works_and_suggestions_follow_the_scope(qtbot, fake_w
     nvda = next(d for d in win.docs if "NVDA" in d.file_name)
     win.library.select_docs([nvda.doc_id])
     assert win.scope_ids == [nvda.doc_id]
-    assert "NVIDIA" in displayed_text(win.chat.suggestions.itemAt(0).widget())
+    # suggestions are drawn from the scoped filing: its company, period and revenue line
+    qtbot.waitUntil(lambda: win.chat.suggestions.count() == 3
+                    and "NVIDIA" in displayed_text(win.chat.suggestions.itemAt(0).widget()), timeout=10_000)
+    shown = [displayed_text(win.chat.suggestions.itemAt(i).widget()) for i in range(3)]
+    assert shown == ["What was NVIDIA's revenue in Q2 2023?", "What drove NVIDIA's revenue in Q2 2023?",
+                     "What was NVIDIA's operating margin in Q2 2023?"]
     qtbot.mouseClick(win.chat.scope_clear, Qt.MouseButton.LeftButton)
     assert win.scope_ids == [] and win.library.selected_doc_ids() == []
     assert not win.chat.scope_bar.isVisibleTo(win.chat)
+    # the whole library: questions about each company, not one filing's
+    def both() -> bool:
+        shown = " ".join(displayed_text(win.chat.suggestions.itemAt(i).widget())
+                         for i in range(win.chat.suggestions.count()))
+        return "Apple's total net sales in " in shown and "NVIDIA's revenue in Q2 2023" in shown
+
+    qtbot.waitUntil(both, timeout=10_000)
 
 
 def test_a_new_conversation_leaves_no_exchange_painted(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
@@ -172,3 +185,46 @@ def test_an_extractive_answer_shows_each_quote_once(qtbot, fake_window) -> None:
     win._answered(ex2, figure, win.conv_id)
     qtbot.wait(20)
     assert ex2.text.isVisible() and displayed_text(ex2.text).endswith("(2020)")
+
+
+def test_dragging_files_over_the_window_lights_it_up(qtbot, fake_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue #31: something lights up while a file is dragged over the window (over the chat
+    box too, which takes drops itself), and goes out when it leaves or is dropped."""
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    from tests.conftest import NVIDIA_PAGES, write_pdf
+
+    win = fake_window(files={})
+    pdf = write_pdf(tmp_path / "drop" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(pdf))])
+    overlay = win.drop_overlay
+
+    def enter(target) -> None:  # type: ignore[no-untyped-def]
+        ev = QDragEnterEvent(target.rect().center(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                             Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(target, ev)
+        assert ev.isAccepted()
+
+    enter(win)
+    assert overlay.isVisible() and overlay.geometry() == win.centralWidget().rect()
+    assert "Drop 1 file" in overlay.text
+    shot = overlay.grab().toImage()
+    assert shot.pixelColor(shot.width() // 2, shot.height() // 2) != shot.pixelColor(2, 2)  # something is drawn
+    QApplication.sendEvent(win, QDragLeaveEvent())
+    assert not overlay.isVisible()
+
+    enter(win.chat.input)  # the chat box handles its own drags: the window still lights up
+    assert overlay.isVisible()
+    QApplication.sendEvent(win.chat.input, QDragLeaveEvent())
+    assert not overlay.isVisible()
+
+    enter(win)
+    drop = QDropEvent(QPointF(win.rect().center()), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, drop)
+    assert not overlay.isVisible()
+    wait_idle(qtbot, win)
+    assert [d.file_name for d in win.docs] == ["2023 Q2 NVDA.pdf"]

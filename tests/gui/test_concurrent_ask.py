@@ -18,8 +18,8 @@ pytestmark = pytest.mark.gui
 MSFT_PAGES = [
     "FORM 10-Q\nFor the quarterly period ended March 31, 2023\nMicrosoft Corporation\n"
     "(Exact name of registrant as specified in its charter)\nCommon Stock MSFT NASDAQ",
-    "INCOME STATEMENTS\nRevenue:\nProduct 15,035 16,517\nService and other 37,822 32,843\n"
-    "Total revenue 52,857 49,360\nResearch and development 6,984 6,306",
+    "INCOME STATEMENTS\nThree Months Ended\nMarch 31,\n2023 2022\nRevenue:\nProduct 15,035 16,517\n"
+    "Service and other 37,822 32,843\nTotal revenue 52,857 49,360\nResearch and development 6,984 6,306",
     "Cloud revenue increased driven by Azure and other cloud services consumption growth across\n"
     "all customer segments and regions, partly offset by lower transactional licensing revenue.",
 ]
@@ -60,6 +60,16 @@ def test_question_is_answered_while_a_filing_is_added(qtbot, fake_window, tmp_pa
         assert not ex.answer.not_in_corpus
         assert {c.doc for c in ex.answer.citations} == {"2023 Q3 AAPL.pdf"}
         assert ex.note.isVisibleTo(ex) and "still being added: 2023 Q3 MSFT.pdf" in ex.note.text().replace("\u200b", "")
+
+        # asked about the filing being added (searchable already, its statements stored, its
+        # embeddings still being computed): the answer quotes it, so it does not say it is
+        # still being added
+        on_it = win.ask("What was Microsoft's total revenue in Q3 2023?")
+        assert on_it is not None
+        qtbot.waitUntil(lambda: on_it.answer is not None, timeout=15_000)
+        assert win.ingest_jobs, "the answer should not have waited for the ingest"
+        assert "2023 Q3 MSFT.pdf" in {c.doc for c in on_it.answer.citations}, (on_it.answer.answer, on_it.answer.notes)
+        assert on_it.note.isHidden() and "still being added" not in on_it.note.text()
     finally:
         emb.release.set()
     wait_idle(qtbot, win)

@@ -55,9 +55,12 @@ def test_export_has_date_model_scope_rewrite_and_printed_pages(qtbot, fake_windo
                  standalone_query="And R&D (Apple, Q3 2023)?",
                  citations=[Citation(doc.doc_id, doc.file_name, 2, "Research and development 7,442 6,797")])
     win._answered(ex, ans, win.conv_id, [win._doc_title(doc)])
-    assert ex.chips[0].page_label == "p. 1 (PDF 2)"
+    # an answer made without the engine: its printed page number is read in the background
+    qtbot.waitUntil(lambda: ex.chips[0].page_label == "p. 1 (PDF 2)", timeout=10_000)
+    assert "p. 1 (PDF 2)" in ex.chips[0].toolTip()
     out = tmp_path / "conv.md"
-    win.export_conversation(win.conv_id, out)
+    job = win.export_conversation(win.conv_id, out)
+    qtbot.waitUntil(lambda: job.done, timeout=10_000)
     md = out.read_text("utf-8")
     assert "_Exported 20" in md and "- Asked: 20" in md
     assert "- Model: gemma-3-270m-it" in md
@@ -106,3 +109,32 @@ def test_no_drop_hint_flash_while_the_library_opens(qtbot, tmp_path: Path) -> No
         assert win.library.empty_hint.isVisibleTo(win.library)
     finally:
         win.shutdown()
+
+
+def test_search_opens_the_thread_at_the_match(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    """Issue #31: a conversation found by a word of its second answer opens there (scrolled
+    to it and marked), not at its end."""
+    win = fake_window(files={}, size=(1400, 700))
+    h = win.ws.history
+    conv = h.new_conversation()
+    filler = " ".join(["The segment's revenue grew with its customers' demand across every region."] * 12)
+    for i in range(8):
+        text = "Gross margin was 44.5%, driven by a favourable mix." if i == 1 else filler
+        h.add_message(conv, Answer(f"Question {i + 1}?", text, []))
+    win.new_conversation()
+
+    dlg = win.find_conversation()
+    dlg.query.setText("favourable mix")
+    dlg.refresh()
+    assert dlg.results.count() == 1 and "favourable mix" in dlg.results.item(0).text()
+    dlg.results.setCurrentRow(0)
+    dlg._open_current()
+    assert win.conv_id == conv and len(win.chat.exchanges) == 8
+    target = win.chat.exchanges[1]
+    qtbot.wait(50)
+    area = win.chat.scroll_area
+    top = target.mapTo(area.viewport(), target.rect().topLeft()).y()
+    assert 0 <= top < area.viewport().height() // 3, "the matching answer is at the top of the view"
+    assert area.verticalScrollBar().value() < area.verticalScrollBar().maximum(), "not at the thread's end"
+    assert target.card.property("found") == "true"
+    qtbot.waitUntil(lambda: target.card.property("found") == "false", timeout=5000)

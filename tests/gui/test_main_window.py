@@ -99,7 +99,7 @@ def test_drop_ingest_ask_stream_and_cite(qtbot, make_window, shared, tmp_path: P
     assert not win.chat.input.isEnabled() and win.chat.stop_btn.isVisible()
     ex = win.chat.last()
     drafts: list[str] = []
-    on_progress(win.ask_job, lambda ev: ev.kind == "token" and drafts.append(ex.draft))
+    on_progress(win.ask_job, lambda ev: getattr(ev, "kind", "") == "token" and drafts.append(ex.draft))
     qtbot.waitUntil(lambda: ex.answer is not None, timeout=ANSWER_TIMEOUT_MS)
     qtbot.waitUntil(lambda: win.ask_job is None, timeout=10_000)
     t_answer = time.monotonic() - t0 - t_ingest
@@ -148,10 +148,13 @@ def test_drop_ingest_ask_stream_and_cite(qtbot, make_window, shared, tmp_path: P
     rows = win.ws.history.feedback_rows()
     assert rows and rows[-1]["rating"] == 1 and rows[-1]["retrieved"]
     md = tmp_path / "conv.md"
-    win.export_conversation(win.conv_id, md)
+    job = win.export_conversation(win.conv_id, md)
+    qtbot.waitUntil(lambda: job.done, timeout=10_000)
     text = md.read_text("utf-8")
-    # citations carry the page the filing prints, with the PDF's page ("p. 16 (PDF 18)")
-    assert QUESTION in text and win.page_label_for(cit) in text
+    # citations carry the page the filing prints, with the PDF's page ("p. 16 (PDF 18)"), as the chip says
+    assert chip.page_label == (f"p. {cit.page_label} (PDF {cit.page})" if cit.page_label not in ("", str(cit.page))
+                               else f"p. {cit.page}")
+    assert QUESTION in text and chip.page_label in text
 
     win.close()
     qtbot.waitUntil(lambda: win._closed, timeout=60_000)

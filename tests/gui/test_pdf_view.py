@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from desktop_rag.core.domain.types import Citation
 from desktop_rag.core.ingest.pdf import extract_page, open_pdf
-from desktop_rag.gui.pdf_view import PdfViewer
+from desktop_rag.gui.pdf_view import PAGE_MARGIN, PdfViewer
 
 pytestmark = pytest.mark.gui
 
@@ -192,22 +192,104 @@ def test_printed_page_labels_in_viewer_and_citations(qtbot, tmp_path: Path) -> N
     assert viewer.labels.describe(10) == "p. A-10 (PDF 10)"  # type: ignore[union-attr]
 
 
-def test_fit_width_is_readable_by_default(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from desktop_rag.gui.pdf_view import READABLE_ZOOM
+def test_fit_width_fits_any_width(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from desktop_rag.gui.pdf_view import MIN_ZOOM
 
     pdf = numbered_filing(tmp_path / "filing.pdf", pages=3, front=0)
     viewer = PdfViewer()
     qtbot.addWidget(viewer)
-    viewer.resize(420, 700)
+    viewer.resize(300, 700)
     viewer.show()
     viewer.open_document(pdf)
     viewer.show_page(1)
     qtbot.wait(100)
-    assert viewer.fit_width and viewer.zoom >= READABLE_ZOOM - 1e-6
+    vp = viewer.scroll_area.viewport()
+    # a narrow pane: the page's whole width, smaller than true size, never cut at the side
+    assert viewer.fit_width and MIN_ZOOM <= viewer.zoom < 0.8
+    assert viewer.pages.page_rect(1).right() <= vp.width() and viewer.scroll_area.horizontalScrollBar().maximum() == 0
     assert viewer.zoom_label.text() == f"{round(viewer.zoom * 100)}%"
     viewer.resize(1400, 900)
-    qtbot.wait(150)
-    assert viewer.zoom > 1.0  # a wide pane fits the page's width
+    qtbot.waitUntil(lambda: viewer.zoom > 1.0, timeout=2000)  # a wide pane fits the page's width
+    # fit page: the whole page in view
+    viewer.set_fit_page(True)
+    assert viewer.fit_mode == "page" and not viewer.fit_width and viewer.fit_page_btn.isChecked()
+    assert viewer.pages.page_rect(1).height() <= vp.height()
+    # zooming out goes down to a quarter of true size
+    for _ in range(20):
+        viewer.step_zoom(-1)
+    assert viewer.zoom == MIN_ZOOM and not viewer.fit_mode and not viewer.fit_btn.isChecked()
+
+
+def _rightmost_figure(pdf: Path, page_no: int) -> pymupdf.Rect:
+    """The box of the rightmost figure printed on a page (a statement's last column)."""
+    import re
+
+    doc = pymupdf.open(pdf)
+    words = [w for w in doc[page_no - 1].get_text("words") if re.fullmatch(r"\(?\$?[\d,.]+\)?", w[4]) and len(w[4]) >= 3]
+    doc.close()
+    best = max(words, key=lambda w: w[2])
+    return pymupdf.Rect(best[:4])
+
+
+def _in_view(viewer: PdfViewer, page_no: int, rect: pymupdf.Rect) -> bool:
+    box = viewer.pages.to_widget(page_no, (rect.x0, rect.y0, rect.x1, rect.y1))
+    vp = viewer.scroll_area.viewport()
+    top_left = viewer.pages.mapTo(vp, box.topLeft().toPoint())
+    bottom_right = viewer.pages.mapTo(vp, box.bottomRight().toPoint())
+    return vp.rect().contains(top_left) and vp.rect().contains(bottom_right)
+
+
+def test_a_statement_page_fits_at_1024_by_700_with_every_panel_open(qtbot, fake_window) -> None:  # type: ignore[no-untyped-def]
+    """Issue #31, point 3: at 1024x700, with the thumbnails open, a statement page's rightmost
+    figure column is inside the view; opening or closing a side panel refits the page; a
+    search hit in that column is scrolled into view and the page stays fitted."""
+    from .conftest import CORPUS_FILING
+
+    win = fake_window(files={}, size=(1024, 700))
+    viewer = win.viewer
+    assert viewer.open_document(CORPUS_FILING, "Apple 10-Q")
+    statement_page = 4  # the income statement: three columns of figures to the page's right edge
+    viewer.show_page(statement_page)
+    viewer.set_thumbnails_visible(True)
+    qtbot.wait(200)
+    figure = _rightmost_figure(CORPUS_FILING, statement_page)
+    assert figure.x1 > 0.9 * 612
+    assert statement_page in viewer.pages.rendered
+    assert viewer.fit_width and viewer.zoom < 0.8  # the page is smaller than true size to fit
+    assert _in_view(viewer, statement_page, figure), "the last figure column is off-screen"
+
+    # the library pane folds away (the page area widens: the strip finds room), then the strip
+    # closes and opens: the page is refitted to the page area each time
+    def fitted() -> bool:
+        vp = viewer.scroll_area.viewport().width()
+        return abs(viewer.pages.page_rect(statement_page).width() - (vp - 2 * PAGE_MARGIN)) <= 2
+
+    assert fitted()
+    steps = [lambda: win.toggle_library(False), lambda: viewer.set_thumbnails_visible(False),
+             lambda: viewer.set_thumbnails_visible(True), lambda: win.toggle_library(True)]
+    widths = []
+    for step in steps:
+        before = viewer.scroll_area.viewport().width()
+        step()
+        qtbot.waitUntil(lambda b=before: viewer.scroll_area.viewport().width() != b, timeout=3000)
+        qtbot.waitUntil(fitted, timeout=3000)
+        widths.append(viewer.scroll_area.viewport().width())
+        assert _in_view(viewer, statement_page, figure)
+    assert len(set(widths)) >= 3
+
+    # a search hit in the last column: in view, nothing scrolled sideways, still fitted
+    doc = pymupdf.open(CORPUS_FILING)
+    text = next(w[4] for w in doc[statement_page - 1].get_text("words") if pymupdf.Rect(w[:4]) == figure)
+    doc.close()
+    fitted = viewer.zoom
+    viewer.search.setText(text)
+    viewer.find_next()
+    while viewer.pages.current_hit is not None and viewer.pages.current_hit[0] != statement_page:
+        viewer.find_next()
+    page, hit = viewer.pages.current_hit  # type: ignore[misc]
+    assert page == statement_page
+    assert _in_view(viewer, page, pymupdf.Rect(hit))
+    assert viewer.fit_width and viewer.zoom == fitted and viewer.scroll_area.horizontalScrollBar().value() == 0
 
 
 @pytest.mark.parametrize("width", [340, 480, 640, 900])

@@ -71,7 +71,12 @@ def test_general_page_for_people_and_advanced_knobs(qtbot, fake_window, monkeypa
 
     dlg.theme.setCurrentIndex(dlg.theme.findData("dark"))
     dlg.font_size.setValue(13)
-    dlg.answer_style.setCurrentIndex(dlg.answer_style.findData(80))
+    # one answer-style control: Settings shows the chat's Style and sets it
+    assert [dlg.answer_style.itemData(i) for i in range(dlg.answer_style.count())] == \
+        [win.chat.style_box.itemData(i) for i in range(win.chat.style_box.count())]
+    assert dlg.answer_style.currentData() == win.chat.current_style() == "standard"
+    dlg.answer_style.setCurrentIndex(dlg.answer_style.findData("bullets"))
+    dlg.editors[("generation", "max_answer_words")].setValue(80)  # type: ignore[attr-defined]
     new_home = tmp_path / "elsewhere"
     new_home.mkdir()
     dlg.set_data_dir(new_home)
@@ -82,11 +87,17 @@ def test_general_page_for_people_and_advanced_knobs(qtbot, fake_window, monkeypa
         assert app.palette().color(QPalette.ColorRole.Window).lightness() < 60  # type: ignore[union-attr]
         assert app.font().pointSizeF() == 13  # type: ignore[union-attr]
         assert win.ws.settings.generation.max_answer_words == 80
+        assert win.chat.current_style() == "bullets" and win.pending_style == "bullets"
+        win.chat.style_box.setCurrentIndex(win.chat.style_box.findData("table"))
+        win.chat.style_box.activated.emit(win.chat.style_box.currentIndex())  # and the other way round
+        again = win.settings_dialog()
+        qtbot.addWidget(again)
+        assert again.answer_style.currentData() == "table"
         monkeypatch.delenv("DESKTOP_RAG_HOME", raising=False)
         assert paths.choose_data_dir(None) == str(new_home)
         assert paths.choose_data_dir("/explicit") == "/explicit"
         win.shutdown()
-        assert gui_app.load_prefs(win.ws.data_dir) == {"theme": "dark", "font_pt": 13}
+        assert gui_app.load_prefs(win.ws.data_dir) == {"theme": "dark", "font_pt": 13, "answer_style": "table"}
     finally:
         style.apply_style(app)  # type: ignore[arg-type]
 

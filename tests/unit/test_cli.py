@@ -124,7 +124,7 @@ def test_interactive_ask_keeps_the_thread_and_its_memory(monkeypatch: pytest.Mon
 def test_ask_prints_the_evidence_before_the_answer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _, text = _ask(monkeypatch, tmp_path, "", "What was Apple's R&D in Q3 2023?")
     assert text.index("Evidence (0.2 s;") < text.index("(model answering)") < text.index("A: R&D was $7,442 million.")
-    assert '[E1] 2023 Q3 AAPL.pdf, page 4: "Research and development 7,442 6,797"' in text
+    assert '[E1] 2023 Q3 AAPL.pdf, p. 4: "Research and development 7,442 6,797"' in text
 
 
 def test_ask_json_keeps_one_object_per_question_with_the_evidence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,7 +50,7 @@ from desktop_rag.core.answer.verify import (
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
 from desktop_rag.core.domain.terms import tokenize
-from desktop_rag.core.domain.types import Answer, Citation, Evidence, Hit, QueryPlan
+from desktop_rag.core.domain.types import Answer, CalculationInput, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.ingest.chunking import is_table_row
 from desktop_rag.core.retrieve.hybrid import HybridRetriever
@@ -107,6 +107,34 @@ class AnswerEngine:
     def ask_stream(
         self, question: str, standalone: str | None = None, doc_scope: list[str] | None = None,
         cancel: threading.Event | None = None,
+    ) -> Iterator[AnswerEvent]:
+        """The answer's events: retrieved, evidence, tokens, then the answer. Every citation
+        (and calculation input) they carry has the page number its filing prints
+        (``Citation.page_label``), so each front end names it alike ("p. 72 (PDF 74)")."""
+        for ev in self._ask_stream(question, standalone, doc_scope, cancel):
+            if ev.evidence is not None:
+                self.label_pages(ev.evidence.citations)
+            if ev.answer is not None:
+                self.label_answer(ev.answer)
+            yield ev
+
+    def label_pages(self, cited: Iterable[Citation | CalculationInput]) -> None:
+        """Fill in the printed page number of each citation or input that lacks it."""
+        for c in cited:
+            doc_id = getattr(c, "doc_id", "")
+            if not c.page_label and doc_id:
+                c.page_label = self.library.page_label(doc_id, c.page)
+
+    def label_answer(self, answer: Answer) -> None:
+        self.label_pages(answer.citations)
+        if answer.evidence is not None:
+            self.label_pages(answer.evidence.citations)
+        if answer.calculation is not None:
+            self.label_pages(answer.calculation.inputs)
+
+    def _ask_stream(
+        self, question: str, standalone: str | None, doc_scope: list[str] | None,
+        cancel: threading.Event | None,
     ) -> Iterator[AnswerEvent]:
         t0 = time.perf_counter()
         query = (standalone or question).strip()
@@ -229,7 +257,8 @@ class AnswerEngine:
         decimals = ins.decimals if ins is not None else None
         try:
             out = statements_calculator.calculate(self.retriever.corrected(query), docs, self.library.statements,
-                                                  self.library.page_text, scale, decimals)
+                                                  self.library.page_text, scale, decimals,
+                                                  page_label=self.library.page_label)
         except Exception as exc:  # never let the calculator break an answer: retrieval still works
             log.warning("statement calculation failed: %r", exc)
             return None

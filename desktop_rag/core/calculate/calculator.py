@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_rag.core.calculate.concepts import (
@@ -33,6 +34,7 @@ from desktop_rag.core.calculate.metrics import (
 from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
 from desktop_rag.core.calculate.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
 from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
+from desktop_rag.core.domain.page_labels import cited_page, describe_page
 from desktop_rag.core.domain.periods import column_period_name, find_periods
 from desktop_rag.core.domain.question import parse_question, plain_question, read_question
 from desktop_rag.core.domain.types import Calculation, CalculationInput, Citation, Document
@@ -183,8 +185,12 @@ def _balance_period(statements: list[Statement], year: int | None, end: str | No
     return None
 
 
+def _plain_page(page: int) -> str:
+    return describe_page("", page)
+
+
 def _pick(concept: Concept, statements: list[Statement], period: Period, what: str, question: str = "",
-          found: Found | None = None) -> _Picked:
+          found: Found | None = None, cite: Callable[[int], str] = _plain_page) -> _Picked:
     if found is None:
         found = find(concept, [s for s in statements
                                if any(p.end == period.end and p.months == period.months for p in s.periods)], question)
@@ -192,11 +198,11 @@ def _pick(concept: Concept, statements: list[Statement], period: Period, what: s
         kinds = " or ".join({"income": "income statement", "balance": "balance sheet", "cash_flow": "cash flow statement"}
                             .get(k, k) for k in concept.kinds)
         have = [s for s in statements if s.kind in concept.kinds]
-        where = f"{kinds} (page {', '.join(str(p) for s in have for p in s.pages)})" if have else f"{kinds} (not found)"
+        where = f"{kinds} ({', '.join(cite(p) for s in have for p in s.pages)})" if have else f"{kinds} (not found)"
         raise CannotCompute(f"{concept.title.lower()} not found in the {where}{what}")
     cell = found.row.cell_for(period.end, period.months)
     if cell is None or cell.value is None:
-        raise CannotCompute(f"no {column_period_name(period)} figure for \"{found.row.label}\" (page {found.row.page})")
+        raise CannotCompute(f"no {column_period_name(period)} figure for \"{found.row.label}\" ({cite(found.row.page)})")
     return _Picked(concept, found.statement, found.row, cell, period)
 
 
@@ -281,11 +287,12 @@ class Calculator:
     """Answers one question from one document's statements."""
 
     def __init__(self, question: str, doc: Document, statements: list[Statement], page_text, scale_hint: str = "",
-                 decimals_hint: int | None = None) -> None:
+                 decimals_hint: int | None = None, page_label: Callable[[str, int], str] | None = None) -> None:
         self.q = question
         self.doc = doc
         self.statements = statements
         self.page_text = page_text  # (doc_id, page) -> text
+        self.page_label = page_label  # (doc_id, page) -> the number the page prints ("" none)
         self.scale_hint = scale_hint
         self.decimals_hint = decimals_hint
         periods = find_periods(question)
@@ -296,6 +303,17 @@ class Calculator:
         # the balance-sheet date of the period being computed when a question compares two
         # (the question's last date is the later one's only)
         self.balance_end: str | None = None
+
+    def cite(self, page: int) -> str:
+        """A page of this filing as every citation names it ("p. 72 (PDF 74)")."""
+        return describe_page(self.page_label(self.doc.doc_id, page) if self.page_label else "", page)
+
+    def _label_inputs(self, inputs: list[CalculationInput], cites: list[Citation]) -> None:
+        if self.page_label is not None:
+            for ci in inputs:
+                ci.page_label = self.page_label(self.doc.doc_id, ci.page)
+            for c in cites:
+                c.page_label = self.page_label(self.doc.doc_id, c.page)
 
     def _decimals(self, default: int) -> int:
         if self.decimals_hint is not None:
@@ -330,12 +348,12 @@ class Calculator:
             raise CannotCompute(f"no prior-year column for {concept.title.lower()} in {self.doc.file_name}")
         if concept_name == "debt" and prior is None:
             return self._debt(cur, picks)
-        p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", self.q)
+        p_cur = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", self.q, cite=self.cite)
         if prior is None:  # "cur", or a year-end average: the current column alone
             picks.append(p_cur)
             v = float(p_cur.cell.value or 0.0)
             return abs(v) if absolute else v
-        p_prev = _pick(concept, self.statements, prior, f" of {self.doc.file_name}", self.q)
+        p_prev = _pick(concept, self.statements, prior, f" of {self.doc.file_name}", self.q, cite=self.cite)
         if when == "prev":
             picks.append(p_prev)
             v = float(p_prev.cell.value or 0.0)
@@ -353,7 +371,7 @@ class Calculator:
             raise CannotCompute(f"no balance sheet with total assets for {column_period_name(period)} in {self.doc.file_name}")
         rows = debt_rows(found.statement, period.end)
         if not rows:
-            raise CannotCompute(f"no debt lines that add up on the balance sheet (page {found.statement.page}) of "
+            raise CannotCompute(f"no debt lines that add up on the balance sheet ({self.cite(found.statement.page)}) of "
                                 f"{self.doc.file_name}")
         total = 0.0
         for row in rows:
@@ -521,7 +539,8 @@ class Calculator:
             if all(x.quote != c.quote or x.page != c.page for x in cites):
                 cites.append(c)
             inputs.append(ci)
-        where = "; ".join(f"{i.label} {i.period}: {_fmt(i.value, 2).rstrip('0').rstrip('.')} (p. {i.page})" for i in inputs)
+        self._label_inputs(inputs, cites)
+        where = "; ".join(f"{i.label} {i.period}: {_fmt(i.value, 2).rstrip('0').rstrip('.')} ({cited_page(i)})" for i in inputs)
         return inputs, cites, where
 
     def _trend_periods(self, ask: TrendAsk) -> list[Period]:
@@ -548,7 +567,7 @@ class Calculator:
         else:
             assert concept is not None
             at = self._balance_for(period) if "balance" in concept.kinds else period
-            p = _pick(concept, self.statements, at, f" of {self.doc.file_name}", self.q)
+            p = _pick(concept, self.statements, at, f" of {self.doc.file_name}", self.q, cite=self.cite)
             value = float(p.cell.value or 0.0)
             if concept.outflow:
                 value = abs(value)
@@ -722,7 +741,7 @@ class Calculator:
         # revenue"), unless the question goes on to narrow it ("net income attributable to
         # Corning" is not the "Net income" row above the noncontrolling interests)
         quoted = self.q if part is None and not _narrowing_follows(self.q, concept) else ""
-        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}", quoted, found=part)
+        p = _pick(concept, self.statements, period, f" of {self.doc.file_name}", quoted, found=part, cite=self.cite)
         if part is None and _narrowed(self.q, concept, p.row.label, self.company_words):
             return None
         value = float(p.cell.value or 0.0)
@@ -735,7 +754,7 @@ class Calculator:
             label = p.row.label if re.search(r"per (common |ordinary )?share|\beps\b", p.row.label, re.I) \
                 else f"{p.row.parent.rstrip(':')} \u203a {p.row.label}"
             out.text = f"{label}: {_result_text(value, 'currency', decimals, 'units')[0]} per share" \
-                       f" ({column_period_name(period)}, page {p.row.page})"
+                       f" ({column_period_name(period)}, {self.cite(p.row.page)})"
             return out
         if concept.outflow:  # "Purchases of property … (1,577)" is capex of $1,577 million
             value = abs(value)
@@ -750,7 +769,7 @@ class Calculator:
         if sign_note == "a loss":
             sign_note = f"a loss of {_result_text(abs(value), 'currency', decimals, scale)[0]}"
         note = f"; {sign_note}" if sign_note else ""
-        out.text = f"{label}: {shown} ({column_period_name(period)}, page {p.row.page}{note})"
+        out.text = f"{label}: {shown} ({column_period_name(period)}, {self.cite(p.row.page)}{note})"
         return out
 
     def _shares_line_item(self, p: _Picked, period: Period) -> Outcome:
@@ -759,17 +778,18 @@ class Calculator:
         scale = share_rows_scale(p.statement, p.row, self.page_text(self.doc.doc_id, p.statement.page),
                                  period.end, period.months)
         if scale is None:
-            raise CannotCompute(f"the scale of the share counts of the {p.statement.title} (page {p.statement.page}) "
+            raise CannotCompute(f"the scale of the share counts of the {p.statement.title} ({self.cite(p.statement.page)}) "
                                 "is not stated clearly")
         value = float(p.cell.value or 0.0)
         count = value * SCALE_FACTORS[scale]
         ci, cite = _input(p, self.doc, self.page_text(self.doc.doc_id, p.row.page))
+        self._label_inputs([ci], [cite])
         ci.unit = scale
         label = p.row.label if re.search(r"\bshares\b", p.row.label, re.I) else f"{p.row.parent.rstrip(':')} \u203a {p.row.label}"
         word = f" {scale_word(scale)}" if scale_word(scale) else ""
         printed = p.cell.text.strip("$ ")
         text = f"{label}: {printed}{word} shares" + (f" ({count:,.0f})" if word else "") + \
-               f" ({column_period_name(period)}, page {p.row.page})"
+               f" ({column_period_name(period)}, {self.cite(p.row.page)})"
         return Outcome(text, [cite], Calculation(label, "", [ci], count, "shares"))
 
     def _cover_shares(self) -> Outcome | None:
@@ -789,9 +809,10 @@ class Calculator:
         label = "Shares of common stock outstanding"
         ci = CalculationInput(label, found.as_of, found.value, "units", self.doc.file_name, found.page, quote,
                               self.doc.doc_id, a, found.cell[0], found.cell[1], None)
-        answer = f"{label}: {found.value:,.0f} shares (as of {found.as_of}, cover page, page {found.page})"
-        return Outcome(answer, [Citation(self.doc.doc_id, self.doc.file_name, found.page, quote, a)],
-                       Calculation(label, "", [ci], found.value, "shares"))
+        answer = f"{label}: {found.value:,.0f} shares (as of {found.as_of}, cover page, {self.cite(found.page)})"
+        cite = Citation(self.doc.doc_id, self.doc.file_name, found.page, quote, a)
+        self._label_inputs([ci], [cite])
+        return Outcome(answer, [cite], Calculation(label, "", [ci], found.value, "shares"))
 
     def _main_period_or_balance(self) -> Period:
         try:
@@ -807,8 +828,8 @@ class Calculator:
         prev = _prior(self.statements, cur)
         if prev is None:
             raise CannotCompute(f"no prior-year column in {self.doc.file_name}")
-        a = _pick(concept, self.statements, cur, f" of {self.doc.file_name}")
-        b = _pick(concept, self.statements, prev, f" of {self.doc.file_name}")
+        a = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", cite=self.cite)
+        b = _pick(concept, self.statements, prev, f" of {self.doc.file_name}", cite=self.cite)
         if not b.cell.value:
             raise CannotCompute("the prior-year figure is zero")
         value = (float(a.cell.value or 0.0) / float(b.cell.value) - 1) * 100
@@ -824,8 +845,8 @@ class Calculator:
         start = _years_back(self.statements, cur, hi - lo)
         if start is None:
             raise CannotCompute(f"no FY{lo} column in {self.doc.file_name}")
-        a = _pick(concept, self.statements, cur, f" of {self.doc.file_name}")
-        b = _pick(concept, self.statements, start, f" of {self.doc.file_name}")
+        a = _pick(concept, self.statements, cur, f" of {self.doc.file_name}", cite=self.cite)
+        b = _pick(concept, self.statements, start, f" of {self.doc.file_name}", cite=self.cite)
         if not b.cell.value or (float(a.cell.value or 0.0) / float(b.cell.value)) <= 0:
             raise CannotCompute("the CAGR is undefined for these figures")
         n = hi - lo
@@ -1058,7 +1079,7 @@ def primary_first(statements: list[Statement]) -> list[Statement]:
 
 
 def calculate(question: str, docs: list[Document], statements_of, page_text, scale_hint: str = "",
-              decimals_hint: int | None = None) -> Outcome | None:
+              decimals_hint: int | None = None, page_label: Callable[[str, int], str] | None = None) -> Outcome | None:
     """The computed answer from the first document that has every input; an honest refusal
     naming what is missing when a metric was asked and no document has it; None when the
     question is no statement/metric question (the caller answers it by retrieval)."""
@@ -1089,7 +1110,7 @@ def calculate(question: str, docs: list[Document], statements_of, page_text, sca
             first_problem = first_problem or f"no primary financial statements were extracted from {doc.file_name}"
             continue
         try:
-            out = Calculator(question, doc, sts, page_text, scale_hint, decimals_hint).run()
+            out = Calculator(question, doc, sts, page_text, scale_hint, decimals_hint, page_label).run()
         except ReadTwoWays:
             return None  # retrieval: the filing's words say which reading they mean
         except CannotCompute as exc:

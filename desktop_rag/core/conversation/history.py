@@ -16,6 +16,7 @@ from typing import Any
 
 from desktop_rag.core.conversation.database import ConversationDatabase, open_database
 from desktop_rag.core.conversation.rewrite import rewrite_followup as _rewrite
+from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.types import Answer, Calculation, CalculationInput, Citation
 
 _SCHEMA = """
@@ -140,8 +141,7 @@ class HistoryStore:
 
     def add_message(self, conv_id: int, answer: Answer, scope: list[str] | None = None) -> int:
         """Store an answer; ``scope`` names the documents the question was limited to."""
-        cites = [{"doc_id": c.doc_id, "doc": c.doc, "page": c.page, "quote": c.quote,
-                  "char_start": c.char_start, "chunk_id": c.chunk_id} for c in answer.citations]
+        cites = [c.record() for c in answer.citations]
         retrieved = [h.chunk.chunk_id for h in answer.hits]
         with self._lock, self._db:
             cur = self._db.execute(
@@ -171,8 +171,7 @@ class HistoryStore:
             ).fetchall()
         out = []
         for r in rows:
-            cites = [Citation(c["doc_id"], c["doc"], c["page"], c["quote"], c.get("char_start", -1),
-                              c.get("chunk_id", -1)) for c in json.loads(r[8])]
+            cites = [Citation.from_record(c) for c in json.loads(r[8])]
             ans = Answer(query=r[2], answer=r[4], citations=cites, not_in_corpus=bool(r[5]),
                          extractive=bool(r[6]), model=r[7], standalone_query=r[3], timings_ms=json.loads(r[10]),
                          cancelled=bool(r[14]), notes=json.loads(r[16] or "[]"))
@@ -217,7 +216,7 @@ class HistoryStore:
         """The conversation as Markdown: when it was exported, and for each question when it
         was asked, the model, the documents it was limited to, how it was read, the answer's
         status and each citation with its page (``page_label`` gives "p. 7 (PDF 10)")."""
-        label = page_label or (lambda c: f"p. {c.page}")
+        label = page_label or cited_page
         conv = next((c for c in self.conversations() if c.conv_id == conv_id), None)
         lines = [f"# {conv.title if conv else 'Conversation'}", "",
                  f"_Exported {_when(exported_at or _now())}"
@@ -234,7 +233,7 @@ class HistoryStore:
             if status:
                 lines.append(f"- Status: {status}")
             lines.append("")
-            lines += [a.answer if not a.not_in_corpus else "The library does not contain an answer to this question.", ""]
+            lines += [a.answer, ""]
             for k, c in enumerate(a.citations, 1):
                 lines.append(f"{k}. {c.doc}, {label(c)}: “{' '.join(c.quote.split())}”")
             if a.citations:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_rag.core.conversation.database import ConversationDatabase, open_database
+from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.types import Citation
 
 KEEP_RECENT = 3  # the latest turns stay whole; older ones are summarised into facts
@@ -35,14 +36,12 @@ class Fact:
 
     def to_dict(self) -> dict:
         return {"msg_id": self.msg_id, "question": self.question, "statement": self.statement,
-                "citations": [{"doc_id": c.doc_id, "doc": c.doc, "page": c.page, "quote": c.quote,
-                               "char_start": c.char_start, "chunk_id": c.chunk_id} for c in self.citations]}
+                "citations": [c.record() for c in self.citations]}
 
     @staticmethod
     def from_dict(d: dict) -> Fact:
         return Fact(d["msg_id"], d["question"], d["statement"],
-                    [Citation(c["doc_id"], c["doc"], c["page"], c["quote"], c.get("char_start", -1),
-                              c.get("chunk_id", -1)) for c in d.get("citations", [])])
+                    [Citation.from_record(c) for c in d.get("citations", [])])
 
     def words(self) -> int:
         return len(self.question.split()) + len(self.statement.split()) + sum(len(c.quote.split()) for c in self.citations)
@@ -86,7 +85,7 @@ def memory_text(facts: list[Fact]) -> str:
     """The memory as shown to the analyst: one line per fact with its sources."""
     lines = []
     for f in facts:
-        src = "; ".join(f"{c.doc} p. {c.page}" for c in f.citations)
+        src = "; ".join(f"{c.doc} {cited_page(c)}" for c in f.citations)
         lines.append(f"- {f.question} — {f.statement}" + (f" [{src}]" if src else ""))
     return "\n".join(lines)
 

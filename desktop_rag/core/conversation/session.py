@@ -23,6 +23,7 @@ from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
 from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.periods import FiscalCalendar, find_periods
 from desktop_rag.core.domain.terms import content_terms
 from desktop_rag.core.domain.types import Answer, Citation, Document
@@ -370,7 +371,7 @@ class ConversationSession:
             styled = apply_style(answer, turn.style)
             # what the style may show: the answer, its quotes, and the sources it names them by
             # ("2023 Q3 INTC.pdf, p. 4")
-            allowed = " ".join([answer.answer, *(f"{c.quote} {c.doc} p. {c.page}" for c in answer.citations)])
+            allowed = " ".join([answer.answer, *(f"{c.quote} {c.doc} {cited_page(c)}" for c in answer.citations)])
             extra = set(numbers_in(styled)) - set(numbers_in(allowed))
             if extra:  # a style must not add a figure; keep the verified text as it was
                 turn.notes.append(f"style {turn.style} not applied: it would add {sorted(extra)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.types import Answer
 
 STANDARD = "standard"
@@ -172,11 +173,11 @@ def apply_style(answer: Answer, style: str) -> str:
         return (with_figure or parts or [text])[0]
     if style == "bullets":
         lines = [f"- {s}" for s in parts]
-        lines += [f"- “{' '.join(c.quote.split())}” ({c.doc}, p. {c.page})" for c in answer.citations
+        lines += [f"- “{' '.join(c.quote.split())}” ({c.doc}, {cited_page(c)})" for c in answer.citations
                   if ' '.join(c.quote.split()) not in text]
         return "\n".join(lines)
     if style == "detailed":
-        evidence = [f"- “{' '.join(c.quote.split())}” ({c.doc}, p. {c.page})" for c in answer.citations]
+        evidence = [f"- “{' '.join(c.quote.split())}” ({c.doc}, {cited_page(c)})" for c in answer.citations]
         return text + "\n\nEvidence quoted from the filings:\n" + "\n".join(evidence)
     if style == "table":
         table = _table(answer)

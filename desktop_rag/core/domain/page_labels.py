@@ -6,6 +6,7 @@ contents make the two differ). The PDF's own page labels (/PageLabels) win when 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pymupdf
 
@@ -109,6 +110,15 @@ class PageLabels:
 
 
 def describe_page(label: str, number: int) -> str:
+    """The one way a page is named to the analyst: "p. 72 (PDF 74)" when the page prints
+    another number than its place in the PDF, else "p. 74". Chips, answer text, tooltips,
+    copies, exports and the history all name a cited page through this function."""
     if label and label != str(number):
         return f"p. {label} (PDF {number})"
     return f"p. {number}"
+
+
+def cited_page(cited: Any) -> str:
+    """``describe_page`` of a citation or a calculation input (its ``page`` and the
+    ``page_label`` the answer engine read from the filing)."""
+    return describe_page(str(getattr(cited, "page_label", "") or ""), int(getattr(cited, "page", 0) or 0))

@@ -142,9 +142,23 @@ class Citation:
     quote: str  # exact substring of the page text
     char_start: int = -1  # offset of the quote in the page text
     chunk_id: int = -1
+    # the number the page prints ("72" on PDF page 74), "" when unknown or none; a citation is
+    # named by domain.page_labels.cited_page ("p. 72 (PDF 74)")
+    page_label: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"doc": self.doc, "page": self.page, "quote": self.quote}
+        return {"doc": self.doc, "page": self.page, "quote": self.quote} | (
+            {"page_label": self.page_label} if self.page_label else {})
+
+    def record(self) -> dict[str, Any]:
+        """As the conversation file keeps it (history, memory)."""
+        return {"doc_id": self.doc_id, "doc": self.doc, "page": self.page, "quote": self.quote,
+                "char_start": self.char_start, "chunk_id": self.chunk_id, "page_label": self.page_label}
+
+    @staticmethod
+    def from_record(d: dict[str, Any]) -> Citation:
+        return Citation(d["doc_id"], d["doc"], d["page"], d["quote"], d.get("char_start", -1),
+                        d.get("chunk_id", -1), d.get("page_label", "") or "")
 
 
 @dataclass
@@ -163,11 +177,13 @@ class CalculationInput:
     cell_start: int = -1  # the cell in the page text (for highlighting exactly the cell)
     cell_end: int = -1
     bbox: tuple[float, float, float, float] | None = None  # the cell's box on the page
+    page_label: str = ""  # the number the page prints (see Citation.page_label)
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "period": self.period, "value": self.value, "unit": self.unit,
                 "doc": self.doc, "page": self.page, "quote": self.quote,
-                "cell": [self.cell_start, self.cell_end], "bbox": list(self.bbox) if self.bbox else None}
+                "cell": [self.cell_start, self.cell_end], "bbox": list(self.bbox) if self.bbox else None} | (
+            {"page_label": self.page_label} if self.page_label else {})
 
 
 @dataclass

@@ -12,6 +12,7 @@ by BM25 only, and completed by the next ingest (``complete_embeddings``).
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import threading
 import time
@@ -40,6 +41,7 @@ from desktop_rag.core.index.backends.sqlite import SCHEMA_VERSION
 from desktop_rag.core.index.dense import DenseIndex
 from desktop_rag.core.index.embedder import Embedder
 from desktop_rag.core.index.lexical import LexicalIndex
+from desktop_rag.core.index.pdf_reader import PdfReader
 from desktop_rag.core.ingest.chunking import chunk_pages, is_page_furniture
 from desktop_rag.core.ingest.identity import detect_metadata
 from desktop_rag.core.ingest.pdf import (
@@ -54,6 +56,8 @@ from desktop_rag.core.ingest.pdf import (
 from desktop_rag.core.ingest.statements.model import EXTRACTOR_VERSION as STATEMENTS_VERSION
 from desktop_rag.core.ingest.statements.model import Statement, page_kinds
 from desktop_rag.settings import Settings
+
+log = logging.getLogger(__name__)
 
 REINDEX_MARK = "reindex_incomplete"  # manifest key set while a re-index runs
 
@@ -354,6 +358,10 @@ class Library:
         self.load_seconds: dict[str, float] = {}  # the last full load of the views, by part
         self._closed = threading.Event()
         self._dense_worker: ThreadPoolExecutor | None = None  # a team library's dense query beside BM25
+        # how PDFs are read at ingest and for printed page numbers: in this process, or in
+        # helper processes for a window that must keep running meanwhile (core/index/pdf_reader)
+        self.pdf_reader: PdfReader = PdfReader()
+        self._page_labels: OrderedDict[tuple[str, int], str] = OrderedDict()
 
     # -- manifest ----------------------------------------------------------------
     def expected_manifest(self) -> dict[str, Any]:
@@ -398,6 +406,7 @@ class Library:
         if self._dense_worker is not None:
             self._dense_worker.shutdown(wait=True)
             self._dense_worker = None
+        self.pdf_reader.close()
         self.store.close()
 
     # -- views -------------------------------------------------------------------
@@ -838,10 +847,32 @@ class Library:
         self.refresh()
         return list(self.docs.values())
 
+    LABELS_KEPT = 4096  # (document, page) -> printed label
+
+    def page_label(self, doc_id: str, page: int) -> str:
+        """The page number ``page`` of the document prints ("72", "F-3"; "" when it prints
+        none or its PDF is not where it was added from), read from its PDF once and kept. A
+        citation shows it beside the PDF's page number (``domain.page_labels.describe_page``)."""
+        key = (doc_id, page)
+        label = self._page_labels.get(key)
+        if label is not None:
+            return label
+        doc = self.docs.get(doc_id)
+        label = ""
+        if doc is not None and Path(doc.path).is_file():
+            try:
+                label = self.pdf_reader.page_label(Path(doc.path), page)
+            except Exception:  # a label is a courtesy: the PDF's page number still stands
+                log.exception("no page label for page %s of %s", page, doc.file_name)
+        self._page_labels[key] = label
+        while len(self._page_labels) > self.LABELS_KEPT:
+            self._page_labels.popitem(last=False)
+        return label
+
     def statements(self, doc_id: str) -> list[Statement]:
         """The financial statements extracted from a document (see core/ingest/statements)."""
         doc = self.docs.get(doc_id) or next(d for d in self.store.documents() if d.doc_id == doc_id)
-        return statement_store.statements_for(self.store, doc)
+        return statement_store.statements_for(self.store, doc, self.pdf_reader.statements)
 
     def statement_pages(self, doc_ids: list[str]) -> dict[str, dict[int, list[str]]]:
         """doc_id -> (page -> kinds of statement printed on it) of each document: the stored
@@ -958,12 +989,20 @@ class Library:
         pdf = open_pdf(path)
         try:
             yield IngestEvent("step", file=path.name, index=index, total=total, step="extract", todo=pdf.page_count)
-            pages: list[PageText] = extract_document(pdf)
-            if is_image_only(pages, pdf):
-                raise PdfError("image_only")
-            if self.store.searches_in_store:  # a team library commits everything at once
-                statements = statement_store.extract_from_pdf(pdf, pages)
+            read_statements: list[Statement] | None = None
+            if self.pdf_reader.in_process:
+                pages: list[PageText] = extract_document(pdf)
+                if is_image_only(pages, pdf):
+                    raise PdfError("image_only")
+            else:  # pages and statements read in a helper process (core/index/pdf_reader)
                 pdf.close()
+                read = self.pdf_reader.read(path)
+                pages, read_statements = read.pages, read.statements
+            if self.store.searches_in_store:  # a team library commits everything at once
+                statements = (read_statements if read_statements is not None
+                              else statement_store.extract_from_pdf(pdf, pages))
+                if not pdf.is_closed:
+                    pdf.close()
             t1 = time.perf_counter()
             self._check(cancel)
             meta = detect_metadata(path.name, "\n".join(p.text for p in pages[:3]),
@@ -1020,8 +1059,10 @@ class Library:
             yield IngestEvent("searchable", file=path.name, index=index, total=total, doc_id=doc_id,
                               message=f"{len(pages)} pages, {len(chunks)} chunks; embedding them")
             # Phase 1b: the statements (no generation change: the views stay as they are).
-            statement_store.save(self.store, doc_id, statement_store.extract_from_pdf(pdf, pages))
-            pdf.close()
+            statement_store.save(self.store, doc_id, read_statements if read_statements is not None
+                                 else statement_store.extract_from_pdf(pdf, pages))
+            if not pdf.is_closed:
+                pdf.close()
             t4 = time.perf_counter()
             # Phase 2: embeddings, committed in one transaction; a cancel leaves the document
             # searchable by BM25 and its embeddings are completed by the next ingest.

@@ -10,6 +10,7 @@ from the stored page texts (spans only). Nothing is re-embedded.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,25 +56,39 @@ def save(store: LibraryStore, doc_id: str, statements: list[Statement]) -> None:
     store.save_statements(doc_id, EXTRACTOR_VERSION, to_rows(statements))
 
 
-def statements_for(store: LibraryStore, doc: Document) -> list[Statement]:
-    """The document's statements, (re-)extracting them when missing or stale."""
+def extract_at(path: Path | None, pages: list[PageText]) -> list[Statement]:
+    """``extract_from_pdf`` with the PDF at ``path`` (None, or a file that cannot be opened:
+    from the page texts alone, without cell boxes)."""
+    pdf = None
+    try:
+        pdf = open_pdf(path) if path is not None else None
+    except (OSError, PdfError):
+        pdf = None
+    try:
+        return extract_from_pdf(pdf, pages)
+    finally:
+        if pdf is not None:
+            pdf.close()
+
+
+Extract = Callable[[Path | None, list[PageText]], list[Statement]]
+
+
+def statements_for(store: LibraryStore, doc: Document, extract: Extract = extract_at) -> list[Statement]:
+    """The document's statements, (re-)extracting them when missing or stale (``extract``:
+    in this process, or a library's PDF reader's helper process)."""
     stored = store.load_statements(doc.doc_id)
     if stored is not None and stored[0] == EXTRACTOR_VERSION:
         return [Statement.from_json(d) for d in stored[1]]
     texts = store.page_texts(doc.doc_id)
     pages = [PageText(i + 1, t) for i, t in enumerate(texts)]
-    pdf = None
-    path = Path(doc.path)
+    path: Path | None = Path(doc.path)
     try:
-        if path.is_file() and file_sha256(path) == doc.doc_id:
-            pdf = open_pdf(path)
-    except (OSError, PdfError):
-        pdf = None
-    try:
-        statements = extract_from_pdf(pdf, pages)
-    finally:
-        if pdf is not None:
-            pdf.close()
+        if not (path is not None and path.is_file() and file_sha256(path) == doc.doc_id):
+            path = None  # moved or changed: the stored texts alone
+    except OSError:
+        path = None
+    statements = extract(path, pages)
     if store.can_write():  # a team reader extracts for itself without storing
         save(store, doc.doc_id, statements)
     return statements

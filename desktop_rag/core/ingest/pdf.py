@@ -96,6 +96,10 @@ class PdfError(Exception):
         msg = self.MESSAGES.get(kind, kind)
         super().__init__(f"{msg} ({detail})" if detail else msg)
 
+    def __reduce__(self) -> tuple[type[PdfError], tuple[str, str]]:
+        # kind and detail survive the trip from a helper process (core/index/pdf_reader)
+        return (PdfError, (self.kind, self.detail))
+
 
 @dataclass
 class PageText:

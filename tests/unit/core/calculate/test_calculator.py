@@ -278,7 +278,7 @@ def test_a_net_loss_row_is_the_loss_asked() -> None:
     out = _ask_filing(amd, "What was AMD's net loss for FY2015?")
     assert out is not None and out.calculation is not None
     assert out.calculation.result == 660 and out.calculation.unit == "usd_millions"
-    assert out.text.startswith("Net loss: $660 million (FY2015, page 56")
+    assert out.text.startswith("Net loss: $660 million (FY2015, p. 56")
     [inp] = out.calculation.inputs
     assert inp.value == -660 and amd[2][56][inp.cell_start:inp.cell_end] == "(660)"
     prior = _ask_filing(amd, "What was AMD's net income in 2014?")

@@ -95,7 +95,8 @@ def test_markdown_export(store: HistoryStore) -> None:
     conv = store.new_conversation()
     store.add_message(conv, _answer("What were Apple's net sales in Q3 2023?"), scope=["Apple Inc. · 10-Q · Q3 FY2023"])
     store.add_message(conv, _answer("Capex?", text="Purchases were 2,093.", extractive=True))
-    store.add_message(conv, _answer("Tesla deliveries?", text="Not in corpus", not_in_corpus=True, citations=[]))
+    store.add_message(conv, _answer("Tesla deliveries?", text="The library has no filing of Tesla.", not_in_corpus=True,
+                                    citations=[]))
     md = store.export_markdown(conv, page_label=lambda c: f"p. {c.page - 3} (PDF {c.page})",
                                exported_at="2026-11-23T07:30:00+00:00")
     assert md.startswith("# What were Apple's net sales in Q3 2023?\n")
@@ -107,7 +108,21 @@ def test_markdown_export(store: HistoryStore) -> None:
     assert "1. 2023 Q3 AAPL.pdf, p. 1 (PDF 4): “Total net sales 81,797 82,959”" in md
     assert "- Status: Not in corpus" in md and "_(Not in corpus)_" not in md
     assert md.count("Not in corpus") == 1
+    assert "The library has no filing of Tesla." in md  # the refusal's reason, as the window shows it
     assert md.index("Capex?") < md.index("Tesla deliveries?")
+
+
+def test_a_citation_keeps_the_page_number_its_filing_prints(store: HistoryStore) -> None:
+    """The label read when the answer was made is stored with the citation: a reopened
+    conversation and its export name the page as the chips did ("p. 72 (PDF 74)")."""
+    conv = store.new_conversation()
+    answer = _answer("What were Apple's net sales in Q3 2023?")
+    answer.citations[0].page_label = "72"
+    answer.citations[0].page = 74
+    store.add_message(conv, answer)
+    [m] = store.messages(conv)
+    assert m.answer.citations[0].page_label == "72"
+    assert "2023 Q3 AAPL.pdf, p. 72 (PDF 74): “" in store.export_markdown(conv)
 
 
 def test_cancelled_scope_and_search_survive_a_reopen(tmp_path) -> None:  # type: ignore[no-untyped-def]
