@@ -175,7 +175,7 @@ def test_stop_cancels_generation(qtbot, make_window, shared) -> None:  # type: i
     def stop_at_first_token(ev) -> None:  # type: ignore[no-untyped-def]
         # On the main thread as the first token arrives, so the model is still generating
         # (a wait-then-stop could find the answer already finished).
-        if ev.kind == "token" and not tokens_before_stop:
+        if getattr(ev, "kind", None) == "token" and not tokens_before_stop:  # the prepared turn comes first
             tokens_before_stop.append(ev.text)
             win.stop_answer()  # what Esc and the Stop button do
 
