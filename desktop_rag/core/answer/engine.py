@@ -126,7 +126,7 @@ class AnswerEngine:
         gate = self.retriever.gate(plan, hits)
         if not gate.passed and self._retriable(plan):
             # borderline: the company and period are in the library, the passages fell short
-            retried = self._retry(query, doc_scope, cancel, f"gate: {gate.reason}", result)
+            retried = self._retry(query, doc_scope, cancel, f"gate: {gate.reason}", result, deadline=t0)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0))
                 return
@@ -175,7 +175,7 @@ class AnswerEngine:
         )
         if not verdict.ok and self.generator is not None and not result.cancelled:
             first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
-            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first)
+            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first, deadline=t0)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
                 return
@@ -240,7 +240,7 @@ class AnswerEngine:
 
     def _retry(self, query: str, doc_scope: list[str] | None, cancel: threading.Event | None,
                first_failure: str, result: Answer, first: _FirstAttempt | None = None,
-               ) -> tuple[int, str, Verdict, list[Hit]] | None:
+               deadline: float | None = None) -> tuple[int, str, Verdict, list[Hit]] | None:
         """Up to three retries: first, when the first attempt's model answer failed verification,
         the figure read off a table row of the asked company's pages whose label and headings
         name what was asked, in the asked period's column (``table_row_answer``, no model; it
@@ -248,12 +248,24 @@ class AnswerEngine:
         alone (``_restate``); then reformulations of
         ``query`` (statement hint, synonym, period variant, wider scope), each retrieved, gated,
         generated and verified. The first verified one whose citations are all of the first
-        attempt's companies wins. Attempts go in the notes."""
+        attempt's companies wins. Attempts go in the notes.
+
+        ``deadline``: when the answer started (``time.perf_counter()``); no model retry starts
+        after ``generation.answer_budget_s`` from then, and one running is cut at it."""
         from desktop_rag.core.answer.reformulate import MAX_RETRIES, reformulations
 
         result.notes.append(f"attempt 1: {query} — {first_failure}")
         if self.generator is None:
             return None
+        budget = self.settings.generation.answer_budget_s
+        timed = _Until(cancel, deadline + budget if deadline is not None and budget > 0 else None)
+
+        def spent(n: int) -> bool:
+            if timed.expired():
+                result.notes.append(f"attempt {n} skipped: the answer's time budget ({budget:g} s) is spent")
+                return True
+            return False
+
         first_plan = self.retriever.plan(query, doc_scope)
         docs = self.library.docs
         # the companies the first attempt was about: named, else the scope's, else its top
@@ -273,7 +285,9 @@ class AnswerEngine:
                     result.notes.append(f"attempt 2 (table row): {first.asked} — verified")
                     return 2, row.text, verdict, result.hits
         if first is not None and self.settings.generation.retry_evidence_words > 0:
-            restated = self._restate(first, first_failure, cancel)
+            if spent(tried + 1):
+                return None
+            restated = self._restate(first, first_failure, cancel, timed)
             if restated is None:
                 result.notes.append("evidence retry skipped: no sentence of the asked company's passages names "
                                     "what was asked" + (" with a figure" if asks_for_figure(first.asked) else ""))
@@ -290,6 +304,8 @@ class AnswerEngine:
                     result.notes.append(f"attempt 2 (evidence restated): {first.asked} — {verdict.reason}")
         for n, ref in enumerate(reformulations(query, bool(doc_scope))[:MAX_RETRIES + 1 - tried], tried + 1):
             if cancel is not None and cancel.is_set():
+                return None
+            if spent(n):
                 return None
             plan = self.retriever.plan(ref.query, None if ref.widen_scope else doc_scope)
             if ref.widen_scope and not plan.filters.company:
@@ -316,7 +332,9 @@ class AnswerEngine:
                 labels = self._prompt_passages(context, passages, evidence)
             else:
                 labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
-            raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
+            raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), timed))
+            if cancel is not None and cancel.is_set():
+                return None
             model_answer, model_quotes = parse_model_json(raw)
             model_answer = complete_cut_sentence(model_answer, passages)
             # verified against the analyst's question: a reformulation's added words ("in the
@@ -342,8 +360,8 @@ class AnswerEngine:
         """A retry's citations are all of the first attempt's companies (none known: no check)."""
         return not companies or self._cited(verdict) <= companies
 
-    def _restate(self, first: _FirstAttempt, first_failure: str,
-                 cancel: threading.Event | None) -> tuple[str, Verdict] | None:
+    def _restate(self, first: _FirstAttempt, first_failure: str, cancel: threading.Event | None,
+                 timed: threading.Event | None = None) -> tuple[str, Verdict] | None:
         """The answer asked again of the model from the evidence alone: the sentences or table
         rows of the asked company's passages the verifier takes as support (they name what was
         asked, and hold a figure when one is asked; a row with its column headings), within
@@ -364,7 +382,7 @@ class AnswerEngine:
         grammar = copied_figures_grammar([p.text for p in shown] + [first.asked], asks_for_figure(first.asked)) if (
             self.settings.generation.retry_copied_figures) else ""
         prompt = self.generator.build_prompt(first.asked, labels)
-        raw = "".join(self.generator.stream(prompt, cancel, answer_grammar=grammar))
+        raw = "".join(self.generator.stream(prompt, timed or cancel, answer_grammar=grammar))
         if cancel is not None and cancel.is_set():
             return None
         model_answer, model_quotes = parse_model_json(raw)
@@ -499,6 +517,21 @@ class AnswerEngine:
         # back to reading order within the chosen set
         order = {id(h): i for i, h in enumerate(expanded)}
         return sorted(out, key=lambda h: order[id(h)])
+
+
+class _Until(threading.Event):
+    """The analyst's cancel, or the answer's time budget spent: what a retry's generation
+    stops on (the generator only asks ``is_set()``)."""
+
+    def __init__(self, cancel: threading.Event | None, deadline: float | None) -> None:
+        super().__init__()
+        self.cancel, self.deadline = cancel, deadline
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self.cancel is not None and self.cancel.is_set()) or self.expired()
 
 
 # the longest two-sentence quote the evidence retry joins (two typical filing sentences)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -259,6 +260,51 @@ def test_engine_stops_after_three_retries(build_library) -> None:
     ans = engine.ask(QUESTION)
     assert ans.extractive and len(gen.prompts) <= 4
     assert sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
+
+
+class SlowRetries(SequenceGenerator):
+    """The first attempt at once, every retry one piece per ``pause`` seconds."""
+
+    def __init__(self, outputs: list[str], pause: float) -> None:
+        super().__init__(outputs)
+        self.pause = pause
+
+    def stream(self, prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+        for piece in super().stream(prompt, cancel, **kw):
+            if len(self.prompts) > 1:
+                time.sleep(self.pause)
+            yield piece
+
+
+WRONG = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+RIGHT = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                    "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+
+
+def test_no_retry_starts_once_the_answers_time_budget_is_spent(build_library) -> None:
+    lib = build_library()
+    gen = SequenceGenerator([WRONG, RIGHT])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    engine.settings.generation.answer_budget_s = 1e-9  # spent by the first attempt
+    ans = engine.ask(QUESTION)
+    assert len(gen.prompts) == 1 and ans.extractive  # the evidence shown, not a retry's answer
+    assert any("time budget (1e-09 s) is spent" in n for n in ans.notes), ans.notes
+    engine.settings.generation.answer_budget_s = 0.0  # no limit: the retry runs and verifies
+    gen.prompts.clear()
+    assert engine.ask(QUESTION).answer == "Apple's total net sales were $81,797 million."
+
+
+def test_a_retrys_generation_is_cut_at_the_answers_time_budget(build_library) -> None:
+    lib = build_library()
+    gen = SlowRetries([WRONG, RIGHT], pause=0.05)  # a retry would take ~1.4 s
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    engine.settings.generation.answer_budget_s = 0.3
+    t0 = time.perf_counter()
+    ans = engine.ask(QUESTION)
+    assert time.perf_counter() - t0 < 1.0 and len(gen.prompts) == 2
+    assert ans.extractive and any("time budget (0.3 s) is spent" in n for n in ans.notes), ans.notes
 
 
 def test_engine_refuses_a_missing_period_before_any_statement_calculation(
