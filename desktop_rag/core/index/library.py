@@ -946,6 +946,8 @@ class Library:
             self.refresh()
             if doc_id in self.docs:
                 return IngestOutcome.DUPLICATE, self.docs[doc_id]
+            if self.on_server and self.store.has_document(doc_id):  # committed since the last notification
+                return IngestOutcome.DUPLICATE, next(d for d in self.store.documents() if d.doc_id == doc_id)
         pdf = open_pdf(path)
         try:
             yield IngestEvent("step", file=path.name, index=index, total=total, step="extract", todo=pdf.page_count)
@@ -969,6 +971,11 @@ class Library:
                 self.store.set_manifest_values(**self.expected_manifest())
             if self.store.searches_in_store:
                 stored_statements = (STATEMENTS_VERSION, statement_store.to_rows(statements))
+                # Another desktop may have committed the same file while this one read it: ask the
+                # server before spending the embedder's time on a copy it would refuse.
+                if self.store.has_document(doc_id):
+                    return IngestOutcome.DUPLICATE, next(
+                        (d for d in self.store.documents() if d.doc_id == doc_id), doc)
                 # A team library: the document, pages, chunks, vectors and statements in one
                 # transaction (no lexical-only phase: other desktops see it whole or not at all).
                 vectors = yield from self._embed(texts, path.name, index, total, cancel)
