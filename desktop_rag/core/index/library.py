@@ -92,6 +92,8 @@ class IngestReport:
     timings: dict[str, float] = field(default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "embed": 0.0, "index": 0.0})
     # Per added file: (pages, seconds from the start of its ingest until it was searchable).
     searchable_s: list[tuple[int, float]] = field(default_factory=list)
+    # Per added file: (pages, seconds until fully searchable: dense, lexical and statements).
+    complete_s: list[tuple[int, float]] = field(default_factory=list)
 
 
 class Cancelled(Exception):
@@ -991,6 +993,7 @@ class Library:
                 doc = replace(doc, chunk_count=len(chunks))
                 t5 = time.perf_counter()
                 report.searchable_s.append((len(pages), t5 - t0))
+                report.complete_s.append((len(pages), t5 - t0))
                 report.pages += len(pages)
                 report.chunks += len(chunks)
                 for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t3 - t2), ("index", t5 - t3)):
@@ -1026,6 +1029,7 @@ class Library:
             t5 = time.perf_counter()
             self._commit_embeddings(ids, vectors)
             t6 = time.perf_counter()
+            report.complete_s.append((len(pages), t6 - t0))
             report.pages += len(pages)
             report.chunks += len(chunks)
             for k, v in (("extract", (t1 - t0) + (t4 - t3)), ("chunk", t2 - t1), ("embed", t5 - t4),
