@@ -191,8 +191,8 @@ class GenerationSettings:
     )
     answer_budget_s: float = knob(
         15.0, "Time budget of one answer, in seconds: the self-check's retries stop once the answer has "
-        "taken this long in all (a retry's generation is cut at it; the extractive answer is shown "
-        "instead). The first attempt always runs. 0 = no limit.", min=0.0, max=600.0,
+        "taken this long in all, and a generation still running then (a slow machine's first attempt "
+        "included) is cut there; the extractive answer is shown instead. 0 = no limit.", min=0.0, max=600.0,
     )
     use_grammar: bool = knob(
         False,

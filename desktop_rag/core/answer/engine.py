@@ -157,7 +157,9 @@ class AnswerEngine:
         if self.generator is not None:
             prompt = self.generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
             stream = AnswerTextStream()
-            for piece in self.generator.stream(prompt, cancel):
+            budget = s.generation.answer_budget_s
+            timed = _Until(cancel, t0 + budget if budget > 0 else None)  # a slow machine's first attempt too
+            for piece in self.generator.stream(prompt, timed):
                 shown = stream.feed(piece)
                 if shown:
                     if not first_token:  # the first answer text, not the prefilled JSON opener
@@ -165,6 +167,8 @@ class AnswerEngine:
                     yield AnswerEvent("token", text=shown)
             if cancel is not None and cancel.is_set():
                 result.cancelled = True
+            elif timed.expired():
+                result.notes.append(f"attempt 1 cut at the answer's time budget ({budget:g} s)")
             model_answer, model_quotes = parse_model_json(stream.raw)
             model_answer = complete_cut_sentence(model_answer, passages)
         verdict = (

@@ -307,6 +307,20 @@ def test_a_retrys_generation_is_cut_at_the_answers_time_budget(build_library) ->
     assert ans.extractive and any("time budget (0.3 s) is spent" in n for n in ans.notes), ans.notes
 
 
+def test_a_slow_first_attempt_is_cut_at_the_answers_time_budget(build_library) -> None:
+    lib = build_library()
+    gen = SlowRetries([RIGHT], pause=0.05)
+    gen.prompts.append("an earlier answer")  # so the first attempt is slow too (~1.4 s)
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    engine.settings.generation.answer_budget_s = 0.3
+    t0 = time.perf_counter()
+    ans = engine.ask(QUESTION)
+    assert time.perf_counter() - t0 < 1.0 and not ans.cancelled
+    assert "attempt 1 cut at the answer's time budget (0.3 s)" in ans.notes
+    assert ans.extractive and ans.answer != "Apple's total net sales were $81,797 million."
+
+
 def test_engine_refuses_a_missing_period_before_any_statement_calculation(
         build_library, monkeypatch: pytest.MonkeyPatch) -> None:
     # the calculator would take the library's only quarter for "Q1 2019"; the gate decides first
