@@ -655,12 +655,12 @@ def run(ns: argparse.Namespace) -> int:
 
     # 1. ingest
     seed_dir: Path | None = None
+    settings = Settings.load(resolve_data_dir(ns.data_dir))  # the bench data dir's (its embedder) or the defaults
     if "ingest" not in skip:
         corpus = Path(ns.corpus) if ns.corpus else (default_corpus() if default_corpus().is_dir() else corpus_dir())
         files = collect_pdfs([corpus])[:n_files] if corpus.is_dir() else []
         if files:
             _log(f"bench: ingest {len(files)} file(s) from {corpus}")
-            settings = Settings.load(resolve_data_dir(ns.data_dir))
             result["ingest"], seed_dir = bench_ingest(files, ns.models_dir, _log, settings)
         else:
             result["ingest"] = {"error": f"no PDF in {corpus}"}
@@ -670,7 +670,7 @@ def run(ns: argparse.Namespace) -> int:
     usable = not ws.library.mismatch() and sum(d.chunk_count for d in ws.library.documents()) >= 1000
     if not usable and seed_dir is not None:
         ws.close()
-        ws = Workspace(seed_dir, ns.models_dir)
+        ws = Workspace(seed_dir, ns.models_dir, settings=settings)  # as ingested: the same embedder
     lib_dir = ws.data_dir
     ws.library.refresh()
     result["library"] = {"data_dir": str(lib_dir), "documents": len(ws.library.docs),
