@@ -151,7 +151,7 @@ class AnswerEngine:
         if self.generator is not None and extracted[1]:
             result.evidence = Evidence(*extracted, ms=(time.perf_counter() - t0) * 1000)
             yield AnswerEvent("evidence", text=extracted[0], evidence=result.evidence)
-        first_token = 0.0
+        first_token = attempt_s = 0.0
         model_answer = ""
         model_quotes: list[str] = []
         if self.generator is not None:
@@ -159,6 +159,7 @@ class AnswerEngine:
             stream = AnswerTextStream()
             budget = s.generation.answer_budget_s
             timed = _Until(cancel, t0 + budget if budget > 0 else None)  # a slow machine's first attempt too
+            t_gen = time.perf_counter()
             for piece in self.generator.stream(prompt, timed):
                 shown = stream.feed(piece)
                 if shown:
@@ -169,6 +170,7 @@ class AnswerEngine:
                 result.cancelled = True
             elif timed.expired():
                 result.notes.append(f"attempt 1 cut at the answer's time budget ({budget:g} s)")
+            attempt_s = time.perf_counter() - t_gen
             model_answer, model_quotes = parse_model_json(stream.raw)
             model_answer = complete_cut_sentence(model_answer, passages)
         verdict = (
@@ -179,7 +181,8 @@ class AnswerEngine:
         )
         if not verdict.ok and self.generator is not None and not result.cancelled:
             first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
-            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first, deadline=t0)
+            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first, deadline=t0,
+                                  attempt_s=attempt_s)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
                 return
@@ -244,7 +247,8 @@ class AnswerEngine:
 
     def _retry(self, query: str, doc_scope: list[str] | None, cancel: threading.Event | None,
                first_failure: str, result: Answer, first: _FirstAttempt | None = None,
-               deadline: float | None = None) -> tuple[int, str, Verdict, list[Hit]] | None:
+               deadline: float | None = None, attempt_s: float = 0.0,
+               ) -> tuple[int, str, Verdict, list[Hit]] | None:
         """Up to three retries: first, when the first attempt's model answer failed verification,
         the figure read off a table row of the asked company's pages whose label and headings
         name what was asked, in the asked period's column (``table_row_answer``, no model; it
@@ -255,7 +259,9 @@ class AnswerEngine:
         attempt's companies wins. Attempts go in the notes.
 
         ``deadline``: when the answer started (``time.perf_counter()``); no model retry starts
-        after ``generation.answer_budget_s`` from then, and one running is cut at it."""
+        after ``generation.answer_budget_s`` from then, nor when less time is left than the first
+        attempt's generation took (``attempt_s``: its prompt evaluation cannot be cut), and one
+        running is cut at it."""
         from desktop_rag.core.answer.reformulate import MAX_RETRIES, reformulations
 
         result.notes.append(f"attempt 1: {query} — {first_failure}")
@@ -265,8 +271,11 @@ class AnswerEngine:
         timed = _Until(cancel, deadline + budget if deadline is not None and budget > 0 else None)
 
         def spent(n: int) -> bool:
-            if timed.expired():
-                result.notes.append(f"attempt {n} skipped: the answer's time budget ({budget:g} s) is spent")
+            left = timed.left()
+            if left is not None and (left <= 0 or left < attempt_s):
+                why = "is spent" if left <= 0 else (f"would be: {left:.1f} s left, the first attempt's "
+                                                    f"generation took {attempt_s:.1f} s")
+                result.notes.append(f"attempt {n} skipped: the answer's time budget ({budget:g} s) {why}")
                 return True
             return False
 
@@ -533,6 +542,10 @@ class _Until(threading.Event):
 
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def left(self) -> float | None:
+        """Seconds until the deadline (negative once past it); None without one."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
 
     def is_set(self) -> bool:
         return super().is_set() or (self.cancel is not None and self.cancel.is_set()) or self.expired()
