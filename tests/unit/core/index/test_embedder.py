@@ -342,3 +342,12 @@ def test_switching_to_a_static_model_asks_for_a_reindex(tmp_path: Path) -> None:
     assert any(p.startswith("embedder:") and "tiny-static@8" in p for p in problems), problems
     # the chunks stay those of the MiniLM it is distilled from: the same word-piece budget
     assert not any(p.startswith("chunking") for p in problems), problems
+
+
+def test_a_missing_static_embedder_says_how_it_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_rag.core.index import embedder as embedder_module
+    from desktop_rag.paths import STATIC_EMBEDDER
+
+    monkeypatch.setattr(embedder_module, "model_dirs", lambda: [tmp_path])  # not set up here
+    with pytest.raises(FileNotFoundError, match=r"tools/bootstrap\.sh"):
+        resolve_embedder(STATIC_EMBEDDER, tmp_path)
