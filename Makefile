@@ -35,11 +35,14 @@ bench: setup
 test-slow: setup-dev
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m slow tests/e2e
 
-# One-folder bundle in dist/desktop_rag-<version>/ (gitignored). Uses the llama.cpp build in .venv
-# (AVX2 on this machine's CPU; bundle-test fails if it finds AVX-512: see pyinstaller.spec).
-bundle: setup
+# One-folder bundle in dist/desktop_rag-<version>/ (gitignored). Packs a portable llama.cpp build
+# (GGML_NATIVE=OFF, built once into .cache/bundle-site, put first on PyInstaller's path), not the
+# native one of .venv that make run uses: the bundle runs on any AVX2 machine wherever it was built
+# (bundle-test fails if it finds AVX-512/VNNI: see pyinstaller.spec).
+bundle:
+	bash tools/bootstrap.sh --bundle
 	$(PY) -m pip install -q "pyinstaller==6.22.3"
-	$(PY) -m PyInstaller --noconfirm pyinstaller.spec
+	PYTHONPATH=$(CURDIR)/.cache/bundle-site $(PY) -m PyInstaller --noconfirm pyinstaller.spec
 	@du -sh dist/*/
 
 bundle-test:

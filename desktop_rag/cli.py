@@ -552,6 +552,8 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ingest-files", type=int, default=None, help="filings to ingest (default 2; --quick 1)")
     p.add_argument("--queries", type=int, default=None, help="search queries per size (default 50; --quick 10)")
     p.add_argument("--gen-questions", type=int, default=None, help="questions for the generation benchmark (default 2)")
+    p.add_argument("--answer-questions", type=int, default=None,
+                   help="labelled questions answered as shipped for the answer-time rows (default 35; --quick 3)")
     p.add_argument("--gen-max-tokens", type=int, default=None,
                    help="cap on generated tokens per answer (default: the setting, 160; --quick 24)")
     p.add_argument("--ef-construction", type=int, default=None,
@@ -561,7 +563,7 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="data dir of a real ingested library whose own hnsw graph gets the recall check "
                         "(default: the bench's library)")
     p.add_argument("--skip", default="",
-                   help="sections to skip: ingest,search,recall,first,generation,cold,team,memory; team-live: "
+                   help="sections to skip: ingest,search,recall,first,generation,answers,cold,team,memory; team-live: "
                         "the team library's live updates only")
     p.add_argument("--ef-sweep", default=None, metavar="LIST",
                    help="ef_search values of the team library's recall sweep (default 40,64,100,200,400; the "

@@ -20,6 +20,8 @@ from desktop_rag.settings import write_text_atomic
 # The default models' names in the models folder (made at set-up by ``desktop_rag.models_setup``).
 DEFAULT_GGUF = "gemma-3-270m-q4_k_m.gguf"
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
+# The static embedder distilled from DEFAULT_EMBEDDER at set-up (256 dimensions, ~15 MB).
+STATIC_EMBEDDER = "all-MiniLM-L6-v2-static256"
 ENV_HOME = "DESKTOP_RAG_HOME"  # data dir: index, settings, history, logs
 ENV_MODELS = "DESKTOP_RAG_MODELS"  # folder scanned for .gguf files
 ENV_CORPUS = "DESKTOP_RAG_CORPUS"  # bundled default corpus ingested on first run

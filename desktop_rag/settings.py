@@ -196,6 +196,11 @@ class GenerationSettings:
         False, "Self-check: in the retry from the evidence, a grammar lets the model write digits "
         "only as figures printed in the sentences shown (or the question).",
     )
+    answer_budget_s: float = knob(
+        15.0, "Time budget of one answer, in seconds: the self-check's retries stop once the answer has "
+        "taken this long in all, and a generation still running then (a slow machine's first attempt "
+        "included) is cut there; the extractive answer is shown instead. 0 = no limit.", min=0.0, max=600.0,
+    )
     use_grammar: bool = knob(
         False,
         "Constrain the whole reply with llama.cpp's JSON-schema grammar. Off: the JSON reply is "

@@ -2,6 +2,8 @@
 # Creates .venv and installs everything desktop_rag needs, idempotently.
 #   tools/bootstrap.sh          runtime only
 #   tools/bootstrap.sh --dev    runtime + test/lint tools
+#   tools/bootstrap.sh --bundle runtime + a portable llama.cpp for the bundle in .cache/bundle-site
+#                               (make bundle; the .venv keeps its native build for make run)
 # Re-running is cheap: each step is skipped when its stamp matches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +12,9 @@ VENV=$ROOT/.venv
 CACHE=$ROOT/.cache
 PY=${PYTHON:-python3}
 DEV=0
+BUNDLE=0
 [[ "${1:-}" == "--dev" ]] && DEV=1
+[[ "${1:-}" == "--bundle" ]] && BUNDLE=1
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -51,16 +55,35 @@ fi
 # GGML_NATIVE=ON: the wheel is built on the machine that runs it (~30 % faster prompt processing
 # than a portable build). Set DESKTOP_RAG_PORTABLE=1 for a redistributable build (pyinstaller).
 LLAMA_VERSION=0.3.36
-if [[ ${DESKTOP_RAG_PORTABLE:-0} == 1 ]]; then native=OFF; else native=ON; fi
-WHEELS=$CACHE/wheels/llama-$native
-if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
-  if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
-    log "building llama-cpp-python $LLAMA_VERSION (GGML_NATIVE=$native, a few minutes, once)"
-    mkdir -p "$WHEELS"
-    CMAKE_ARGS="-DGGML_NATIVE=$native -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
-      "${PIP[@]}" wheel --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+# The wheel of one build kind (ON = native, OFF = portable), built once into its own cache folder.
+llama_wheel() {
+  local wheels=$CACHE/wheels/llama-$1
+  if ! ls "$wheels"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
+    log "building llama-cpp-python $LLAMA_VERSION (GGML_NATIVE=$1, a few minutes, once)"
+    mkdir -p "$wheels"
+    CMAKE_ARGS="-DGGML_NATIVE=$1 -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+      "${PIP[@]}" wheel --no-deps --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_VERSION" >&2
   fi
-  "${PIP[@]}" install "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl
+  ls "$wheels"/llama_cpp_python-$LLAMA_VERSION-*.whl | head -n 1
+}
+if [[ ${DESKTOP_RAG_PORTABLE:-0} == 1 ]]; then native=OFF; else native=ON; fi
+if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+  wheel=$(llama_wheel $native)
+  "${PIP[@]}" install "$wheel"
+fi
+
+# make bundle: a portable build (GGML_NATIVE=OFF: AVX2/FMA/F16C, no AVX-512/VNNI, so the bundle runs
+# on any AVX2 machine wherever it was built) unpacked into .cache/bundle-site, which the bundle's
+# PyInstaller run puts first on its path; the .venv keeps the native build make run uses.
+if ((BUNDLE)); then
+  wheel=$(llama_wheel OFF)
+  site=$CACHE/bundle-site
+  if [[ "$(cat "$site/.wheel" 2>/dev/null)" != "$(basename "$wheel")" ]]; then
+    log "unpacking the portable llama-cpp-python into $site"
+    rm -rf "$site"
+    "${PIP[@]}" install --no-deps --target "$site" "$wheel"
+    basename "$wheel" > "$site/.wheel"
+  fi
 fi
 
 if ((DEV)); then

@@ -109,7 +109,8 @@ def main() -> int:
     portable, isa_note = llama_isa(bundle)
     print(isa_note)
     if not portable:
-        fail(f"{isa_note}; rebuild llama-cpp-python with DESKTOP_RAG_PORTABLE=1 bash tools/bootstrap.sh")
+        fail(f"{isa_note}; was the bundle built by `make bundle` (it packs the portable build of "
+             ".cache/bundle-site, not the native one of .venv)?")
     before = snapshot(bundle)
     prefix, net_note = network_prefix()
     print(net_note)

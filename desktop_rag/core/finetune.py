@@ -103,6 +103,10 @@ def finetune_from_feedback(
     ws: Workspace, epochs: int = 1, min_triplets: int = 2, batch_size: int = 16,
     output_dir: Path | None = None, log: Callable[[str], None] = print,
 ) -> FinetuneResult:
+    if getattr(ws.embedder, "static", False):
+        return FinetuneResult(False, f"{ws.embedder.path.name} is a static embedder (one vector per word piece): "
+                                     "fine-tuning trains a transformer; set embedding.model to all-MiniLM-L6-v2 "
+                                     "(and re-index) to tune it on the feedback")
     triplets = build_triplets(ws)
     if len(triplets) < min_triplets:
         return FinetuneResult(False, f"not enough feedback to train on: {len(triplets)} triplet(s), "

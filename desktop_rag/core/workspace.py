@@ -151,16 +151,18 @@ class Workspace:
         """Metadata detected again from the document's text, replacing an earlier edit."""
         return self.library.redetect_meta(doc_id)
 
-    def set_embedder(self, name_or_path: str) -> Embedder:
-        """Switch the embedding model and remember it in the settings. The model is loaded
-        first, so a folder that is not a model fails before anything changes. The library's
-        vectors are then another model's: run ``library.reindex()`` next."""
+    def set_embedder(self, name_or_path: str, remember: bool = True) -> Embedder:
+        """Switch the embedding model and remember it in the settings (``remember=False``: for
+        this session only, as an evaluation's override). The model is loaded first, so a folder
+        that is not a model fails before anything changes. The library's vectors are then
+        another model's: run ``library.reindex()`` next."""
         new = self._embedder(name_or_path)
         new.load()
         self.embedder = new
         self.library.embedder = new  # retrieval embeds queries through the library's embedder
         self.settings.embedding.model = name_or_path
-        self.save_settings()
+        if remember:
+            self.save_settings()
         return new
 
     # -- models ---------------------------------------------------------------------

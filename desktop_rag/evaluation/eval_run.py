@@ -101,6 +101,17 @@ def apply_overrides(settings: Any, pairs: Iterable[str]) -> dict[str, Any]:
     return done
 
 
+def override_workspace(ws: Any, pairs: Iterable[str]) -> dict[str, Any]:
+    """``apply_overrides`` on a workspace's settings for this run only (nothing saved); an
+    embedding override also swaps the workspace's embedder, so the set's library is re-indexed
+    with it (``prepare_library``) rather than searched with the vectors of the model it names."""
+    embedding = dataclasses.replace(ws.settings.embedding)
+    done = apply_overrides(ws.settings, pairs)
+    if ws.settings.embedding != embedding:
+        ws.set_embedder(ws.settings.embedding.model, remember=False)
+    return done
+
+
 # -- retrieval variants -----------------------------------------------------------------------
 
 VARIANTS: dict[str, str] = {
@@ -687,8 +698,8 @@ def run(ns: argparse.Namespace) -> int:
         ws = Workspace(lib_dir, ns.models_dir, library=getattr(ns, "library_location", None))
         try:
             try:
-                overrides = apply_overrides(ws.settings, setting_overrides)
-            except (ValueError, TypeError) as exc:
+                overrides = override_workspace(ws, setting_overrides)
+            except (ValueError, TypeError, FileNotFoundError) as exc:
                 _log(f"eval: {exc}")
                 return 2
             for v in [v.strip() for v in (ns.variants or "").split(",") if v.strip() and v.strip() != "all"]:

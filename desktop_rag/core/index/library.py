@@ -102,6 +102,8 @@ class IngestReport:
     timings: dict[str, float] = field(default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "embed": 0.0, "index": 0.0})
     # Per added file: (pages, seconds from the start of its ingest until it was searchable).
     searchable_s: list[tuple[int, float]] = field(default_factory=list)
+    # Per added file: (pages, seconds until fully searchable: dense, lexical and statements).
+    complete_s: list[tuple[int, float]] = field(default_factory=list)
 
 
 class Cancelled(Exception):
@@ -986,6 +988,8 @@ class Library:
             self.refresh()
             if doc_id in self.docs:
                 return IngestOutcome.DUPLICATE, self.docs[doc_id]
+            if self.on_server and self.store.has_document(doc_id):  # committed since the last notification
+                return IngestOutcome.DUPLICATE, next(d for d in self.store.documents() if d.doc_id == doc_id)
         pdf = open_pdf(path)
         try:
             yield IngestEvent("step", file=path.name, index=index, total=total, step="extract", todo=pdf.page_count)
@@ -1018,6 +1022,11 @@ class Library:
                 self.store.set_manifest_values(**self.expected_manifest())
             if self.store.searches_in_store:
                 stored_statements = (STATEMENTS_VERSION, statement_store.to_rows(statements))
+                # Another desktop may have committed the same file while this one read it: ask the
+                # server before spending the embedder's time on a copy it would refuse.
+                if self.store.has_document(doc_id):
+                    return IngestOutcome.DUPLICATE, next(
+                        (d for d in self.store.documents() if d.doc_id == doc_id), doc)
                 # A team library: the document, pages, chunks, vectors and statements in one
                 # transaction (no lexical-only phase: other desktops see it whole or not at all).
                 vectors = yield from self._embed(texts, path.name, index, total, cancel)
@@ -1033,6 +1042,7 @@ class Library:
                 doc = replace(doc, chunk_count=len(chunks))
                 t5 = time.perf_counter()
                 report.searchable_s.append((len(pages), t5 - t0))
+                report.complete_s.append((len(pages), t5 - t0))
                 report.pages += len(pages)
                 report.chunks += len(chunks)
                 for k, v in (("extract", t1 - t0), ("chunk", t2 - t1), ("embed", t3 - t2), ("index", t5 - t3)):
@@ -1070,6 +1080,7 @@ class Library:
             t5 = time.perf_counter()
             self._commit_embeddings(ids, vectors)
             t6 = time.perf_counter()
+            report.complete_s.append((len(pages), t6 - t0))
             report.pages += len(pages)
             report.chunks += len(chunks)
             for k, v in (("extract", (t1 - t0) + (t4 - t3)), ("chunk", t2 - t1), ("embed", t5 - t4),

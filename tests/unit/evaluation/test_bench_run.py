@@ -210,3 +210,33 @@ def test_team_ef_sweep_from_the_command_line() -> None:
 
     assert bm._team_ef_sweep(build_parser().parse_args(["bench", "--ef-sweep", "400, 1000"])) == (400, 1000)
     assert bm._team_ef_sweep(build_parser().parse_args(["bench"])) == EF_SWEEP
+
+
+def test_the_fully_searchable_and_answer_time_rows():
+    # the slowest per page of the files of 20 pages or more, scaled to a 300-page 10-K
+    assert bm.complete_at([(4, 3.0), (50, 2.0), (100, 5.0)], 300) == 15.0
+    assert bm.complete_at([(4, 1.0)], 300) == 75.0  # only short files: scaled all the same
+    assert bm.complete_at([], 300) is None
+    res = {"ingest": {"complete_s_300_pages": 12.0, "embedder": "all-MiniLM-L6-v2-static256@256"},
+           "answers": {"p50_ms": 3500.0, "p95_ms": 14000.0}}
+    res.update(bm.headline(res))
+    t = {x["name"]: x["pass"] for x in bm.targets(res)}
+    assert t["300-page 10-K fully searchable, s (all-MiniLM-L6-v2-static256@256)"] is True
+    assert t["answer total ms, p95 over labelled questions"] is True
+    assert t["answer total ms, median"] is False
+
+
+def test_answer_times_are_measured_over_the_questions_as_shipped(build_library) -> None:
+    import types
+
+    from desktop_rag.core.answer.engine import AnswerEngine
+    from tests.unit.core.answer.test_engine import ScriptedGenerator
+
+    lib = build_library()
+    gen = ScriptedGenerator('{"answer": "Apple\'s total net sales were $95,000 million.", "citations": []}')
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    ws = types.SimpleNamespace(engine=engine, embedder=lib.embedder, settings=lib.settings,
+                               load_model=lambda: gen)
+    out = bm.bench_answers(ws, ["What was Apple's total net sales in Q3 2023?"] * 2, lambda m: None)
+    assert out["questions"] == 2 and out["budget_s"] == 15.0 and out["p95_ms"] >= out["p50_ms"] > 0
+    assert all(r["attempt"] >= 1 and not r["budget_cut"] for r in out["runs"])

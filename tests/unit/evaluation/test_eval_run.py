@@ -23,6 +23,24 @@ def test_apply_overrides():
         eval_run.apply_overrides(s, ["alpha=1"])
 
 
+def test_an_embedding_override_swaps_the_embedder_for_the_run_only(tmp_path: Path) -> None:
+    from desktop_rag.core.workspace import Workspace
+    from tests.unit.core.index.test_embedder import static_folder
+
+    static_folder(tmp_path / "models" / "tiny-static")
+    ws = Workspace(tmp_path / "data", tmp_path / "models")
+    try:
+        assert ws.library.mismatch() == []  # empty: nothing to re-index yet
+        ws.library.store.set_manifest_values(**ws.library.expected_manifest())  # built with MiniLM
+        done = eval_run.override_workspace(ws, ["embedding.model=tiny-static", "retrieval.alpha=0.5"])
+        assert done == {"embedding.model": "tiny-static", "retrieval.alpha": 0.5}
+        assert ws.embedder.model_id == "tiny-static@8" and ws.library.embedder is ws.embedder
+        assert any(p.startswith("embedder:") for p in ws.library.mismatch())  # the run re-indexes
+        assert not (tmp_path / "data" / "settings.json").exists()  # nothing remembered
+    finally:
+        ws.close()
+
+
 # -- the command's pieces on a small real library (fake embedder, no language model) ------------
 
 def _workspace(lib, settings, data_dir):

@@ -261,6 +261,97 @@ def test_engine_stops_after_three_retries(build_library) -> None:
     assert sum(n.startswith("attempt") for n in ans.notes) == len(gen.prompts)
 
 
+WRONG = json.dumps({"answer": "Apple's total net sales were $95,000 million.", "citations": []})
+RIGHT = json.dumps({"answer": "Apple's total net sales were $81,797 million.",
+                    "citations": [{"chunk": "P1", "quote": "Total net sales 81,797 82,959"}]})
+
+
+def test_no_retry_starts_once_the_answers_time_budget_is_spent(build_library) -> None:
+    lib = build_library()
+    gen = SequenceGenerator([WRONG, RIGHT])
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    engine.settings.generation.answer_budget_s = 1e-9  # spent by the first attempt
+    ans = engine.ask(QUESTION)
+    assert len(gen.prompts) == 1 and ans.extractive  # the evidence shown, not a retry's answer
+    assert any("time budget (1e-09 s) is spent" in n for n in ans.notes), ans.notes
+    engine.settings.generation.answer_budget_s = 0.0  # no limit: the retry runs and verifies
+    gen.prompts.clear()
+    assert engine.ask(QUESTION).answer == "Apple's total net sales were $81,797 million."
+
+
+class Ticking(SequenceGenerator):
+    """Each piece of a reply takes ``step`` seconds of the engine's (fake) clock."""
+
+    def __init__(self, outputs: list[str], clock: list[float], step: float = 0.1) -> None:
+        super().__init__(outputs)
+        self.clock, self.step = clock, step
+
+    def stream(self, prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+        for piece in super().stream(prompt, cancel, **kw):
+            self.clock[0] += self.step
+            yield piece
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The engine's clock, advanced by the generator only."""
+    import types
+
+    from desktop_rag.core.answer import engine as engine_module
+
+    now = [0.0]
+    monkeypatch.setattr(engine_module, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    return now
+
+
+def test_a_retrys_generation_is_cut_at_the_answers_time_budget(build_library, clock) -> None:
+    lib = build_library()
+    gen = Ticking([WRONG, RIGHT], clock)
+    gen.step = 0.0  # the first attempt at once ...
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    engine.settings.generation.answer_budget_s = 0.3
+    orig = gen.stream
+
+    def slow_retries(prompt: object, cancel: threading.Event | None = None, **kw: object) -> Iterator[str]:
+        gen.step = 0.1 if len(gen.prompts) > 1 else 0.0  # ... a retry 0.1 s per piece
+        yield from orig(prompt, cancel, **kw)
+
+    gen.stream = slow_retries  # type: ignore[method-assign]
+    ans = engine.ask(QUESTION)
+    assert len(gen.prompts) == 2 and clock[0] == pytest.approx(0.3)  # the retry stopped at the budget
+    assert ans.extractive and any("time budget (0.3 s) is spent" in n for n in ans.notes), ans.notes
+
+
+def test_a_slow_first_attempt_is_cut_at_the_answers_time_budget(build_library, clock) -> None:
+    lib = build_library()
+    gen = Ticking([RIGHT], clock)
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    engine.settings.generation.answer_budget_s = 0.3
+    ans = engine.ask(QUESTION)
+    assert clock[0] == pytest.approx(0.3) and not ans.cancelled
+    assert "attempt 1 cut at the answer's time budget (0.3 s)" in ans.notes
+    assert ans.extractive and ans.answer != "Apple's total net sales were $81,797 million."
+
+
+def test_no_retry_starts_that_would_outlast_the_budget(build_library, clock) -> None:
+    lib = build_library()
+    gen = Ticking([WRONG, RIGHT], clock)
+    engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+    engine.settings.generation.retry_table_rows = False
+    first_s = 0.1 * -(-len(WRONG) // 5)
+    engine.settings.generation.answer_budget_s = first_s + 0.5  # less left than the first attempt took
+    ans = engine.ask(QUESTION)
+    assert len(gen.prompts) == 1 and ans.extractive
+    assert any("would be: 0.5 s left, the first attempt's generation took" in n for n in ans.notes), ans.notes
+    engine.settings.generation.answer_budget_s = 2 * first_s + 1.0  # room for one more
+    gen.prompts.clear()
+    clock[0] = 0.0
+    assert engine.ask(QUESTION).answer == "Apple's total net sales were $81,797 million."
+
+
 def test_engine_refuses_a_missing_period_before_any_statement_calculation(
         build_library, monkeypatch: pytest.MonkeyPatch) -> None:
     # the calculator would take the library's only quarter for "Q1 2019"; the gate decides first

@@ -280,3 +280,74 @@ def test_transposed_weights_are_read_in_place_by_a_fused_matmul() -> None:
     w = rng.standard_normal((5, 4)).astype(np.float32)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     assert np.allclose(session.run(None, {"x": x, "w": w})[0], x @ w.T, atol=1e-6)
+
+
+# -- a static (model2vec) model ----------------------------------------------------------------
+
+STATIC_VOCAB = ["[UNK]", "net", "sales", "revenue", "increased", "cash", "flows", "risk", "factors"]
+
+
+def static_folder(folder: Path, dim: int = 8) -> Path:
+    """A tiny model2vec folder saved by model2vec itself: a word-level tokenizer over
+    STATIC_VOCAB, one random vector per word."""
+    import numpy as np
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+
+    tokenizer = Tokenizer(WordLevel({w: i for i, w in enumerate(STATIC_VOCAB)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = Whitespace()
+    vectors = np.random.default_rng(0).normal(size=(len(STATIC_VOCAB), dim)).astype(np.float32)
+    StaticModel(vectors, tokenizer, config={"model_type": "model2vec", "hidden_dim": dim},
+                normalize=True).save_pretrained(folder)
+    return folder
+
+
+def test_a_static_model_is_shaped_from_its_config_without_loading(tmp_path: Path) -> None:
+    from desktop_rag.core.index.embedder import STATIC_SEQ_LENGTH, is_static
+
+    folder = static_folder(tmp_path / "models" / "tiny-static")
+    assert is_static(folder) and not is_static(tmp_path)
+    assert resolve_embedder("tiny-static", tmp_path / "models") == folder  # found by name in models/
+    emb = Embedder("tiny-static", tmp_path / "models", backend="onnx-int8")  # the backend does not apply
+    assert (emb.dim, emb.max_seq_length, emb.model_id) == (8, STATIC_SEQ_LENGTH, "tiny-static@8")
+    assert emb.word_cost("revenue") == 1
+    assert not emb.loaded
+
+
+def test_static_vectors_are_unit_float32_and_a_question_equals_its_passage(tmp_path: Path) -> None:
+    import numpy as np
+
+    emb = Embedder(str(static_folder(tmp_path / "tiny-static")))
+    vectors = emb.encode(["net sales increased", "cash flows", "risk factors", "zzz qqq"], batch_size=2)
+    assert vectors.shape == (4, 8) and vectors.dtype == np.float32 and emb.loaded
+    assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, atol=1e-5)
+    assert not vectors[3].any()  # no known word piece: the zero vector, not NaN
+    assert np.allclose(emb.encode_query("cash flows"), vectors[1], atol=1e-6)
+    assert emb.encode([]).shape == (0, 8)
+
+
+def test_switching_to_a_static_model_asks_for_a_reindex(tmp_path: Path) -> None:
+    from desktop_rag.core.index.library import Library
+    from desktop_rag.settings import Settings
+
+    settings = Settings()
+    built = Library(tmp_path / "data", settings, Embedder("all-MiniLM-L6-v2"))
+    built.store.set_manifest_values(**built.expected_manifest())
+    built.close()
+    reopened = Library(tmp_path / "data", settings, Embedder(str(static_folder(tmp_path / "tiny-static"))))
+    problems = reopened.mismatch()
+    reopened.close()
+    assert any(p.startswith("embedder:") and "tiny-static@8" in p for p in problems), problems
+    # the chunks stay those of the MiniLM it is distilled from: the same word-piece budget
+    assert not any(p.startswith("chunking") for p in problems), problems
+
+
+def test_a_missing_static_embedder_says_how_it_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_rag.core.index import embedder as embedder_module
+    from desktop_rag.paths import STATIC_EMBEDDER
+
+    monkeypatch.setattr(embedder_module, "model_dirs", lambda: [tmp_path])  # not set up here
+    with pytest.raises(FileNotFoundError, match=r"tools/bootstrap\.sh"):
+        resolve_embedder(STATIC_EMBEDDER, tmp_path)

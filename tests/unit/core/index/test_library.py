@@ -291,3 +291,27 @@ def test_file_backed_embeddings_equal_the_ones_in_memory(
         assert memory.vectors[0].any()
     finally:
         memory.close()
+
+
+def test_a_copy_of_a_filing_is_recognised_by_its_hash_before_it_is_read(
+    build_library: Callable[..., Library], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from desktop_rag.core.index import library as library_module
+    from desktop_rag.core.index.library import IngestReport
+
+    lib = build_library({"2023 Q3 AAPL.pdf": APPLE})
+    original = Path(next(iter(lib.docs.values())).path)
+    copy = tmp_path / "copies" / "apple-renamed.pdf"
+    copy.parent.mkdir()
+    shutil.copyfile(original, copy)
+
+    def never(path: Path) -> None:
+        raise AssertionError(f"{path} was opened")
+
+    monkeypatch.setattr(library_module, "open_pdf", never)
+    report = IngestReport()
+    events = list(lib.ingest([copy], report=report))
+    assert report.skipped == [(str(copy), "already in the library as 2023 Q3 AAPL.pdf")]
+    assert not report.failed and not any(ev.kind == "step" for ev in events)  # nothing extracted

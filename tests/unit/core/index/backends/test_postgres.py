@@ -472,3 +472,31 @@ def test_hybrid_search_inside_a_snapshot_does_not_wait_for_itself(real_pair) -> 
         assert team.store.in_snapshot()  # type: ignore[attr-defined]
         inside = [(h.chunk.chunk_id, h.score) for h in retriever.search(QUESTIONS[0], k=10, mode="hybrid")]
     assert inside == outside and not team.store.in_snapshot()  # type: ignore[attr-defined]
+
+
+def test_a_filing_another_desktop_commits_meanwhile_is_not_embedded_again(
+        tmp_path: Path, team_url: str, fake_embedder: FakeEmbedder) -> None:
+    """Two desktops add the same filing at once: the one that finishes reading it second asks
+    the server before embedding and skips the copy."""
+    pdf = write_pdf(tmp_path / "p" / "2023 Q3 AAPL.pdf", APPLE_PAGES)
+    a = Library(tmp_path / "a", Settings(), fake_embedder, location=team_url)
+    b = Library(tmp_path / "b", Settings(), fake_embedder, location=team_url)
+    embedded: list[int] = []
+    encode = fake_embedder.encode
+
+    def counting(texts: list[str], *args: object, **kw: object) -> np.ndarray:
+        embedded.append(len(texts))
+        return encode(texts, *args, **kw)
+
+    report = IngestReport()
+    try:
+        for ev in b.ingest([pdf], report=report):
+            if ev.kind == "step" and ev.step == "index":  # B has read the filing; A commits it now
+                assert not _ingest(a, [pdf]).failed
+                fake_embedder.encode = counting  # type: ignore[method-assign]
+        assert report.skipped and not report.added and embedded == []
+        assert len(b.store.documents()) == 1
+    finally:
+        fake_embedder.encode = encode  # type: ignore[method-assign]
+        a.close()
+        b.close()
