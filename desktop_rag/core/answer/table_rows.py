@@ -38,7 +38,7 @@ from desktop_rag.core.domain.measures import asked_measures as measures_asked
 from desktop_rag.core.domain.measures import asks_sales_by_verb, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale
 from desktop_rag.core.domain.periods import column_period_name, find_periods
-from desktop_rag.core.domain.question import format_figure
+from desktop_rag.core.domain.question import format_figure, read_question
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, tokenize
 from desktop_rag.core.domain.types import Citation, Document
 from desktop_rag.core.ingest.pdf import PageText
@@ -192,6 +192,8 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
     # holds them. A word one of the pages prints stays asked of every page's rows.
     wanted = {t for t in concept if t not in _PERIOD_WORDS and (t in printed or t in subject)}
     ranking = _RANKING.search(question)
+    if ranking is None and read_question(question).ask in ("ranking", "comparison"):
+        return None  # a ranking of parts this reader cannot rank: one row's figure is no answer to it
     # "the highest net income" asks a ranking of the measure, no other measure
     plain = question[:ranking.start("how")] + question[ranking.end("how"):] if ranking else question
     if not wanted or not asked_measures <= printed or _unprinted_modifier(plain, asked_measures, printed):

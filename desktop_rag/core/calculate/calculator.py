@@ -20,6 +20,7 @@ from desktop_rag.core.calculate.concepts import (
     concept_named,
     debt_rows,
     find,
+    label_concept,
     named_in,
 )
 from desktop_rag.core.calculate.metrics import (
@@ -29,6 +30,7 @@ from desktop_rag.core.calculate.metrics import (
     judgement_in,
     metric_from_definition,
     metric_in,
+    ratio_asked,
     substituted_inputs,
 )
 from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
@@ -321,6 +323,13 @@ class Calculator:
         return decimals_asked(self.q, default)
 
     def _main_period(self, year: int | None = None) -> Period:
+        if year is None and self.dates:
+            # "the nine months ended October 31, 2022": the column ending on the date the
+            # question writes out, whatever fiscal year it also names
+            ending = [p for st in self.statements if st.kind in ("income", "cash_flow")
+                      for p in st.periods if p.months == self.months and p.end == self.dates[-1]]
+            if ending:
+                return ending[0]
         year = year if year is not None else (self.years[-1] if self.years else None)
         p = _duration_period(self.statements, year, self.months)
         if p is None and self.months == 12 and year is None:
@@ -382,7 +391,12 @@ class Calculator:
         return total
 
     def metric(self, m: Metric, period: Period | None = None) -> tuple[float, list[_Picked]]:
-        period = period or self._main_period()
+        if period is None:
+            balances_only = all("balance" in concept_named(c).kinds for _, c, _ in m.needs)
+            at = _balance_period(self.statements, None, self.dates[-1]) if balances_only and self.dates else None
+            # a metric of balances asked at a date ("working capital as of June 30, 2023") is
+            # that date's column, whatever period of flows the filing reports
+            period = at if at is not None and at.end == self.dates[-1] else self._main_period()
         year_end = bool(_YEAR_END.search(self.q))
         values: dict[str, float] = {}
         picks: list[_Picked] = []
@@ -451,8 +465,17 @@ class Calculator:
             return self._average_metric(m)
         if m is not None:
             return self._metric_outcome(m)
+        ratio = ratio_asked(self.q)
+        if ratio is not None:
+            # "the ratio of capital expenditures to depreciation", "R&D as a percentage of
+            # revenue": two line items (concepts or labels the filing prints) divided
+            return self._metric_outcome(ratio)
         if not concepts:
-            return None
+            # "the 2-year CAGR of total cloud revenues": a growth of a row the filing prints
+            label = measure_label(self.q)
+            if label is None or find(label, self.statements) is None:
+                return None
+            return self._cagr(label) if _CAGR.search(self.q) else self._growth(label)
         concept = concepts[0]
         part = _part_asked(self.q, concept, self.statements, company_words)
         if part is not None or _qualified(self.q, concept.words, company_words):
@@ -1048,6 +1071,23 @@ def asks_shares_outstanding(question: str) -> bool:
         and bool(_LINE_ITEM_ASK.search(question) or _HOW_MANY.search(question))
 
 
+# "the CAGR of X", "X's 2-year CAGR", "the growth rate of X", "X growth rate": the measure a growth is of
+_GROWTH_OF = re.compile(
+    r"\b(?:cagr|compound\s+annual\s+growth(?:\s+rate)?|growth\s+rate|(?:yoy|year[- ]over[- ]year)\s+growth)\s+(?:of|in|for)\s+"
+    r"(?:the\s+|its\s+|their\s+|[\w.&-]+(?:'s|\u2019s)\s+)?(?P<a>[a-z][\w ,&'-]{3,60}?)\s*(?=$|[?;.]|\s(?:from|between|in|for|over|during)\s)"
+    r"|(?:'s|\u2019s|\bthe|\bits)\s+(?:\d[- ]year\s+|two[- ]year\s+|three[- ]year\s+)?(?P<b>[a-z][\w ,&'-]{3,60}?)\s+"
+    r"(?:cagr|compound\s+annual\s+growth|growth\s+rate)\b", re.I)
+
+
+def measure_label(question: str) -> Concept | None:
+    """The printed label a growth or CAGR question names when no concept of the table does."""
+    m = _GROWTH_OF.search(parse_question(question).question)
+    if m is None:
+        return None
+    text = re.sub(r"^(?:\d[- ]year|two[- ]year|three[- ]year)\s+", "", (m.group("a") or m.group("b")).strip(), flags=re.I)
+    return label_concept(text) if len(text.split()) >= 2 else None
+
+
 def wants_calculation(question: str) -> bool:
     """Does the question ask for a statement figure or a metric at all? (cheap, text only)"""
     if _EXPLAIN.search(without_conditional_asides(question)):
@@ -1056,11 +1096,16 @@ def wants_calculation(question: str) -> bool:
         return True
     if judgement_in(question) is not None and read_question(question).ask == "yesno":
         return True
+    if ratio_asked(question) is not None:
+        return True
     concepts = named_in(question)
     if not concepts:
-        return False
+        return measure_label(question) is not None
     return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0])
                 or trend_asked(question) is not None)
+
+
+_CONSOLIDATED = re.compile(r"\bconsolidat", re.I)
 
 
 def primary_first(statements: list[Statement]) -> list[Statement]:
@@ -1075,7 +1120,15 @@ def primary_first(statements: list[Statement]) -> list[Statement]:
         dates = {p.end for p in s.periods if p.months == 0}
         return s.kind in ("income", "cash_flow", "balance") and (len(years) > 3 or len(dates) > 3)
 
-    return sorted(statements, key=summary)
+    # a kind the filing prints as "Consolidated ...": a statement of it without that word (a
+    # guarantor group's "Summarized Statement of Income", a parent-only schedule) is another
+    # entity's, after the company's own
+    consolidated = {s.kind for s in statements if _CONSOLIDATED.search(s.title)}
+
+    def other_entity(s: Statement) -> bool:
+        return s.kind in consolidated and not _CONSOLIDATED.search(s.title)
+
+    return sorted(statements, key=lambda s: (other_entity(s), summary(s)))
 
 
 def calculate(question: str, docs: list[Document], statements_of, page_text, scale_hint: str = "",

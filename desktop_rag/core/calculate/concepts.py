@@ -69,9 +69,9 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"^revenues?,? net of interest expense$", r"^total net revenue$"),
        words=(r"revenues?", r"net sales", r"top[- ]line", r"\bsales\b")),
     _C("cogs", "Cost of sales", ("income",), (
-        r"^total cost of (sales|revenues?|goods sold|products sold)$", r"^cost of (sales|revenues?|goods sold|products sold)"
+        r"^total costs? of (net )?(sales|revenues?|goods sold|products sold)$", r"^costs? of (net )?(sales|revenues?|goods sold|products sold)"
         r"( \(exclusive of .*\))?$", r"^merchandise costs$", r"^cost of products( sold)?$", r"^costs? of sales$",
-        r"^cost of (sales|revenues?|goods sold)\b"),
+        r"^costs? of (net )?(sales|revenues?|goods sold)\b"),
        exclude=r"depreciation|amortization only", words=(r"cogs", r"cost of (goods|sales|revenues?|products)", r"merchandise costs")),
     _C("gross_profit", "Gross profit", ("income",), (r"^gross (profit|margin)$",), words=(r"gross (profit|margin)",)),
     _C("operating_income", "Operating income", ("income",), (
@@ -93,6 +93,11 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"^income taxes?( \(benefit\))? (from|on) (income from )?continuing operations$"), exclude=r"before",
        words=(r"income tax (expense|provision)", r"tax provision", r"provision for income tax")),
     # printed "(403)" under "Other income (expense)" by some filers: asked about as an amount
+    _C("rnd", "Research and development", ("income",), (r"^research(,)? and development", r"^research, development"),
+       exclude=r"in-process|acquired|credit", words=(r"\br&d\b", r"research and development")),
+    _C("sga", "Selling, general and administrative", ("income",), (
+        r"^selling, general(,)? and administrative", r"^sales, general(,)? and administrative"),
+       words=(r"\bsg&a\b", r"selling, general(,)? and administrative")),
     _C("interest_expense", "Interest expense", ("income",), (r"^interest expense(, net)?$", r"^interest expense"),
        words=(r"interest expense",), outflow=True),
     _C("da", "Depreciation and amortization", ("cash_flow",), (

@@ -80,7 +80,9 @@ METRICS: list[Metric] = [
        "short-term borrowings + current portion of long-term debt + long-term debt (the balance sheet's debt lines)",
        (("debt", "debt", "cur"),), lambda v: v["debt"]),
     _M("debt_to_equity", "Debt-to-equity ratio", (r"debt[- /]+to[- /]+(?:total\s+)?(?:shareholders'? |stockholders'? )?equity",
-                                                   r"\bd/e\b", r"debt\s*/\s*equity"), "ratio",
+                                                   r"\bd/e\b", r"debt\s*/\s*equity",
+                                                   r"ratio of (?:total )?debt to (?:total )?(?:shareholders'? |stockholders'? )?equity"),
+       "ratio",
        "total debt / total shareholders' equity", (("debt", "debt", "cur"), ("eq", "equity", "cur")),
        lambda v: _div(v["debt"], v["eq"])),
     _M("ppe_pct_assets", "PP&E, net as % of total assets",
@@ -328,3 +330,28 @@ def metric_from_definition(term: str, formula: str, standard: Metric | None) -> 
     # amount the definition names: "cash from operations minus purchases" subtracts 184,936
     absolute = tuple(var for var, concept, _ in needs if concept_named(concept).outflow)
     return Metric("defined", title, (), unit, f"{text} (as defined in the question)", tuple(needs), compute, absolute)
+
+
+# "the ratio of A to B", "A-to-B ratio", "A as a percentage of B", "A relative to B", "A divided by
+# B": two line items set against each other, each a concept or a label the filing prints.
+_RATIO_OF = re.compile(r"\bratio\s+(?:of|between)\s+(?P<a>.+?)\s+(?:to|and|versus|vs\.?)\s+(?P<b>.+?)\s*(?=$|[?;]|\s(?:in|for|at|as\s+of|during|over)\s)",
+                       re.I)
+_PERCENT_OF = re.compile(r"\b(?:is|was|were|are|the|its|their)\s+(?P<a>[A-Za-z][\w ,&'/-]{2,80}?)\s+(?:as\s+a\s+(?P<pct>percent(?:age)?|share|proportion|fraction)\s+of|"
+                         r"(?:relative|compared)\s+to|divided\s+by)\s+(?:the\s+|its\s+|their\s+)?(?P<b>.+?)\s*"
+                         r"(?=$|[?;]|,\s|\s(?:in|for|at|as\s+of|during|over)\s)", re.I)
+
+
+def ratio_asked(question: str) -> Metric | None:
+    """The ratio of two line items a question asks for by the form of its words (no standard
+    metric named), read as a definition over concepts or printed labels; None otherwise."""
+    m = _RATIO_OF.search(question) or _PERCENT_OF.search(question)
+    if m is None:
+        return None
+    # "Oracle's total cloud revenues": the possessor is the company the filters already chose
+    a, b = (re.sub(r"^(?:the|its|their)\s+|^[\w.&-]+(?:'s|\u2019s|s')\s+", "", x.strip(" ,"), flags=re.I)
+            for x in (m.group("a"), m.group("b")))
+    percent = bool(m.groupdict().get("pct")) and m.group("pct").lower() != "fraction"
+    formula = f"{a} / {b}" + (" × 100" if percent else "")
+    standard = Metric("ratio", f"{a[0].upper()}{a[1:]} to {b}" if not percent else f"{a[0].upper()}{a[1:]} as % of {b}",
+                      (), "percent" if percent else "ratio", formula, (), lambda v: 0.0)
+    return metric_from_definition(standard.title, formula, standard)

@@ -28,6 +28,7 @@ from desktop_rag.core.domain.question import (
     read_question,
 )
 from desktop_rag.core.domain.terms import (
+    ALIAS_WORDS,
     QUESTION_NOISE,
     STATEMENT_TITLES,
     content_terms,
@@ -738,15 +739,15 @@ class HybridRetriever:
             if near:
                 found[t] = pages(near)
         absent = [t for t in terms if not found[t]]
+        # only the asked thing itself (the phrase's head: its last word that is no adverb,
+        # "employees basically") and the names the question capitalises are reasons: a
+        # modifier or an ordinary word of the phrase ("really total revenue", "status of")
+        # that no filing prints, or prints on other pages, says nothing about the answer
+        named = set(tokenize(" ".join(re.findall(r"\b[A-Z][\w&'-]*", concept))))
+        head = next((t for t in reversed(terms) if not (len(t) > 4 and t.endswith("ly"))), terms[-1])
         if absent and len(absent) < len(terms):
-            # only the asked thing itself (the phrase's head) or a name the question capitalises
-            # is a reason: a modifier or an ordinary word inside the phrase ("really total
-            # revenue", "late") that no filing prints says nothing about the answer
-            named = set(tokenize(" ".join(re.findall(r"\b[A-Z][\w&'-]*", concept))))
-            # the head is the phrase's last word that is no adverb ("employees basically")
-            head = next((t for t in reversed(terms) if not (len(t) > 4 and t.endswith("ly"))), terms[-1])
             absent = [t for t in absent if t == head or t in named]
-            terms = [t for t in terms if found[t] or t in absent]
+        terms = [t for t in terms if t == head or t in named] if not absent else terms
         together = not absent and (len(terms) < 2 or bool(set.intersection(*(found[t] for t in terms))))
         if together:
             noun = counted_noun(asked)
@@ -859,6 +860,8 @@ class HybridRetriever:
             if m.start() == question.find(first) or re.search(r"[.?!:]\s*$", question[:m.start()]):
                 continue  # a sentence-initial capital says nothing ("... 2023? Percent, one decimal place.")
             toks = [t for t in tokenize(word) if not _PERIOD_TOKEN.match(t)]
+            if word.lower() in ALIAS_WORDS:
+                continue  # a word of a finance phrase ("Research", "Development"): indexed as its alias
             if toks and not any(lex.has_term(t) for t in toks):
                 out.append(word)
         return out

@@ -543,3 +543,33 @@ def test_a_label_concept_keeps_current_and_non_current_apart() -> None:
     rx = [re.compile(p) for p in current.patterns]
     assert any(r.search("term debt current liabilities") for r in rx)
     assert not any(r.search("term debt non-current liabilities") for r in rx)
+
+
+def test_the_ratio_of_two_line_items_asked_by_the_form_of_the_words(apple) -> None:
+    out = _ask(apple, "What was Apple's research and development as a percentage of total net sales in the three months "
+                      "ended July 1, 2023? Round to two decimal places.")
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round(7442 / 81797 * 100, 2) and out.calculation.unit == "percent"
+    out = _ask(apple, "What is the ratio of total current assets to total current liabilities as of July 1, 2023?")
+    assert out is not None and out.calculation is not None and out.calculation.result == round(122659 / 124963, 2)
+
+
+def test_a_growth_of_a_label_no_concept_names() -> None:
+    from desktop_rag.core.calculate.calculator import measure_label
+
+    for q in ("What is the 2-year CAGR of Oracle's total cloud revenues from FY2015 to FY2017?",
+              "What is Oracle's total cloud revenues CAGR from 2015 to 2017?",
+              "What was the growth rate of total cloud revenues in fiscal 2017?"):
+        label = measure_label(q)
+        assert label is not None and label.name == "label:total cloud revenues", q
+    assert measure_label("What was revenue in 2017?") is None
+
+
+def test_another_entitys_statement_comes_after_the_consolidated_one() -> None:
+    from desktop_rag.core.calculate.calculator import primary_first
+    from desktop_rag.core.ingest.statements.model import Period, Statement
+
+    year = [Period("2022", "2022-12-31", 12)]
+    summarized = Statement("income", "Summarized Statement of Income", 38, "millions", year, [], [38])
+    consolidated = Statement("income", "Consolidated Statements of Income", 52, "millions", year, [], [52])
+    assert primary_first([summarized, consolidated]) == [consolidated, summarized]

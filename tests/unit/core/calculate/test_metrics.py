@@ -59,3 +59,14 @@ def test_metric_named(question: str, name: str) -> None:
 def test_debt_wording_that_is_no_total_debt(question: str) -> None:
     m = metric_in(question)
     assert m is None or m.name != "total_debt"
+
+
+def test_a_ratio_asked_by_its_words_is_a_definition_over_concepts_or_labels() -> None:
+    from desktop_rag.core.calculate.metrics import ratio_asked
+
+    m = ratio_asked("What is the ratio of capital expenditures to depreciation, amortization, and decommissioning?")
+    assert m is not None and m.unit == "ratio" and [c for _, c, _ in m.needs] == ["capex", "da"]
+    m = ratio_asked("What was Oracle's total cloud revenues as a share of total revenues in fiscal 2017?")
+    assert m is not None and m.unit == "percent"
+    assert [c for _, c, _ in m.needs] == ["label:total cloud revenues", "revenue"]  # the possessor is dropped
+    assert ratio_asked("What was revenue in 2017?") is None

@@ -334,14 +334,15 @@ def test_gate_refuses_a_concept_no_filing_in_scope_mentions(retriever: HybridRet
     assert gate.reason == "The filings of Apple Inc. do not mention Vision Pro headsets."
 
 
-def test_gate_refuses_a_concept_whose_words_never_meet(retriever: HybridRetriever) -> None:
-    # each word is in the filing (R&D on the income statement, cash requirements in the MD&A),
-    # but no passage speaks of them together
+def test_the_asked_things_head_and_names_must_meet_not_its_ordinary_words(retriever: HybridRetriever) -> None:
+    # each word is in the filing (R&D on the income statement, cash requirements in the MD&A);
+    # the head ("requirement") is printed: modifiers printed on other pages are no reason to
+    # refuse (a count of words meeting is not the relevance of what was retrieved)
     plan = retriever.plan("What was Apple's research and development cash requirement in Q3 2023?")
-    gate = retriever.gate(plan, retriever.search(plan))
-    assert not gate.passed
-    assert gate.reason == ("No page of the filings of Apple Inc. mentions research and development "
-                           "cash requirement.")
+    assert retriever.gate(plan, retriever.search(plan)).passed
+    # capitalised, the words of a finance phrase are no name the library lacks (the index holds
+    # the phrase as its alias, "rnd")
+    assert retriever.unknown_entities("What was Apple's Research and Development spend in Q3 2023?") == []
 
 
 def test_gate_concept_check_reads_word_forms_and_can_be_switched_off(library) -> None:
