@@ -444,11 +444,19 @@ def _period_key(m: PeriodMention) -> tuple[int, int, int]:
     return m.year or 0, m.quarter or 4, 0
 
 
+# a question asking the cause of what an answer found ("Why so high?", "what was behind it?")
+_ASKS_CAUSE = re.compile(r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:why|how\s+come)\b|\bwhat(?:'s|’s|\s+is|\s+was)?\s+"
+                         r"(?:drove|drives|driving|caused|causes|explains|behind)\b|\breasons?\s+(?:for|behind)\b", re.I)
+
+
 def _about_the_answer(question: str) -> bool:
     """A question only about the answer before it ("what drove that", "what drove the change
-    (gross margin %, Apple, Q3 2023)?"): no measure of its own, outside what was carried."""
+    (gross margin %, Apple, Q3 2023)?", "Why so high?"): no measure of its own, outside what
+    was carried; it asks about a figure, so a later bare follow-up ("And fiscal 2017?") asks
+    that figure again, not the question about it."""
     own = _CARRIED_TAIL.sub("", question)
-    return not measure_phrase(own) and bool(_REFERS_BACK.search(own) or _ABOUT_CHANGE.search(own))
+    return not measure_phrase(own) and bool(_REFERS_BACK.search(own) or _ABOUT_CHANGE.search(own)
+                                            or _ASKS_CAUSE.search(own))
 
 
 def _aliases_of(company: str, names: set[str]) -> set[str]:

@@ -273,6 +273,16 @@ def test_a_question_about_the_previous_answer_keeps_the_thread_s_measure() -> No
     assert rewrite_followup("And in 2022?", risk, NAMES).standalone == "What did Apple say about currency risk in 2022?"
 
 
+@pytest.mark.parametrize("why", ["Why so high (Oracle, fiscal 2018)?", "And why (Oracle, fiscal 2018)?",
+                                 "What caused such a high figure (Oracle, fiscal 2018)?"])
+def test_a_bare_follow_up_after_a_why_question_asks_the_figure_again(why: str) -> None:
+    # "Why so high?" asks the cause of the answer before it: "And fiscal 2017?" asks that figure
+    # for fiscal 2017, not why it was high
+    prev = ["What was Oracle's effective tax rate in fiscal 2018?", why]
+    out = rewrite_followup("And fiscal 2017?", prev, {"oracle", "ORCL"})
+    assert out.standalone == "What was Oracle's effective tax rate in fiscal 2017?"
+
+
 def test_how_much_a_change_added_asks_the_thread_s_measure() -> None:
     prev = ["nii for the qtr (JPMorgan Chase & Co., Q2 2023)?", "provision for credit losses (JPMorgan Chase & Co, Q2 2023)?"]
     out = rewrite_followup("anything on first republic? how much did it add", prev, {"jpmorgan", "JPM"},
