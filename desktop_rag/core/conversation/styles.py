@@ -82,12 +82,19 @@ _DURATION = re.compile(r"\b(?:from\s+(?:here|now|this\s+point|this\s+message)(?:
                        r"(?:chat|conversation|thread|session)|until\s+I\s+say\s+otherwise)\b", re.I)
 
 
+# the unit and precision a figure is written in ("in billions", "in $bn, one decimal"): how it
+# is laid out, not what it is
+_UNITS = re.compile(r"(?:\b(?:in|into|as|to)\s+)?(?:\$\s?)?\b(?:(?:billions?|millions?|thousands?|trillions?|bn|mn|mm|"
+                    r"dollars|usd|percent(?:ages?)?|pct)\b|%)(?:\s*,?\s*(?:to\s+)?(?:one|two|three|\d)\s+"
+                    r"(?:decimals?|decimal\s+places?|dp)\b)?", re.I)
+
+
 def is_style_only(text: str) -> bool:
     """True when the message asks for a style and nothing else ("Make that a table.", "Keep it
     short from here.")."""
     if style_request(text) is None:
         return False
-    rest = _DURATION.sub(" ", _AUDIENCE.sub(" ", text))
+    rest = _UNITS.sub(" ", _DURATION.sub(" ", _AUDIENCE.sub(" ", text)))
     for _, rx in _STYLE_PATTERNS:
         rest = rx.sub(" ", rest)
     rest = _STYLE_ONLY_WORDS.sub(" ", rest)
@@ -96,8 +103,9 @@ def is_style_only(text: str) -> bool:
 
 def only_layout_words(text: str) -> bool:
     """True when ``text`` holds nothing but the words of a layout request ("the figures as a
-    sentence"), whether or not it names a style."""
-    rest = _DURATION.sub(" ", _AUDIENCE.sub(" ", text))
+    sentence", "FCF in billions" once the figure asked is taken out), whether or not it names
+    a style."""
+    rest = _UNITS.sub(" ", _DURATION.sub(" ", _AUDIENCE.sub(" ", text)))
     for _, rx in _STYLE_PATTERNS:
         rest = rx.sub(" ", rest)
     rest = _STYLE_ONLY_WORDS.sub(" ", rest)

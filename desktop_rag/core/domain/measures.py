@@ -55,6 +55,10 @@ COUNT_WORDS = frozenset({
     "hotels", "rooms", "members", "memberships", "subscribers", "subscriptions", "customers", "accounts", "users",
     "households", "units", "vehicles", "deliveries", "aircraft", "countries", "patents", "holders", "days",
 })
+# The words for a company's people, which count one thing however a question names it ("how
+# many employees", "its workforce", "headcount")
+PEOPLE_WORDS = frozenset({"employees", "employee", "headcount", "workforce", "people", "staff", "associates",
+                          "personnel", "workers"})
 # ...unless the label prices them: "revenue per member", "average cost per store", "share price"
 _PRICED = re.compile(r"\b(revenue|revenues|sales|income|cost|costs|expense|expenses|price|prices|value|amount|fees?|"
                      r"compensation|salar(?:y|ies)|wages?|dividends?|earnings|per|proceeds|capital|equity|premium)\b|\$",
