@@ -414,13 +414,20 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         if not written:
             continue
         if not _company_as_written(aside[:a] + " " + aside[b:], names)[0]:  # one company, not "amzn or aapl?"
+            if not facts.company or not names_in(facts.company, _aliases_of(written, names)):
+                # back to a company asked earlier: the period asked of it too
+                recent = _own_period(facts, _aliases_of(written, names), previous, names) or recent
             facts.company, facts.refocused = written, True
         break
     if scope_company and (not facts.company or not names_in(facts.company, _aliases_of(scope_company, names))):
-        # the scope wins over an earlier question about another company, and so does its period
+        # the scope wins over an earlier question about another company, and so does its period,
+        # else the period the thread asked of the scope's company (a chat limited to Oracle's and
+        # eBay's 10-Ks: "Oracle's revenue per employee" is of the fiscal year asked of Oracle)
         facts.company = scope_company
         if scope_period:
             facts.period, facts.period_text = None, ""
+        else:
+            recent = _own_period(facts, _aliases_of(scope_company, names), previous, names) or recent
     if facts.period is None and scope_period:
         found = find_periods(scope_period).mentions
         if found:
@@ -430,6 +437,21 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
     elif facts.period is not None:
         facts.later, facts.later_text = facts.period, facts.period_text
     return facts
+
+
+def _own_period(facts: ThreadFacts, aliases: set[str], previous: list[str], names: set[str]
+                ) -> list[tuple[PeriodMention, str]]:
+    """``facts`` about the company of ``aliases`` again: the periods the thread asked of it
+    (in questions about it alone) set as the thread's; the later one to compare, or [] when the
+    thread asked it none."""
+    low = {a.lower() for a in aliases}
+    own = [q for q in previous if names_in(q, aliases) and not {n.lower() for n in names_in(q, names)} - low]
+    mine = thread_facts(own, names) if own else None
+    if mine is None or mine.period is None:
+        return []
+    facts.period, facts.period_text = mine.period, mine.period_text
+    facts.quarter, facts.quarter_text = mine.quarter, mine.quarter_text
+    return [(mine.later or mine.period, mine.later_text or mine.period_text)]
 
 
 def _is_quarter(m: PeriodMention) -> bool:
@@ -1038,6 +1060,18 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
                       and not _CROSS_COMPANY.search(q))
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
                        or about_none or len(question.split()) <= 8 or (names_none and _THE_QUARTER.search(q)))
+    if (names_none and concept_terms and not run_periods and latest_named is None and company_here and facts.company
+            and not _same_company(company_here, facts.company, names, company_of) and not _COMPARING.search(q)):
+        # "What's Oracle's revenue per employee?" after Oracle's fiscal 2018 and eBay's 2020: a
+        # question of its own about a company asked earlier is about the period asked of it
+        # (a bare "Same for Oracle" asks the thread's question, in the thread's period)
+        own = [p for p in previous
+               if (w := _company_as_written(p, names)[0]) and _same_company(w, company_here, names, company_of)
+               and all(_same_company(n, company_here, names, company_of) for n in names_in(p, names))]
+        mine = thread_facts(own, names) if own else None
+        if mine is not None and mine.period is not None:
+            facts.period, facts.period_text = mine.period, mine.period_text
+            facts.later, facts.later_text = mine.later, mine.later_text
     has_company = bool(new_company)
     # ("who did they name as CEO in aug 2022": a month of its own, no period of the thread's)
     has_period = bool(periods.mentions) or periods.latest or names_month(q)

@@ -939,3 +939,25 @@ def test_the_thread_s_measure_is_carried_beside_a_question_ending_in_a_verb() ->
     prev = ["What was PG&E's net loss in 2020?", "What capex does the utility expect for 2021 (PG&E)?"]
     out = rewrite_followup("how does that compare with what was actually spent in 2020?", prev, ORCL)
     assert out.standalone == "how does that compare with what was actually spent in 2020 (capex, PG&E)?"
+
+
+# -- blind threads on pool filings (eval/threads_pool_t2.jsonl), with examples of our own --------------------
+ORACLE_EBAY = ["How many employees did Oracle have at the end of fiscal 2018?",
+               "How many employees did eBay have at the end of 2020?"]
+OE_NAMES = {"oracle", "ORCL", "ebay", "EBAY"}
+
+
+def test_a_company_asked_earlier_comes_back_with_the_period_asked_of_it() -> None:
+    q = "What's Oracle's revenue per employee?"
+    # a question of its own about it
+    assert rewrite_followup(q, ORACLE_EBAY, OE_NAMES).standalone == "What's Oracle's revenue per employee (fiscal 2018)?"
+    # after an aside about it, answered from the conversation
+    aside = rewrite_followup("What was its revenue?", ORACLE_EBAY, OE_NAMES,
+                             asides=["Roughly how many times bigger is Oracle's workforce?"])
+    assert aside.standalone == "What was its revenue (Oracle, fiscal 2018)?"
+    # in a chat limited to both companies' filings, the scope read as the company named
+    scoped = rewrite_followup("What was total revenue?", ORACLE_EBAY, OE_NAMES, "Oracle Corporation", "")
+    assert scoped.standalone == "What was total revenue (Oracle Corporation, fiscal 2018)?"
+    # a bare swap asks the thread's question, in the thread's period
+    assert rewrite_followup("Same for Oracle", ORACLE_EBAY, OE_NAMES).standalone == \
+        "How many employees did Oracle have at the end of 2020?"
