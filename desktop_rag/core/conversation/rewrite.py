@@ -1054,9 +1054,10 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # long question naming neither reads as a new one: "Describe the principal risk factors ...")
     # (counted in the words typed: a period written out for the search is longer)
     typed_periods = find_periods(question).mentions
-    about_none = bool(previous and facts.company and not new_company and periods.mentions
+    about_none = bool(previous and facts.company and not new_company
                       and len((_sentence_at(question, typed_periods[0].start) if typed_periods else
-                               _sentence_at(q, periods.mentions[0].start)).split()) <= 14
+                               _sentence_at(q, periods.mentions[0].start) if periods.mentions else
+                               _sentence_at(question, len(question.rstrip()) - 1)).split()) <= 14
                       and not _CROSS_COMPANY.search(q))
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
                        or about_none or len(question.split()) <= 8 or (names_none and _THE_QUARTER.search(q)))

@@ -961,3 +961,16 @@ def test_a_company_asked_earlier_comes_back_with_the_period_asked_of_it() -> Non
     # a bare swap asks the thread's question, in the thread's period
     assert rewrite_followup("Same for Oracle", ORACLE_EBAY, OE_NAMES).standalone == \
         "How many employees did Oracle have at the end of 2020?"
+
+
+def test_a_question_of_a_dozen_words_naming_no_company_is_about_the_thread_s() -> None:
+    prev = ["What was PG&E Corporation's net income in 2017?", "What was PG&E Corporation's net income in 2016?"]
+    names = {"pg&e", "PG&E Corporation", "PCG"}
+    # (the Utility: a subsidiary the thread's filings print, no other company)
+    labels = {n.lower(): frozenset({"utility"}) for n in names}
+    out = rewrite_followup("What was behind the big drop in the Utility's O&M expense?", prev, names, labels=labels)
+    # (a change asked about is explained by the later year's filing)
+    assert out.standalone == "What was behind the big drop in the Utility's O&M expense (PG&E Corporation, 2017)?"
+    ebay = ["What were eBay's net revenues in Q2 2023?"]
+    out = rewrite_followup("GMV was down though, right? So how did revenue still grow?", ebay, {"ebay", "EBAY"})
+    assert out.standalone == "GMV was down though, right? So how did revenue still grow (eBay, Q2 2023)?"
