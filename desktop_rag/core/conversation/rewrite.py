@@ -245,6 +245,16 @@ class ThreadFacts:
     # about the fiscal year's guidance is still the quarter the thread is about)
     quarter: PeriodMention | None = None
     quarter_text: str = ""
+    # the latest-ending period the questions about the thread's company named: the period the
+    # thread is about when it looked back from it to an earlier one (a comparison, not a move)
+    main: PeriodMention | None = None
+    main_text: str = ""
+
+    def looked_back(self) -> bool:
+        """The thread's latest period is earlier than the one it is about ("same quarter last
+        year?" after Q2 2023)."""
+        return (self.main is not None and self.period is not None
+                and _period_key(self.period)[:2] < _period_key(self.main)[:2])
 
 
 @dataclass
@@ -394,12 +404,19 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         facts.question = next((q for q in reversed(previous[:-1]) if measure_phrase(q) and not _about_the_answer(q)),
                               previous[-1])
     recent: list[tuple[PeriodMention, str]] = []
+    mains: list[tuple[PeriodMention, str]] = []
+    company_run = True  # the questions since the thread last asked about another company
     for q in reversed(previous):
+        written = _company_as_written(q, names)[0]
         if not facts.company:
-            facts.company = _company_as_written(q, names)[0]
+            facts.company = written
+        elif written and not names_in(written, _aliases_of(facts.company, names)):
+            company_run = False
         found = find_periods(q).mentions
         if found:
             text = mention_text(found[0]) if found[0].date and not found[0].span else found[0].text
+            if company_run:
+                mains.append((found[0], text))
             if facts.period is None:
                 facts.period, facts.period_text = found[0], text
             if facts.quarter is None and _is_quarter(found[0]):
@@ -409,6 +426,9 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         if not facts.form:
             m = _FORM_RE.search(q)
             facts.form = m.group(0).upper() if m else ""
+    if mains and len({(m.fiscal, m.date is not None) for m, _ in mains}) == 1:
+        # (periods written alike: a fiscal quarter and a calendar date do not order by their numbers)
+        facts.main, facts.main_text = max(reversed(mains), key=lambda r: _period_key(r[0]))
     for aside in reversed(asides):
         written, a, b = _company_as_written(aside, names)
         if not written:
@@ -416,6 +436,7 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         if not _company_as_written(aside[:a] + " " + aside[b:], names)[0]:  # one company, not "amzn or aapl?"
             if not facts.company or not names_in(facts.company, _aliases_of(written, names)):
                 # back to a company asked earlier: the period asked of it too
+                facts.main, facts.main_text = None, ""
                 recent = _own_period(facts, _aliases_of(written, names), previous, names) or recent
             facts.company, facts.refocused = written, True
         break
@@ -424,6 +445,7 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         # else the period the thread asked of the scope's company (a chat limited to Oracle's and
         # eBay's 10-Ks: "Oracle's revenue per employee" is of the fiscal year asked of Oracle)
         facts.company = scope_company
+        facts.main, facts.main_text = None, ""  # (the periods were asked of another company)
         if scope_period:
             facts.period, facts.period_text = None, ""
         else:
@@ -451,6 +473,7 @@ def _own_period(facts: ThreadFacts, aliases: set[str], previous: list[str], name
         return []
     facts.period, facts.period_text = mine.period, mine.period_text
     facts.quarter, facts.quarter_text = mine.quarter, mine.quarter_text
+    facts.main, facts.main_text = mine.main, mine.main_text
     return [(mine.later or mine.period, mine.later_text or mine.period_text)]
 
 
@@ -951,6 +974,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             _company_as_written(q, names)[0] or facts.company)) is None):
         span = None  # "LTM" of a fiscal year is that year: the words stay as asked
     names_none = not (periods.mentions or periods.latest or shift or alone or ytd or span or names_month(q))
+    lead_words = _LEAD_RE.match(q)
+    bare_phrase = bool(lead_words and lead_words.group(0).strip() and not _WH_START.match(q[lead_words.end():]))
+    if (names_none and facts.looked_back() and facts.main is not None and not bare_phrase
+            and not _THAT_PERIOD.search(q) and not _THOSE_PERIOD.search(q)):
+        # "What did that do to the bottom line?", "Operating margin for the quarter?" after the
+        # thread looked back a year: a question of its own is about the period the thread is about
+        # (not "what about its debt?", nor "that quarter": the one just asked)
+        facts.period, facts.period_text = facts.main, facts.main_text
+        if _is_quarter(facts.main):
+            facts.quarter, facts.quarter_text = facts.main, facts.main_text
     if names_none and facts.period is not None and not _is_quarter(facts.period) and facts.quarter is not None \
             and _THE_QUARTER.search(q) and not re.search(r"(?i)\b(?:year|yr|annual|twelve\s+months)\b", q):
         # "which offering grew fastest in the quarter?" after the full-year guide: the quarter the
@@ -1112,7 +1145,10 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or _CHANGE_FROM.search(q)
                                         or re.search(r"(?i)\bcomparable\b", shift.text)))
     elif alone and facts.period is not None:
-        new_period = in_quarter(facts.period, alone.quarter)
+        # "what about Q1?" after Q2 2023 and the same quarter a year earlier: Q1 of the year the
+        # thread is about, not of the year it looked back to
+        new_period = in_quarter(facts.main if facts.looked_back() and facts.main is not None else facts.period,
+                                alone.quarter)
         if new_period is not None and alone.years:  # "Q2 last year"
             new_period = shift_mention(new_period, PeriodShift(years=alone.years))
         period_text = mention_text(new_period) if new_period else ""

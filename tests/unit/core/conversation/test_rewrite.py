@@ -974,3 +974,27 @@ def test_a_question_of_a_dozen_words_naming_no_company_is_about_the_thread_s() -
     ebay = ["What were eBay's net revenues in Q2 2023?"]
     out = rewrite_followup("GMV was down though, right? So how did revenue still grow?", ebay, {"ebay", "EBAY"})
     assert out.standalone == "GMV was down though, right? So how did revenue still grow (eBay, Q2 2023)?"
+
+
+EBAY_YOY = ["What were eBay's net revenues in Q2 2023?", "What were eBay's net revenues in Q2 2022?"]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # after a look back a year, a question of its own is about the period the thread is about
+    ("Operating margin for the quarter?", "Operating margin for the quarter (eBay, Q2 2023)?"),
+    ("Any legal exposure I should know about?", "Any legal exposure I should know about (eBay, Q2 2023)?"),
+    # ... and a quarter named without its year is of that year, not of the year looked back to
+    ("what about Q1?", "What were eBay's net revenues in Q1 2023?"),
+    # ... but "that quarter" and a bare "what about ...?" are about the quarter just asked
+    ("operating margin that qtr?", "operating margin in Q2 2022 (eBay)?"),
+    ("What about its operating margin?", "What was eBay's operating margin in Q2 2022?"),
+])
+def test_a_look_back_is_a_comparison_not_a_move_of_the_thread(question: str, expected: str) -> None:
+    assert rewrite_followup(question, EBAY_YOY, {"ebay", "EBAY"}).standalone == expected
+
+
+def test_a_question_about_a_consequence_after_a_look_back_is_about_the_thread_s_year() -> None:
+    prev = ["What was Oracle's effective tax rate in fiscal 2018?", "Why so high (Oracle, fiscal 2018)?",
+            "What was Oracle's effective tax rate in fiscal 2017?"]
+    out = rewrite_followup("What did that do to the bottom line?", prev, {"oracle", "ORCL"})
+    assert out.standalone == "What did that do to the bottom line (Oracle, fiscal 2018)?"
