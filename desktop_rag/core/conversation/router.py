@@ -89,7 +89,9 @@ _SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|summary|sum\s+(?:\w+\s+){0,2}?up|
 _SUMMARY_OF = re.compile(r"\b(?:the\s+)?(?:key\s+|main\s+)?(?:trends?|picture|story|takeaways?|findings|gist|highlights|"
                          r"points|bits|parts|pieces)\b", re.I)
 _POINTS_BACK = re.compile(r"\b(?:that|it|this)\b", re.I)
-_THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
+# ("the three quarters": the answers counted)
+_THOSE = re.compile(r"\b(?:those|these|them|the\s+(?:two|three|four|five|six)|both|the\s+(?:two\s+)?(?:answers|figures|"
+                    r"numbers))\b", re.I)
 
 
 @dataclass
@@ -128,7 +130,11 @@ def _compares_answers(q: str, previous: Sequence[str] = ()) -> bool:
     m = WHICH_RE.search(q)
     if not m:
         return False
-    rest = q[:m.start()] + " " + q[m.end():]
+    # (the words between "which" and the comparison name what is ranked: "which non-core item
+    # added back the most" ranks items the thread never asked about)
+    inner = m.group(0).split(None, 1)[1] if len(m.group(0).split()) > 1 else ""
+    inner = re.sub(r"\S+$", " ", inner)
+    rest = q[:m.start()] + " " + inner + " " + q[m.end():]
     if _THOSE.search(q) or re.search(r"\b[A-Za-z][\w&.'-]*\s+or\s+[A-Za-z]", rest):
         return True  # "them", "the two", "North America or International"
     asked = {t for p in previous for t in content_terms(p)}

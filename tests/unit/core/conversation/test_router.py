@@ -316,3 +316,14 @@ EMPLOYEES = ["How many employees did Oracle have at the end of fiscal 2018?", "a
 def test_operations_on_answers_given(question: str, prev: list[str], periods: list[str], kind: str) -> None:
     r = route(question, prev, len(prev), {"oracle", "ebay"}, periods=periods)
     assert r.kind == kind, r.reason
+
+
+def test_what_a_ranking_ranks_is_read_between_which_and_its_comparison() -> None:
+    prev = ["What did PG&E earn in Q2 2023 on a GAAP basis?", "What were PG&E's core earnings in Q2 2023?"]
+    # the items ranked were never asked: the filings rank them
+    r = route("Which non-core item added back the most in the quarter?", prev, 2, {"pg&e"})
+    assert r.kind == RETRIEVE, r.reason
+    # "the three quarters" counts the answers given
+    three = ["What was Apple's revenue in Q1 2023?", "and Q2 2023?", "and Q3 2023?"]
+    assert route("which of the three quarters was highest?", three, 3, NAMES).kind == CONVERSATION
+    assert route("which quarter was highest?", three, 3, NAMES).kind == CONVERSATION
