@@ -88,6 +88,12 @@ _SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|summary|sum\s+(?:\w+\s+){0,2}?up|
 # what a summary is of, beside its verb: "sum up the trend in two lines", "summarise the key takeaways"
 _SUMMARY_OF = re.compile(r"\b(?:the\s+)?(?:key\s+|main\s+)?(?:trends?|picture|story|takeaways?|findings|gist|highlights|"
                          r"points|bits|parts|pieces)\b", re.I)
+# a count of the lines a layout has ("in two lines", "in 3 sentences")
+_LINES = re.compile(r"\b(?:in|as|into)\s+(?:one|two|three|four|five|\d)\s+(?:short\s+)?(?:lines?|sentences?|bullets?|points?)\b",
+                    re.I)
+# the parts of a filing a summary may ask for, which the filings hold ("the risk factors", "the MD&A")
+_FILING_PART = re.compile(r"\b(?:risks?|factors|proceedings|litigation|lawsuits?|md&a|controls?|properties|strategy|"
+                          r"competition|outlook|guidance|footnotes?|10-?[KQ]|8-?K|filings?)(?![\w-])", re.I)
 _POINTS_BACK = re.compile(r"\b(?:that|it|this)\b", re.I)
 # ("the three quarters": the answers counted)
 _THOSE = re.compile(r"\b(?:those|these|them|the\s+(?:two|three|four|five|six)|both|the\s+(?:two\s+)?(?:answers|figures|"
@@ -260,10 +266,13 @@ _RANKS = re.compile(r"\b(?:rank|ranked|ranking|order|sort|sorted|highest|lowest|
 
 
 def _nothing_new(q: str, previous: Sequence[str], names: Iterable[str], known_c: set[str], known_p: set[str],
-                 company_of: Mapping[str, str] | None, absent: Iterable[str], periods: Iterable[str]) -> bool:
+                 company_of: Mapping[str, str] | None, absent: Iterable[str], periods: Iterable[str],
+                 measures: bool = True) -> bool:
     """The message names no company, period or measure the thread's questions did not: a
     year alone counts as asked when a period of that year was ("'21 -> '22" after the year
-    ends of 2021 and 2022); a period relative to the thread's ("the year before") is new."""
+    ends of 2021 and 2022); a period relative to the thread's ("the year before") is new.
+    ``measures``: whether a measure counts (not in a summary, which groups answers under words
+    of its own: "the capital return and one-offs")."""
     comp, per = _entities(q, names, company_of)
     if comp - known_c or {a.lower() for a in absent if a} - known_c or relative_period(q):
         return False
@@ -274,7 +283,7 @@ def _nothing_new(q: str, previous: Sequence[str], names: Iterable[str], known_c:
            for k in per - known_p):
         return False
     asked = _Asked(previous)
-    return all(t in asked for t in content_terms(measure_phrase(q)))
+    return not measures or all(t in asked for t in content_terms(measure_phrase(q)))
 
 
 def _new_words(text: str, previous: Sequence[str], names: Iterable[str]) -> list[str]:
@@ -369,6 +378,15 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_OF.sub(" ", _SUMMARY_VERB.sub(
             " as a list ", _without_known(q, names, known_c, company_of)))):
         return Route(CONVERSATION, "asks for a summary of what was said, naming nothing new", "summary")
+    filing_part = _FILING_PART.search(_without_asked_words(q, previous_standalone))
+    if (_SUMMARY_VERB.search(q) and (style_request(q) not in (None, "detailed") or _LINES.search(q)) and not filing_part
+            and _nothing_new(q, previous_standalone, names, known_c, known_p, company_of, absent_companies, periods,
+                             measures=False)):
+        # "Summarize the capital return and one-offs in three bullets": a summary laid out in
+        # bullets or lines, naming no company or period the thread did not ask, is of what was
+        # said, whatever words it groups the answers under ("condense the risk factors into two
+        # bullets" asks a part of a filing the thread never read)
+        return Route(CONVERSATION, "asks for a summary of what was said, laid out, naming nothing new", "summary")
     if is_style_only(q) and style_request(q) == "detailed":
         # a longer answer needs the passages again, beside the one given
         return Route(BOTH, "asks for a more detailed answer: the filings are read again", "restyle")
@@ -380,7 +398,7 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         return Route(CONVERSATION, "says to use only what was already answered",
                      "compare" if compares else "summary")
     laid_out = style_request(q)
-    if laid_out and laid_out != "detailed" and not _ASKS.search(q) and _nothing_new(q, previous_standalone, names, known_c, known_p,
+    if laid_out and laid_out != "detailed" and not _ASKS.search(q) and not filing_part and _nothing_new(q, previous_standalone, names, known_c, known_p,
                                                               company_of, absent_companies, periods):
         # "grid the amzn/intc/msft capex numbers", "bullet the three Nike GM moves, oldest year
         # first": a layout of figures the thread answered, naming no company, period or measure

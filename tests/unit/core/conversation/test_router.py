@@ -327,3 +327,17 @@ def test_what_a_ranking_ranks_is_read_between_which_and_its_comparison() -> None
     three = ["What was Apple's revenue in Q1 2023?", "and Q2 2023?", "and Q3 2023?"]
     assert route("which of the three quarters was highest?", three, 3, NAMES).kind == CONVERSATION
     assert route("which quarter was highest?", three, 3, NAMES).kind == CONVERSATION
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    # a summary laid out in bullets or lines groups the answers under words of its own
+    ("Summarize the capital return and one-offs in three bullets.", CONVERSATION),
+    ("sum up the buyback and restructuring story in two lines", CONVERSATION),
+    # ... but a part of a filing the thread never read is the filings', and so is a new period
+    ("Summarize the risk factors in three bullets.", RETRIEVE),
+    ("Summarize the capital return for 2021 in three bullets.", RETRIEVE),
+])
+def test_a_laid_out_summary_is_of_what_was_said(question: str, kind: str) -> None:
+    prev = ["How much stock did Apple repurchase in Q3 2023?", "What did Apple's restructuring cost in Q3 2023?",
+            "Any legal exposure I should know about (Apple, Q3 2023)?"]
+    assert route(question, prev, 3, NAMES).kind == kind
