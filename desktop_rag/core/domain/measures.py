@@ -86,13 +86,21 @@ def _norm(word: str) -> str:
 _IDIOM = re.compile(r"\b(?:top|bottom)[-\s]?line\b", re.I)
 
 
+# measures asked by their verb: "how much stock did they buy back" asks the buybacks, "how much
+# had it declared per share" the dividends
+# (not a bank's "repurchase agreements", a borrowing)
+_BY_VERB = re.compile(r"\b(?:buy(?:ing)?\s+back|bought\s+back|repurchas(?:e|ed|ing)(?!\s+(?:agreements?|obligations?|"
+                      r"facilit))|declared?\s+(?:\w+\s+){0,2}?per\s+(?:common\s+)?share)\b", re.I)
+
+
 def measure_phrase(text: str) -> str:
     """The first measure ``text`` names, as written ("segment operating income", "R&D",
-    "provision for credit losses", "top line"); "" when it names none."""
-    idiom = _IDIOM.search(text)
+    "provision for credit losses", "top line", "buy back"); "" when it names none."""
     found = _measure_words_phrase(text)
-    if idiom and (not found or text.find(found) > idiom.start()):
-        return idiom.group(0)
+    for rx in (_IDIOM, _BY_VERB):
+        other = rx.search(text)
+        if other and (not found or text.find(found) > other.start()):
+            found = other.group(0)
     return found
 
 
