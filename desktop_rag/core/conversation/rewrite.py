@@ -216,7 +216,7 @@ _CROSS_COMPANY = re.compile(r"\b(?:compan(?:y|ies)|firms?|filers?|issuers?|peers
 # a message that reads as a question or an instruction of its own past its first words ("for
 # fiscal 2023, what were ...", "now line that up against ..."): what the thread carries is added
 # to it, it is not poured into "What was <phrase>?"
-_ASKS_WITHIN = re.compile(r"(?:^|[,;:?!]\s*|\s-+\s*|\band\s+)(?:what|how|which|who|when|where|why|did|does|do|can|could)\b"
+_ASKS_WITHIN = re.compile(r"(?:^|[,;:?!]\s*|\s[-–—]+\s*|\band\s+)(?:what|how|which|who|when|where|why|did|does|do|can|could)\b"
                           r"|^[a-z]+\s+(?:that|it|this|those|these|them)\s+(?:up|out|against|next|side|into|with|vs)\b", re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
@@ -1258,7 +1258,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     company = new_company or facts.company
     measure = _carried_measure(q, rest_words, previous)
     carried_after = ""
-    if measure and _VERB_FORM.fullmatch(rest_words[-1]):
+    if _ANSWER_IS_SUBJECT.search(q) and not measure_phrase(q) and not _ABOUT_CHANGE.search(q):
+        # "was that more or less than in 2016?", "what share of the half is that?": the answer
+        # given is the subject, so the thread's measure is what is asked (beside the question)
+        carried_after, measure = measure or _latest_measure(previous), ""
+    elif measure and _VERB_FORM.fullmatch(rest_words[-1]):
         # "what was actually spent in 2020?": the words end in a verb, no subject the measure is
         # written after ("spent capex"); it is carried beside the question instead
         carried_after, measure = measure, ""
@@ -1382,6 +1386,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     return out
 
 
+# the answer given as the subject of the question ("was that more or less", "what share of the
+# half is that", "is it higher")
+# ("that" as the answer, not the word before a thing: "what was that litigation?")
+_ANSWER_IS_SUBJECT = re.compile(r"\b(?:was|is|were|are)\s+(?:that|it|this)(?=\s*(?:[?.!,;:]|$|(?:more|less|higher|lower|"
+                                r"bigger|smaller|larger|greater|above|below|up|down|still|also|really|then|than|vs|in|for|"
+                                r"of|compared|relative|a|an|the)\b))|\b(?:that|it|this)\s+(?:was|is)\b", re.I)
 # a verb's past form ("spent", "reported"): no subject of the thread's measure
 _VERB_FORM = re.compile(r"(?i)[a-z]{2,}ed|spent|paid|made|sold|grew|fell|rose|lost|got|took|brought|built|kept|held|"
                         r"gave|won|cut|put|set|did|had|was|were")

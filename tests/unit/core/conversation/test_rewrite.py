@@ -998,3 +998,19 @@ def test_a_question_about_a_consequence_after_a_look_back_is_about_the_thread_s_
             "What was Oracle's effective tax rate in fiscal 2017?"]
     out = rewrite_followup("What did that do to the bottom line?", prev, {"oracle", "ORCL"})
     assert out.standalone == "What did that do to the bottom line (Oracle, fiscal 2018)?"
+
+
+@pytest.mark.parametrize(("question", "prev", "expected"), [
+    ("was that more or less than in 2016?",
+     ["What dividends did PG&E declare per share in 2017?"],
+     "was that more or less in 2017 than in 2016 (dividends, PG&E)?"),
+    ("And in Q2 alone — what share of the half is that?", ["How much stock did eBay repurchase in the first half of 2023?"],
+     "And in Q2 2023 alone — what share of the half is that (repurchase, eBay)?"),
+    ("was it still loss-making?", ["What was Amazon's International segment operating income in Q3 2023?"],
+     "was it still loss-making (segment operating income, Amazon, Q3 2023)?"),
+    # "that" before a thing points at the thing, not at the answer
+    ("What was that litigation?", ["What was Oracle's operating income in fiscal 2022?"],
+     "What was that litigation (Oracle, fiscal 2022)?"),
+])
+def test_an_answer_as_the_subject_asks_the_thread_s_measure(question: str, prev: list[str], expected: str) -> None:
+    assert rewrite_followup(question, prev, {"pg&e", "ebay", "amazon", "oracle"}).standalone == expected
