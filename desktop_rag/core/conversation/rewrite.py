@@ -1495,13 +1495,40 @@ def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:
         # "next quarter's Azure growth?" after "what Azure growth rate …": the thread's phrase,
         # shortened; its measure completes it (a topic word like "growth" included)
         return latest
-    if any(w.lower() in _TOPIC_WORDS for w in rest_words):
+    if any(w.lower() in _TOPIC_WORDS for w in rest_words) or pointed_thing(q):
         return ""
     # a count asked ("global streaming memberships") or a measure word mistyped ("subscription
     # revnue") is a measure of its own, not a subject of the thread's
     if any(w.lower() in COUNT_WORDS or (len(w) >= 5 and near_spelling(w.lower(), MEASURE_WORDS)) for w in rest_words):
         return ""
     return _latest_measure(previous)
+
+
+# "those fires", "these lawsuits": things an answer mentioned, pointed at by their own noun
+_POINTED = re.compile(r"\b(?:those|these)\s+(?:(?:two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)\s+)?"
+                      r"(?P<noun>[A-Za-z][\w-]*)", re.I)
+# nouns that point at figures or at subjects of a measure, not at things of their own
+_FIGURE_NOUNS = {"figure", "figures", "number", "numbers", "amount", "amounts", "one", "ones", "value", "values",
+                 "results", "answers", "totals", "metrics", "measures", "ratios", "items", "lines", "two", "three",
+                 "four", "five", "segments", "businesses", "units", "divisions", "regions", "products", "categories",
+                 "companies", "firms", "filings", "docs", "documents", "reports", "sources", "pages", "quotes",
+                 "quarters", "qtrs", "years", "yrs", "months", "periods", "weeks", "days", "dates", "halves"}
+
+
+def pointed_thing(question: str) -> str:
+    """The thing a question points at by its own noun ("How big were those fires?" -> "fires"):
+    something an earlier answer mentioned, which the question is about, not a subject of the
+    thread's measure; "" when it points at figures, periods or measures ("those two", "those
+    quarters", "those margins")."""
+    for m in _POINTED.finditer(question):
+        noun = m.group("noun")
+        # "those"/"these" take a plural: a singular word after a count is the verb
+        # ("how did those two compare?"), not a thing
+        plural = noun.lower().endswith("s") and not noun.lower().endswith("ss")
+        if (plural and noun.lower() not in _FIGURE_NOUNS and not is_period_word(noun) and not measure_phrase(noun)
+                and not near_spelling(noun.lower(), MEASURE_WORDS)):
+            return noun
+    return ""
 
 
 def _latest_measure(previous: list[str]) -> str:

@@ -1014,3 +1014,11 @@ def test_a_question_about_a_consequence_after_a_look_back_is_about_the_thread_s_
 ])
 def test_an_answer_as_the_subject_asks_the_thread_s_measure(question: str, prev: list[str], expected: str) -> None:
     assert rewrite_followup(question, prev, {"pg&e", "ebay", "amazon", "oracle"}).standalone == expected
+
+
+def test_a_thing_pointed_at_by_its_own_noun_is_not_a_subject_of_the_measure() -> None:
+    from desktop_rag.core.conversation.rewrite import pointed_thing
+    assert pointed_thing("How big were those fires?") == "fires"
+    assert pointed_thing("How did those two compare?") == ""
+    assert pointed_thing("And those quarters?") == ""
+    assert pointed_thing("What about those margins?") == ""
