@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from desktop_rag.core.domain.measures import COUNT_WORDS, PEOPLE_WORDS
 from desktop_rag.core.domain.numbers import SCALE_WORD_FACTORS
 from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.domain.terms import content_terms
@@ -26,10 +27,12 @@ SMALLER = "smaller"
 # what the message asks to compute (the first that matches)
 _OPERATIONS: list[tuple[str, re.Pattern[str]]] = [
     (MIDPOINT, re.compile(r"\b(?:mid-?point|middle\s+of)\b", re.I)),
+    # ("by what percentage did it fall?": the change in percent)
     (GROWTH, re.compile(r"\b(?:growth(?:\s+rate)?|cagr|(?:percent(?:age)?|%)\s*(?:change|increase|decrease|decline)|"
-                        r"grew|how\s+fast)\b", re.I)),
-    (RATIO, re.compile(r"\b(?:ratio|as\s+a\s+(?:share|percent(?:age)?|%)\s+of|times\s+(?:as\s+)?(?:big|large|much))\b",
-                       re.I)),
+                        r"grew|how\s+fast|by\s+(?:what|how\s+much\s+of\s+a)\s+(?:percent(?:age)?|%))(?![\w-])", re.I)),
+    # ("roughly how many times bigger is Oracle's workforce?": the one divided by the other)
+    (RATIO, re.compile(r"\b(?:ratio|as\s+a\s+(?:share|percent(?:age)?|%)\s+of|how\s+many\s+times|"
+                       r"times\s+(?:as\s+)?(?:big|large|much|bigger|larger|higher|greater|more))\b", re.I)),
     (SUM, re.compile(r"\b(?:total|sum|combined|altogether|all[-\s]in|add(?:ed)?\s+up|together)\b", re.I)),
     # "which is bigger and by how much?": the larger one, with the gap
     (LARGER, re.compile(r"\b(?:which|who)\b.*\b(?:bigger|biggest|larger|largest|higher|highest|greater|greatest|more)\b",
@@ -43,7 +46,8 @@ _ASKING_WORDS = re.compile(
     r"\b(?:which|who|what|what's|whats|is|was|were|are|had|has|have|did|does|do|the|a|an|of|those|these|them|that|this|"
     r"it|two|both|one|ones|figure|figures|number|numbers|amount|amounts|answer|answers|and|by|how|much|so|in|its|their|"
     r"bigger|biggest|larger|largest|higher|highest|greater|greatest|more|smaller|smallest|lower|lowest|less|least|ratio|"
-    r"latest|year|years|quarter|quarters|period|periods|company|companies)\b", re.I)
+    r"latest|year|years|quarter|quarters|period|periods|company|companies|times|many|roughly|approximately|about|"
+    r"around)\b", re.I)
 # "in dollars and percent", "as a %": a difference asked in percent too
 _PERCENT_TOO = re.compile(r"\b(?:percent(?:age)?|pct)\b|%", re.I)
 
@@ -52,6 +56,8 @@ _FIGURE = re.compile(
     r"(?<![\w.])(?P<cur0>\$)?\s?(?P<neg>-|\()?\s?(?P<cur>\$)?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]*\.\d)(?P<close>\))?"
     r"(?:\s?(?P<scale>trillion|billion|million|thousand|bn|mn|tn)\b|\s?(?P<pct>%|percent\b))?", re.I)
 _SCALE_ALIASES = {"bn": "billion", "mn": "million", "tn": "trillion"}
+# what a count counts, right after it ("137,000 full-time employees", "12,700 people")
+_COUNTED = re.compile(r"\s+(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(COUNT_WORDS)) + r")\b", re.I)
 # two figures joined as a range: "$34.5 billion to $34.7 billion", "$34.5-$34.7 billion"
 _RANGE_JOIN = re.compile(r"^\s*(?:to|-|–|—|and|through)\s*$", re.I)
 
@@ -86,8 +92,9 @@ def figures_in(text: str) -> list[Figure]:
         scale = _SCALE_ALIASES.get((m.group("scale") or "").lower(), (m.group("scale") or "").lower())
         pct = bool(m.group("pct"))
         cur = bool(m.group("cur") or m.group("cur0"))
-        if not (cur or scale or pct):
-            continue  # "2021", "Q1", "3 bullets": no amount
+        count = not (cur or scale or pct) and "," in raw and bool(_COUNTED.match(text, m.end()))
+        if not (cur or scale or pct or count):
+            continue  # "2021", "Q1", "3 bullets": no amount (a count of thousands of things is: "137,000 employees")
         value = float(raw.replace(",", "")) * SCALE_WORD_FACTORS.get(scale, 1.0)
         if m.group("neg") == "-" or (m.group("neg") == "(" and m.group("close")):
             value = -value
@@ -105,6 +112,25 @@ def principal(text: str) -> Figure | None:
     """The figure a statement answers with: its first amount of money, else its first figure."""
     found = figures_in(text)
     return next((f for f in found if f.kind == "$"), found[0] if found else None)
+
+
+def dated_pair(text: str) -> list[tuple[str, Figure]]:
+    """The first two figures of one kind a statement gives, each with the period written right
+    after it ("$3,825 million in fiscal 2018, down from $9,335 million in fiscal 2017"): what a
+    change in that one answer runs between; [] when they are not two of one kind, each dated
+    (which one is the later is then not clear)."""
+    found = figures_in(text)
+    for a, b in itertools.pairwise(found):
+        if a.kind != b.kind:
+            continue
+        dated = []
+        for f, until in ((a, b.start), (b, len(text))):
+            periods = find_periods(text[f.end:min(until, f.end + 40)]).mentions
+            if not periods:
+                return []
+            dated.append((periods[0].text, f))
+        return dated
+    return []
 
 
 def range_in(text: str) -> tuple[Figure, Figure] | None:
@@ -171,6 +197,8 @@ def compute(question: str, operands: list[Operand], statement_of_latest: str = "
         # "which is more capital intensive?": a measure the answers' questions did not ask is not
         # what their figures are (a ranking of capex amounts is no ranking of capex intensity)
         asked = {t for o in operands for t in content_terms(o.question)}
+        if asked & PEOPLE_WORDS:
+            asked |= PEOPLE_WORDS  # "workforce", "headcount": the employees the answers counted
         if [t for t in content_terms(_ASKING_WORDS.sub(" ", question)) if t not in asked]:
             return ""
     if op == MIDPOINT:

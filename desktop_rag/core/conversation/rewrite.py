@@ -216,7 +216,7 @@ _CROSS_COMPANY = re.compile(r"\b(?:compan(?:y|ies)|firms?|filers?|issuers?|peers
 # a message that reads as a question or an instruction of its own past its first words ("for
 # fiscal 2023, what were ...", "now line that up against ..."): what the thread carries is added
 # to it, it is not poured into "What was <phrase>?"
-_ASKS_WITHIN = re.compile(r"(?:^|[,;:?!]\s*|\s-+\s*|\band\s+)(?:what|how|which|who|when|where|why|did|does|do|can|could)\b"
+_ASKS_WITHIN = re.compile(r"(?:^|[,;:?!]\s*|\s[-–—]+\s*|\band\s+)(?:what|how|which|who|when|where|why|did|does|do|can|could)\b"
                           r"|^[a-z]+\s+(?:that|it|this|those|these|them)\s+(?:up|out|against|next|side|into|with|vs)\b", re.I)
 _WH_START = re.compile(r"^(?:what|how|which|who|when|where|why|is|are|was|were|did|does|do|can|could|should|"
                        r"list|show|give|describe|explain|summari[sz]e|compare|tell|calculate|compute)\b", re.I)
@@ -245,6 +245,16 @@ class ThreadFacts:
     # about the fiscal year's guidance is still the quarter the thread is about)
     quarter: PeriodMention | None = None
     quarter_text: str = ""
+    # the latest-ending period the questions about the thread's company named: the period the
+    # thread is about when it looked back from it to an earlier one (a comparison, not a move)
+    main: PeriodMention | None = None
+    main_text: str = ""
+
+    def looked_back(self) -> bool:
+        """The thread's latest period is earlier than the one it is about ("same quarter last
+        year?" after Q2 2023)."""
+        return (self.main is not None and self.period is not None
+                and _period_key(self.period)[:2] < _period_key(self.main)[:2])
 
 
 @dataclass
@@ -394,12 +404,19 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         facts.question = next((q for q in reversed(previous[:-1]) if measure_phrase(q) and not _about_the_answer(q)),
                               previous[-1])
     recent: list[tuple[PeriodMention, str]] = []
+    mains: list[tuple[PeriodMention, str]] = []
+    company_run = True  # the questions since the thread last asked about another company
     for q in reversed(previous):
+        written = _company_as_written(q, names)[0]
         if not facts.company:
-            facts.company = _company_as_written(q, names)[0]
+            facts.company = written
+        elif written and not names_in(written, _aliases_of(facts.company, names)):
+            company_run = False
         found = find_periods(q).mentions
         if found:
             text = mention_text(found[0]) if found[0].date and not found[0].span else found[0].text
+            if company_run:
+                mains.append((found[0], text))
             if facts.period is None:
                 facts.period, facts.period_text = found[0], text
             if facts.quarter is None and _is_quarter(found[0]):
@@ -409,18 +426,30 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
         if not facts.form:
             m = _FORM_RE.search(q)
             facts.form = m.group(0).upper() if m else ""
+    if mains and len({(m.fiscal, m.date is not None) for m, _ in mains}) == 1:
+        # (periods written alike: a fiscal quarter and a calendar date do not order by their numbers)
+        facts.main, facts.main_text = max(reversed(mains), key=lambda r: _period_key(r[0]))
     for aside in reversed(asides):
         written, a, b = _company_as_written(aside, names)
         if not written:
             continue
         if not _company_as_written(aside[:a] + " " + aside[b:], names)[0]:  # one company, not "amzn or aapl?"
+            if not facts.company or not names_in(facts.company, _aliases_of(written, names)):
+                # back to a company asked earlier: the period asked of it too
+                facts.main, facts.main_text = None, ""
+                recent = _own_period(facts, _aliases_of(written, names), previous, names) or recent
             facts.company, facts.refocused = written, True
         break
     if scope_company and (not facts.company or not names_in(facts.company, _aliases_of(scope_company, names))):
-        # the scope wins over an earlier question about another company, and so does its period
+        # the scope wins over an earlier question about another company, and so does its period,
+        # else the period the thread asked of the scope's company (a chat limited to Oracle's and
+        # eBay's 10-Ks: "Oracle's revenue per employee" is of the fiscal year asked of Oracle)
         facts.company = scope_company
+        facts.main, facts.main_text = None, ""  # (the periods were asked of another company)
         if scope_period:
             facts.period, facts.period_text = None, ""
+        else:
+            recent = _own_period(facts, _aliases_of(scope_company, names), previous, names) or recent
     if facts.period is None and scope_period:
         found = find_periods(scope_period).mentions
         if found:
@@ -430,6 +459,22 @@ def thread_facts(previous: list[str], names: Iterable[str], scope_company: str =
     elif facts.period is not None:
         facts.later, facts.later_text = facts.period, facts.period_text
     return facts
+
+
+def _own_period(facts: ThreadFacts, aliases: set[str], previous: list[str], names: set[str]
+                ) -> list[tuple[PeriodMention, str]]:
+    """``facts`` about the company of ``aliases`` again: the periods the thread asked of it
+    (in questions about it alone) set as the thread's; the later one to compare, or [] when the
+    thread asked it none."""
+    low = {a.lower() for a in aliases}
+    own = [q for q in previous if names_in(q, aliases) and not {n.lower() for n in names_in(q, names)} - low]
+    mine = thread_facts(own, names) if own else None
+    if mine is None or mine.period is None:
+        return []
+    facts.period, facts.period_text = mine.period, mine.period_text
+    facts.quarter, facts.quarter_text = mine.quarter, mine.quarter_text
+    facts.main, facts.main_text = mine.main, mine.main_text
+    return [(mine.later or mine.period, mine.later_text or mine.period_text)]
 
 
 def _is_quarter(m: PeriodMention) -> bool:
@@ -444,11 +489,19 @@ def _period_key(m: PeriodMention) -> tuple[int, int, int]:
     return m.year or 0, m.quarter or 4, 0
 
 
+# a question asking the cause of what an answer found ("Why so high?", "what was behind it?")
+_ASKS_CAUSE = re.compile(r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:why|how\s+come)\b|\bwhat(?:'s|’s|\s+is|\s+was)?\s+"
+                         r"(?:drove|drives|driving|caused|causes|explains|behind)\b|\breasons?\s+(?:for|behind)\b", re.I)
+
+
 def _about_the_answer(question: str) -> bool:
     """A question only about the answer before it ("what drove that", "what drove the change
-    (gross margin %, Apple, Q3 2023)?"): no measure of its own, outside what was carried."""
+    (gross margin %, Apple, Q3 2023)?", "Why so high?"): no measure of its own, outside what
+    was carried; it asks about a figure, so a later bare follow-up ("And fiscal 2017?") asks
+    that figure again, not the question about it."""
     own = _CARRIED_TAIL.sub("", question)
-    return not measure_phrase(own) and bool(_REFERS_BACK.search(own) or _ABOUT_CHANGE.search(own))
+    return not measure_phrase(own) and bool(_REFERS_BACK.search(own) or _ABOUT_CHANGE.search(own)
+                                            or _ASKS_CAUSE.search(own))
 
 
 def _aliases_of(company: str, names: set[str]) -> set[str]:
@@ -921,6 +974,16 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
             _company_as_written(q, names)[0] or facts.company)) is None):
         span = None  # "LTM" of a fiscal year is that year: the words stay as asked
     names_none = not (periods.mentions or periods.latest or shift or alone or ytd or span or names_month(q))
+    lead_words = _LEAD_RE.match(q)
+    bare_phrase = bool(lead_words and lead_words.group(0).strip() and not _WH_START.match(q[lead_words.end():]))
+    if (names_none and facts.looked_back() and facts.main is not None and not bare_phrase
+            and not _THAT_PERIOD.search(q) and not _THOSE_PERIOD.search(q)):
+        # "What did that do to the bottom line?", "Operating margin for the quarter?" after the
+        # thread looked back a year: a question of its own is about the period the thread is about
+        # (not "what about its debt?", nor "that quarter": the one just asked)
+        facts.period, facts.period_text = facts.main, facts.main_text
+        if _is_quarter(facts.main):
+            facts.quarter, facts.quarter_text = facts.main, facts.main_text
     if names_none and facts.period is not None and not _is_quarter(facts.period) and facts.quarter is not None \
             and _THE_QUARTER.search(q) and not re.search(r"(?i)\b(?:year|yr|annual|twelve\s+months)\b", q):
         # "which offering grew fastest in the quarter?" after the full-year guide: the quarter the
@@ -1024,12 +1087,25 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     # long question naming neither reads as a new one: "Describe the principal risk factors ...")
     # (counted in the words typed: a period written out for the search is longer)
     typed_periods = find_periods(question).mentions
-    about_none = bool(previous and facts.company and not new_company and periods.mentions
+    about_none = bool(previous and facts.company and not new_company
                       and len((_sentence_at(question, typed_periods[0].start) if typed_periods else
-                               _sentence_at(q, periods.mentions[0].start)).split()) <= 14
+                               _sentence_at(q, periods.mentions[0].start) if periods.mentions else
+                               _sentence_at(question, len(question.rstrip()) - 1)).split()) <= 14
                       and not _CROSS_COMPANY.search(q))
     is_followup = bool(FOLLOWUP_RE.search(q) or _COMPARE_RE.search(q) or shift or alone or ytd or span or latest_named
                        or about_none or len(question.split()) <= 8 or (names_none and _THE_QUARTER.search(q)))
+    if (names_none and concept_terms and not run_periods and latest_named is None and company_here and facts.company
+            and not _same_company(company_here, facts.company, names, company_of) and not _COMPARING.search(q)):
+        # "What's Oracle's revenue per employee?" after Oracle's fiscal 2018 and eBay's 2020: a
+        # question of its own about a company asked earlier is about the period asked of it
+        # (a bare "Same for Oracle" asks the thread's question, in the thread's period)
+        own = [p for p in previous
+               if (w := _company_as_written(p, names)[0]) and _same_company(w, company_here, names, company_of)
+               and all(_same_company(n, company_here, names, company_of) for n in names_in(p, names))]
+        mine = thread_facts(own, names) if own else None
+        if mine is not None and mine.period is not None:
+            facts.period, facts.period_text = mine.period, mine.period_text
+            facts.later, facts.later_text = mine.later, mine.later_text
     has_company = bool(new_company)
     # ("who did they name as CEO in aug 2022": a month of its own, no period of the thread's)
     has_period = bool(periods.mentions) or periods.latest or names_month(q)
@@ -1069,7 +1145,10 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
         against = bool(period_text and (shift.against or _COMPARE_RE.search(q) or _CHANGE_FROM.search(q)
                                         or re.search(r"(?i)\bcomparable\b", shift.text)))
     elif alone and facts.period is not None:
-        new_period = in_quarter(facts.period, alone.quarter)
+        # "what about Q1?" after Q2 2023 and the same quarter a year earlier: Q1 of the year the
+        # thread is about, not of the year it looked back to
+        new_period = in_quarter(facts.main if facts.looked_back() and facts.main is not None else facts.period,
+                                alone.quarter)
         if new_period is not None and alone.years:  # "Q2 last year"
             new_period = shift_mention(new_period, PeriodShift(years=alone.years))
         period_text = mention_text(new_period) if new_period else ""
@@ -1179,7 +1258,11 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     company = new_company or facts.company
     measure = _carried_measure(q, rest_words, previous)
     carried_after = ""
-    if measure and _VERB_FORM.fullmatch(rest_words[-1]):
+    if _ANSWER_IS_SUBJECT.search(q) and not measure_phrase(q) and not _ABOUT_CHANGE.search(q):
+        # "was that more or less than in 2016?", "what share of the half is that?": the answer
+        # given is the subject, so the thread's measure is what is asked (beside the question)
+        carried_after, measure = measure or _latest_measure(previous), ""
+    elif measure and _VERB_FORM.fullmatch(rest_words[-1]):
         # "what was actually spent in 2020?": the words end in a verb, no subject the measure is
         # written after ("spent capex"); it is carried beside the question instead
         carried_after, measure = measure, ""
@@ -1303,6 +1386,12 @@ def _rewrite(question: str, previous: list[str], names: Iterable[str], scope_com
     return out
 
 
+# the answer given as the subject of the question ("was that more or less", "what share of the
+# half is that", "is it higher")
+# ("that" as the answer, not the word before a thing: "what was that litigation?")
+_ANSWER_IS_SUBJECT = re.compile(r"\b(?:was|is|were|are)\s+(?:that|it|this)(?=\s*(?:[?.!,;:]|$|(?:more|less|higher|lower|"
+                                r"bigger|smaller|larger|greater|above|below|up|down|still|also|really|then|than|vs|in|for|"
+                                r"of|compared|relative|a|an|the)\b))|\b(?:that|it|this)\s+(?:was|is)\b", re.I)
 # a verb's past form ("spent", "reported"): no subject of the thread's measure
 _VERB_FORM = re.compile(r"(?i)[a-z]{2,}ed|spent|paid|made|sold|grew|fell|rose|lost|got|took|brought|built|kept|held|"
                         r"gave|won|cut|put|set|did|had|was|were")
@@ -1406,13 +1495,40 @@ def _carried_measure(q: str, rest_words: list[str], previous: list[str]) -> str:
         # "next quarter's Azure growth?" after "what Azure growth rate …": the thread's phrase,
         # shortened; its measure completes it (a topic word like "growth" included)
         return latest
-    if any(w.lower() in _TOPIC_WORDS for w in rest_words):
+    if any(w.lower() in _TOPIC_WORDS for w in rest_words) or pointed_thing(q):
         return ""
     # a count asked ("global streaming memberships") or a measure word mistyped ("subscription
     # revnue") is a measure of its own, not a subject of the thread's
     if any(w.lower() in COUNT_WORDS or (len(w) >= 5 and near_spelling(w.lower(), MEASURE_WORDS)) for w in rest_words):
         return ""
     return _latest_measure(previous)
+
+
+# "those fires", "these lawsuits": things an answer mentioned, pointed at by their own noun
+_POINTED = re.compile(r"\b(?:those|these)\s+(?:(?:two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)\s+)?"
+                      r"(?P<noun>[A-Za-z][\w-]*)", re.I)
+# nouns that point at figures or at subjects of a measure, not at things of their own
+_FIGURE_NOUNS = {"figure", "figures", "number", "numbers", "amount", "amounts", "one", "ones", "value", "values",
+                 "results", "answers", "totals", "metrics", "measures", "ratios", "items", "lines", "two", "three",
+                 "four", "five", "segments", "businesses", "units", "divisions", "regions", "products", "categories",
+                 "companies", "firms", "filings", "docs", "documents", "reports", "sources", "pages", "quotes",
+                 "quarters", "qtrs", "years", "yrs", "months", "periods", "weeks", "days", "dates", "halves"}
+
+
+def pointed_thing(question: str) -> str:
+    """The thing a question points at by its own noun ("How big were those fires?" -> "fires"):
+    something an earlier answer mentioned, which the question is about, not a subject of the
+    thread's measure; "" when it points at figures, periods or measures ("those two", "those
+    quarters", "those margins")."""
+    for m in _POINTED.finditer(question):
+        noun = m.group("noun")
+        # "those"/"these" take a plural: a singular word after a count is the verb
+        # ("how did those two compare?"), not a thing
+        plural = noun.lower().endswith("s") and not noun.lower().endswith("ss")
+        if (plural and noun.lower() not in _FIGURE_NOUNS and not is_period_word(noun) and not measure_phrase(noun)
+                and not near_spelling(noun.lower(), MEASURE_WORDS)):
+            return noun
+    return ""
 
 
 def _latest_measure(previous: list[str]) -> str:

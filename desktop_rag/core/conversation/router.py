@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from desktop_rag.core.conversation.styles import is_style_only, only_layout_words, style_request
 from desktop_rag.core.domain.companies import names_in
-from desktop_rag.core.domain.measures import measure_phrase
+from desktop_rag.core.domain.measures import PEOPLE_WORDS, measure_phrase
 from desktop_rag.core.domain.periods import find_periods, is_period_word, period_run, relative_period
-from desktop_rag.core.domain.terms import content_terms
+from desktop_rag.core.domain.terms import content_terms, tokenize
 
 CONVERSATION = "conversation"
 RETRIEVE = "retrieve"
@@ -88,8 +88,16 @@ _SUMMARY_VERB = re.compile(r"\b(?:summari[sz]e|summary|sum\s+(?:\w+\s+){0,2}?up|
 # what a summary is of, beside its verb: "sum up the trend in two lines", "summarise the key takeaways"
 _SUMMARY_OF = re.compile(r"\b(?:the\s+)?(?:key\s+|main\s+)?(?:trends?|picture|story|takeaways?|findings|gist|highlights|"
                          r"points|bits|parts|pieces)\b", re.I)
+# a count of the lines a layout has ("in two lines", "in 3 sentences")
+_LINES = re.compile(r"\b(?:in|as|into)\s+(?:one|two|three|four|five|\d)\s+(?:short\s+)?(?:lines?|sentences?|bullets?|points?)\b",
+                    re.I)
+# the parts of a filing a summary may ask for, which the filings hold ("the risk factors", "the MD&A")
+_FILING_PART = re.compile(r"\b(?:risks?|factors|proceedings|litigation|lawsuits?|md&a|controls?|properties|strategy|"
+                          r"competition|outlook|guidance|footnotes?|10-?[KQ]|8-?K|filings?)(?![\w-])", re.I)
 _POINTS_BACK = re.compile(r"\b(?:that|it|this)\b", re.I)
-_THOSE = re.compile(r"\b(?:those|these|them|the\s+two|both|the\s+(?:two\s+)?(?:answers|figures|numbers))\b", re.I)
+# ("the three quarters": the answers counted)
+_THOSE = re.compile(r"\b(?:those|these|them|the\s+(?:two|three|four|five|six)|both|the\s+(?:two\s+)?(?:answers|figures|"
+                    r"numbers))\b", re.I)
 
 
 @dataclass
@@ -128,7 +136,11 @@ def _compares_answers(q: str, previous: Sequence[str] = ()) -> bool:
     m = WHICH_RE.search(q)
     if not m:
         return False
-    rest = q[:m.start()] + " " + q[m.end():]
+    # (the words between "which" and the comparison name what is ranked: "which non-core item
+    # added back the most" ranks items the thread never asked about)
+    inner = m.group(0).split(None, 1)[1] if len(m.group(0).split()) > 1 else ""
+    inner = re.sub(r"\S+$", " ", inner)
+    rest = q[:m.start()] + " " + inner + " " + q[m.end():]
     if _THOSE.search(q) or re.search(r"\b[A-Za-z][\w&.'-]*\s+or\s+[A-Za-z]", rest):
         return True  # "them", "the two", "North America or International"
     asked = {t for p in previous for t in content_terms(p)}
@@ -156,6 +168,63 @@ _ARITHMETIC_ON_ANSWERS = re.compile(
     r"(?=\s*(?:$|[?.!,;:]|and\b|as\b|in\s+(?:\$|dollars|percent|%)))"
     r"|^\W*so\W+(?:(?:the|what'?s\s+the|what\s+is\s+the)\s+)?(?:total|combined|sum|all[-\s]in|in\s+total|altogether)\b",
     re.I)
+# Operations whose operands are answers given, named by pointing at them or by the measures the
+# thread asked: "by what percentage did it fall?", "roughly how many times bigger is Oracle's
+# workforce?", "the midpoint of the total charge range", and a figure divided by an answered
+# one ("revenue per employee", "what share of the half is that")
+_BETWEEN_ANSWERS = re.compile(
+    r"\bhow\s+many\s+times\b|\btimes\s+(?:as\s+)?(?:big|large|much|many|high|bigger|larger|higher|greater|more|"
+    r"the\s+size)\b|\bby\s+(?:what|how\s+(?:much|many))\s+(?:percent(?:age)?(?:\s+points?)?|%|pct)(?![\w-])|"
+    r"\bwhat\s+(?:percent(?:age)?|%)\s+(?:change|increase|decrease|decline|drop|rise|fall|move)\b|"
+    r"\bmid-?point\s+of\s+(?:the|that|this|those)\s+(?:[\w&'’-]+\s+){0,3}?range\b", re.I)
+# (what the figure is divided by: "per employee", not "per share", which filings print as a measure,
+# nor "per that 10-Q", "per the filing": according to it)
+_DIVIDED_BY = re.compile(r"\bper\s+(?!(?:diluted\s+|basic\s+|common\s+)?shares?\b|unit\b|(?:the|that|this|its|their|"
+                         r"our|my|a|an|each|every|management|filings?|reports?|10-?[KQ])\b)(?P<of>[A-Za-z][\w-]*)|"
+                         r"\b(?:share|portion|proportion|fraction|percent(?:age)?|%)\s+of\s+(?P<whole>(?:the|that|this|"
+                         r"those|these|it|them)\b(?:\s+[A-Za-z][\w-]*)?|[A-Za-z][\w-]*)", re.I)
+# the words of such an operation, and of its precision, which name no figure
+_OPERATION_WORDS = {"percentage", "percent", "pct", "point", "points", "times", "time", "bigger", "larger", "higher",
+                    "greater", "more", "smaller", "lower", "less", "big", "large", "fall", "fell", "drop", "dropped",
+                    "rise", "rose", "grow", "grew", "decline", "declined", "increase", "increased", "decrease",
+                    "decreased", "change", "changed", "move", "moved", "midpoint", "mid", "middle", "range", "share",
+                    "portion", "proportion", "fraction", "ratio", "roughly", "approximately", "approx", "around",
+                    "about", "alone", "per", "size", "billions", "billion", "millions", "million", "thousands", "bn",
+                    "mn"}
+
+
+def _operates_on_answers(q: str, previous: Sequence[str], names: Iterable[str], new_company: bool,
+                         new_period: bool) -> str:
+    """CONVERSATION when ``q`` asks an operation on answers given and names nothing the thread
+    did not ask (computed from them); BOTH when a figure it divides by is answered but the
+    other is new (a measure or period not asked yet); "" when it asks no such operation."""
+    between = _BETWEEN_ANSWERS.search(q)
+    divided = _DIVIDED_BY.search(q)
+    if not (between or divided) or new_company:
+        return ""
+    asked = _Asked(previous)
+    # the words describing the range an answer gave are no new figure ("the total charge range")
+    text = q[:between.start()] + " " + q[between.end():] if between and "range" in between.group(0).lower() else q
+    for n in sorted(names_in(text, names), key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9&]){re.escape(n)}(?:'s|’s)?(?![A-Za-z0-9&])", " ", text, flags=re.I)
+    for m in reversed(find_periods(text).mentions):
+        text = text[:m.start] + " " + text[m.end:]
+    new = [t for t in content_terms(text) if t not in _OPERATION_WORDS and t not in _GENERIC and not is_period_word(t)
+           and t not in asked]
+    if between:
+        return CONVERSATION if not new and not new_period else ""
+    assert divided is not None
+    whole = (divided.group("of") or divided.group("whole") or "").lower()
+    last = whole.split()[-1] if whole.split() else ""
+    # the whole is an answer given: pointed at, a period the thread asked ("the half"), or a
+    # figure it asked ("per employee")
+    answered = bool(_POINTS_BACK.search(whole) or _THOSE.search(whole)
+                    or (last and (is_period_word(last) or last in asked)))
+    if not answered:
+        return ""
+    return BOTH if new or new_period else CONVERSATION
+
+
 # "was that more than its operating cash flow?", "capex as % of revenue for each?": an answer
 # given (or each of them) set against a figure of words the thread has not asked
 _ANSWER_AS_SUBJECT = re.compile(
@@ -197,10 +266,13 @@ _RANKS = re.compile(r"\b(?:rank|ranked|ranking|order|sort|sorted|highest|lowest|
 
 
 def _nothing_new(q: str, previous: Sequence[str], names: Iterable[str], known_c: set[str], known_p: set[str],
-                 company_of: Mapping[str, str] | None, absent: Iterable[str], periods: Iterable[str]) -> bool:
+                 company_of: Mapping[str, str] | None, absent: Iterable[str], periods: Iterable[str],
+                 measures: bool = True) -> bool:
     """The message names no company, period or measure the thread's questions did not: a
     year alone counts as asked when a period of that year was ("'21 -> '22" after the year
-    ends of 2021 and 2022); a period relative to the thread's ("the year before") is new."""
+    ends of 2021 and 2022); a period relative to the thread's ("the year before") is new.
+    ``measures``: whether a measure counts (not in a summary, which groups answers under words
+    of its own: "the capital return and one-offs")."""
     comp, per = _entities(q, names, company_of)
     if comp - known_c or {a.lower() for a in absent if a} - known_c or relative_period(q):
         return False
@@ -210,9 +282,8 @@ def _nothing_new(q: str, previous: Sequence[str], names: Iterable[str], known_c:
     if any(not (k in known_p or (re.fullmatch(r"(?:FY)?(?:19|20)\d\d", k) and k[-4:] in known_years))
            for k in per - known_p):
         return False
-    asked = {t for p in previous for t in content_terms(p)}
-    return all(t in asked or any(len(t) >= 5 and a.startswith(t) for a in asked)
-               for t in content_terms(measure_phrase(q)))
+    asked = _Asked(previous)
+    return not measures or all(t in asked for t in content_terms(measure_phrase(q)))
 
 
 def _new_words(text: str, previous: Sequence[str], names: Iterable[str]) -> list[str]:
@@ -250,11 +321,34 @@ def _without_known(text: str, names: Iterable[str], known: set[str], company_of:
     return text
 
 
+class _Asked:
+    """What the thread's questions asked, however a message writes it again: the words typed
+    ("margin" of "operating margin", which the index folds into one token), their tokens
+    ("FCF" of "free cash flow"), a word written shorter ("members" of "memberships"), and one
+    count of people however named ("workforce" after "how many employees")."""
+
+    def __init__(self, previous: Iterable[str]) -> None:
+        texts = list(previous)
+        self.words = {w.lower() for p in texts for w in re.findall(r"[A-Za-z][\w&'-]+", p)}
+        self.terms = {t for p in texts for t in content_terms(p)}
+        self.people = bool(self.words & PEOPLE_WORDS)
+
+    def __contains__(self, word: object) -> bool:
+        w = str(word).lower()
+        if w in self.words or w in self.terms or (self.people and w in PEOPLE_WORDS):
+            return True
+        if len(w) >= 5 and any(a.startswith(w) for a in self.terms | self.words):
+            return True
+        tokens = tokenize(w)
+        return bool(tokens) and all(t in self.terms for t in tokens)
+
+
 def _without_asked_words(text: str, previous: list[str]) -> str:
     """``text`` without the words the thread's questions already used ("table the revenue
-    figures pls" after questions about revenue is a layout of what was answered)."""
-    asked = {w.lower() for p in previous for w in re.findall(r"[A-Za-z][\w&'-]+", p)}
-    return re.sub(r"[A-Za-z][\w&'-]+", lambda m: " " if m.group(0).lower() in asked else m.group(0), text)
+    figures pls" after questions about revenue is a layout of what was answered; "restate
+    Oracle's FCF" after its free cash flow)."""
+    asked = _Asked(previous)
+    return re.sub(r"[A-Za-z][\w&'-]+", lambda m: " " if m.group(0) in asked else m.group(0), text)
 
 
 def route(question: str, previous_standalone: list[str], answered: int, names: Iterable[str],
@@ -284,6 +378,15 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
     if _SUMMARY_VERB.search(q) and is_style_only(_SUMMARY_OF.sub(" ", _SUMMARY_VERB.sub(
             " as a list ", _without_known(q, names, known_c, company_of)))):
         return Route(CONVERSATION, "asks for a summary of what was said, naming nothing new", "summary")
+    filing_part = _FILING_PART.search(_without_asked_words(q, previous_standalone))
+    if (_SUMMARY_VERB.search(q) and (style_request(q) not in (None, "detailed") or _LINES.search(q)) and not filing_part
+            and _nothing_new(q, previous_standalone, names, known_c, known_p, company_of, absent_companies, periods,
+                             measures=False)):
+        # "Summarize the capital return and one-offs in three bullets": a summary laid out in
+        # bullets or lines, naming no company or period the thread did not ask, is of what was
+        # said, whatever words it groups the answers under ("condense the risk factors into two
+        # bullets" asks a part of a filing the thread never read)
+        return Route(CONVERSATION, "asks for a summary of what was said, laid out, naming nothing new", "summary")
     if is_style_only(q) and style_request(q) == "detailed":
         # a longer answer needs the passages again, beside the one given
         return Route(BOTH, "asks for a more detailed answer: the filings are read again", "restyle")
@@ -295,15 +398,17 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
         return Route(CONVERSATION, "says to use only what was already answered",
                      "compare" if compares else "summary")
     laid_out = style_request(q)
-    if laid_out and laid_out != "detailed" and not _ASKS.search(q) and _nothing_new(q, previous_standalone, names, known_c, known_p,
+    if laid_out and laid_out != "detailed" and not _ASKS.search(q) and not filing_part and _nothing_new(q, previous_standalone, names, known_c, known_p,
                                                               company_of, absent_companies, periods):
         # "grid the amzn/intc/msft capex numbers", "bullet the three Nike GM moves, oldest year
         # first": a layout of figures the thread answered, naming no company, period or measure
         # it did not ask (every answer is laid out, not only the last)
         return Route(CONVERSATION, "asks for a layout of what was answered, naming nothing new", "summary")
-    if _RESTATE.search(q) and only_layout_words(_RESTATE_WORDS.sub(" ", _RESTATE.sub(" ", _without_asked_words(
+    if _RESTATE.search(q) and not _POINTS_AT_ANSWERS.search(q) and only_layout_words(_RESTATE_WORDS.sub(" ", _RESTATE.sub(" ", _without_asked_words(
             _without_known(q, names, known_c, company_of), previous_standalone)))):
-        return Route(CONVERSATION, "asks to restate what was answered, naming nothing new", "restyle")
+        # "restate Oracle's FCF in billions": the answer of the measure it names, not the last one
+        return Route(CONVERSATION, "asks to restate what was answered, naming nothing new",
+                     "recall" if measure_phrase(q) else "restyle")
     if RECALL_RE.search(q):
         task = "summary" if SUMMARY_RE.search(q) else "recall"
         return Route(CONVERSATION, "asks about what was already said", task)
@@ -325,6 +430,18 @@ def route(question: str, previous_standalone: list[str], answered: int, names: I
                 or relative_period(q)):
             # "midpoint of that range?", "so total cash returned?": computed from the answers given
             return Route(CONVERSATION, "computes from the answers already given, naming nothing new", "compare")
+    comp, per = _entities(q, names, company_of)
+    for named in periods:
+        per |= _period_keys(named)
+    operated = _operates_on_answers(q, previous_standalone, names,
+                                    bool(comp - known_c or {a.lower() for a in absent_companies if a} - known_c),
+                                    bool(per - known_p or relative_period(q)))
+    if operated == CONVERSATION:
+        # "by what percentage did it fall?", "how many times bigger is Oracle's workforce?"
+        return Route(CONVERSATION, "computes from the answers already given, naming nothing new", "compare")
+    if operated == BOTH:
+        # "what's Oracle's revenue per employee?" after its headcount: the answer, and the filings
+        return Route(BOTH, "divides a figure not answered yet by an answer given")
     if (_ANSWER_AS_SUBJECT.search(q) or (_FOR_EACH.search(q) and not WHICH_RE.search(q))) \
             and _new_words(q, previous_standalone, names):
         # "was that more than its operating cash flow?": the answer given, and a figure the filings hold

@@ -14,7 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_rag.core.conversation.arithmetic import MIDPOINT, SUM, Operand, compute, operation, principal, range_in
+from desktop_rag.core.conversation.arithmetic import (
+    DIFFERENCE,
+    GROWTH,
+    MIDPOINT,
+    RATIO,
+    SUM,
+    Operand,
+    compute,
+    dated_pair,
+    operation,
+    principal,
+    range_in,
+)
 from desktop_rag.core.conversation.history import HistoryStore, StoredMessage
 from desktop_rag.core.conversation.memory import Fact, MemoryStore, facts_from
 from desktop_rag.core.conversation.rewrite import Rewrite, rewrite_followup
@@ -22,6 +34,7 @@ from desktop_rag.core.conversation.router import BOTH, CONVERSATION, RECALL_RE, 
 from desktop_rag.core.conversation.styles import STANDARD, apply_style, is_style_only, strip_style, style_request
 from desktop_rag.core.domain.companies import names_in
 from desktop_rag.core.domain.company_terms import LibraryTerms, companies_named_by_terms, library_terms, short_name
+from desktop_rag.core.domain.measures import PEOPLE_WORDS
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.domain.page_labels import cited_page
 from desktop_rag.core.domain.periods import FiscalCalendar, find_periods
@@ -316,10 +329,10 @@ class ConversationSession:
 
     @staticmethod
     def _matching(question: str, facts: list[Fact], k: int) -> list[Fact]:
-        terms = set(content_terms(question))
+        terms = _terms(question)
         scored = []
         for i, f in enumerate(facts):
-            overlap = len(terms & set(content_terms(f.question + " " + f.statement)))
+            overlap = len(terms & _terms(f.question + " " + f.statement))
             if overlap:
                 scored.append((overlap, i, f))
         scored.sort(key=lambda s: (-s[0], -s[1]))
@@ -339,6 +352,13 @@ class ConversationSession:
             return "", []
         if op == MIDPOINT and range_in(facts[-1].statement):
             used = [facts[-1]]
+        elif op in (GROWTH, DIFFERENCE) and _ONE_ANSWER.search(question) and (pair := dated_pair(facts[-1].statement)):
+            # "by what percentage did it fall?": the change within the latest answer, which gives
+            # both figures with their periods ("$3,825 million in fiscal 2018, from $9,335 million in
+            # fiscal 2017")
+            operands = [Operand(period, figure) for period, figure in pair]
+            text = compute(question, operands)
+            return (text, [facts[-1]]) if text else ("", [])
         elif op == SUM:
             count = re.search(r"\b(?:those|these|the|all)\s+(two|three|four|five|[2-5])\b", question, re.I)
             n = {"two": 2, "three": 3, "four": 4, "five": 5}.get(count.group(1).lower(), 0) or int(count.group(1)) \
@@ -347,6 +367,11 @@ class ConversationSession:
         else:
             used = self._matching(self._with_company_names(question), facts, 2)
             used = used if len(used) == 2 else facts[-2:]
+            named = set(content_terms(self._with_company_names(question)))
+            first = [f for f in used if named & set(content_terms(f.question))]
+            if op == RATIO and len(first) == 1:
+                # "how many times bigger is Oracle's workforce?": Oracle's figure over the other
+                used = [first[0], *[f for f in used if f is not first[0]]]
         operands = [Operand(f.question, p) for f in used if (p := principal(f.statement)) is not None]
         if len(operands) != len(used) and not (op == MIDPOINT and len(used) == 1):
             return "", []
@@ -431,6 +456,16 @@ def conversation_json(answer: Answer) -> dict[str, Any]:
         "verified_attempt": attempt or None,
         "notes": list(answer.notes),
     }
+
+
+def _terms(text: str) -> set[str]:
+    """The content terms of ``text``, a company's people counted as one thing however named
+    ("workforce", "headcount", "employees")."""
+    return {"employees" if t in PEOPLE_WORDS else t for t in content_terms(text)}
+
+
+# a message pointing at one answer ("did it fall", "that"), not at several ("those", "the two")
+_ONE_ANSWER = re.compile(r"\b(?:it|that|this)\b(?!\s+(?:two|three|both))", re.I)
 
 
 def _unique(cites: list[Citation]) -> list[Citation]:

@@ -37,7 +37,7 @@ _STYLE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                            # "as 4 short lines": one line a point
                            r"|\bas\s+(?:\d{1,2}|two|three|four|five|six)\s+(?:(?:short|quick|brief|plain)\s+)?lines\b", re.I)),
     ("concise", re.compile(r"\b(?:be\s+)?(?:concise(?:ly)?|brief(?:ly)?|shorter|short\s+(?:answer|version)|in\s+short|"
-                           r"keep\s+it\s+short|in\s+(?:one|a|a\s+single)\s+sentence|(?:in\s+)?(?:one|a\s+single)[-\s]line(?:r)?|"
+                           r"keep\s+(?:it|them|answers|replies|things)\s+(?:short|brief)|in\s+(?:one|a|a\s+single)\s+sentence|(?:in\s+)?(?:one|a\s+single)[-\s]line(?:r)?|"
 
                            r"one[-\s]sentence|tl;?dr|just\s+the\s+(?:number|figure))\b", re.I)),
     ("detailed", re.compile(r"\b(?:in\s+(?:more\s+)?detail|detailed|more\s+detail|elaborate|longer|"
@@ -77,11 +77,25 @@ _AUDIENCE = re.compile(r"\b(?:for|to)\s+(?:my|our|the|a|an)\s+(?:[\w-]+\s+){0,2}
                        r"audience|ic|cio|cfo|ceo|desk|chat|update)\b", re.I)
 
 
+# how long the style holds ("from here", "from now on", "going forward"): part of the request, no question
+_DURATION = re.compile(r"\b(?:from\s+(?:here|now|this\s+point|this\s+message)(?:\s+on(?:wards?)?)?(?:\s+out)?|"
+                       r"going\s+forward|henceforth|onwards?|for\s+the\s+rest\s+of\s+(?:this|the|our)\s+"
+                       r"(?:chat|conversation|thread|session)|until\s+I\s+say\s+otherwise)\b", re.I)
+
+
+# the unit and precision a figure is written in ("in billions", "in $bn, one decimal"): how it
+# is laid out, not what it is
+_UNITS = re.compile(r"(?:\b(?:in|into|as|to)\s+)?(?:\$\s?)?\b(?:(?:billions?|millions?|thousands?|trillions?|bn|mn|mm|"
+                    r"dollars|usd|percent(?:ages?)?|pct)\b|%)(?:\s*,?\s*(?:to\s+)?(?:one|two|three|\d)\s+"
+                    r"(?:decimals?|decimal\s+places?|dp)\b)?", re.I)
+
+
 def is_style_only(text: str) -> bool:
-    """True when the message asks for a style and nothing else ("Make that a table.")."""
+    """True when the message asks for a style and nothing else ("Make that a table.", "Keep it
+    short from here.")."""
     if style_request(text) is None:
         return False
-    rest = _AUDIENCE.sub(" ", text)
+    rest = _UNITS.sub(" ", _DURATION.sub(" ", _AUDIENCE.sub(" ", text)))
     for _, rx in _STYLE_PATTERNS:
         rest = rx.sub(" ", rest)
     rest = _STYLE_ONLY_WORDS.sub(" ", rest)
@@ -90,8 +104,9 @@ def is_style_only(text: str) -> bool:
 
 def only_layout_words(text: str) -> bool:
     """True when ``text`` holds nothing but the words of a layout request ("the figures as a
-    sentence"), whether or not it names a style."""
-    rest = _AUDIENCE.sub(" ", text)
+    sentence", "FCF in billions" once the figure asked is taken out), whether or not it names
+    a style."""
+    rest = _UNITS.sub(" ", _DURATION.sub(" ", _AUDIENCE.sub(" ", text)))
     for _, rx in _STYLE_PATTERNS:
         rest = rx.sub(" ", rest)
     rest = _STYLE_ONLY_WORDS.sub(" ", rest)

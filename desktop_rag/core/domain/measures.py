@@ -55,6 +55,10 @@ COUNT_WORDS = frozenset({
     "hotels", "rooms", "members", "memberships", "subscribers", "subscriptions", "customers", "accounts", "users",
     "households", "units", "vehicles", "deliveries", "aircraft", "countries", "patents", "holders", "days",
 })
+# The words for a company's people, which count one thing however a question names it ("how
+# many employees", "its workforce", "headcount")
+PEOPLE_WORDS = frozenset({"employees", "employee", "headcount", "workforce", "people", "staff", "associates",
+                          "personnel", "workers"})
 # ...unless the label prices them: "revenue per member", "average cost per store", "share price"
 _PRICED = re.compile(r"\b(revenue|revenues|sales|income|cost|costs|expense|expenses|price|prices|value|amount|fees?|"
                      r"compensation|salar(?:y|ies)|wages?|dividends?|earnings|per|proceeds|capital|equity|premium)\b|\$",
@@ -82,13 +86,21 @@ def _norm(word: str) -> str:
 _IDIOM = re.compile(r"\b(?:top|bottom)[-\s]?line\b", re.I)
 
 
+# measures asked by their verb: "how much stock did they buy back" asks the buybacks, "how much
+# had it declared per share" the dividends
+# (not a bank's "repurchase agreements", a borrowing)
+_BY_VERB = re.compile(r"\b(?:buy(?:ing)?\s+back|bought\s+back|repurchas(?:e|ed|ing)(?!\s+(?:agreements?|obligations?|"
+                      r"facilit))|declared?\s+(?:\w+\s+){0,2}?per\s+(?:common\s+)?share)\b", re.I)
+
+
 def measure_phrase(text: str) -> str:
     """The first measure ``text`` names, as written ("segment operating income", "R&D",
-    "provision for credit losses", "top line"); "" when it names none."""
-    idiom = _IDIOM.search(text)
+    "provision for credit losses", "top line", "buy back"); "" when it names none."""
     found = _measure_words_phrase(text)
-    if idiom and (not found or text.find(found) > idiom.start()):
-        return idiom.group(0)
+    for rx in (_IDIOM, _BY_VERB):
+        other = rx.search(text)
+        if other and (not found or text.find(found) > other.start()):
+            found = other.group(0)
     return found
 
 

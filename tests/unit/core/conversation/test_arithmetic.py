@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.conversation.arithmetic import Operand, compute, figures_in, operation, principal, range_in
+from desktop_rag.core.conversation.arithmetic import (
+    Operand,
+    compute,
+    dated_pair,
+    figures_in,
+    operation,
+    principal,
+    range_in,
+)
 
 
 def _ops(*pairs: tuple[str, str]) -> list[Operand]:
@@ -68,3 +76,22 @@ def test_nothing_is_computed_when_the_operands_are_not_clear() -> None:
                  ("Same capex question for FedEx FY23", "Capex was $6,174 million."))
     assert compute("so which is more capital intensive?", capex) == ""
     assert compute("which of those was bigger?", capex).startswith("Larger: $6,174 million")
+
+
+def test_a_change_asked_of_one_answer_runs_between_the_two_figures_it_dates() -> None:
+    # "By what percentage did it fall?" after an answer giving both years
+    pair = dated_pair("Net income was $3,825 million in fiscal 2018, down from $9,335 million in fiscal 2017.")
+    assert [(p, f.text) for p, f in pair] == [("fiscal 2018", "$3,825 million"), ("fiscal 2017", "$9,335 million")]
+    out = compute("By what percentage did it fall?", [Operand(p, f) for p, f in pair])
+    assert out.startswith("Change: -$5,510 million (-59.0%)")
+    # figures without their periods: which is the later one is not clear
+    assert dated_pair("Net income was $3,825 million, down from $9,335 million.") == []
+
+
+def test_a_count_of_people_is_a_figure_and_a_ratio_of_two_counts_is_computed() -> None:
+    assert [f.text for f in figures_in("As of May 31, 2018, we employed approximately 137,000 full-time employees")] == \
+        ["137,000"]
+    ops = _ops(("How many employees did Oracle have at the end of fiscal 2018?", "About 137,000 full-time employees."),
+               ("and eBay at the end of 2020?", "Approximately 12,700 people."))
+    assert operation("Roughly how many times bigger is Oracle's workforce?") == "ratio"
+    assert compute("Roughly how many times bigger is Oracle's workforce?", ops).startswith("Ratio: 137,000 / 12,700 = 10.79")

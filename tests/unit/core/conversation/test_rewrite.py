@@ -273,6 +273,16 @@ def test_a_question_about_the_previous_answer_keeps_the_thread_s_measure() -> No
     assert rewrite_followup("And in 2022?", risk, NAMES).standalone == "What did Apple say about currency risk in 2022?"
 
 
+@pytest.mark.parametrize("why", ["Why so high (Oracle, fiscal 2018)?", "And why (Oracle, fiscal 2018)?",
+                                 "What caused such a high figure (Oracle, fiscal 2018)?"])
+def test_a_bare_follow_up_after_a_why_question_asks_the_figure_again(why: str) -> None:
+    # "Why so high?" asks the cause of the answer before it: "And fiscal 2017?" asks that figure
+    # for fiscal 2017, not why it was high
+    prev = ["What was Oracle's effective tax rate in fiscal 2018?", why]
+    out = rewrite_followup("And fiscal 2017?", prev, {"oracle", "ORCL"})
+    assert out.standalone == "What was Oracle's effective tax rate in fiscal 2017?"
+
+
 def test_how_much_a_change_added_asks_the_thread_s_measure() -> None:
     prev = ["nii for the qtr (JPMorgan Chase & Co., Q2 2023)?", "provision for credit losses (JPMorgan Chase & Co, Q2 2023)?"]
     out = rewrite_followup("anything on first republic? how much did it add", prev, {"jpmorgan", "JPM"},
@@ -929,3 +939,86 @@ def test_the_thread_s_measure_is_carried_beside_a_question_ending_in_a_verb() ->
     prev = ["What was PG&E's net loss in 2020?", "What capex does the utility expect for 2021 (PG&E)?"]
     out = rewrite_followup("how does that compare with what was actually spent in 2020?", prev, ORCL)
     assert out.standalone == "how does that compare with what was actually spent in 2020 (capex, PG&E)?"
+
+
+# -- blind threads on pool filings (eval/threads_pool_t2.jsonl), with examples of our own --------------------
+ORACLE_EBAY = ["How many employees did Oracle have at the end of fiscal 2018?",
+               "How many employees did eBay have at the end of 2020?"]
+OE_NAMES = {"oracle", "ORCL", "ebay", "EBAY"}
+
+
+def test_a_company_asked_earlier_comes_back_with_the_period_asked_of_it() -> None:
+    q = "What's Oracle's revenue per employee?"
+    # a question of its own about it
+    assert rewrite_followup(q, ORACLE_EBAY, OE_NAMES).standalone == "What's Oracle's revenue per employee (fiscal 2018)?"
+    # after an aside about it, answered from the conversation
+    aside = rewrite_followup("What was its revenue?", ORACLE_EBAY, OE_NAMES,
+                             asides=["Roughly how many times bigger is Oracle's workforce?"])
+    assert aside.standalone == "What was its revenue (Oracle, fiscal 2018)?"
+    # in a chat limited to both companies' filings, the scope read as the company named
+    scoped = rewrite_followup("What was total revenue?", ORACLE_EBAY, OE_NAMES, "Oracle Corporation", "")
+    assert scoped.standalone == "What was total revenue (Oracle Corporation, fiscal 2018)?"
+    # a bare swap asks the thread's question, in the thread's period
+    assert rewrite_followup("Same for Oracle", ORACLE_EBAY, OE_NAMES).standalone == \
+        "How many employees did Oracle have at the end of 2020?"
+
+
+def test_a_question_of_a_dozen_words_naming_no_company_is_about_the_thread_s() -> None:
+    prev = ["What was PG&E Corporation's net income in 2017?", "What was PG&E Corporation's net income in 2016?"]
+    names = {"pg&e", "PG&E Corporation", "PCG"}
+    # (the Utility: a subsidiary the thread's filings print, no other company)
+    labels = {n.lower(): frozenset({"utility"}) for n in names}
+    out = rewrite_followup("What was behind the big drop in the Utility's O&M expense?", prev, names, labels=labels)
+    # (a change asked about is explained by the later year's filing)
+    assert out.standalone == "What was behind the big drop in the Utility's O&M expense (PG&E Corporation, 2017)?"
+    ebay = ["What were eBay's net revenues in Q2 2023?"]
+    out = rewrite_followup("GMV was down though, right? So how did revenue still grow?", ebay, {"ebay", "EBAY"})
+    assert out.standalone == "GMV was down though, right? So how did revenue still grow (eBay, Q2 2023)?"
+
+
+EBAY_YOY = ["What were eBay's net revenues in Q2 2023?", "What were eBay's net revenues in Q2 2022?"]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # after a look back a year, a question of its own is about the period the thread is about
+    ("Operating margin for the quarter?", "Operating margin for the quarter (eBay, Q2 2023)?"),
+    ("Any legal exposure I should know about?", "Any legal exposure I should know about (eBay, Q2 2023)?"),
+    # ... and a quarter named without its year is of that year, not of the year looked back to
+    ("what about Q1?", "What were eBay's net revenues in Q1 2023?"),
+    # ... but "that quarter" and a bare "what about ...?" are about the quarter just asked
+    ("operating margin that qtr?", "operating margin in Q2 2022 (eBay)?"),
+    ("What about its operating margin?", "What was eBay's operating margin in Q2 2022?"),
+])
+def test_a_look_back_is_a_comparison_not_a_move_of_the_thread(question: str, expected: str) -> None:
+    assert rewrite_followup(question, EBAY_YOY, {"ebay", "EBAY"}).standalone == expected
+
+
+def test_a_question_about_a_consequence_after_a_look_back_is_about_the_thread_s_year() -> None:
+    prev = ["What was Oracle's effective tax rate in fiscal 2018?", "Why so high (Oracle, fiscal 2018)?",
+            "What was Oracle's effective tax rate in fiscal 2017?"]
+    out = rewrite_followup("What did that do to the bottom line?", prev, {"oracle", "ORCL"})
+    assert out.standalone == "What did that do to the bottom line (Oracle, fiscal 2018)?"
+
+
+@pytest.mark.parametrize(("question", "prev", "expected"), [
+    ("was that more or less than in 2016?",
+     ["What dividends did PG&E declare per share in 2017?"],
+     "was that more or less in 2017 than in 2016 (dividends, PG&E)?"),
+    ("And in Q2 alone — what share of the half is that?", ["How much stock did eBay repurchase in the first half of 2023?"],
+     "And in Q2 2023 alone — what share of the half is that (repurchase, eBay)?"),
+    ("was it still loss-making?", ["What was Amazon's International segment operating income in Q3 2023?"],
+     "was it still loss-making (segment operating income, Amazon, Q3 2023)?"),
+    # "that" before a thing points at the thing, not at the answer
+    ("What was that litigation?", ["What was Oracle's operating income in fiscal 2022?"],
+     "What was that litigation (Oracle, fiscal 2022)?"),
+])
+def test_an_answer_as_the_subject_asks_the_thread_s_measure(question: str, prev: list[str], expected: str) -> None:
+    assert rewrite_followup(question, prev, {"pg&e", "ebay", "amazon", "oracle"}).standalone == expected
+
+
+def test_a_thing_pointed_at_by_its_own_noun_is_not_a_subject_of_the_measure() -> None:
+    from desktop_rag.core.conversation.rewrite import pointed_thing
+    assert pointed_thing("How big were those fires?") == "fires"
+    assert pointed_thing("How did those two compare?") == ""
+    assert pointed_thing("And those quarters?") == ""
+    assert pointed_thing("What about those margins?") == ""

@@ -271,3 +271,73 @@ def test_pointing_words_with_something_new_ask_the_filings(question: str) -> Non
 def test_turns_about_earlier_answers(question: str, prev: list[str], kind: str) -> None:
     r = route(question, prev, len(prev), NAMES)
     assert r.kind == kind, r.reason
+
+
+# -- blind threads on pool filings (eval/threads_pool_t2.jsonl), with examples of our own --------------------
+def test_a_word_the_thread_typed_is_no_new_subject_however_the_index_folds_it() -> None:
+    # "margin" was asked as "operating margin" (one token to the index), "FCF" as "free cash flow"
+    prev = ["What were eBay's net revenues for fiscal 2020?", "What was operating margin for eBay in fiscal 2020?"]
+    r = route("Put the revenue and margin numbers for both years in a small table.", prev, 2, {"ebay"})
+    assert r.kind == CONVERSATION, r.reason
+    fcf = ["What was Oracle's free cash flow in fiscal 2018?", "What was eBay's capex in 2020?"]
+    assert route("Restate Oracle's FCF.", fcf, 2, {"oracle", "ebay"}).kind == CONVERSATION
+    # ... a measure never asked is still new
+    assert route("Restate Oracle's revenue.", fcf, 2, {"oracle", "ebay"}).kind == RETRIEVE
+
+
+def test_a_unit_is_a_layout_of_a_figure() -> None:
+    fcf = ["What was Oracle's free cash flow in fiscal 2018?", "What was eBay's capex in 2020?"]
+    r = route("Restate Oracle's FCF in billions.", fcf, 2, {"oracle", "ebay"})
+    # the answer of the measure named is restated, not the last one given
+    assert (r.kind, r.task) == (CONVERSATION, "recall"), r.reason
+    assert route("Restate Oracle's FCF in $bn, one decimal", fcf, 2, {"oracle", "ebay"}).kind == CONVERSATION
+
+
+EMPLOYEES = ["How many employees did Oracle have at the end of fiscal 2018?", "and eBay at the end of 2020 (employees)?"]
+
+
+@pytest.mark.parametrize(("question", "prev", "periods", "kind"), [
+    # an operation between answers given, pointed at or named by the measures the thread asked
+    ("By what percentage did it fall?", ["What was Oracle's net income in fiscal 2018 and 2017?"], [], CONVERSATION),
+    ("Roughly how many times bigger is Oracle's workforce?", EMPLOYEES, [], CONVERSATION),
+    ("how many times larger is Oracle's headcount?", EMPLOYEES, [], CONVERSATION),
+    ("What's the midpoint of the total charge range, in billions?",
+     ["How much will Oracle's restructuring cost?", "how much of that is cash?"], [], CONVERSATION),
+    # a new figure divided by an answered one: the answer, and the filings for the new figure
+    ("What's Oracle's revenue per employee?", EMPLOYEES, [], BOTH),
+    ("And in Q2 alone — what share of the half is that?", ["How much stock did Oracle buy back in the first half of 2023?"],
+     ["Q2 2023"], BOTH),
+    # ... not "per share" (a measure filings print) nor "per that 10-Q" (according to it)
+    ("What were Oracle's dividends per share?", ["What was Oracle's EPS in fiscal 2018?"], [], RETRIEVE),
+    ("did the Cerner deal close per that 10-Q, and for how much?", EMPLOYEES, [], RETRIEVE),
+    # ... nor an operation on a figure nobody asked
+    ("how many times bigger is Oracle's backlog?", EMPLOYEES, [], RETRIEVE),
+])
+def test_operations_on_answers_given(question: str, prev: list[str], periods: list[str], kind: str) -> None:
+    r = route(question, prev, len(prev), {"oracle", "ebay"}, periods=periods)
+    assert r.kind == kind, r.reason
+
+
+def test_what_a_ranking_ranks_is_read_between_which_and_its_comparison() -> None:
+    prev = ["What did PG&E earn in Q2 2023 on a GAAP basis?", "What were PG&E's core earnings in Q2 2023?"]
+    # the items ranked were never asked: the filings rank them
+    r = route("Which non-core item added back the most in the quarter?", prev, 2, {"pg&e"})
+    assert r.kind == RETRIEVE, r.reason
+    # "the three quarters" counts the answers given
+    three = ["What was Apple's revenue in Q1 2023?", "and Q2 2023?", "and Q3 2023?"]
+    assert route("which of the three quarters was highest?", three, 3, NAMES).kind == CONVERSATION
+    assert route("which quarter was highest?", three, 3, NAMES).kind == CONVERSATION
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    # a summary laid out in bullets or lines groups the answers under words of its own
+    ("Summarize the capital return and one-offs in three bullets.", CONVERSATION),
+    ("sum up the buyback and restructuring story in two lines", CONVERSATION),
+    # ... but a part of a filing the thread never read is the filings', and so is a new period
+    ("Summarize the risk factors in three bullets.", RETRIEVE),
+    ("Summarize the capital return for 2021 in three bullets.", RETRIEVE),
+])
+def test_a_laid_out_summary_is_of_what_was_said(question: str, kind: str) -> None:
+    prev = ["How much stock did Apple repurchase in Q3 2023?", "What did Apple's restructuring cost in Q3 2023?",
+            "Any legal exposure I should know about (Apple, Q3 2023)?"]
+    assert route(question, prev, 3, NAMES).kind == kind

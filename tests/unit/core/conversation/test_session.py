@@ -247,6 +247,26 @@ def test_arithmetic_on_earlier_answers_is_computed_from_them(tmp_path: Path) -> 
     mem.close()
 
 
+def test_a_change_or_a_ratio_of_answers_given_is_computed_from_their_figures(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    hist, mem = HistoryStore(path), MemoryStore(path)
+    s = ConversationSession(hist, mem, [APPLE, INTEL])
+    engine = ScriptedEngine(["Apple's effective tax rate was 24.1% in Q3 2023.",
+                             "Net income was $19,442 million in Q3 2023, down from $19,881 million in Q3 2022.",
+                             "Apple had about 161,000 full-time employees.", "Intel had approximately 124,800 employees."])
+    s.ask(engine, "What was Apple's effective tax rate in Q3 2023?")
+    s.ask(engine, "What did that do to the bottom line?")
+    fell = s.ask(engine, "By what percentage did it fall?")
+    # the change within the latest answer, not between it and the tax rate before it
+    assert len(engine.asked) == 2 and "-$439 million (-2.2%)" in fell.answer
+    s.ask(engine, "How many employees did Apple have in Q3 2023?")
+    s.ask(engine, "and Intel?")
+    times = s.ask(engine, "Roughly how many times bigger is Apple's workforce?")
+    assert len(engine.asked) == 4 and "Ratio: 161,000 / 124,800 = 1.29" in times.answer
+    hist.close()
+    mem.close()
+
+
 def test_a_thread_without_periods_is_about_the_cited_filing_s_period(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite"
     hist, mem = HistoryStore(path), MemoryStore(path)

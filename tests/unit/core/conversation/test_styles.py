@@ -131,3 +131,16 @@ def test_a_medium_and_an_order_are_layout_words() -> None:
 ])
 def test_a_style_clause_is_stripped_whole(text: str, expected: str) -> None:
     assert strip_style(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # how long the style holds is part of its request: "from here." was searched as a question
+    ("Keep it short from here. How much did they spend on buybacks that year?",
+     "How much did they spend on buybacks that year?"),
+    ("Be brief going forward. What was capex?", "What was capex?"),
+    ("Use bullets from here on out. And dividends?", "And dividends?"),
+    ("Keep answers short from this point on. capex?", "capex?"),
+])
+def test_how_long_a_style_holds_is_part_of_its_request(text: str, expected: str) -> None:
+    assert strip_style(text) == expected
+    assert is_style_only(text.split(". ")[0] + ".")

@@ -71,3 +71,12 @@ def test_how_much_a_part_sold_asks_its_sales() -> None:
     assert asked_measures("How much did the Missiles and Fire Control segment sell in FY2021?") == {"revenue"}
     assert asked_measures("What EBIT did the North America segment report?") == {"ebit"}
     assert asked_measures("How many units were sold in 2021?") == set()
+
+
+def test_a_measure_asked_by_its_verb() -> None:
+    # "How much stock did they buy back?" asks a measure of its own: the thread's is not carried
+    assert measure_phrase("How much stock did they buy back in 2020?") == "buy back"
+    assert measure_phrase("How much stock did eBay repurchase in the first half of 2023?") == "repurchase"
+    assert measure_phrase("How much had it declared per share in 2017?") == "declared per share"
+    # a bank's repurchase agreements are a borrowing, not a buyback
+    assert measure_phrase("repurchase agreements at year end") == ""
