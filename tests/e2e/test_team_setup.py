@@ -158,7 +158,7 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
         assert all(w in done.stderr for w in ((words,) if isinstance(words, str) else words)), (args, done.stderr)
         assert "Traceback" not in done.stderr and not any(pw in done.stderr for pw in PASSWORDS.values())
 
-    fails(5, "You can read this library but not add to it", "--library", url("bob"), "ingest", str(pdf))
+    fails(5, "You can read this library but not change it", "--library", url("bob"), "ingest", str(pdf))
     fails(5, "carol may not read the team library", "--library", url("carol"), "docs",
           environ={"PGPASSWORD": "carol-pw"})
     fails(5, "team init: alice is an editor of the team library", "team", "init", url("alice"))

@@ -19,7 +19,7 @@ import numpy as np
 from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import url_secrets, without_secrets
 
-READ_ONLY_MESSAGE = "You can read this library but not add to it."
+READ_ONLY_MESSAGE = "You can read this library but not change it."
 # where a team library's password goes (libpq reads all three by itself)
 PASSWORD_PLACES = ("the password goes in ~/.pgpass (on Windows %APPDATA%\\postgresql\\pgpass.conf), the PGPASSWORD "
                    "environment variable or a service file, never in the URL (docs/team-library-setup.md)")

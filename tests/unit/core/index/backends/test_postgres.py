@@ -195,7 +195,7 @@ def test_reader_may_search_but_not_add(tmp_path: Path, team_url: str, fake_embed
     reader = Library(tmp_path / "r", Settings(), fake_embedder, location=team_url.replace("postgres@", "alice@"))
     assert not reader.store.can_write()
     assert reader.lexical_search(tokenize("net sales"), 5)
-    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not add to it"):
+    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not change it"):
         _ingest(reader, [write_pdf(tmp_path / "b" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)])
     with pytest.raises(ReadOnlyLibrary):
         reader.remove(reader.documents()[0].doc_id)

@@ -185,7 +185,7 @@ def test_each_role_is_told_what_it_may_not_do(tmp_path: Path, team_url: str, fak
     assert not isinstance(denied.value, ReadOnlyLibrary)
     reader = PostgresStore(_role(team_url, "rosa", READER_ROLE), Settings())
     assert not reader.can_write()
-    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not add to it"):
+    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not change it"):
         reader.set_manifest_values(note="x")
     reader.close()
     manifest = library_manifest(Settings(), fake_embedder)
