@@ -169,6 +169,11 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
           environ={"PGPASSFILE": str(tmp_path / "none")})
     fails(3, "There is no database nosuch", "--library", url("alice", "nosuch"), "docs",
           environ={"PGPASSWORD": PASSWORDS["alice"]})
+    # the page's ~/.pgpass has alice's password for research only: no password is found for
+    # nosuch (the server never says whether it exists), and the message says the name may be wrong
+    fails(4, ("refused the login of alice: fe_sendauth: no password supplied",
+              "for the database research, not for nosuch: the database name in the URL may be wrong"),
+          "--library", url("alice", "nosuch"), "docs")
     fails(3, "Cannot reach the team library", "--library", url("alice").replace(str(port), str(_free_port())), "docs")
     fails(2, "the password goes in ~/.pgpass", "--library", url("alice") + "&password=alice-pw", "docs")
 

@@ -108,8 +108,10 @@ def _reason(exc: BaseException) -> str:
     lines = [" ".join(line.split()) for line in str(exc).splitlines() if line.strip()]
     last = max((i for i, line in enumerate(lines) if " failed: " in line), default=None)
     if last is None:
-        return "; ".join(lines) or type(exc).__name__
-    return "; ".join([lines[last].rsplit(" failed: ", 1)[1], *lines[last + 1:]])
+        words = "; ".join(lines) or type(exc).__name__
+    else:
+        words = "; ".join([lines[last].rsplit(" failed: ", 1)[1], *lines[last + 1:]])
+    return words[:-1] if words.endswith(".") and not words.endswith("..") else words  # the caller ends the sentence
 
 
 def url_user(url: str) -> str:
@@ -140,11 +142,84 @@ def url_database(url: str) -> str:
 _LOGIN_REFUSED = re.compile(
     r"authentication failed|no password supplied|password is required|role \".*?\" does not exist|"
     r"not permitted to log in|no pg_hba\.conf entry|pg_hba\.conf rejects|valid client certificate|"
-    r"certificate authentication", re.I)
+    r"certificate authentication|could not (?:open|read) certificate file|private key", re.I)
+# of those, a certificate login's: the server wants a client certificate (a pg_hba.conf `cert`
+# line) or refused the one given, or libpq could not use this desktop's certificate or key
+_CLIENT_CERTIFICATE = re.compile(
+    r"valid client certificate|certificate authentication|could not (?:open|read) certificate file|private key", re.I)
 _NO_DATABASE = re.compile(r"database \".*?\" does not exist", re.I)
 # the server's certificate or TLS itself (the desktop checks the certificate: sslmode=verify-full)
 _TLS = re.compile(r"certificate|root\.crt|sslrootcert|does not support SSL|SSL (?:was )?required|tlsv1 alert|"
                   r"handshake", re.I)
+
+
+def _passfile(params: dict[str, Any]) -> Path:
+    """The password file libpq reads for a connection: the string's passfile=, PGPASSFILE, else
+    ~/.pgpass (on Windows %APPDATA%\\postgresql\\pgpass.conf)."""
+    named = params.get("passfile") or os.environ.get("PGPASSFILE")
+    if named:
+        return Path(str(named)).expanduser()
+    if os.name == "nt":
+        return Path(os.environ.get("APPDATA", "")) / "postgresql" / "pgpass.conf"
+    return Path.home() / ".pgpass"
+
+
+def _passfile_fields(line: str) -> list[str]:
+    """A password file's line split at its unescaped colons, ``\\:`` and ``\\\\`` unescaped."""
+    fields, field, escaped = [], "", False
+    for ch in line:
+        if escaped:
+            field, escaped = field + ch, False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ":":
+            fields.append(field)
+            field = ""
+        else:
+            field += ch
+    return [*fields, field]
+
+
+def _other_database_hint(url: str) -> str:
+    """When libpq found no password: whether the password file has the login's password on this
+    server for other databases only, as a misspelled database name in the URL does (the server
+    is never asked, so it cannot say there is no such database)."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error:
+        return ""
+    if params.get("service") or os.environ.get("PGSERVICE"):
+        return ""  # the service file names the server and database: not worked out here
+    hosts = [h if h and not h.startswith("/") else "localhost"
+             for h in str(params.get("host") or os.environ.get("PGHOST") or "").split(",")]
+    port = str(params.get("port") or os.environ.get("PGPORT") or "5432").split(",")[0]
+    user, database, path = url_user(url), url_database(url), _passfile(params)
+    try:
+        lines = path.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    others: list[str] = []
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = _passfile_fields(line)
+        if len(fields) < 5:
+            continue
+        f_host, f_port, f_db, f_user = fields[:4]
+        if f_host not in ("*", *hosts) or f_port not in ("*", port) or f_user not in ("*", user):
+            continue
+        if f_db in ("*", database):
+            return ""  # a line for this database: not the cause
+        if f_db not in others:
+            others.append(f_db)
+    if not others:
+        return ""
+    try:
+        shown = f"~/{path.relative_to(Path.home()).as_posix()}"
+    except ValueError:
+        shown = str(path)
+    return (f"{shown} has {user}'s password on this server for the database {' and '.join(others)}, not for "
+            f"{database}: the database name in the URL may be wrong")
 
 
 def connection_error(url: str, exc: BaseException) -> LibraryUnavailable:
@@ -154,9 +229,17 @@ def connection_error(url: str, exc: BaseException) -> LibraryUnavailable:
     text, where, reason = " ".join(str(exc).split()), redact(url), _reason(exc)
     if _LOGIN_REFUSED.search(text):
         user = url_user(url)
+        if _CLIENT_CERTIFICATE.search(text):
+            check = (f"check {user}'s client certificate and its key (the URL's sslcert= and sslkey=, else "
+                     "~/.postgresql/postgresql.crt and postgresql.key; the certificate's common name is the login, "
+                     "signed by a CA the server trusts; the key readable by its owner alone)")
+        else:
+            check = f"check {user}'s password where this desktop keeps it ({PASSWORD_PLACES})"
+        database = _other_database_hint(url) if re.search(r"no password supplied", text, re.I) else ""
+        advice = f"{database}; otherwise {check}" if database else check[0].upper() + check[1:]
         return LibraryLoginFailed(
-            f"The team library at {where} refused the login of {user}: {reason}. Check {user}'s password where this "
-            f"desktop keeps it ({PASSWORD_PLACES}), or ask the library's administrator whether {user} may log in.")
+            f"The team library at {where} refused the login of {user}: {reason}. {advice}, or ask the library's "
+            f"administrator whether {user} may log in.")
     if _NO_DATABASE.search(text):
         return LibraryUnavailable(
             f"There is no database {url_database(url)} at {where} ({reason}): check the URL, or create the team "
