@@ -6,6 +6,8 @@ blocks the page marks ``<!-- test: NAME -->`` are run as written.
   --admin-url`` creating the database, the extension and the roles, the connection strings it
   prints (no password in them); then each failure with its message and exit code (3 unreachable,
   4 login refused, 5 not allowed), and the password found in each of its three places.
+  Without sslmode=verify-full the commands work and say once that the server's identity is not
+  checked; a misspelled database with the password in ~/.pgpass says the name may be wrong.
 - TLS (the wheel's server is built without SSL, so this part needs a packaged PostgreSQL that
   has it, and skips without one): the page's test CA and server certificate, its server settings
   and ``pg_hba.conf`` lines, then ``sslmode=verify-full`` from the desktop: trusted when the CA's
@@ -141,6 +143,10 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
     assert re.search(rf"alice +editor +postgresql://alice@127\.0\.0\.1:{port}/research\?sslmode=disable$", out, re.M)
     assert re.search(rf"bob +reader +postgresql://bob@127\.0\.0\.1:{port}/research\?sslmode=disable$", out, re.M)
     assert not any(pw in out + init.stderr for pw in PASSWORDS.values())
+    # no sslmode=verify-full: said once for each login (the superuser's and the owner's), on stderr
+    unchecked = "this desktop does not check the server's identity"
+    assert init.stderr.count(unchecked) == 2, init.stderr
+    assert f"at postgresql://postgres@127.0.0.1:{port}/postgres is reached with sslmode=disable" in init.stderr
     # what the page shows is what it prints (its server and TLS setting for this one's)
     shown = doc_block("init-output").replace("db.firm.local:5432", f"127.0.0.1:{port}")
     assert out == shown.replace("sslmode=verify-full", "sslmode=disable")
@@ -150,6 +156,7 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
     assert added.returncode == 0, added.stderr
     listed = _cli(tmp_path / "bob", "--library", url("bob"), "docs", env=env)
     assert listed.returncode == 0 and "2023 Q3 AAPL.pdf" in listed.stdout and "1 document(s)" in listed.stdout
+    assert listed.stderr.count(unchecked) == 1 and unchecked not in listed.stdout, listed.stderr
 
     # each failure: its own words and its own exit code, never a traceback
     def fails(code: int, words: str | tuple[str, ...], *args: str, environ: dict[str, str] = env) -> None:
@@ -215,7 +222,7 @@ def _packaged_server_with_tls() -> Path | None:
 
 def test_tls_with_the_test_ca_and_verify_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from desktop_rag.core.index.backends import LibraryLoginFailed, LibraryUnavailable
-    from desktop_rag.core.index.backends.postgres import connect
+    from desktop_rag.core.index.backends.postgres import connect, identity_notice
     from desktop_rag.settings import Settings
 
     bin_dir = _packaged_server_with_tls()
@@ -248,6 +255,7 @@ def test_tls_with_the_test_ca_and_verify_full(tmp_path: Path, monkeypatch: pytes
         def tls_in_use(url: str) -> bool:
             conn = connect(url, settings)
             try:
+                assert identity_notice(conn, url) == ""  # verify-full: checked, nothing to warn about
                 row = conn.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone()
                 return bool(row and row[0])
             finally:

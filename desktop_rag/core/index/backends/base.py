@@ -86,6 +86,9 @@ class LibraryStore(Protocol):
     # document is written with its embeddings in one transaction (never lexical-only).
     searches_in_store: bool
     location: str  # "" for this computer, else the redacted server URL
+    # "" or, for a server whose certificate this desktop does not check (no sslmode=verify-full),
+    # a sentence saying so, for the person using the library (a warning: it still works)
+    identity_notice: str
 
     def close(self) -> None: ...
     def snapshot(self) -> AbstractContextManager[None]: ...

@@ -49,7 +49,7 @@ import select
 import struct
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -491,16 +491,26 @@ def person_url(url: str, user: str) -> str:
             + (f"?{'&'.join(kept)}" if kept else ""))
 
 
-def _verifies_server(url: str) -> bool:
-    """Whether the URL has the desktop check the server's certificate and name (or never
-    leaves this computer: a loopback address or a Unix socket)."""
-    try:
-        params = conninfo_to_dict(url)
-    except psycopg.Error:
-        return False
-    hosts = str(params.get("host") or "").split(",")
-    local = all(h in ("", "localhost", "127.0.0.1", "::1") or h.startswith("/") for h in hosts)
-    return local or params.get("sslmode") == "verify-full"
+# the sslmodes with which libpq checks the server's certificate against the trusted CA
+# (verify-full: and the host name against the certificate)
+CHECKED_SSLMODES = ("verify-full", "verify-ca")
+
+
+def identity_notice(conn: psycopg.Connection[Any], url: str) -> str:
+    """"" when this connection checked the server's identity (an sslmode of ``CHECKED_SSLMODES``,
+    wherever it came from: the URL, a service file, PGSSLMODE) or never left this computer (a
+    Unix socket, where TLS does not apply); else a sentence that it did not, for the person
+    using it (a warning: a test server without TLS still works)."""
+    host = conn.info.host or ""
+    if host.startswith(("/", "@")):
+        return ""
+    options = {o.keyword.decode(): (o.val or b"").decode() for o in conn.pgconn.info}
+    mode = options.get("sslmode") or "prefer"
+    if mode in CHECKED_SSLMODES:
+        return ""
+    return (f"Warning: the team library at {redact(url)} is reached with sslmode={mode}: this desktop does not check "
+            "the server's identity (its certificate), so another machine could pose as the server. Connection "
+            f"strings with sslmode=verify-full have it checked ({SETUP_DOC}).")
 
 
 def _missing_roles(conn: psycopg.Connection[Any]) -> list[str]:
@@ -518,14 +528,19 @@ def _create_extension(conn: psycopg.Connection[Any]) -> None:
                          ) from exc
 
 
-def _admin_setup(admin_url: str, settings: Settings, owner: str, dbname: str) -> list[str]:
+def _admin_setup(admin_url: str, settings: Settings, owner: str, dbname: str,
+                 notify: Callable[[str], None]) -> list[str]:
     """What of ``team init`` only a superuser may do, as the superuser of ``admin_url``: the
     library's database (made for ``owner``), the vector extension in it (pgvector is not a
     trusted extension) and the two group roles, which ``owner`` may then grant to people
-    (ADMIN OPTION). Returns what was done."""
+    (ADMIN OPTION). Returns what was done; ``notify`` is told when the server's identity is
+    not checked (``identity_notice``)."""
     admin, done = url_user(admin_url), []
     conn = connect(admin_url, settings)
     try:
+        notice = identity_notice(conn, admin_url)
+        if notice:
+            notify(notice)
         row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
         if not (row and row[0]):
             raise LibraryPermissionDenied(
@@ -581,7 +596,7 @@ def _check_owner(conn: psycopg.Connection[Any], where: str) -> None:
 
 def init_team_library(
     url: str, settings: Settings, manifest: dict[str, Any], admin_url: str | None = None,
-    readers: Sequence[str] = (), editors: Sequence[str] = (),
+    readers: Sequence[str] = (), editors: Sequence[str] = (), notify: Callable[[str], None] = lambda _m: None,
 ) -> str:
     """Create (or complete, or upgrade) a team library, as the role of ``url``, who owns it:
     the schema, tables, indexes and grants, with this desktop's manifest; then grant the
@@ -589,16 +604,20 @@ def init_team_library(
     string on the same server) first does what only a superuser may (``_admin_setup``: the
     database, the vector extension, the group roles). Idempotent; refuses a database that
     already holds a library built with another embedder, and anyone but the owner. Returns
-    what was done and each person's connection string (no secret in any)."""
+    what was done and each person's connection string (no secret in any); ``notify`` is told,
+    once for each of the two URLs, when the server's identity is not checked (``identity_notice``)."""
     check_url(url)
     if admin_url:
         check_url(admin_url)
     m, efc = server_index_params(settings)
     halfvec = settings.library.server_hnsw_halfvec
     owner, dbname, where = url_user(url), url_database(url), redact(url)
-    done = _admin_setup(admin_url, settings, owner, dbname) if admin_url else []
+    done = _admin_setup(admin_url, settings, owner, dbname, notify) if admin_url else []
     conn = connect(url, settings)
     try:
+        notice = identity_notice(conn, url)
+        if notice:
+            notify(notice)
         _check_owner(conn, where)
         if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
             try:
@@ -680,9 +699,6 @@ def init_team_library(
         lines.append(f"Nobody has a role yet. Grant one: main.py team init URL --reader NAME --editor NAME (each NAME "
                      f"a login role: in psql, CREATE ROLE NAME LOGIN; \\password NAME). Each person's connection "
                      f"string: {person_url(url, 'NAME')}")
-    if not _verifies_server(url):
-        lines.append("Note: this URL does not ask for sslmode=verify-full: nobody checks that the server is the firm's, "
-                     f"and passwords may cross the network in the clear. See {SETUP_DOC}.")
     return "\n".join(lines)
 
 
@@ -844,6 +860,8 @@ class PostgresStore:
         self.local_paths = LocalPaths(local_dir / "team_files.json" if local_dir is not None else None)
         # a filter of at most this many rows is searched exactly (read at connect: where the vectors are)
         self.exact_scan_rows = EXACT_SCAN_ROWS_TOASTED
+        # "" or the warning that this desktop does not check the server's identity (read at connect)
+        self.identity_notice = ""
         self._connection()  # fail now, with a clear message, when the server is unreachable
 
     # -- connection ---------------------------------------------------------------------
@@ -888,6 +906,7 @@ class PostgresStore:
             raise
         self._conn = conn
         self._session = {}
+        self.identity_notice = identity_notice(conn, self.url)
         self._dense_order = _index_order(row[2])
         self.exact_scan_rows = _exact_scan_rows(float(row[3] or 0), int(row[4] or 0))
         return self._conn
