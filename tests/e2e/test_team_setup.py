@@ -11,8 +11,10 @@ blocks the page marks ``<!-- test: NAME -->`` are run as written.
 - TLS (the wheel's server is built without SSL, so this part needs a packaged PostgreSQL that
   has it, and skips without one): the page's test CA and server certificate, its server settings
   and ``pg_hba.conf`` lines, then ``sslmode=verify-full`` from the desktop: trusted when the CA's
-  certificate is given or in ``~/.postgresql/root.crt``; refused, in words, for another host
-  name, without the CA, or without TLS.
+  certificate is given or in ``~/.postgresql/root.crt`` (and no warning); refused, in words, for
+  another host name, without the CA, or without TLS. Then the page's certificate login: its
+  client certificate, CA setting and ``cert`` lines; the login with the certificate, and without
+  it refused with a word about the certificate.
 """
 
 from __future__ import annotations
@@ -276,6 +278,24 @@ def test_tls_with_the_test_ca_and_verify_full(tmp_path: Path, monkeypatch: pytes
                                                      alice="not-her-password")))
         with pytest.raises(LibraryLoginFailed, match="password authentication failed"):
             connect(base, settings)
+
+        # a certificate login: the page's client certificate, the server's CA and cert lines
+        made = subprocess.run(["bash", "-euo", "pipefail", "-c", doc_block("client-cert")], cwd=certs,
+                              capture_output=True, text=True, timeout=120)
+        assert made.returncode == 0, made.stderr
+        shutil.copy(certs / "test-ca.crt", server.pgdata / "ca.crt")
+        (server.pgdata / "ca.crt").chmod(0o644)
+        server.own(server.pgdata / "ca.crt")
+        (server.pgdata / "pg_hba.conf").write_text("local all all trust\n" + doc_block("pg-hba-cert")
+                                                   + doc_block("pg-hba"))
+        psql(server, "CREATE ROLE carol LOGIN;")
+        psql(server, doc_block("client-ca"))
+        carol = base.replace("alice@", "carol@")
+        assert tls_in_use(f"{carol}&sslcert={certs / 'carol.crt'}&sslkey={certs / 'carol.key'}")
+        with pytest.raises(LibraryLoginFailed, match=r"refused the login of carol: .*certificate.* Check carol's "
+                                                     r"client certificate and its key") as no_cert:
+            connect(carol, settings)  # no certificate given, none in ~/.postgresql
+        assert "pgpass" not in str(no_cert.value)
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)

@@ -695,6 +695,8 @@ def init_team_library(
         width = max(len(name) for name, _ in people)
         lines += [f"  {name:<{width}}  {'editor' if editor else 'reader'}  {person_url(url, name)}"
                   for name, editor in people]
+        lines.append("Someone who logs in with a client certificate instead of a password adds the certificate and its "
+                     "key to their string: &sslcert=PATH&sslkey=PATH.")
     else:
         lines.append(f"Nobody has a role yet. Grant one: main.py team init URL --reader NAME --editor NAME (each NAME "
                      f"a login role: in psql, CREATE ROLE NAME LOGIN; \\password NAME). Each person's connection "
