@@ -49,10 +49,23 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+_told: set[str] = set()
+
+
+def _warn_once(msg: str) -> None:
+    """A warning said once a run however often it comes up (a team server whose identity this
+    desktop does not check: the library opened again, the superuser's and the owner's logins)."""
+    if msg and msg not in _told:
+        _told.add(msg)
+        _err(msg)
+
+
 def _workspace(ns: argparse.Namespace):  # -> Workspace (imports torch: keep lazy)
     from desktop_rag.core.workspace import Workspace
 
-    return Workspace(ns.data_dir, ns.models_dir, library=getattr(ns, "library_location", None))
+    ws = Workspace(ns.data_dir, ns.models_dir, library=getattr(ns, "library_location", None))
+    _warn_once(ws.library.store.identity_notice)
+    return ws
 
 
 def _check_index(ws) -> bool:
@@ -364,7 +377,7 @@ def cmd_team_init(ns: argparse.Namespace) -> int:
     embedder = Embedder(e.model, models_dir(ns.models_dir), e.batch_size, e.backend, embedder_cache_dir(data))
     try:
         print(init_team_library(ns.url, settings, library_manifest(settings, embedder), admin_url=ns.admin_url,
-                                readers=ns.readers, editors=ns.editors))
+                                readers=ns.readers, editors=ns.editors, notify=_warn_once))
     except PasswordInUrl:
         raise
     except ValueError as exc:
@@ -385,6 +398,7 @@ def cmd_library(ns: argparse.Namespace) -> int:
     folder = data_dir(ns.data_dir)
     settings = Settings.load(folder)
     server = PostgresStore(ns.url, settings, local_dir=folder / "index")  # remembers where pushed files are
+    _warn_once(server.identity_notice)
     local = IndexStore(folder / "index")
     source, target = (local, server) if ns.library_command == "push" else (server, local)
     try:

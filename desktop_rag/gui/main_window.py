@@ -186,6 +186,7 @@ class MainWindow(QMainWindow):
         self.model_job: Job | None = None
         self.model_name = ""
         self.errors: list[str] = []  # every error shown to the user (read by tests)
+        self.warnings: list[str] = []  # every warning shown to the user (read by tests)
         self.last_answer: Answer | None = None
         self._closing = False
         self._closed = False
@@ -524,6 +525,14 @@ class MainWindow(QMainWindow):
     def show_error(self, title: str, message: str, details: str = "") -> None:
         """A non-blocking dialog; the full traceback (if any) is behind "Show Details"."""
         self.errors.append(message)
+        self._warning_box(title, message, details)
+
+    def show_warning(self, title: str, message: str) -> None:
+        """A non-blocking dialog about something that works but should not be so (not an error)."""
+        self.warnings.append(message)
+        self._warning_box(title, message)
+
+    def _warning_box(self, title: str, message: str, details: str = "") -> None:
         log.warning("%s: %s", title, message)
         if self._closed:
             return
@@ -562,6 +571,12 @@ class MainWindow(QMainWindow):
             self._set_docs(docs)
             if self.library_notice:
                 self.show_error("Team library unavailable", self.library_notice)
+            # a team server whose certificate this desktop does not check: said once, at start
+            # (a warning: the library is open and works)
+            unchecked = self.ws.library.store.identity_notice if self.ws.library.on_server else ""
+            if unchecked:
+                self.show_warning("Team server not verified", unchecked)
+                self.library_status.setToolTip(unchecked)
             if mismatch and self.ws.library.on_server:  # never re-index a team library from one desktop
                 self.show_error("This desktop cannot use the team library",
                                 "The team library was built with other settings:\n" + "\n".join(mismatch)

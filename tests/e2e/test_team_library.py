@@ -137,7 +137,7 @@ def test_reader_is_refused_with_a_plain_message(team: dict, filings: dict[str, P
     reader_url = team["url"].replace("postgres@", "carol@")
     proc = run_cli(tmp_path, "ingest", str(filings["notes"]), url=reader_url)
     assert proc.returncode == 5
-    assert "You can read this library but not add to it" in proc.stderr
+    assert "You can read this library but not change it" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert _ok(run_cli(tmp_path, "search", "--json", "net sales", url=reader_url)).stdout
 

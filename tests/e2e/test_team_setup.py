@@ -6,11 +6,15 @@ blocks the page marks ``<!-- test: NAME -->`` are run as written.
   --admin-url`` creating the database, the extension and the roles, the connection strings it
   prints (no password in them); then each failure with its message and exit code (3 unreachable,
   4 login refused, 5 not allowed), and the password found in each of its three places.
+  Without sslmode=verify-full the commands work and say once that the server's identity is not
+  checked; a misspelled database with the password in ~/.pgpass says the name may be wrong.
 - TLS (the wheel's server is built without SSL, so this part needs a packaged PostgreSQL that
   has it, and skips without one): the page's test CA and server certificate, its server settings
   and ``pg_hba.conf`` lines, then ``sslmode=verify-full`` from the desktop: trusted when the CA's
-  certificate is given or in ``~/.postgresql/root.crt``; refused, in words, for another host
-  name, without the CA, or without TLS.
+  certificate is given or in ``~/.postgresql/root.crt`` (and no warning); refused, in words, for
+  another host name, without the CA, or without TLS. Then the page's certificate login: its
+  client certificate, CA setting and ``cert`` lines; the login with the certificate, and without
+  it refused with a word about the certificate.
 """
 
 from __future__ import annotations
@@ -141,6 +145,10 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
     assert re.search(rf"alice +editor +postgresql://alice@127\.0\.0\.1:{port}/research\?sslmode=disable$", out, re.M)
     assert re.search(rf"bob +reader +postgresql://bob@127\.0\.0\.1:{port}/research\?sslmode=disable$", out, re.M)
     assert not any(pw in out + init.stderr for pw in PASSWORDS.values())
+    # no sslmode=verify-full: said once for each login (the superuser's and the owner's), on stderr
+    unchecked = "this desktop does not check the server's identity"
+    assert init.stderr.count(unchecked) == 2, init.stderr
+    assert f"at postgresql://postgres@127.0.0.1:{port}/postgres is reached with sslmode=disable" in init.stderr
     # what the page shows is what it prints (its server and TLS setting for this one's)
     shown = doc_block("init-output").replace("db.firm.local:5432", f"127.0.0.1:{port}")
     assert out == shown.replace("sslmode=verify-full", "sslmode=disable")
@@ -150,6 +158,7 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
     assert added.returncode == 0, added.stderr
     listed = _cli(tmp_path / "bob", "--library", url("bob"), "docs", env=env)
     assert listed.returncode == 0 and "2023 Q3 AAPL.pdf" in listed.stdout and "1 document(s)" in listed.stdout
+    assert listed.stderr.count(unchecked) == 1 and unchecked not in listed.stdout, listed.stderr
 
     # each failure: its own words and its own exit code, never a traceback
     def fails(code: int, words: str | tuple[str, ...], *args: str, environ: dict[str, str] = env) -> None:
@@ -158,7 +167,7 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
         assert all(w in done.stderr for w in ((words,) if isinstance(words, str) else words)), (args, done.stderr)
         assert "Traceback" not in done.stderr and not any(pw in done.stderr for pw in PASSWORDS.values())
 
-    fails(5, "You can read this library but not add to it", "--library", url("bob"), "ingest", str(pdf))
+    fails(5, "You can read this library but not change it", "--library", url("bob"), "ingest", str(pdf))
     fails(5, "carol may not read the team library", "--library", url("carol"), "docs",
           environ={"PGPASSWORD": "carol-pw"})
     fails(5, "team init: alice is an editor of the team library", "team", "init", url("alice"))
@@ -169,6 +178,11 @@ def test_set_up_with_passwords_on_a_fresh_server(fresh_server: PgServer, tmp_pat
           environ={"PGPASSFILE": str(tmp_path / "none")})
     fails(3, "There is no database nosuch", "--library", url("alice", "nosuch"), "docs",
           environ={"PGPASSWORD": PASSWORDS["alice"]})
+    # the page's ~/.pgpass has alice's password for research only: no password is found for
+    # nosuch (the server never says whether it exists), and the message says the name may be wrong
+    fails(4, ("refused the login of alice: fe_sendauth: no password supplied",
+              "for the database research, not for nosuch: the database name in the URL may be wrong"),
+          "--library", url("alice", "nosuch"), "docs")
     fails(3, "Cannot reach the team library", "--library", url("alice").replace(str(port), str(_free_port())), "docs")
     fails(2, "the password goes in ~/.pgpass", "--library", url("alice") + "&password=alice-pw", "docs")
 
@@ -210,7 +224,7 @@ def _packaged_server_with_tls() -> Path | None:
 
 def test_tls_with_the_test_ca_and_verify_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from desktop_rag.core.index.backends import LibraryLoginFailed, LibraryUnavailable
-    from desktop_rag.core.index.backends.postgres import connect
+    from desktop_rag.core.index.backends.postgres import connect, identity_notice
     from desktop_rag.settings import Settings
 
     bin_dir = _packaged_server_with_tls()
@@ -243,6 +257,7 @@ def test_tls_with_the_test_ca_and_verify_full(tmp_path: Path, monkeypatch: pytes
         def tls_in_use(url: str) -> bool:
             conn = connect(url, settings)
             try:
+                assert identity_notice(conn, url) == ""  # verify-full: checked, nothing to warn about
                 row = conn.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone()
                 return bool(row and row[0])
             finally:
@@ -263,6 +278,24 @@ def test_tls_with_the_test_ca_and_verify_full(tmp_path: Path, monkeypatch: pytes
                                                      alice="not-her-password")))
         with pytest.raises(LibraryLoginFailed, match="password authentication failed"):
             connect(base, settings)
+
+        # a certificate login: the page's client certificate, the server's CA and cert lines
+        made = subprocess.run(["bash", "-euo", "pipefail", "-c", doc_block("client-cert")], cwd=certs,
+                              capture_output=True, text=True, timeout=120)
+        assert made.returncode == 0, made.stderr
+        shutil.copy(certs / "test-ca.crt", server.pgdata / "ca.crt")
+        (server.pgdata / "ca.crt").chmod(0o644)
+        server.own(server.pgdata / "ca.crt")
+        (server.pgdata / "pg_hba.conf").write_text("local all all trust\n" + doc_block("pg-hba-cert")
+                                                   + doc_block("pg-hba"))
+        psql(server, "CREATE ROLE carol LOGIN;")
+        psql(server, doc_block("client-ca"))
+        carol = base.replace("alice@", "carol@")
+        assert tls_in_use(f"{carol}&sslcert={certs / 'carol.crt'}&sslkey={certs / 'carol.key'}")
+        with pytest.raises(LibraryLoginFailed, match=r"refused the login of carol: .*certificate.* Check carol's "
+                                                     r"client certificate and its key") as no_cert:
+            connect(carol, settings)  # no certificate given, none in ~/.postgresql
+        assert "pgpass" not in str(no_cert.value)
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)

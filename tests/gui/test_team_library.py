@@ -1,6 +1,7 @@
 """The app on a team library (a real PostgreSQL + pgvector, tests/pg_server.py): switching
 the "Library location" setting to the team server and back to this computer, the window
-saying which library it is on, a colleague's new filing appearing in the list without a
+saying which library it is on (and that it does not check the server's identity without
+sslmode=verify-full), a colleague's new filing appearing in the list without a
 restart, a reader's drop answered with a plain sentence, and an unreachable server at
 start (this computer's library opens, with the reason shown)."""
 
@@ -61,6 +62,9 @@ def test_switching_the_library_location(qtbot, fake_window, make_window, team_ur
     assert team.ws.library.on_server
     assert team.library_status.text().startswith("Library: team server postgresql://postgres@127.0.0.1")
     assert "read only" not in team.library_status.text()
+    # its connection string has no sslmode=verify-full: the window says so, once, and works on
+    assert len(team.warnings) == 1 and "does not check the server's identity" in team.warnings[0]
+    assert not team.errors
 
     # and back: an empty connection string is this computer's library again, from the next start
     dlg = team.settings_dialog()

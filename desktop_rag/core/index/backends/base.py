@@ -19,7 +19,7 @@ import numpy as np
 from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta
 from desktop_rag.settings import url_secrets, without_secrets
 
-READ_ONLY_MESSAGE = "You can read this library but not add to it."
+READ_ONLY_MESSAGE = "You can read this library but not change it."
 # where a team library's password goes (libpq reads all three by itself)
 PASSWORD_PLACES = ("the password goes in ~/.pgpass (on Windows %APPDATA%\\postgresql\\pgpass.conf), the PGPASSWORD "
                    "environment variable or a service file, never in the URL (docs/team-library-setup.md)")
@@ -86,6 +86,9 @@ class LibraryStore(Protocol):
     # document is written with its embeddings in one transaction (never lexical-only).
     searches_in_store: bool
     location: str  # "" for this computer, else the redacted server URL
+    # "" or, for a server whose certificate this desktop does not check (no sslmode=verify-full),
+    # a sentence saying so, for the person using the library (a warning: it still works)
+    identity_notice: str
 
     def close(self) -> None: ...
     def snapshot(self) -> AbstractContextManager[None]: ...

@@ -49,7 +49,7 @@ import select
 import struct
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -108,8 +108,10 @@ def _reason(exc: BaseException) -> str:
     lines = [" ".join(line.split()) for line in str(exc).splitlines() if line.strip()]
     last = max((i for i, line in enumerate(lines) if " failed: " in line), default=None)
     if last is None:
-        return "; ".join(lines) or type(exc).__name__
-    return "; ".join([lines[last].rsplit(" failed: ", 1)[1], *lines[last + 1:]])
+        words = "; ".join(lines) or type(exc).__name__
+    else:
+        words = "; ".join([lines[last].rsplit(" failed: ", 1)[1], *lines[last + 1:]])
+    return words[:-1] if words.endswith(".") and not words.endswith("..") else words  # the caller ends the sentence
 
 
 def url_user(url: str) -> str:
@@ -140,11 +142,84 @@ def url_database(url: str) -> str:
 _LOGIN_REFUSED = re.compile(
     r"authentication failed|no password supplied|password is required|role \".*?\" does not exist|"
     r"not permitted to log in|no pg_hba\.conf entry|pg_hba\.conf rejects|valid client certificate|"
-    r"certificate authentication", re.I)
+    r"certificate authentication|could not (?:open|read) certificate file|private key", re.I)
+# of those, a certificate login's: the server wants a client certificate (a pg_hba.conf `cert`
+# line) or refused the one given, or libpq could not use this desktop's certificate or key
+_CLIENT_CERTIFICATE = re.compile(
+    r"valid client certificate|certificate authentication|could not (?:open|read) certificate file|private key", re.I)
 _NO_DATABASE = re.compile(r"database \".*?\" does not exist", re.I)
 # the server's certificate or TLS itself (the desktop checks the certificate: sslmode=verify-full)
 _TLS = re.compile(r"certificate|root\.crt|sslrootcert|does not support SSL|SSL (?:was )?required|tlsv1 alert|"
                   r"handshake", re.I)
+
+
+def _passfile(params: dict[str, Any]) -> Path:
+    """The password file libpq reads for a connection: the string's passfile=, PGPASSFILE, else
+    ~/.pgpass (on Windows %APPDATA%\\postgresql\\pgpass.conf)."""
+    named = params.get("passfile") or os.environ.get("PGPASSFILE")
+    if named:
+        return Path(str(named)).expanduser()
+    if os.name == "nt":
+        return Path(os.environ.get("APPDATA", "")) / "postgresql" / "pgpass.conf"
+    return Path.home() / ".pgpass"
+
+
+def _passfile_fields(line: str) -> list[str]:
+    """A password file's line split at its unescaped colons, ``\\:`` and ``\\\\`` unescaped."""
+    fields, field, escaped = [], "", False
+    for ch in line:
+        if escaped:
+            field, escaped = field + ch, False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ":":
+            fields.append(field)
+            field = ""
+        else:
+            field += ch
+    return [*fields, field]
+
+
+def _other_database_hint(url: str) -> str:
+    """When libpq found no password: whether the password file has the login's password on this
+    server for other databases only, as a misspelled database name in the URL does (the server
+    is never asked, so it cannot say there is no such database)."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error:
+        return ""
+    if params.get("service") or os.environ.get("PGSERVICE"):
+        return ""  # the service file names the server and database: not worked out here
+    hosts = [h if h and not h.startswith("/") else "localhost"
+             for h in str(params.get("host") or os.environ.get("PGHOST") or "").split(",")]
+    port = str(params.get("port") or os.environ.get("PGPORT") or "5432").split(",")[0]
+    user, database, path = url_user(url), url_database(url), _passfile(params)
+    try:
+        lines = path.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    others: list[str] = []
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = _passfile_fields(line)
+        if len(fields) < 5:
+            continue
+        f_host, f_port, f_db, f_user = fields[:4]
+        if f_host not in ("*", *hosts) or f_port not in ("*", port) or f_user not in ("*", user):
+            continue
+        if f_db in ("*", database):
+            return ""  # a line for this database: not the cause
+        if f_db not in others:
+            others.append(f_db)
+    if not others:
+        return ""
+    try:
+        shown = f"~/{path.relative_to(Path.home()).as_posix()}"
+    except ValueError:
+        shown = str(path)
+    return (f"{shown} has {user}'s password on this server for the database {' and '.join(others)}, not for "
+            f"{database}: the database name in the URL may be wrong")
 
 
 def connection_error(url: str, exc: BaseException) -> LibraryUnavailable:
@@ -154,9 +229,17 @@ def connection_error(url: str, exc: BaseException) -> LibraryUnavailable:
     text, where, reason = " ".join(str(exc).split()), redact(url), _reason(exc)
     if _LOGIN_REFUSED.search(text):
         user = url_user(url)
+        if _CLIENT_CERTIFICATE.search(text):
+            check = (f"check {user}'s client certificate and its key (the URL's sslcert= and sslkey=, else "
+                     "~/.postgresql/postgresql.crt and postgresql.key; the certificate's common name is the login, "
+                     "signed by a CA the server trusts; the key readable by its owner alone)")
+        else:
+            check = f"check {user}'s password where this desktop keeps it ({PASSWORD_PLACES})"
+        database = _other_database_hint(url) if re.search(r"no password supplied", text, re.I) else ""
+        advice = f"{database}; otherwise {check}" if database else check[0].upper() + check[1:]
         return LibraryLoginFailed(
-            f"The team library at {where} refused the login of {user}: {reason}. Check {user}'s password where this "
-            f"desktop keeps it ({PASSWORD_PLACES}), or ask the library's administrator whether {user} may log in.")
+            f"The team library at {where} refused the login of {user}: {reason}. {advice}, or ask the library's "
+            f"administrator whether {user} may log in.")
     if _NO_DATABASE.search(text):
         return LibraryUnavailable(
             f"There is no database {url_database(url)} at {where} ({reason}): check the URL, or create the team "
@@ -408,16 +491,26 @@ def person_url(url: str, user: str) -> str:
             + (f"?{'&'.join(kept)}" if kept else ""))
 
 
-def _verifies_server(url: str) -> bool:
-    """Whether the URL has the desktop check the server's certificate and name (or never
-    leaves this computer: a loopback address or a Unix socket)."""
-    try:
-        params = conninfo_to_dict(url)
-    except psycopg.Error:
-        return False
-    hosts = str(params.get("host") or "").split(",")
-    local = all(h in ("", "localhost", "127.0.0.1", "::1") or h.startswith("/") for h in hosts)
-    return local or params.get("sslmode") == "verify-full"
+# the sslmodes with which libpq checks the server's certificate against the trusted CA
+# (verify-full: and the host name against the certificate)
+CHECKED_SSLMODES = ("verify-full", "verify-ca")
+
+
+def identity_notice(conn: psycopg.Connection[Any], url: str) -> str:
+    """"" when this connection checked the server's identity (an sslmode of ``CHECKED_SSLMODES``,
+    wherever it came from: the URL, a service file, PGSSLMODE) or never left this computer (a
+    Unix socket, where TLS does not apply); else a sentence that it did not, for the person
+    using it (a warning: a test server without TLS still works)."""
+    host = conn.info.host or ""
+    if host.startswith(("/", "@")):
+        return ""
+    options = {o.keyword.decode(): (o.val or b"").decode() for o in conn.pgconn.info}
+    mode = options.get("sslmode") or "prefer"
+    if mode in CHECKED_SSLMODES:
+        return ""
+    return (f"Warning: the team library at {redact(url)} is reached with sslmode={mode}: this desktop does not check "
+            "the server's identity (its certificate), so another machine could pose as the server. Connection "
+            f"strings with sslmode=verify-full have it checked ({SETUP_DOC}).")
 
 
 def _missing_roles(conn: psycopg.Connection[Any]) -> list[str]:
@@ -435,14 +528,19 @@ def _create_extension(conn: psycopg.Connection[Any]) -> None:
                          ) from exc
 
 
-def _admin_setup(admin_url: str, settings: Settings, owner: str, dbname: str) -> list[str]:
+def _admin_setup(admin_url: str, settings: Settings, owner: str, dbname: str,
+                 notify: Callable[[str], None]) -> list[str]:
     """What of ``team init`` only a superuser may do, as the superuser of ``admin_url``: the
     library's database (made for ``owner``), the vector extension in it (pgvector is not a
     trusted extension) and the two group roles, which ``owner`` may then grant to people
-    (ADMIN OPTION). Returns what was done."""
+    (ADMIN OPTION). Returns what was done; ``notify`` is told when the server's identity is
+    not checked (``identity_notice``)."""
     admin, done = url_user(admin_url), []
     conn = connect(admin_url, settings)
     try:
+        notice = identity_notice(conn, admin_url)
+        if notice:
+            notify(notice)
         row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
         if not (row and row[0]):
             raise LibraryPermissionDenied(
@@ -498,7 +596,7 @@ def _check_owner(conn: psycopg.Connection[Any], where: str) -> None:
 
 def init_team_library(
     url: str, settings: Settings, manifest: dict[str, Any], admin_url: str | None = None,
-    readers: Sequence[str] = (), editors: Sequence[str] = (),
+    readers: Sequence[str] = (), editors: Sequence[str] = (), notify: Callable[[str], None] = lambda _m: None,
 ) -> str:
     """Create (or complete, or upgrade) a team library, as the role of ``url``, who owns it:
     the schema, tables, indexes and grants, with this desktop's manifest; then grant the
@@ -506,16 +604,20 @@ def init_team_library(
     string on the same server) first does what only a superuser may (``_admin_setup``: the
     database, the vector extension, the group roles). Idempotent; refuses a database that
     already holds a library built with another embedder, and anyone but the owner. Returns
-    what was done and each person's connection string (no secret in any)."""
+    what was done and each person's connection string (no secret in any); ``notify`` is told,
+    once for each of the two URLs, when the server's identity is not checked (``identity_notice``)."""
     check_url(url)
     if admin_url:
         check_url(admin_url)
     m, efc = server_index_params(settings)
     halfvec = settings.library.server_hnsw_halfvec
     owner, dbname, where = url_user(url), url_database(url), redact(url)
-    done = _admin_setup(admin_url, settings, owner, dbname) if admin_url else []
+    done = _admin_setup(admin_url, settings, owner, dbname, notify) if admin_url else []
     conn = connect(url, settings)
     try:
+        notice = identity_notice(conn, url)
+        if notice:
+            notify(notice)
         _check_owner(conn, where)
         if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
             try:
@@ -593,13 +695,12 @@ def init_team_library(
         width = max(len(name) for name, _ in people)
         lines += [f"  {name:<{width}}  {'editor' if editor else 'reader'}  {person_url(url, name)}"
                   for name, editor in people]
+        lines.append("Someone who logs in with a client certificate instead of a password adds the certificate and its "
+                     "key to their string: &sslcert=PATH&sslkey=PATH.")
     else:
         lines.append(f"Nobody has a role yet. Grant one: main.py team init URL --reader NAME --editor NAME (each NAME "
                      f"a login role: in psql, CREATE ROLE NAME LOGIN; \\password NAME). Each person's connection "
                      f"string: {person_url(url, 'NAME')}")
-    if not _verifies_server(url):
-        lines.append("Note: this URL does not ask for sslmode=verify-full: nobody checks that the server is the firm's, "
-                     f"and passwords may cross the network in the clear. See {SETUP_DOC}.")
     return "\n".join(lines)
 
 
@@ -761,6 +862,8 @@ class PostgresStore:
         self.local_paths = LocalPaths(local_dir / "team_files.json" if local_dir is not None else None)
         # a filter of at most this many rows is searched exactly (read at connect: where the vectors are)
         self.exact_scan_rows = EXACT_SCAN_ROWS_TOASTED
+        # "" or the warning that this desktop does not check the server's identity (read at connect)
+        self.identity_notice = ""
         self._connection()  # fail now, with a clear message, when the server is unreachable
 
     # -- connection ---------------------------------------------------------------------
@@ -805,6 +908,7 @@ class PostgresStore:
             raise
         self._conn = conn
         self._session = {}
+        self.identity_notice = identity_notice(conn, self.url)
         self._dense_order = _index_order(row[2])
         self.exact_scan_rows = _exact_scan_rows(float(row[3] or 0), int(row[4] or 0))
         return self._conn

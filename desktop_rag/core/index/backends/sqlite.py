@@ -81,6 +81,7 @@ class IndexStore:
 
     searches_in_store = False
     location = ""
+    identity_notice = ""
 
     def __init__(self, index_dir: Path) -> None:
         self.dir = index_dir

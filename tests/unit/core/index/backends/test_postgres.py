@@ -195,7 +195,7 @@ def test_reader_may_search_but_not_add(tmp_path: Path, team_url: str, fake_embed
     reader = Library(tmp_path / "r", Settings(), fake_embedder, location=team_url.replace("postgres@", "alice@"))
     assert not reader.store.can_write()
     assert reader.lexical_search(tokenize("net sales"), 5)
-    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not add to it"):
+    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not change it"):
         _ingest(reader, [write_pdf(tmp_path / "b" / "2023 Q2 NVDA.pdf", NVIDIA_PAGES)])
     with pytest.raises(ReadOnlyLibrary):
         reader.remove(reader.documents()[0].doc_id)
@@ -238,6 +238,48 @@ def test_unreachable_server_and_password_in_url(tmp_path: Path) -> None:
         PostgresStore(f"postgresql://u@127.0.0.1:{port}/db", settings)
     with pytest.raises(ValueError, match="pgpass"):
         PostgresStore(f"postgresql://u:secret@127.0.0.1:{port}/db", settings)
+
+
+def _libpq_failure(host: str, *lines: str) -> psycopg.OperationalError:
+    """A failed connection as libpq words it (the last address tried, then its own lines)."""
+    return psycopg.OperationalError("\n".join([f'connection to server at "{host}" (10.1.2.3), port 5432 failed: '
+                                               f"{lines[0]}", *lines[1:]]))
+
+
+def test_a_failed_login_says_what_to_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A certificate login refused is told to check the certificate, not a password; a missing
+    root.crt reads as one sentence; and "no password supplied" when ~/.pgpass has the login's
+    password on that server for another database only says the database name may be wrong."""
+    from desktop_rag.core.index.backends import LibraryLoginFailed
+    from desktop_rag.core.index.backends.postgres import connection_error
+
+    carol = "postgresql://carol@db.firm.local:5432/research?sslmode=verify-full"
+    for words in ("FATAL:  connection requires a valid client certificate",
+                  'FATAL:  certificate authentication failed for user "carol"'):
+        refused = connection_error(carol, _libpq_failure("db.firm.local", words))
+        assert isinstance(refused, LibraryLoginFailed)
+        assert "Check carol's client certificate and its key" in str(refused) and "pgpass" not in str(refused)
+    no_ca = connection_error(carol, _libpq_failure(
+        "db.firm.local", 'root certificate file "/home/carol/.postgresql/root.crt" does not exist',
+        "Either provide the file, use the system's trusted roots with sslrootcert=system, or change sslmode to "
+        "disable server certificate verification."))
+    assert "Cannot connect securely" in str(no_ca) and "verification. With sslmode=verify-full" in str(no_ca)
+    assert ".." not in str(no_ca)
+
+    pgpass = tmp_path / "pgpass"
+    pgpass.write_text("db.firm.local:5432:research:alice:her password\n*:*:*:postgres:admin\n"
+                      "db.firm.local:5432:archive:alice:her other password\n")
+    monkeypatch.setenv("PGPASSFILE", str(pgpass))
+    no_password = _libpq_failure("db.firm.local", "fe_sendauth: no password supplied")
+    misspelt = connection_error("postgresql://alice@db.firm.local:5432/reserch?sslmode=verify-full", no_password)
+    assert isinstance(misspelt, LibraryLoginFailed)
+    assert ("has alice's password on this server for the database research and archive, not for reserch: the "
+            "database name in the URL may be wrong; otherwise check alice's password") in str(misspelt)
+    assert "her password" not in str(misspelt)
+    for url in ("postgresql://bob@db.firm.local:5432/reserch",  # no line for bob at all
+                "postgresql://alice@db.firm.local:5433/reserch",  # nor for another port
+                "postgresql://alice@db.firm.local:5432/research"):  # a line for this database
+        assert "may be wrong" not in str(connection_error(url, no_password)), url
 
 
 def test_uninitialised_database_says_team_init(pg_database: str, tmp_path: Path, fake_embedder: FakeEmbedder) -> None:

@@ -185,7 +185,7 @@ def test_each_role_is_told_what_it_may_not_do(tmp_path: Path, team_url: str, fak
     assert not isinstance(denied.value, ReadOnlyLibrary)
     reader = PostgresStore(_role(team_url, "rosa", READER_ROLE), Settings())
     assert not reader.can_write()
-    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not add to it"):
+    with pytest.raises(ReadOnlyLibrary, match="You can read this library but not change it"):
         reader.set_manifest_values(note="x")
     reader.close()
     manifest = library_manifest(Settings(), fake_embedder)
@@ -239,6 +239,35 @@ def test_team_init_with_an_admin_url_sets_up_a_library_for_an_owner_who_is_no_su
     assert [d.file_name for d in alma.documents()] == ["2023 Q3 AAPL.pdf"]
     eddie.close()
     alma.close()
+
+
+def test_a_server_whose_identity_is_not_checked_is_said_and_still_used(
+        pg_server, team_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the network (loopback too) without sslmode=verify-full or verify-ca, wherever the
+    sslmode comes from (the URL, PGSSLMODE, libpq's default), the library works and the store
+    says that this desktop does not check the server's identity; over a Unix socket, where TLS
+    does not apply, it says nothing."""
+    for url, mode in ((team_url, "disable"), (team_url.replace("?sslmode=disable", ""), "prefer")):
+        store = PostgresStore(url, Settings())
+        try:
+            assert store.identity_notice.startswith(f"Warning: the team library at {store.location} is reached "
+                                                    f"with sslmode={mode}: this desktop does not check the server's "
+                                                    "identity"), store.identity_notice
+            assert "sslmode=verify-full" in store.identity_notice
+            assert store.generation >= 0  # and it works
+        finally:
+            store.close()
+    monkeypatch.setenv("PGSSLMODE", "allow")
+    store = PostgresStore(team_url.replace("?sslmode=disable", ""), Settings())
+    assert "with sslmode=allow:" in store.identity_notice
+    store.close()
+    database = team_url.rpartition("/")[2].partition("?")[0]
+    socket = PostgresStore(f"postgresql://postgres@/{database}?host={pg_server.pgdata}&port={pg_server.port}",
+                           Settings())
+    try:
+        assert socket.identity_notice == "" and socket.generation >= 0
+    finally:
+        socket.close()
 
 
 def test_person_url_keeps_the_server_and_tls_settings_only() -> None:
