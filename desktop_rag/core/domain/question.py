@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
+from desktop_rag.core.domain.measures import measure_phrase
+from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods
+from desktop_rag.core.domain.terms import content_terms
 
 _NUMBER_WORDS = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
@@ -387,6 +389,164 @@ def concept_gloss(question: str) -> str:
     return m.group(1).strip() if m and not re.search(r"\d{4}|quarter|ended|ending|fiscal", m.group(1), re.I) else ""
 
 
+# -- the facts a question asks for ------------------------------------------------------------
+FactKind = Literal["amount", "per_unit", "count", "date", "rate", "figure", "any"]
+
+
+@dataclass(frozen=True)
+class FactAsk:
+    """One fact a question asks for, of a kind its wording names: "how much ... buy back" asks
+    an ``amount``, "when did it close" a ``date``, "as a share of the total" a ``rate``, "how
+    many employees" a ``count``, "price per share" a ``per_unit`` amount; ``figure`` is the
+    level of a measure named without a kind ("What were total payment volume and ..."), ``any``
+    any figure, a rate too (what guidance gives). ``words``
+    is the clause that asks it, as written, for its measure's words ("how much authorization
+    was left"); empty when the clause names no measure of its own ("in dollars").
+    """
+
+    kind: FactKind
+    words: str
+    # "level": a balance at a date ("how much authorization was left at year-end"); "flow":
+    # what happened over a period ("how much stock did they buy back during fiscal 2023"); "": either
+    timing: Literal["level", "flow", ""] = ""
+
+
+# A clause asks a fact of a kind by these words (tried in this order: "price per share" is a
+# per-unit amount, "how many shares" a count, "when did the deal close" a date).
+_KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
+    ("per_unit", re.compile(r"\bper\s+(?:common\s+|diluted\s+)?(?:share|unit)\b|\ba\s+share\s+price\b", re.I)),
+    ("date", re.compile(r"\b(?:when|clos(?:e|ed|es|ing)|timing|dates?|dated|fil(?:e|ed|ing)\s+for|maturit(?:y|ies)|"
+                        r"matur(?:e|es|ed|ing)|expir(?:e|es|ed|ation|y))\b", re.I)),
+    ("rate", re.compile(r"\b(?:(?:as\s+a\s+)?share\s+of|percent(?:age)?s?|proportion|growth|grow|grew|rates?|"
+                        r"coupons?|margins?|yields?|basis\s+points)\b|%", re.I)),
+    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)),
+    ("amount", re.compile(
+        r"\b(?:how\s+much|amounts?|costs?|cost\s+of|price[sd]?|paid|pay|spen[dt]|record(?:ed)?|charges?|accru(?:e|ed|al|als)|"
+        r"proceeds|consideration|fees?|dollars?|liabilit(?:y|ies)|valued?|worth|buy\s*backs?|bought\s+back|"
+        r"repurchas(?:e|es|ed|ing)|dividends?|capex|capital\s+expenditures?|financing|principal|authori[sz]ation|"
+        r"revenues?|sales|income|earnings|expenses?|cash|debt|borrowings?|loans?)\b", re.I)),
+)
+# Words for things counted: "active accounts", "employees", "restaurant openings"
+_COUNTED = re.compile(r"\b(?:employees|headcount|accounts|customers|users|members(?:hips)?|subscribers|stores|"
+                      r"restaurants|openings|locations|units|shares|vehicles|deliveries)\b", re.I)
+# A balance at a date, or what happened over a period
+LEVEL_WORDS = re.compile(r"\b(?:as\s+of|at\s+(?:the\s+)?(?:end|close)\b|year[- ]end|left|remain(?:s|ed|ing)?|outstanding|"
+                         r"balance|available)\b", re.I)
+FLOW_WORDS = re.compile(rf"\b(?:during|over\s+the|in\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|"
+                        rf"for\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|(?:in|on)\s+{MONTH_NAME_RE}\b)", re.I)
+
+
+def timing_of(text: str) -> Literal["level", "flow", ""]:
+    """"level" when ``text`` speaks of a balance at a date ("as of", "remaining", "at year-end"),
+    "flow" when of what happened over a period or on a day ("during", "for the quarter", "in
+    August 2022"), "" for both or neither; a sentence's opening phrase says it for the sentence
+    ("As of January 31, 2023, $6.0 billion remained, which was increased in February")."""
+    opening = text.lstrip(" \u2022-*(")[:24]  # "As of January 31, 2023, ... which was increased in February"
+    if LEVEL_WORDS.match(opening) or FLOW_WORDS.match(opening):
+        return "level" if LEVEL_WORDS.match(opening) else "flow"
+    level, flow = bool(LEVEL_WORDS.search(text)), bool(FLOW_WORDS.search(text))
+    return "level" if level and not flow else "flow" if flow and not level else ""
+
+
+# Guidance asks its figures, whatever they measure ("What guidance did they give for Q3?").
+_GUIDANCE = re.compile(r"\b(?:guid(?:e|ed|ance)|outlook|forecasts?)\b", re.I)
+# A clause that asks why or whether asks no figure ("why did it drop", "did it grow"), nor do
+# the noun phrases that continue it ("What drove subscription and support revenues?").
+_NO_FACT_CLAUSE = re.compile(
+    rf"^(?:why|what\s+(?:drove|drives|caused|explains|led\s+to)|(?:what|which)\s+(?:were|are|was|is)\s+the\s+"
+    rf"(?:main\s+|primary\s+|key\s+)?(?:reasons?|factors?|drivers?|causes?)|explain|describe|{_AUX}\s+(?!there\b))\b",
+    re.I)
+# A clause of its own (a new question or instruction), not a noun phrase continuing the one before
+_OWN_CLAUSE = re.compile(rf"^(?:how|what|which|when|where|who|why|{_AUX}|give|provide|include|list|state|show|"
+                         rf"name|specify|identify|i\b|i'm|i'd)\b", re.I)
+# "How were they split between the U.S. and international?": the parts that follow ask the
+# kind of the figure before them
+_SPLIT = re.compile(r"\b(?:split|broken\s+down|breakdown|divided|allocated|between)\b", re.I)
+# A figure asked by a measure named plainly ("What were total payment volume and ..."): a
+# clause opening "what was/were ..." that names a measure
+_WHAT_WAS = re.compile(r"^(?:what|which)\s+(?:was|were|is|are)\b", re.I)
+_VOLUME = re.compile(r"\b(?:volumes?|gmv|tpv|arr|bookings|backlog)\b", re.I)
+# Sentences that ask for content without a question's grammar: "Give the buyer, the price and
+# the expected closing timing." (the instruction parser sets them apart), "I'm interested in
+# capex, restaurant openings and tax rate."
+_CONTENT_REQUEST = re.compile(r"^\s*(?:give|provide|include|list|state|show|name|specify|identify|"
+                              r"i(?:'m|\s+am)\s+interested\s+in|i\s+(?:need|want|would\s+like))\b", re.I)
+_CLAUSE_BREAK = re.compile(r"\s*[,;:]\s*|\s+(?:and|as\s+well\s+as|plus)\s+", re.I)
+# "June 2, 2023" is one date, not two clauses
+_DATE_COMMA = re.compile(rf"\b({MONTH_NAME_RE})\s+(\d{{1,2}}),\s*((?:19|20)\d\d)\b", re.I)
+# "the U.S.", "the U.K.": a place named by its initials (no word of three letters)
+_INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
+_FORMULA = re.compile(r"[=/]|\b(?:divided\s+by|minus|plus)\b", re.I)
+# question words, and words of a figure's kind, that name no measure: what is left of a clause
+# without them are its own words ("in dollars", "as a share of the total", "how was it split": none)
+ASK_GRAMMAR = frozenset("how what which when where who why give provide include list state show name specify "
+                         "identify interested want need like dollar share percent percentage proportion date number "
+                         "split broken breakdown divided came come comes went go goes get got put place placed "
+                         "enter entered".split())
+
+
+def _own_words(clause: str) -> set[str]:
+    return {t for t in content_terms(clause) if t not in ASK_GRAMMAR and not t.isdigit()} | set(
+        _INITIALS.findall(clause))
+
+
+def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[FactAsk, ...]:
+    """The facts a question asks, one per clause that asks a figure of a kind (``FactAsk``), in
+    the order asked. Only sentences that ask are read: questions, and requests for content
+    ("Give the price and the closing date", also among ``removed``, the instruction sentences
+    set apart from the question), never a stated premise ("GMV fell in 2019") or a formula.
+    A clause that asks why or whether asks none, nor do the noun phrases continuing it; a noun
+    phrase continuing a clause that asks a fact ("buybacks and dividends", "the U.S. and
+    international" after "split between") asks a fact of the same kind, with the measure words
+    of the clause before when it names none of its own ("in dollars and as a share of the total")."""
+    sentences = [s for s in _SENTENCE.split(_PAREN.sub(" ", asked)) if s.strip()]
+    sentences += [r for r in removed if _CONTENT_REQUEST.match(r)]
+    out: list[FactAsk] = []
+    for sentence in sentences:
+        sentence = sentence.strip()
+        if not (_QUESTION_START.match(sentence) or sentence.endswith("?") or _CONTENT_REQUEST.match(sentence)):
+            continue
+        previous: FactAsk | None = None
+        no_fact = split = False
+        for clause in _CLAUSE_BREAK.split(_DATE_COMMA.sub(r"\1 \2 \3", re.sub(r"(?<=[a-z0-9])\.?[?!.\s]*$", "", sentence))):
+            clause = re.sub(r"^(?:and|or|but|also)\s+", "", clause.strip(), flags=re.I)
+            if not clause or _FORMULA.search(clause):
+                continue
+            own = bool(_OWN_CLAUSE.match(clause))
+            if _NO_FACT_CLAUSE.match(clause) and not re.match(r"(?:how|when)\b", clause, re.I):
+                previous, no_fact, split = None, True, False
+                continue
+            if no_fact and not own:
+                continue  # "What drove subscription and [support revenues]?"
+            no_fact = False
+            split = split or bool(_SPLIT.search(clause))
+            kind: FactKind | None = "any" if _GUIDANCE.search(clause) else None
+            for k, rx in _KIND_CUES:
+                if kind is None and rx.search(clause):
+                    kind = k
+            if kind is None and _COUNTED.search(clause):
+                kind = "count"
+            if kind is None and previous is not None and (split or not own):
+                kind = previous.kind  # "... buybacks and dividends", "split between the U.S. and international"
+            if kind is None and _WHAT_WAS.match(clause) and (measure_phrase(clause) or _VOLUME.search(clause)):
+                kind = "figure"
+            if kind is None:
+                continue
+            words = clause
+            timing = timing_of(clause)
+            if previous is not None and not own:
+                timing = timing or previous.timing  # "... recorded by year-end for Kincade, [Zogg] and [Dixie]"
+            if not _own_words(clause) and previous is not None:
+                if kind == previous.kind:
+                    continue  # "how much ... in dollars", "... and how was it split": the same fact
+                words = f"{previous.words} {clause}"  # "as a share of the total": of the measure asked before
+            ask = FactAsk(kind, words, timing)
+            if ask not in out:
+                out.append(ask)
+            previous = ask
+    return tuple(out)
+
+
 # -- the one reading of a question ------------------------------------------------------------
 AskKind = Literal["figure", "ratio", "change", "yesno", "ranking", "comparison", "drivers", "list", "description",
                   "outlook"]
@@ -464,6 +624,9 @@ class QuestionIntent:
     - ``wants_reasons``: besides its shape, the question asks why ("... and what were the main
       reasons?");
     - ``periods``: the periods it names (``periods.QuestionPeriods``);
+    - ``asks``: the facts it asks for, each of a kind its wording names (``fact_asks``): an
+      amount, a date, a rate, a count; several when it asks several ("how much ... and how much
+      remains");
     - ``forward``: it asks about the future (an outlook): its periods are after the filings'
       and the latest filing covers them.
     """
@@ -474,6 +637,7 @@ class QuestionIntent:
     ask: AskKind
     wants_reasons: bool
     periods: QuestionPeriods
+    asks: tuple[FactAsk, ...] = ()
 
     @property
     def forward(self) -> bool:
@@ -523,4 +687,5 @@ def read_question(text: str) -> QuestionIntent:
     if kind == "figure" and (parsed.instructions.definitions or defines_its_concept(text)):
         kind = "ratio"  # a figure the analyst defines is computed
     reasons = kind != "drivers" and bool(_DRIVERS.search(asked))
-    return QuestionIntent(text, asked, parsed.instructions, kind, reasons, find_periods(asked))
+    return QuestionIntent(text, asked, parsed.instructions, kind, reasons, find_periods(asked),
+                          fact_asks(asked, parsed.instructions.removed))

@@ -129,3 +129,61 @@ def test_an_instruction_defining_two_terms_defines_each() -> None:
 ])
 def test_a_conversational_frame_is_not_asked(framed: str) -> None:
     assert parse_question(framed).question == "What was Adobe's total revenue for fiscal 2015?"
+
+
+# -- the facts a question asks (QuestionIntent.asks) ---------------------------------------------
+def _asks(question: str) -> list[tuple[str, str]]:
+    from desktop_rag.core.domain.question import read_question
+
+    return [(a.kind, a.words) for a in read_question(question).asks]
+
+
+def test_each_clause_asking_a_figure_is_an_ask_of_the_kind_its_words_name() -> None:
+    assert _asks("How much did the company repurchase in the quarter and how much authorization remains?") == [
+        ("amount", "How much did the company repurchase in the quarter"), ("amount", "how much authorization remains")]
+    assert _asks("What did the acquisition cost and when did it close?") == [
+        ("amount", "What did the acquisition cost"), ("date", "when did it close")]
+    assert [k for k, _ in _asks("What was total payment volume and its growth?")] == ["figure", "rate"]
+    assert [k for k, _ in _asks("How many employees did it have, and what share of revenue was international?")] == [
+        "count", "rate"]
+    assert [k for k, _ in _asks("What was the price per share paid?")] == ["per_unit"]
+
+
+def test_the_parts_of_an_ask_are_asks_of_its_kind() -> None:
+    # "buybacks and dividends" after a colon, "the U.S. and international" after "split between"
+    assert _asks("How much cash was returned: buybacks and dividends?") == [
+        ("amount", "How much cash was returned"), ("amount", "buybacks"), ("amount", "dividends")]
+    split = _asks("How many full-time employees were there, and how were they split between the U.S. and international?")
+    assert [k for k, _ in split] == ["count", "count", "count"]
+    assert "international" in split[-1][1]
+    # a clause naming no measure of its own asks of the measure before it; in the same kind it is that ask
+    assert _asks("How much net revenue came from outside the U.S., in dollars and as a share of the total?") == [
+        ("amount", "How much net revenue came from outside the U.S."),
+        ("rate", "How much net revenue came from outside the U.S. as a share of the total")]
+    # a date's comma splits nothing
+    assert [k for k, _ in _asks("List the notes outstanding as of June 2, 2023 with their maturities and principal amounts.")
+            ] == ["date", "amount"]
+
+
+def test_instructions_that_ask_for_content_ask_facts_and_premises_or_reasons_do_not() -> None:
+    # the instruction parser sets "Give ..." apart from the question; what it asks is asked
+    assert _asks("What deal did the company announce in late 2019? Give the buyer, the price and the expected "
+                 "closing timing.") == [("amount", "the price"), ("date", "the expected closing timing")]
+    assert _asks("Why did net income fall 18% in 2022?") == []
+    assert _asks("What drove the increase in subscription and support revenues?") == []
+    # a premise stated before the question asks nothing
+    assert _asks("GMV fell in 2019, yet net transaction revenues went up. What explains the divergence?") == []
+    assert _asks("What was the gross margin? Gross margin = gross profit / total revenues.") == [
+        ("rate", "What was the gross margin")]
+
+
+def test_an_ask_is_of_a_balance_or_of_what_happened_over_a_period() -> None:
+    from desktop_rag.core.domain.question import read_question, timing_of
+
+    asks = read_question("How much stock did it buy back during fiscal 2023, and how much authorization was left at "
+                         "year-end?").asks
+    assert [a.timing for a in asks] == ["flow", "level"]
+    # a sentence's opening phrase says it for the sentence
+    assert timing_of("As of January 31, 2023, $6.0 billion remained, which was increased in February 2023.") == "level"
+    assert timing_of("During the quarter we repurchased 11 million shares.") == "flow"
+    assert timing_of("The Board authorized a program in August 2022.") == "flow"
