@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from desktop_rag.core.answer.verify import LIST_ITEM as _BULLET
-from desktop_rag.core.answer.verify import Passage, best_units, is_row_unit, split_units, unit_citation
+from desktop_rag.core.answer.verify import Passage, best_units, is_row_unit, split_units, unit_citation, whole_pages
 from desktop_rag.core.domain.question import QuestionIntent
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Citation
@@ -60,13 +60,6 @@ class Assembled:
     citations: list[Citation]
     shape: str
     cut: bool = False  # a list longer than ``MAX_ITEMS`` was cut
-
-
-def _whole_page(p: Passage) -> Passage:
-    """The passage's whole page as one passage (a list may run past the retrieved chunk)."""
-    page = p.page or p.text
-    start = 0 if p.page else p.start
-    return Passage(p.hit, start, start + len(page), page, page)
 
 
 def _line_bounds(text: str, at: int) -> tuple[int, int]:
@@ -144,13 +137,7 @@ def _anchors(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     (a cause, a forecast) ranked up; each on its whole page."""
     # each retrieved page whole, once, in retrieval order: the sentence that answers may sit
     # beside the chunk that matched (a reconciliation table above "net income decreased 18%")
-    pages: list[Passage] = []
-    seen: set[tuple[str, int]] = set()
-    for p in passages:
-        key = (p.hit.chunk.doc_id, p.hit.chunk.page)
-        if key not in seen:
-            seen.add(key)
-            pages.append(_whole_page(p))
+    pages = whole_pages(passages)
     out = []
     for score, p, a, b in best_units(pages, terms, [], k, want_numbers=False, idf=idf):
         seg = p.text[a:b]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, unit_citation
+from desktop_rag.core.answer.asks import MAX_ASK_QUOTES, answered, ask_bonus, cover, read_asks, unit_context
+from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, unit_citation, whole_pages
 from desktop_rag.core.domain.measures import asked_measures, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods, names_a_report
@@ -42,19 +43,37 @@ def extractive_answer(
     named = {t for t in tokenize(asked_concept(question)) if t not in STOPWORDS}
     terms = (set(plan.content_terms) | content_term_set(question) | named) - (ignore or set())
     want_numbers = bool(_WANTS_NUMBER.search(question) or _MEASURE.search(asked_concept(question)))
+    # the facts asked (an amount, a date, a rate ...): a sentence with the asked words and a
+    # figure of the asked kind ranks above one with the words only (core/answer/asks.py)
+    asks = read_asks(plan.intent, ignore or (), idf)
     # a figure asked is of a period: a sentence about another year is no evidence of it (an
     # event asked about is dated by its own sentence, whatever year the question names)
     top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf,
-                     asked_years=asked_years(plan.asked or plan.original) if want_numbers else None)
+                     asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
+                     bonus=ask_bonus(asks))
     if not top:
         return "", []
-    best = top[0]
-    chosen = [best]
-    # A second quote only when it adds evidence of similar strength from elsewhere.
-    for cand in top[1:]:
+    # several facts asked ("how much ... and how much remains"): the quotes together answer
+    # each, one quote per fact, the most specific to it (core/answer/asks.cover)
+    # (on the passages' whole pages: the sentence that answers one may sit beside the chunk)
+    chosen = [top[0]]
+    if len(asks) > 1:
+        pool = best_units(whole_pages(passages), terms, [], 400, want_numbers, idf=idf,
+                          asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
+                          bonus=ask_bonus(asks))
+        texts = [unit_context(p.text, a, b) for _, p, a, b in pool]
+        picks = cover(asks, texts, [], min(MAX_ASK_QUOTES, max(max_quotes, len(asks))))
+        # in the order the facts were asked
+        picks.sort(key=lambda i: (min(answered(texts[i], asks), default=len(asks)), i))
+        chosen = [pool[i] for i in picks] or chosen
+    best = chosen[0]
+    # A second quote only when it adds evidence of similar strength from elsewhere (not when
+    # the quotes were chosen to answer the facts asked: they do).
+    for cand in top[1:] if best is top[0] else []:
         if len(chosen) >= max_quotes:
             break
-        if cand[0] >= 0.75 * best[0] and fold_text(cand[1].text[cand[2]:cand[3]]) not in fold_text(best[1].text):
+        if cand not in chosen and cand[0] >= 0.75 * best[0] and fold_text(
+                cand[1].text[cand[2]:cand[3]]) not in fold_text(best[1].text):
             chosen.append(cand)
     cites = [unit_citation(p, a, b) for _, p, a, b in chosen]
     # a row of a table printed "(in thousands)" is read with its scale ("$ 17,694,642" is $17.7

@@ -8,6 +8,7 @@ backed by real quotes."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -62,6 +63,25 @@ class Passage:
     end: int
     text: str
     page: str = ""  # the whole page's text (where a table's scale note above the passage is read)
+
+
+def whole_page(p: Passage) -> Passage:
+    """The passage's whole page as one passage (an answer may sit beside the retrieved chunk)."""
+    page = p.page or p.text
+    start = 0 if p.page else p.start
+    return Passage(p.hit, start, start + len(page), page, page)
+
+
+def whole_pages(passages: list[Passage]) -> list[Passage]:
+    """Each page of ``passages`` whole (``whole_page``), once, in the passages' order."""
+    seen: set[tuple[str, int]] = set()
+    out: list[Passage] = []
+    for p in passages:
+        key = (p.hit.chunk.doc_id, p.hit.chunk.page)
+        if key not in seen:
+            seen.add(key)
+            out.append(whole_page(p))
+    return out
 
 
 def _widen(page_text: str, start: int, end: int, slack: int = 300) -> tuple[int, int]:
@@ -195,7 +215,10 @@ def trim_furniture(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-_ENDS_IN_FIGURE = re.compile(r"(?:\d|%|\)|[-\u2013\u2014])\s*$")
+# a row's last cell may carry a footnote's asterisks ("Percent of cross-border TPV 12 % 13 % **")
+_ENDS_IN_FIGURE = re.compile(r"(?:\d|%|\)|[-\u2013\u2014])(?:\s*\*{1,3})?\s*$")
+# a footnote under a table, marked by asterisks: "** Not meaningful", "*Reflects active accounts ..."
+_FOOTNOTE_LINE = re.compile(r"^\s*\*{1,3}\s*[A-Z]")
 
 
 def is_row_unit(text: str) -> bool:
@@ -234,7 +257,8 @@ def split_units(text: str) -> list[tuple[int, int]]:
         if not line.strip():
             flush(a - 1 if a else 0)
             para_start = -1
-        elif is_page_furniture(line) or heading_of(line) or subheading_of(line) or is_row_unit(line):
+        elif (is_page_furniture(line) or heading_of(line) or subheading_of(line) or is_row_unit(line)
+              or (_FOOTNOTE_LINE.match(line) and len(line) <= 100)):
             # a row ends in its cells; a prose line full of figures ("... decreased 17% (12% in
             # constant") runs on into words and is a sentence's part
             flush(max(a - 1, 0))
@@ -282,10 +306,13 @@ def _is_quotable(seg: str) -> bool:
 def best_units(
     passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
     rank_weight: bool = True, idf: dict[str, float] | None = None, asked_years: set[int] | None = None,
+    bonus: Callable[[str], float] | None = None,
 ) -> list[tuple[float, Passage, int, int]]:
     """Quotable units scored by (idf-weighted) term overlap, figure matches and rank.
     ``asked_years``: the years the question's period may end in; a sentence about another year
-    only ranks below one about them (``about_other_years``)."""
+    only ranks below one about them (``about_other_years``). ``bonus``: added to a unit's score,
+    which it ranks even without a term of ``terms`` (core/answer/asks: it answers a fact asked
+    in its own words, "TPV" for "total payment volume")."""
     weights = {t: max(0.2, (idf or {}).get(t, 1.0)) for t in terms}
     total = sum(weights.values()) or 1.0
     scored: list[tuple[float, Passage, int, int]] = []
@@ -299,7 +326,8 @@ def best_units(
             seen.add(key)
             toks = tokenize(seg)
             matched = terms.intersection(toks)
-            if not matched and not numbers:
+            extra = bonus(seg) if bonus is not None else 0.0
+            if not matched and not numbers and not extra:
                 continue
             nums = numbers_in(seg)
             score = 2.0 * sum(weights[t] for t in matched) / total
@@ -312,6 +340,7 @@ def best_units(
                 score += 0.3
             if numbers:
                 score += 3.0 * sum(number_supported(n, nums) for n in numbers) / len(numbers)
+            score += extra
             if want_numbers and nums:
                 score += 0.4
             elif want_numbers and not numbers_in(p.text):

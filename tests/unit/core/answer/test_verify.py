@@ -202,6 +202,14 @@ def test_quotable_units_never_glue_a_page_number_to_a_sentence() -> None:
     assert not any(u.endswith("59") and len(u) > 2 for u in units)
 
 
+def test_a_row_closed_by_a_footnote_mark_and_the_footnote_are_units_apart_from_the_prose_after() -> None:
+    page = ("Percent of cross-border volume 12 % 13 % ** 12 % 14 % **\n** Not meaningful\n"
+            "We had active accounts of 431 million and 429 million as of June 30, 2023 and 2022, respectively.\n")
+    units = [page[a:b] for a, b in split_units(page)]
+    assert units == ["Percent of cross-border volume 12 % 13 % ** 12 % 14 % **", "** Not meaningful",
+                     "We had active accounts of 431 million and 429 million as of June 30, 2023 and 2022, respectively."]
+
+
 def test_concept_needs_its_distinctive_term_and_most_of_its_weight() -> None:
     from desktop_rag.core.domain.terms import tokenize
 

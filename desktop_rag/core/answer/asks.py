@@ -1,0 +1,357 @@
+"""The facts a question asks (``QuestionIntent.asks``) found in the filing's sentences.
+
+A question asks facts of kinds its wording names: an amount ("how much", "price", "recorded"),
+a date ("when", "closing", "maturities"), a rate ("share of", "growth", "coupons"), a count
+("how many", "employees"). A sentence answers an ask when it carries the asked measure's words
+AND a figure of the asked kind: "we repurchased 28 million shares for $4.0 billion" answers
+"how much stock did they buy back"; "the Board authorized a program to repurchase up to $10.0
+billion" is about buybacks too, but answers "how much authorization remains" only once it says
+what remains. A per-share price is no total ("$109.00 per share" is not what a deal cost), a
+count no amount. When a question asks several facts, the quotes together cover each
+(``cover``): greedy, best first, one more quote per fact the quotes so far leave unanswered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from desktop_rag.core.domain.measures import is_count_label
+from desktop_rag.core.domain.periods import MONTH_NAME_RE
+from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, timing_of
+from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, tokenize, word_root
+from desktop_rag.core.ingest.chunking import is_table_row
+
+# -- the kinds of figure a text holds ------------------------------------------------------------
+_CURRENCY = r"(?:US\$|C\$|A\$|[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|RMB)\s?)"
+_SCALE = r"(?:\s*(?:thousand|million|billion|trillion)s?\b)?"
+_MONEY = re.compile(
+    rf"{_CURRENCY}\s?\(?\d[\d,]*(?:\.\d+)?\)?{_SCALE}|"
+    rf"\b\d[\d,]*(?:\.\d+)?{_SCALE}\s*(?:dollars|euros|yuan|yen|pounds|francs)\b", re.I)
+_PER_UNIT = re.compile(r"^\s*(?:per\s+(?:common\s+|diluted\s+|basic\s+|ordinary\s+)?(?:share|unit|ads)|a\s+share)\b",
+                       re.I)
+_RATE = re.compile(r"\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|percent\b|per\s*cent\b|percentage\s+points?\b|basis\s+points?\b|"
+                   r"bps\b)", re.I)
+_YEAR = r"(?:19|20)\d\d\b"
+_DATE = re.compile(
+    rf"\b{MONTH_NAME_RE}\.?\s+(?:\d{{1,2}},?\s+)?{_YEAR}|"
+    rf"\b{MONTH_NAME_RE}\.?\s+\d{{1,2}}\b|"
+    rf"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+|calendar\s+)?(?:quarter|half)\s+of\s+"
+    rf"(?:fiscal\s+|calendar\s+)?{_YEAR}|"
+    rf"\bQ[1-4]\s*(?:FY\s*)?'?(?:19|20)?\d\d\b|"
+    rf"\b(?:in|by|during|due|until|through|before|after|since|on|of|end\s+of)\s+(?:fiscal\s+|calendar\s+|early\s+|"
+    rf"late\s+|mid-?)?{_YEAR}|"
+    rf"\b{_YEAR}\s+(?:notes|debentures|bonds)\b", re.I)
+# numbers that name a document's part, not a figure: "Note 4", "Item 7", "Rule 10b5-1"
+_REFERENCE = re.compile(r"\b(?:notes?|items?|rules?|sections?|parts?|pages?|exhibits?|forms?|schedules?|articles?|"
+                        r"chapter|level|tier|phase|class|series|no\.)\s+\(?\d[\w.-]*", re.I)
+_FOOTNOTE = re.compile(r"\(\d{1,2}\)|^\s*\d{1,2}\s*$|^\s*\d{1,2}[.)]\s", re.M)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w%]|-[A-Za-z])")  # not "12-month", "10-K"
+
+AMOUNT, PER_UNIT, COUNT, DATE, RATE, CHANGE = "amount", "per_unit", "count", "date", "rate", "change"
+# the kinds of figure that answer an ask of each kind: a measure asked plainly ("what were total
+# payment volume ...") is a level, never its growth rate; guidance asks any figure
+_ANSWERS: dict[str, frozenset[str]] = {
+    "amount": frozenset({AMOUNT}), "per_unit": frozenset({PER_UNIT}), "count": frozenset({COUNT}),
+    "date": frozenset({DATE}), "rate": frozenset({RATE}),
+    "figure": frozenset({AMOUNT, PER_UNIT, COUNT}),
+    "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE}),
+}
+
+
+_ENDS_IN_CELL = re.compile(r"[\d%)*\u2014\u2013-]\s*$")  # a row ends in a cell, a sentence in a word
+# a table row that gives the row above it as a share: "Percentage of net revenues 60% 59% 58%"
+_SHARE_ROW = re.compile(r"^\s*(?:percent(?:age)?|%|as\s+a\s+(?:percent(?:age)?|%))\s+of\b", re.I)
+
+
+def _blank(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out = list(text)
+    for a, b, _ in spans:
+        out[a:b] = " " * (b - a)
+    return "".join(out)
+
+
+def figure_spans(text: str) -> list[tuple[int, int, str]]:
+    """The figures of ``text`` with their kind: ``amount`` (money: "$4.0 billion", "€300
+    million"), ``per_unit`` (money per share or unit: "$109.00 per share"), ``rate`` ("11%",
+    "3.875%", "120 basis points"), ``date`` ("May 15, 2023", "the first quarter of 2020", "in
+    2023", "Notes due 2026") and ``count`` (any other figure: "28 million shares",
+    "approximately 135,000"; not a year, a footnote mark or "Note 4"). A table row's bare
+    cells are amounts, or counts when its label counts things, and its percents their
+    ``change`` (no rate asked of the row's measure)."""
+    spans: list[tuple[int, int, str]] = []
+    for m in _MONEY.finditer(text):
+        spans.append((m.start(), m.end(), PER_UNIT if _PER_UNIT.match(text[m.end():]) else AMOUNT))
+    rest = _blank(text, spans)
+    rates = [(m.start(), m.end(), RATE) for m in _RATE.finditer(rest)]
+    spans += rates
+    rest = _blank(rest, rates)
+    dates = [(m.start(), m.end(), DATE) for m in _DATE.finditer(rest)]
+    spans += dates
+    rest = _blank(rest, dates + [(m.start(), m.end(), "") for rx in (_REFERENCE, _FOOTNOTE) for m in rx.finditer(rest)])
+    bare = [m for m in _NUMBER.finditer(rest) if not re.fullmatch(_YEAR, m.group(0))]
+    if bare:
+        row = "\n" not in text.strip() and is_table_row(text) and bool(_ENDS_IN_CELL.search(text))
+        first = _NUMBER.search(text)
+        kind = (COUNT if is_count_label(text[:first.start()] if first else text) else AMOUNT) if row else COUNT
+        spans += [(m.start(), m.end(), kind) for m in bare]
+        if row and not _SHARE_ROW.match(text):
+            # "International 6,463 1 % 6,373 11%": in a row of amounts a percent is their change
+            spans = [(a, b, CHANGE if k == RATE else k) for a, b, k in spans]
+    return sorted(spans)
+
+
+def figure_kinds(text: str) -> set[str]:
+    """The kinds of figure ``text`` holds (``figure_spans``)."""
+    return {k for _, _, k in figure_spans(text)}
+
+
+# -- the asked measure's words in a sentence -----------------------------------------------------
+# Words that say one thing of a figure in a filing however the question words it (roots):
+# what remains of an authorization, a buyback, a deal's closing, what lies outside the home
+# country, an amount accrued.
+_SAME: tuple[frozenset[str], ...] = (
+    frozenset({"remain", "left", "availabl"}),
+    frozenset({"buyback", "repurchas"}),
+    frozenset({"clos", "complet", "consummat"}),
+    frozenset({"international", "internationally", "outsid"}),
+    frozenset({"accru", "record"}),
+)
+_INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
+# "outside the U.S." is what filings call international
+_OUTSIDE_HOME = re.compile(r"\b(?:outside|out\s+of)\s+(?:of\s+)?the\s+(?:U\.S\.|US\b|United\s+States)", re.I)
+
+
+def _roots(text: str) -> set[str]:
+    return {word_root(t) for t in tokenize(text)} | set(_INITIALS.findall(text))
+
+
+def _same(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= 5 and long_.startswith(short):  # "matur" of "maturity", "authoriz" of "authorization"
+        return True
+    return any(any(_same_root(a, x) for x in group) and any(_same_root(b, x) for x in group) for group in _SAME)
+
+
+def _same_root(a: str, b: str) -> bool:
+    short, long_ = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long_.startswith(short))
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A fact asked, ready to be looked for: its kind and the roots of its measure's words (not
+    the company, the period or the question's grammar)."""
+
+    kind: str
+    roots: frozenset[str]
+    words: str
+    timing: str = ""  # "level", "flow" or "" (``FactAsk.timing``)
+    # the initials of runs of the ask's words ("TPV" of "total payment volume") -> those words' roots
+    acronyms: tuple[tuple[str, frozenset[str]], ...] = ()
+    # root -> its weight (the library's idf of the word: "international" tells more than "revenue")
+    weights: tuple[tuple[str, float], ...] = ()
+
+    def share(self, unit_roots: set[str], text: str = "") -> float:
+        """The (idf-weighted) share of the ask's words the unit carries (1.0 when the ask names
+        none); a run of them may be carried by its initials ("TPV was $377 billion")."""
+        if not self.roots:
+            return 1.0
+        found = {r for r in self.roots if any(_same(r, u) for u in unit_roots)}
+        for acronym, roots in self.acronyms:
+            if re.search(rf"(?<![\w-]){acronym}(?![\w-])", text):
+                found |= roots
+        weight = dict(self.weights)
+        total = sum(weight.get(r, 1.0) for r in self.roots)
+        return sum(weight.get(r, 1.0) for r in found & self.roots) / total
+
+
+def _acronyms(words: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Initials of each run of 3-4 words of ``words`` ("total payment volume" -> "TPV") and of
+    each hyphenated compound of three words or more ("debtor-in-possession" -> "DIP")."""
+    out = []
+    for compound in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+){2,}", words):
+        parts = compound.split("-")
+        out.append(("".join(w[0] for w in parts).upper(), frozenset(word_root(t) for t in tokenize(" ".join(parts)))))
+    seq = re.findall(r"[A-Za-z][A-Za-z'-]*", words)
+    seq = [w for w in seq if w.lower() not in STOPWORDS]
+    for n in (3, 4):
+        for i in range(len(seq) - n + 1):
+            run = seq[i:i + n]
+            out.append(("".join(w[0] for w in run).upper(), frozenset(word_root(t) for t in tokenize(" ".join(run)))))
+    return tuple(out)
+
+
+def unit_context(page: str, a: int, b: int) -> str:
+    """The unit page[a:b] as read for the facts asked: a row giving the row above it as a share
+    ("Percentage of net revenues 60%" under "International 6,463") is read with that row's label."""
+    unit = page[a:b]
+    if not _SHARE_ROW.match(unit) or not is_table_row(unit):
+        return unit
+    above = page[:a].rstrip("\n").rsplit("\n", 1)[-1]
+    first = _NUMBER.search(above)
+    label = above[:first.start()].strip() if first else ""
+    return f"{label} {unit}" if label and is_table_row(above) else unit
+
+
+# "which segment posted the strongest growth": a ranking of parts, whatever shape the question reads as
+_SUPERLATIVE = re.compile(r"\b(?:highest|lowest|largest|smallest|biggest|fastest|slowest|strongest|weakest|best|worst|"
+                          r"the\s+most|the\s+least)\b", re.I)
+
+
+def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: dict[str, float] | None = None
+              ) -> list[Ask]:
+    """The intent's facts asked, each with its words' roots (weighed by ``idf``); none for a
+    question whose shape ranks or compares parts (read by the table of parts, not by sentences)."""
+    if intent is None or intent.ask in ("ranking", "comparison") or _SUPERLATIVE.search(intent.asked):
+        return []
+    skip = set(ignore)
+    out: list[Ask] = []
+    for fact in intent.asks:
+        words = _OUTSIDE_HOME.sub("international", fact.words)
+        tokens = [t for t in tokenize(words) if t not in STOPWORDS and t not in QUESTION_NOISE and t not in ASK_GRAMMAR
+                  and t not in skip and len(t) > 1 and not any(c.isdigit() for c in t)]
+        weights = {word_root(t): max(0.2, (idf or {}).get(t, 1.0)) for t in tokens}
+        roots = set(weights) | set(_INITIALS.findall(words))
+        out.append(Ask(fact.kind, frozenset(roots), words, fact.timing, _acronyms(words), tuple(weights.items())))
+    return out
+
+
+_NEAR = 100  # characters between an asked word and the figure of its kind, at most, to be its figure
+_FAR = 0.75  # the weight of an ask's words whose figure of the asked kind is further away
+_OTHER_TIMING = 0.4  # the weight of a balance where a flow was asked, or the reverse, or of another span
+
+# the length of the span a text speaks of, in months: "the quarter", "nine months ended", "fiscal year"
+_SPANS = (
+    (3, re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarter\b|\bQ[1-4]\b", re.I)),
+    (6, re.compile(r"\b(?:six|6)[\s-]+months?\b|\b(?:first|second)\s+half\b|\bhalf[\s-]+year\b", re.I)),
+    (9, re.compile(r"\b(?:nine|9)[\s-]+months?\b", re.I)),
+    (12, re.compile(r"\b(?:fiscal\s+)?year\s+ended\b|\b(?:twelve|12)[\s-]+months?\b|\bfull[\s-]+year\b|"
+                    r"\bfiscal\s+(?:year\s+)?(?:19|20)\d\d\b|\bFY\s?\d{2,4}\b", re.I)),
+)
+
+
+def span_months(text: str) -> set[int]:
+    """The span lengths ``text`` names (``_SPANS``)."""
+    return {n for n, rx in _SPANS if rx.search(text)}
+
+
+def _word_roots_at(text: str) -> list[tuple[int, str]]:
+    return [(m.start(), r) for m in re.finditer(r"[A-Za-z][A-Za-z&'-]*", text) for t in tokenize(m.group(0))
+            for r in (word_root(t),)] + [(m.start(), m.group(0)) for m in _INITIALS.finditer(text)]
+
+
+def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = None,
+              roots: set[str] | None = None) -> float:
+    """How well ``text`` answers ``ask``: the share of its words it carries, when it holds a
+    figure of the asked kind; a quarter less when no asked word lies near such a figure ("Net
+    revenues increased $481 million ... driven by growth in total payment volume" names the
+    volume, not its amount), and a quarter less when it speaks of a balance and a flow was
+    asked or the reverse, below what answers ("As of January 31, 2023, $6.0 billion remained
+    authorized under the Share Repurchase Program" is no answer to how much was bought back
+    during the year); 0 without a figure of the kind."""
+    spans = figure_spans(text) if spans is None else spans
+    kinds = _ANSWERS.get(ask.kind, _ANSWERS["figure"])
+    at = [(a, b) for a, b, k in spans if k in kinds]
+    if not at:
+        return 0.0
+    share = ask.share(_roots(text) if roots is None else roots, text)
+    if not share or not ask.roots:
+        return share
+    near = [p for p, r in _word_roots_at(text) if any(_same(r, x) for x in ask.roots)]
+    near += [m.start() for acronym, _ in ask.acronyms for m in re.finditer(rf"(?<![\w-]){acronym}(?![\w-])", text)]
+    if not any(a - _NEAR <= p <= b + _NEAR for p in near for a, b in at):
+        share *= _FAR
+    timing = timing_of(text)
+    if ask.timing and timing and timing != ask.timing:
+        share *= _OTHER_TIMING
+    asked, spoken = span_months(ask.words), span_months(text)
+    if asked and spoken and not asked & spoken:
+        share *= _OTHER_TIMING  # "during the nine months ended" is no answer for the quarter
+    return share
+
+
+# the most quotes an answer gives to cover the facts asked (the usual cap, ``max_citations``,
+# is for one fact)
+MAX_ASK_QUOTES = 3
+_ANSWERED = 0.5  # the share of an ask's words a sentence with a figure of its kind must carry
+
+
+def _shares(text: str, asks: Sequence[Ask]) -> tuple[list[float], list[float]]:
+    """Per ask, how well ``text`` answers it (``ask_match``: its words, with a figure of its
+    kind), and the share of its words ``text`` carries whatever its figures."""
+    spans, roots = figure_spans(text), _roots(text)
+    words = [a.share(roots, text) if a.roots else 0.0 for a in asks]
+    if not any(words) and all(a.roots for a in asks):
+        return [0.0] * len(asks), words
+    return [ask_match(text, a, spans, roots) for a in asks], words
+
+
+def answered(text: str, asks: Sequence[Ask]) -> dict[int, float]:
+    """The asks (index -> how well) ``text`` answers: those it carries at least half the words
+    of, with a figure of their kind."""
+    if not asks:
+        return {}
+    shares, _ = _shares(text, asks)
+    return {i: s for i, s in enumerate(shares) if s >= _ANSWERED}
+
+
+def _specific(shares: list[float], words: list[float], asks: Sequence[Ask], k: int) -> float:
+    """How well a unit answers ask ``k`` (its ``shares``) and nothing else: less half the words
+    of the other asks it carries (its ``words``) as far as it does not answer them. "The Board
+    authorized a program to repurchase up to $10.0 billion" names the stock bought back, and the
+    authorization (a word of "how much authorization is left"): it answers "how much stock did
+    they buy back" less well than "we repurchased 28 million shares for $4.0 billion"."""
+    return shares[k] - 0.5 * sum(w * (1.0 - shares[j]) for j, w in enumerate(words)
+                                 if j != k and not asks[j].roots <= asks[k].roots)
+
+
+def ask_bonus(asks: Sequence[Ask], weight: float = 0.6) -> Callable[[str], float] | None:
+    """A score bonus for a unit that answers an ask (``best_units``' ``bonus``): ``weight``
+    times its best match, so a sentence with the asked words and a figure of the asked kind
+    outranks one with the words only. None without asks."""
+    if not asks:
+        return None
+
+    def bonus(text: str) -> float:
+        return weight * max(_shares(text, asks)[0])
+
+    return bonus
+
+
+def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap: int) -> list[int]:
+    """Indexes of ``ranked`` (unit texts, best first) to add to ``chosen`` so that the quotes
+    together answer every ask they can: greedy, each time the unit that answers the asks still
+    unanswered best (the sum of ``_specific`` over those it answers; the better ranked of
+    equals), until ``cap`` quotes or no unit answers another ask. A sentence giving all three
+    amounts asked is one quote, not three."""
+    if not asks:
+        return []
+    picked = list(chosen)
+    table = [_shares(text, asks) for text in ranked]
+    # of equal answers, the one giving more figures of the kinds asked ("The DIP Credit Agreement
+    # provides for $5.5 billion in the form of $3.5 billion ..., $1.5 billion ... and $500 million")
+    detail = [0.02 * min(5, sum(k in _ANSWERS.get(a.kind, _ANSWERS["figure"]) for a in asks
+                                for _, _, k in figure_spans(text))) for text in ranked]
+    open_ = set(range(len(asks)))
+    for i in picked:
+        open_ -= {k for k, s in enumerate(table[i][0]) if s >= _ANSWERED}
+    added: list[int] = []
+    while open_ and len(picked) < cap:
+        best, gain = -1, 0.0
+        for i, (shares, words) in enumerate(table):
+            if i in picked:
+                continue
+            g = sum(_specific(shares, words, asks, k) for k in open_ if shares[k] >= _ANSWERED)
+            g += detail[i] if g else 0.0
+            if g > gain + 1e-9:
+                best, gain = i, g
+        if best < 0:
+            break
+        picked.append(best)
+        added.append(best)
+        open_ -= {k for k, s in enumerate(table[best][0]) if s >= _ANSWERED}
+    return added

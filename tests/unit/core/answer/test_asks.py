@@ -1,0 +1,107 @@
+"""core/answer/asks.py: the facts a question asks, found in the filing's sentences (a figure of
+the asked kind beside the asked words), and quotes that together answer each."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.answer.asks import answered, cover, figure_kinds, read_asks
+from desktop_rag.core.answer.extractive import extractive_answer
+from desktop_rag.core.answer.verify import Passage
+from desktop_rag.core.domain.question import parse_question, read_question
+from desktop_rag.core.domain.terms import content_terms
+from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta, Hit, QueryPlan
+from desktop_rag.core.ingest.pdf import extract_page, open_pdf
+from tests.conftest import REPO_ROOT
+
+APPLE = REPO_ROOT / "corpus" / "2023 Q3 AAPL.pdf"
+
+
+def test_the_kinds_of_figure_a_sentence_holds() -> None:
+    assert figure_kinds("During fiscal 2023 we repurchased approximately 28 million shares for approximately "
+                        "$4.0 billion.") == {"amount", "count", "date"}
+    assert figure_kinds("holders received the right to receive $109.00 per share in cash") == {"per_unit"}
+    assert figure_kinds("On May 15, 2023, the Company issued €300 million 3.875% Notes due 2026") == {
+        "amount", "rate", "date"}
+    assert figure_kinds("The sale is expected to close by the end of the first quarter of 2020.") == {"date"}
+    assert figure_kinds("See Note 4 for more information.") == set()  # a reference is no figure
+    # a table row's bare cells are amounts (counts under a counting label); its percents their change
+    assert figure_kinds("International 6,463 1 % 6,373 11% 5,740") == {"amount", "change"}
+    assert figure_kinds("Total employees 288,000 290,000") == {"count"}
+    assert figure_kinds("Percentage of net revenues 60% 59% 58%") == {"rate"}
+
+
+def _asks(question: str):  # type: ignore[no-untyped-def]
+    return read_asks(read_question(question), {"acme"})
+
+
+def test_a_sentence_answers_an_ask_with_its_words_and_a_figure_of_its_kind() -> None:
+    asks = _asks("How much did Acme pay for Widgetco and when did the deal close?")
+    assert answered("The total purchase price for Widgetco was approximately $9.1 billion.", asks) == {0: 1.0}
+    # a price per share is no total, a sentence without a figure of the kind answers nothing
+    assert answered("Widgetco holders received $109.00 per share in cash.", asks) == {}
+    assert answered("We acquired Widgetco to expand our cloud offerings.", asks) == {}
+    assert 1 in answered("The Widgetco deal closed on November 7, 2016.", asks)
+
+
+def test_the_quotes_together_answer_each_fact_asked_one_quote_per_fact() -> None:
+    asks = _asks("How much stock did Acme buy back during fiscal 2023, and how much authorization was left at "
+                 "year-end?")
+    ranked = [
+        # about buybacks and the authorization, and answering neither as asked: ranked first by words
+        "In August 2022, our Board authorized a program to repurchase up to $10.0 billion of our common stock.",
+        "As of January 31, 2023, we were authorized to purchase a remaining $6.0 billion of our common stock under "
+        "the Share Repurchase Program.",
+        "During fiscal 2023, we repurchased approximately 28 million shares of our common stock for approximately "
+        "$4.0 billion.",
+    ]
+    assert sorted(cover(asks, ranked, [], 3)) == [1, 2]
+    # one sentence answering all three facts asked is one quote
+    fires = _asks("What liabilities had Acme recorded by year-end 2021 for the Kincade, Zogg and Dixie fires?")
+    ranked = ["Liabilities for the Kincade fire, the Zogg fire, or the Dixie fire are significant.",
+              "The Utility had recorded $430 million of insurance receivables for the Kincade fire.",
+              "As of December 31, 2021, the Utility had recorded an aggregate liability of $800 million, $375 million, "
+              "and $1.15 billion for claims in connection with the Kincade fire, the Zogg fire, and the Dixie fire."]
+    assert cover(fires, ranked, [], 3) == [2]
+    assert cover([], ranked, [], 3) == []
+
+
+def _plan(question: str) -> QueryPlan:
+    parsed = parse_question(question)
+    return QueryPlan(original=question, cleaned=parsed.question, bm25_terms=[], content_terms=content_terms(question),
+                     asked=parsed.question, instructions=parsed.instructions, intent=read_question(question))
+
+
+@pytest.fixture(scope="module")
+def apple_pages() -> dict[int, str]:
+    if not APPLE.is_file():
+        pytest.skip(f"filing not found at {APPLE}")
+    pdf = open_pdf(APPLE)
+    try:
+        return {n: extract_page(pdf[n - 1]).text for n in (14, 18, 22)}
+    finally:
+        pdf.close()
+
+
+def _passages(pages: dict[int, str]) -> list[Passage]:
+    meta = DocumentMeta(company="Apple Inc.", ticker="AAPL", form_type="10-Q", fiscal_year=2023, fiscal_quarter=3)
+    doc = Document("a" * 64, APPLE.name, str(APPLE), 0, meta)
+    out = []
+    for i, (n, text) in enumerate(pages.items()):
+        chunk = Chunk(i, doc.doc_id, i, n, 0, len(text), text)
+        out.append(Passage(Hit(chunk, doc, 1.0), 0, len(text), text, text))
+    return out
+
+
+def test_a_real_10q_answers_a_buyback_of_nine_months_and_a_dividend_per_share(apple_pages: dict[int, str]) -> None:
+    question = ("How much stock did Apple buy back in the nine months ended July 1, 2023, and what was its quarterly "
+                "dividend per share?")
+    _, cites = extractive_answer(question, _plan(question), _passages(apple_pages), max_quotes=2,
+                                    ignore={"apple", "aapl"})
+    quotes = [c.quote for c in cites]
+    # the nine months' buyback (not the third quarter's "$18.0 billion") and the per-share dividend
+    assert any("365 million shares" in q and "$56.1 billion" in q for q in quotes), quotes
+    assert any("$0.24 per share" in q for q in quotes), quotes
+    assert not any("$18.0 billion" in q for q in quotes)
+    for c in cites:
+        assert apple_pages[c.page][c.char_start:c.char_start + len(c.quote)] == c.quote  # the page's own text
