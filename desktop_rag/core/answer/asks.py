@@ -17,8 +17,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from desktop_rag.core.answer.verify import Passage, best_units, whole_pages
 from desktop_rag.core.domain.measures import is_count_label
-from desktop_rag.core.domain.periods import MONTH_NAME_RE
+from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
 from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, timing_of
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, tokenize, word_root
 from desktop_rag.core.ingest.chunking import is_table_row
@@ -116,8 +117,15 @@ _SAME: tuple[frozenset[str], ...] = (
     frozenset({"buyback", "repurchas"}),
     frozenset({"clos", "complet", "consummat"}),
     frozenset({"international", "internationally", "outsid"}),
-    frozenset({"accru", "record"}),
+    frozenset({"accru", "accrual", "record"}),
+    frozenset({"cost", "incurr", "charg"}),
 )
+# words that name only the kind of figure asked ("the coupons" are the notes' rates, "the
+# maturities" their dates): a clause of these alone asks them of the question's topic
+_KIND_ROOTS = frozenset({"coupon", "matur", "maturity", "maturiti", "rate", "date", "timing", "dat"})
+# a clause pointing back at the topic: "what did it cost", "what did they accrue for it"
+# (not a possessive: "its quarterly dividend" is the company's)
+_POINTS_BACK = re.compile(r"\b(?:it|they|them|this|these|those)\b", re.I)
 _INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
 # "outside the U.S." is what filings call international
 _OUTSIDE_HOME = re.compile(r"\b(?:outside|out\s+of)\s+(?:of\s+)?the\s+(?:U\.S\.|US\b|United\s+States)", re.I)
@@ -131,14 +139,14 @@ def _same(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long_ = sorted((a, b), key=len)
-    if len(short) >= 5 and long_.startswith(short):  # "matur" of "maturity", "authoriz" of "authorization"
+    if len(short) >= 6 and long_.startswith(short):  # "authoriz" of "authorization"
         return True
     return any(any(_same_root(a, x) for x in group) and any(_same_root(b, x) for x in group) for group in _SAME)
 
 
 def _same_root(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
-    return a == b or (len(short) >= 4 and long_.startswith(short))
+    return a == b or (len(short) >= 6 and long_.startswith(short))
 
 
 @dataclass(frozen=True)
@@ -210,11 +218,18 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         return []
     skip = set(ignore)
     out: list[Ask] = []
+    def weighed(text: str) -> dict[str, float]:
+        tokens = [t for t in tokenize(text) if t not in STOPWORDS and t not in QUESTION_NOISE and t not in ASK_GRAMMAR
+                  and t not in skip and t not in MONTH_NAMES and len(t) > 1 and not any(c.isdigit() for c in t)]
+        return {word_root(t): max(0.2, (idf or {}).get(t, 1.0)) for t in tokens}
+
     for fact in intent.asks:
         words = _OUTSIDE_HOME.sub("international", fact.words)
-        tokens = [t for t in tokenize(words) if t not in STOPWORDS and t not in QUESTION_NOISE and t not in ASK_GRAMMAR
-                  and t not in skip and len(t) > 1 and not any(c.isdigit() for c in t)]
-        weights = {word_root(t): max(0.2, (idf or {}).get(t, 1.0)) for t in tokens}
+        weights = {r: w for r, w in weighed(words).items() if r not in _KIND_ROOTS}
+        if fact.topic and (not weights or _POINTS_BACK.search(fact.words)):
+            # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the plan
+            weights = weighed(_OUTSIDE_HOME.sub("international", fact.topic)) | weights
+            words = f"{fact.topic} {words}"
         roots = set(weights) | set(_INITIALS.findall(words))
         out.append(Ask(fact.kind, frozenset(roots), words, fact.timing, _acronyms(words), tuple(weights.items())))
     return out
@@ -223,6 +238,10 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
 _NEAR = 100  # characters between an asked word and the figure of its kind, at most, to be its figure
 _FAR = 0.75  # the weight of an ask's words whose figure of the asked kind is further away
 _OTHER_TIMING = 0.4  # the weight of a balance where a flow was asked, or the reverse, or of another span
+
+# a figure asked of the past ("what did it cost", "how much was paid"), and a sentence of expectations
+_PAST_ASK = re.compile(r"\b(?:did|was|were|had|has\s+been|have\s+been)\b", re.I)
+_EXPECTED = re.compile(r"\b(?:expects?|expected|anticipat\w+|future|will\s+be|estimated?\s+to)\b", re.I)
 
 # the length of the span a text speaks of, in months: "the quarter", "nine months ended", "fiscal year"
 _SPANS = (
@@ -271,6 +290,8 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     asked, spoken = span_months(ask.words), span_months(text)
     if asked and spoken and not asked & spoken:
         share *= _OTHER_TIMING  # "during the nine months ended" is no answer for the quarter
+    if ask.kind != "date" and _PAST_ASK.search(ask.words) and _EXPECTED.search(text):
+        share *= _OTHER_TIMING  # "what did it cost": not what it is expected to cost
     return share
 
 
@@ -322,12 +343,14 @@ def ask_bonus(asks: Sequence[Ask], weight: float = 0.6) -> Callable[[str], float
     return bonus
 
 
-def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap: int) -> list[int]:
+def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap: int,
+          given: Sequence[str] = ()) -> list[int]:
     """Indexes of ``ranked`` (unit texts, best first) to add to ``chosen`` so that the quotes
     together answer every ask they can: greedy, each time the unit that answers the asks still
     unanswered best (the sum of ``_specific`` over those it answers; the better ranked of
     equals), until ``cap`` quotes or no unit answers another ask. A sentence giving all three
-    amounts asked is one quote, not three."""
+    amounts asked is one quote, not three. ``given``: texts already quoted (their asks are
+    answered; they count in no cap)."""
     if not asks:
         return []
     picked = list(chosen)
@@ -337,8 +360,8 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     detail = [0.02 * min(5, sum(k in _ANSWERS.get(a.kind, _ANSWERS["figure"]) for a in asks
                                 for _, _, k in figure_spans(text))) for text in ranked]
     open_ = set(range(len(asks)))
-    for i in picked:
-        open_ -= {k for k, s in enumerate(table[i][0]) if s >= _ANSWERED}
+    for shares, _ in [table[i] for i in picked] + [_shares(text, asks) for text in given]:
+        open_ -= {k for k, s in enumerate(shares) if s >= _ANSWERED}
     added: list[int] = []
     while open_ and len(picked) < cap:
         best, gain = -1, 0.0
@@ -355,3 +378,58 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
         added.append(best)
         open_ -= {k for k, s in enumerate(table[best][0]) if s >= _ANSWERED}
     return added
+
+
+def answering_units(asks: Sequence[Ask], pools: Sequence[Sequence[Passage]], terms: set[str],
+                    idf: dict[str, float] | None, cap: int, given: Sequence[str] = (),
+                    keep: Callable[[str], bool] | None = None, want_numbers: bool = False,
+                    asked_years: set[int] | None = None, siblings: bool = False,
+                    ) -> list[tuple[float, Passage, int, int]]:
+    """The units (score, whole page, start, end) that together answer the facts asked
+    (``cover``), ``given`` quotes aside: from the first pool's pages (the passages read), then,
+    for the facts still unanswered, from the next (further pages retrieved of the same
+    filings). ``keep``: which units may be quoted (a forecast for an outlook). ``siblings``:
+    each pick comes with the units beside it that answer the same facts as well, within
+    ``cap`` ("we closed the Just Spices Acquisition for $243 million. ... we closed the Hemmer
+    Acquisition for $279 million": the items of a list asked). In the order the facts were asked."""
+    out: list[tuple[float, Passage, int, int]] = []
+    quoted = list(given)
+    seen: set[tuple[str, int]] = set()
+    for passages in pools:
+        pages = [p for p in whole_pages(list(passages)) if (p.hit.chunk.doc_id, p.hit.chunk.page) not in seen]
+        seen |= {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in pages}
+        if len(out) >= cap or not pages:
+            continue
+        pool = [u for u in best_units(pages, terms, [], 400, want_numbers, idf=idf, asked_years=asked_years,
+                                      bonus=ask_bonus(asks))
+                if keep is None or keep(u[1].text[u[2]:u[3]])]
+        texts = [unit_context(p.text, a, b) for _, p, a, b in pool]
+        picks = cover(asks, texts, [], cap - len(out), given=quoted)
+        if siblings:
+            picks += _siblings(asks, pool, texts, picks, cap - len(out))
+        out += [pool[i] for i in picks]
+        quoted += [texts[i] for i in picks]
+    contexts = [unit_context(p.text, a, b) for _, p, a, b in out]
+    order = sorted(range(len(out)), key=lambda i: (min(answered(contexts[i], asks), default=len(asks)), i))
+    return [out[i] for i in order]
+
+
+def _siblings(asks: Sequence[Ask], pool: list[tuple[float, Passage, int, int]], texts: list[str],
+              picks: list[int], cap: int) -> list[int]:
+    """The units of ``pool`` beside each pick (same page, within ``_BESIDE`` characters) that
+    answer its facts as well, in reading order, while ``picks`` and they stay within ``cap``."""
+    out: list[int] = []
+    for i in picks:
+        got = answered(texts[i], asks)
+        _, p, a, b = pool[i]
+        beside = sorted((pool[j][2], j) for j, (_, q, c, d) in enumerate(pool)
+                        if j not in picks and j not in out and q is p and (0 <= c - b <= _BESIDE or 0 <= a - d <= _BESIDE)
+                        and all(answered(texts[j], asks).get(k, 0.0) >= s - 1e-9 for k, s in got.items()))
+        for _, j in beside:
+            if len(picks) + len(out) >= cap:
+                return out
+            out.append(j)
+    return out
+
+
+_BESIDE = 400  # characters between two units of one paragraph, at most

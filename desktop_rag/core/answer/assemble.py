@@ -12,11 +12,24 @@ as any quote. Which assembler runs is the question's shape (``QuestionIntent.ask
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from desktop_rag.core.answer.asks import MAX_ASK_QUOTES, Ask, answered, answering_units, read_asks, unit_context
+from desktop_rag.core.answer.extractive import asked_years
 from desktop_rag.core.answer.verify import LIST_ITEM as _BULLET
-from desktop_rag.core.answer.verify import Passage, best_units, is_row_unit, split_units, unit_citation, whole_pages
+from desktop_rag.core.answer.verify import (
+    Passage,
+    best_units,
+    is_row_unit,
+    is_year,
+    split_units,
+    unit_citation,
+    whole_pages,
+)
+from desktop_rag.core.domain.measures import asked_measures, measure_phrase, measure_terms
+from desktop_rag.core.domain.numbers import numbers_in
+from desktop_rag.core.domain.periods import MONTH_NAMES, find_periods
 from desktop_rag.core.domain.question import QuestionIntent
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Citation
@@ -29,7 +42,8 @@ CAUSAL = re.compile(
     r"as\s+a\s+result\s+of|result(?:ed|ing)?\s+from|attributable\s+to|reflect(?:s|ed|ing)?|"
     r"(?:partially|partly)\s+offset\s+by|offset\s+by|because\s+of|led\s+by|caused\s+by|owing\s+to|"
     r"contribut(?:ed|ing)\s+to|on\s+(?:higher|lower|strong|weak)|thanks\s+to|impacted\s+by|affected\s+by|"
-    r"benefit(?:ed)?\s+from|unfavorabl[ey]\s+impact|favorabl[ey]\s+impact|headwinds?|tailwinds?)\b", re.I)
+    r"benefit(?:ed)?\s+from|unfavorabl[ey]\s+impact|favorabl[ey]\s+impact|headwinds?|tailwinds?|drivers?\s+of|"
+    r"(?:partially|partly)\s+offset\s+in\s+\w+\s+by)\b", re.I)
 # A sentence about the future: what management expects, plans or guides.
 FORWARD = re.compile(
     r"\b(?:expect(?:s|ed|ing)?|anticipat(?:e|es|ed|ing)|outlook|guidance|forecast(?:s|ed)?|plan(?:s|ned)?\s+to|"
@@ -132,22 +146,32 @@ def _citation(p: Passage, a: int, b: int) -> Citation:
 
 
 def _anchors(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
-             want: re.Pattern[str] | None, k: int = 12) -> list[tuple[float, Passage, int, int]]:
+             want: re.Pattern[str] | None, k: int = 12, numbers: list[float] | None = None,
+             fit: Callable[[str], float] | None = None) -> list[tuple[float, Passage, int, int]]:
     """The best sentences of the passages for the asked terms, those matching ``want``
-    (a cause, a forecast) ranked up; each on its whole page."""
+    (a cause, a forecast) ranked up, those holding the question's own ``numbers`` ("fall 18%")
+    too, each weighed by ``fit``; each on its whole page. Ranked over all the pages' sentences,
+    ``k`` kept."""
     # each retrieved page whole, once, in retrieval order: the sentence that answers may sit
     # beside the chunk that matched (a reconciliation table above "net income decreased 18%")
     pages = whole_pages(passages)
     out = []
-    for score, p, a, b in best_units(pages, terms, [], k, want_numbers=False, idf=idf):
+    for score, p, a, b in best_units(pages, terms, numbers or [], max(5 * k, 60), want_numbers=False, idf=idf):
         seg = p.text[a:b]
         if is_row_unit(seg) or _is_heading(seg):
             continue
+        if fit is not None:
+            # a cause is no worse for being long ("... was primarily due to A, B and C, partially offset by D")
+            score += 0.002 * max(0, len(seg) - 220)
         if want is not None and want.search(seg):
             score *= 1.6
+        if fit is not None:
+            score *= fit(seg)
+            if not score or not terms & set(tokenize(seg)):
+                continue  # not about the asked measure (a sentence holding the question's figure only)
         out.append((score, p, a, b))
     out.sort(key=lambda s: -s[0])
-    return out
+    return out[:k]
 
 
 def _covers(tokens: Iterable[str], terms: set[str]) -> int:
@@ -155,21 +179,88 @@ def _covers(tokens: Iterable[str], terms: set[str]) -> int:
 
 
 def assemble(intent: QuestionIntent, passages: list[Passage], terms: set[str],
-             idf: dict[str, float] | None = None) -> Assembled | None:
+             idf: dict[str, float] | None = None, ignore: set[str] | None = None,
+             more: list[Passage] | None = None) -> Assembled | None:
     """The prose answer of the question's shape from the asked company's passages, or None
-    when its structure is not there (the caller then keeps the extractive answer)."""
+    when its structure is not there (the caller then keeps the extractive answer). The facts
+    the question asks (an amount, a date ...: ``QuestionIntent.asks``) are answered too: a
+    sentence answering one leads a description, list or outlook, and a fact no quote answers
+    gets the sentence of the retrieved pages that does (``_answer_asks``). ``ignore``: terms
+    every passage shares (company, period); ``more``: further retrieved passages of the asked
+    company's filings, read when the passages lack what was asked."""
     if not passages or not terms:
         return None
     shape = intent.ask
+    asks = read_asks(intent, ignore or (), idf)
+    pools = [passages, more or []]
+    out: Assembled | None = None
     if shape == "drivers" or (intent.wants_reasons and shape in ("comparison", "ranking", "yesno", "change")):
-        return _drivers(passages, terms, idf)
-    if shape == "outlook":
-        return _sentences(passages, terms, idf, FORWARD, "outlook", need=True)
-    if shape == "list":
-        return _list(passages, terms, idf)
-    if shape == "description":
-        return _description(passages, terms, idf)
-    return None
+        out = _drivers(passages, terms, idf, intent, more)
+    elif shape == "outlook":
+        lead = _leading(asks, pools, terms, idf, FORWARD)
+        out = _sentences(passages, terms, idf, FORWARD, "outlook", need=True, lead=lead,
+                         all_answered=_answers_all(lead, asks))
+    elif shape == "list":
+        lead = _leading(asks, pools, terms, idf, siblings=True)
+        out = _list(passages, terms, idf, lead, _answers_all(lead, asks))
+    elif shape == "description":
+        # a description whose question itself asks a figure ("What debt did it issue? Give the
+        # coupons ...") leads with the sentence giving it; another ("Describe the plan: ... and
+        # what did it cost") with its best sentence, the facts asked after it
+        lead = _leading(asks, pools, terms, idf) if intent.asks and not intent.asks[0].topic else []
+        out = _description(passages, terms, idf, lead)
+    if out is None or not asks:
+        return out
+    return _answer_asks(out, asks, pools, terms, idf, FORWARD if shape == "outlook" else None)
+
+
+_Unit = tuple[float, Passage, int, int]
+
+
+def _leading(asks: list[Ask], pools: list[list[Passage]], terms: set[str], idf: dict[str, float] | None,
+             want: re.Pattern[str] | None = None, siblings: bool = False) -> list[_Unit]:
+    """The sentences answering the facts asked, one per fact (``asks.answering_units``; with
+    ``siblings``, the items beside each that answer them too): those lead the answer."""
+    if not asks:
+        return []
+    keep = want.search if want is not None else None
+    return answering_units(asks, pools, terms, idf, MAX_ASK_QUOTES, keep=(lambda t: bool(keep(t))) if keep else None,
+                           siblings=siblings)
+
+
+def _answers_all(units: list[_Unit], asks: list[Ask]) -> bool:
+    """The units together answer every fact asked."""
+    got: set[int] = set()
+    for _, p, a, b in units:
+        got |= set(answered(unit_context(p.text, a, b), asks))
+    return bool(asks) and len(got) == len(asks)
+
+
+def _answer_asks(out: Assembled, asks: list[Ask], pools: list[list[Passage]], terms: set[str],
+                 idf: dict[str, float] | None, want: re.Pattern[str] | None) -> Assembled:
+    """``out`` with, for the facts asked that none of its quotes answers, the sentences of the
+    passages' pages (then of the further pages) that do (at most one per fact,
+    ``MAX_ASK_QUOTES`` in all; only those matching ``want``, a forecast for an outlook), after
+    its own quotes."""
+    quoted = [c.quote for c in out.citations]
+    keep = want.search if want is not None else None
+    added = []
+    for _, p, a, b in answering_units(asks, pools, terms, idf, MAX_ASK_QUOTES, given=quoted,
+                                      keep=(lambda t: bool(keep(t))) if keep else None):
+        if _is_heading(p.text[a:b]):
+            continue
+        cite = _citation(p, a, b)
+        if not any(_overlaps(cite, c) for c in out.citations):
+            added.append(cite)
+    if not added:
+        return out
+    lines = [out.text, *(c.quote.strip() for c in added)]
+    return Assembled("\n".join(lines), [*out.citations, *added], out.shape, out.cut)
+
+
+def _overlaps(x: Citation, y: Citation) -> bool:
+    return (x.doc_id == y.doc_id and x.page == y.page and x.char_start < y.char_start + len(y.quote)
+            and y.char_start < x.char_start + len(x.quote))
 
 
 def _render(shape: str, quotes: list[tuple[Citation, bool]], cut: bool = False) -> Assembled:
@@ -219,27 +310,114 @@ def _with_list(p: Passage, a: int, b: int, quotes: list[tuple[Citation, bool]], 
     return True
 
 
-def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | None) -> Assembled | None:
+# a sentence offsetting the cause before it: "This activity was partially offset by ...", "Partially offsetting ..."
+_OFFSET = re.compile(r"^(?:(?:this|these|the|such)\b[^.]{0,60}?\b(?:partially|partly)?\s*offset\s+(?:in\s+\w+\s+)?by|"
+                     r"(?:partially|partly)\s+offsetting|offsetting\s+(?:this|these))", re.I)
+_TRIES = 3  # the best sentences tried as a drivers answer's anchor, per set of pages
+
+
+def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
+             intent: QuestionIntent | None = None, more: list[Passage] | None = None) -> Assembled | None:
     """The movement sentence and its causes: causal sentences about the asked measure in its
-    section, a list under a lead-in kept whole."""
-    anchors = _anchors(passages, terms, idf, CAUSAL)
-    if not anchors:
-        return None
-    _, p, a, b = anchors[0]
+    section, a list under a lead-in kept whole. The anchor is the best sentence about the asked
+    measure (of the asked period, holding the question's own figures, ``_DriverFit``) that
+    names a cause or leads a list; when the passages' pages have none, the further pages
+    retrieved of the same filings (``more``) are read."""
+    numbers = [n for n in numbers_in(intent.asked) if not is_year(n)] if intent is not None else []
+    fit = _DriverFit(intent) if intent is not None else None
+    for pages in (passages, more or []):
+        for anchor in _anchors(pages, terms, idf, CAUSAL, numbers=numbers, fit=fit.weight if fit else None)[:_TRIES]:
+            out = _drivers_at(anchor, terms, fit)
+            if out is not None:
+                return out
+    return None
+
+
+class _DriverFit:
+    """How well a sentence fits a drivers answer to ``intent``. ``weight``, as its anchor:
+    none when its subject is another measure than the asked one ("Total margin ... for our
+    hardware business" for hardware revenue), less when it names a part the question does not
+    (a segment, a business by its name: "FedEx Express segment operating income" for the
+    consolidated one) or states an expectation (the causes of a past movement are stated in the
+    past), or when it names years none of which is asked; more when it names the latest year
+    asked. ``aside``: a cause of a part, an expectation or another year's movement beside an
+    anchor of the latest year asked, not quoted beside the anchor's."""
+
+    def __init__(self, intent: QuestionIntent) -> None:
+        self.asked = asked_measures(intent.asked)
+        self.question_words = {w.lower() for w in re.findall(r"[A-Za-z][\w&'-]*", intent.text)}
+        stated = intent.periods.every_year
+        self.latest = max(stated) if stated else None
+        self.years = asked_years(intent.asked)  # a fiscal year or quarter may end in the calendar year before
+
+    def _subject(self, seg: str) -> str:
+        cut = _SUBJECT_END.search(seg[:200])
+        return seg[:cut.start()] if cut else ""
+
+    def _names_a_part(self, subject: str) -> bool:
+        opening = re.match(r"[^A-Za-z]*[A-Za-z][\w&'-]*", subject)
+        rest = subject[opening.end():] if opening else subject  # not the capital a sentence opens with
+        parts = {w.lower() for w in re.findall(r"(?<=\s)[A-Z][\w&'-]*|\bsegments?\b", rest)}
+        return bool(parts - self.question_words - _MONTHS)
+
+    def aside(self, seg: str, anchor: str) -> bool:
+        if self._names_a_part(self._subject(seg)) or FORWARD.search(seg):
+            return True
+        # another year's comparison, beside an anchor of the latest year asked
+        named = find_periods(seg).every_year
+        return (self.latest is not None and bool(named) and self.latest not in named
+                and self.latest in find_periods(anchor).every_year)
+
+    def weight(self, seg: str) -> float:
+        subject = self._subject(seg)
+        head = set(tokenize(measure_phrase(subject))) & measure_terms()
+        if self.asked and head and not head & self.asked:
+            return 0.0  # "segment net income decreased ... driven by" is no cause of net sales
+        weight = 1.0
+        if self._names_a_part(subject):
+            weight *= 0.7
+        if FORWARD.search(seg):
+            weight *= 0.6
+        named = find_periods(seg).every_year
+        if self.latest is not None and named:
+            weight *= 1.25 if self.latest in named else 1.0 if named & self.years else 0.7
+        return weight
+
+
+_MONTHS = frozenset(MONTH_NAMES)
+# where a sentence's subject ends: its verb of movement or its cause ("Operating income declined",
+# "The decrease in segment net income ... was primarily driven by")
+_SUBJECT_END = re.compile(rf"\b(?:increased|decreased|declined|grew|rose|fell|improved|expanded|contracted|dropped|"
+                          rf"jumped|was|were|is|are|has|have)\b|{CAUSAL.pattern}", re.I)
+
+
+def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
+                fit: _DriverFit | None = None) -> Assembled | None:
+    """The drivers answer around one anchor sentence: it, the list it leads and the causes of
+    its section (not those ``fit`` sets aside), and the sentence offsetting a cause quoted;
+    None when none of them names a cause."""
+    _, p, a, b = anchor
     page = p.text
     quotes: list[tuple[Citation, bool]] = []
     seen: set[int] = set()
     cuts: list[bool] = []
     has_list = _with_list(p, a, b, quotes, seen, cuts)
     s_a, s_b = _section(page, a)
-    # more causes of the same section, in reading order
+    # more causes of the same section, in reading order, about what the anchor is about (as
+    # many of the asked terms: "hardware revenues", not "services revenues")
+    need = min(2, _covers(tokenize(page[a:b]), terms))
     for ua, ub in _units_in(page, s_a, s_b):
         if len([q for q in quotes if not q[1]]) >= MAX_SENTENCES or ua in seen:
             continue
         seg = page[ua:ub]
         if is_row_unit(seg) or _is_heading(seg) or _BULLET.match(seg):
             continue
-        if CAUSAL.search(seg) and _covers(tokenize(seg), terms):
+        # the sentence offsetting a quoted one just before it ("This activity was partially offset by ...")
+        offsets = _OFFSET.match(seg) is not None and any(
+            0 <= p.start + ua - (c.char_start + len(c.quote)) <= 3 for c, _ in quotes)
+        if fit is not None and fit.aside(seg, page[a:b]):
+            continue
+        if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets):
             quotes.append((_citation(p, ua, ub), False))
             seen.add(ua)
     if not has_list and not any(CAUSAL.search(c.quote) for c, _ in quotes):
@@ -248,20 +426,24 @@ def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     return _render("drivers", quotes, any(cuts))
 
 
-def _list(passages: list[Passage], terms: set[str], idf: dict[str, float] | None) -> Assembled | None:
-    """A lead-in about what was asked and its items; else the sentences that enumerate it."""
+def _list(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
+          lead: list[_Unit] | None = None, all_answered: bool = False) -> Assembled | None:
+    """A lead-in about what was asked and its items; else the sentences that enumerate it,
+    those answering a fact asked (``lead``) first."""
     anchors = _anchors(passages, terms, idf, _LEAD_IN)
     for _, p, a, b in anchors[:6]:
         quotes: list[tuple[Citation, bool]] = []
         cuts: list[bool] = []
         if _with_list(p, a, b, quotes, set(), cuts):
             return _render("list", quotes, any(cuts))
-    return _sentences(passages, terms, idf, None, "list", need=False)
+    return _sentences(passages, terms, idf, None, "list", need=False, lead=lead, all_answered=all_answered)
 
 
-def _description(passages: list[Passage], terms: set[str], idf: dict[str, float] | None) -> Assembled | None:
-    """The paragraph about what was asked: its best sentence and the ones after it."""
-    anchors = _anchors(passages, terms, idf, None)
+def _description(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
+                 lead: list[_Unit] | None = None) -> Assembled | None:
+    """The paragraph about what was asked: its best sentence (the first answering a fact
+    asked, ``lead``, when there is one) and the ones after it."""
+    anchors = (lead or [])[:1] or _anchors(passages, terms, idf, None)
     if not anchors:
         return None
     _, p, a, b = anchors[0]
@@ -279,18 +461,23 @@ def _description(passages: list[Passage], terms: set[str], idf: dict[str, float]
         seg = page[ua:ub]
         if is_row_unit(seg) or _is_heading(seg):
             break
+        if is_page_furniture(seg):
+            continue  # the page's number printed under the paragraph
         quotes.append((_citation(p, ua, ub), False))
     return _render("description", quotes)
 
 
 def _sentences(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
-               want: re.Pattern[str] | None, shape: str, need: bool) -> Assembled | None:
+               want: re.Pattern[str] | None, shape: str, need: bool,
+               lead: list[_Unit] | None = None, all_answered: bool = False) -> Assembled | None:
     """Up to ``MAX_SENTENCES`` distinct sentences about what was asked (those matching
-    ``want`` only, when ``need``), each with its list when it leads one."""
+    ``want`` only, when ``need``), each with its list when it leads one: those answering the
+    facts asked (``lead``) first, and others only while a fact asked is left unanswered."""
     quotes: list[tuple[Citation, bool]] = []
     cuts: list[bool] = []
     seen_text: set[str] = set()
-    for _, p, a, b in _anchors(passages, terms, idf, want):
+    more = [] if lead and all_answered else _anchors(passages, terms, idf, want)
+    for _, p, a, b in [*(lead or []), *more]:
         seg = p.text[a:b]
         if need and want is not None and not want.search(seg):
             continue

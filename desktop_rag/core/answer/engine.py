@@ -175,11 +175,14 @@ class AnswerEngine:
         # The extractive answer of the asked company's passages: shown as evidence before the
         # model's prompt evaluation (seconds on a CPU) and reused below if the model fails.
         own = self._asked_companies_passages(plan, passages, doc_scope, hits[0] if hits else None)
+        # the other pages retrieved of the asked company's filings: where a fact asked, or a
+        # cause, that the passages read lack is looked for before giving up
+        more = self._further_passages(plan, hits, own, doc_scope)
         extracted = extractive_answer(asked, plan, own, s.generation.max_citations, idf=self.library.lexical.idf,
-                                      ignore=ignore, page_text=self.library.page_text)
+                                      ignore=ignore, page_text=self.library.page_text, more=more)
         # A cause, a list, a description or an outlook is answered by the filing's own
         # sentences and lists, read from the structure of its pages (core/answer/assemble.py)
-        assembled = self._assembled(plan, own, concept, ignore)
+        assembled = self._assembled(plan, own, concept, ignore, more)
         if assembled is not None:
             extracted = (assembled.text, assembled.citations)
         if self.generator is not None and extracted[1]:
@@ -409,7 +412,18 @@ class AnswerEngine:
             result.notes.append(f"attempt {n} ({ref.how}): {ref.query} — {verdict.reason}")
         return None
 
-    def _assembled(self, plan: QueryPlan, own: list[Passage], concept: set[str], ignore: set[str]) -> Assembled | None:
+    def _further_passages(self, plan: QueryPlan, hits: list[Hit], own: list[Passage],
+                          doc_scope: list[str] | None) -> list[Passage]:
+        """The passages of the retrieved hits whose pages the answer's passages (``own``) do
+        not hold, of the asked company only, in retrieval order."""
+        read = {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in own}
+        rest = [h for h in hits if (h.chunk.doc_id, h.chunk.page) not in read]
+        if not rest or not own:
+            return []
+        return self._asked_companies_passages(plan, passages_for(self.library, rest), doc_scope, own[0].hit)
+
+    def _assembled(self, plan: QueryPlan, own: list[Passage], concept: set[str], ignore: set[str],
+                   more: list[Passage] | None = None) -> Assembled | None:
         """The prose answer of a drivers, list, description or outlook question (or one that
         also asks why), from the asked company's passages; None for other questions or when
         the pages lack the structure."""
@@ -418,7 +432,7 @@ class AnswerEngine:
             return None
         terms = set(concept) or set(plan.content_terms) - ignore
         try:
-            return assemble(intent, own, terms, self.library.lexical.idf)
+            return assemble(intent, own, terms, self.library.lexical.idf, ignore, more)
         except Exception as exc:  # an assembler must never break an answer: the extractive one stands
             log.warning("prose assembly failed: %r", exc)
             return None

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from desktop_rag.core.answer.asks import MAX_ASK_QUOTES, answered, ask_bonus, cover, read_asks, unit_context
-from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, unit_citation, whole_pages
+from desktop_rag.core.answer.asks import MAX_ASK_QUOTES, answering_units, ask_bonus, read_asks
+from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, unit_citation
 from desktop_rag.core.domain.measures import asked_measures, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods, names_a_report
@@ -33,11 +33,13 @@ _MEASURE = re.compile(
 def extractive_answer(
     question: str, plan: QueryPlan, passages: list[Passage], max_quotes: int = 2,
     idf: dict[str, float] | None = None, ignore: set[str] | None = None,
-    page_text: Callable[[str, int], str | None] | None = None,
+    page_text: Callable[[str, int], str | None] | None = None, more: list[Passage] | None = None,
 ) -> tuple[str, list[Citation]]:
     """The passage sentence(s)/row(s) that best answer the question, quoted verbatim.
     ``ignore``: terms every passage shares (company, period) that would only add noise.
-    ``page_text`` (doc_id, page) -> text: where a table's scale note is read from."""
+    ``page_text`` (doc_id, page) -> text: where a table's scale note is read from. ``more``:
+    further retrieved passages of the asked company, where a fact asked that the passages leave
+    unanswered is looked for."""
     # the asked thing's own words count, even those a question uses as filler elsewhere:
     # "paid" of "How many paid memberships ..." (the verb "paid" is question noise)
     named = {t for t in tokenize(asked_concept(question)) if t not in STOPWORDS}
@@ -58,14 +60,10 @@ def extractive_answer(
     # (on the passages' whole pages: the sentence that answers one may sit beside the chunk)
     chosen = [top[0]]
     if len(asks) > 1:
-        pool = best_units(whole_pages(passages), terms, [], 400, want_numbers, idf=idf,
-                          asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
-                          bonus=ask_bonus(asks))
-        texts = [unit_context(p.text, a, b) for _, p, a, b in pool]
-        picks = cover(asks, texts, [], min(MAX_ASK_QUOTES, max(max_quotes, len(asks))))
-        # in the order the facts were asked
-        picks.sort(key=lambda i: (min(answered(texts[i], asks), default=len(asks)), i))
-        chosen = [pool[i] for i in picks] or chosen
+        years = asked_years(plan.asked or plan.original) if want_numbers else None
+        cap = min(MAX_ASK_QUOTES, max(max_quotes, len(asks)))
+        chosen = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,
+                                 asked_years=years) or chosen
     best = chosen[0]
     # A second quote only when it adds evidence of similar strength from elsewhere (not when
     # the quotes were chosen to answer the facts asked: they do).

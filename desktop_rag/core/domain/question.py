@@ -401,7 +401,10 @@ class FactAsk:
     level of a measure named without a kind ("What were total payment volume and ..."), ``any``
     any figure, a rate too (what guidance gives). ``words``
     is the clause that asks it, as written, for its measure's words ("how much authorization
-    was left"); empty when the clause names no measure of its own ("in dollars").
+    was left"); empty when the clause names no measure of its own ("in dollars"). ``topic``:
+    the question's opening clause, what the question is about ("What debt did Corning issue in
+    Q2 2023"), whose words a clause asks of when it names only the kind ("coupons",
+    "maturities") or points back at it ("what did it cost").
     """
 
     kind: FactKind
@@ -409,6 +412,7 @@ class FactAsk:
     # "level": a balance at a date ("how much authorization was left at year-end"); "flow":
     # what happened over a period ("how much stock did they buy back during fiscal 2023"); "": either
     timing: Literal["level", "flow", ""] = ""
+    topic: str = ""
 
 
 # A clause asks a fact of a kind by these words (tried in this order: "price per share" is a
@@ -482,7 +486,7 @@ _FORMULA = re.compile(r"[=/]|\b(?:divided\s+by|minus|plus)\b", re.I)
 ASK_GRAMMAR = frozenset("how what which when where who why give provide include list state show name specify "
                          "identify interested want need like dollar share percent percentage proportion date number "
                          "split broken breakdown divided came come comes went go goes get got put place placed "
-                         "enter entered".split())
+                         "enter entered announce announced".split())
 
 
 def _own_words(clause: str) -> set[str]:
@@ -502,10 +506,12 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
     sentences = [s for s in _SENTENCE.split(_PAREN.sub(" ", asked)) if s.strip()]
     sentences += [r for r in removed if _CONTENT_REQUEST.match(r)]
     out: list[FactAsk] = []
+    topic = ""
     for sentence in sentences:
         sentence = sentence.strip()
         if not (_QUESTION_START.match(sentence) or sentence.endswith("?") or _CONTENT_REQUEST.match(sentence)):
             continue
+        topic = topic or _CLAUSE_BREAK.split(_DATE_COMMA.sub(r"\1 \2 \3", sentence))[0].rstrip("?.! ")
         previous: FactAsk | None = None
         no_fact = split = False
         for clause in _CLAUSE_BREAK.split(_DATE_COMMA.sub(r"\1 \2 \3", re.sub(r"(?<=[a-z0-9])\.?[?!.\s]*$", "", sentence))):
@@ -540,7 +546,7 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
                 if kind == previous.kind:
                     continue  # "how much ... in dollars", "... and how was it split": the same fact
                 words = f"{previous.words} {clause}"  # "as a share of the total": of the measure asked before
-            ask = FactAsk(kind, words, timing)
+            ask = FactAsk(kind, words, timing, topic if topic != clause else "")
             if ask not in out:
                 out.append(ask)
             previous = ask

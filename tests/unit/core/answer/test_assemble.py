@@ -3,6 +3,8 @@ every item an exact quote of its page."""
 
 from __future__ import annotations
 
+import pytest
+
 from desktop_rag.core.answer.assemble import assemble, list_items
 from desktop_rag.core.answer.verify import Passage
 from desktop_rag.core.domain.question import read_question
@@ -89,3 +91,108 @@ def test_no_drivers_answer_without_a_cause_on_the_page() -> None:
 
 def test_figure_questions_get_no_prose_assembly() -> None:
     assert assemble(read_question("What was net income in 2022?"), _passages(), set(tokenize("net income"))) is None
+
+
+# -- drivers: the causal sentence about the asked measure, of the asked period ------------------
+DRIVERS_PAGE = """Operating Income
+FedCo Air segment operating income decreased 64% in 2023 primarily due to global volume declines, partially offset by
+yield improvement.
+Operating income declined in 2023 primarily due to lower volumes at each of our transportation segments, partially offset
+by yield improvement.
+However, we expect operating income improvement in 2024 as a result of our cost programs.
+Gross margin increased 120 basis points in fiscal 2022 due to the following:
+The increase in gross margin for fiscal 2022 was primarily due to higher full-price sales.
+This activity was partially offset by higher product costs, largely due to elevated freight and logistics costs.
+Our effective tax rate was 14.0% for fiscal 2021, compared to 12.1% for fiscal 2020, primarily due to discrete items.
+Our effective tax rate was 9.1% for fiscal 2022, compared to 14.0% for fiscal 2021, primarily due to a shift in our earnings mix.
+"""
+
+
+def _page_passage(text: str, page: int = 1) -> Passage:
+    meta = DocumentMeta(company="Example Corp", form_type="10-K", fiscal_year=2023)
+    doc = Document("e" * 64, "EXAMPLE_2023_10K.pdf", "x", 9, meta)
+    chunk = Chunk(page, doc.doc_id, 0, page, 0, len(text), text)
+    return Passage(Hit(chunk, doc, 1.0), 0, len(text), text, text)
+
+
+def _drivers(question: str, concept: str, text: str = DRIVERS_PAGE, more: list[Passage] | None = None):  # type: ignore[no-untyped-def]
+    """The drivers answer on ``text``, ``concept`` the question's evidence terms as the engine reads
+    them (not its company, period or words of movement)."""
+    return assemble(read_question(question), [_page_passage(text)], set(tokenize(concept)), more=more)
+
+
+def test_the_cause_of_the_asked_measure_not_of_a_part_or_an_expectation() -> None:
+    out = _drivers("What drove the decline in Example's consolidated operating margin in FY23?",
+                   "consolidated operating margin")
+    assert out is not None and out.citations[0].quote.startswith("Operating income declined in 2023 primarily due to")
+    assert not any("FedCo Air" in c.quote or "we expect" in c.quote for c in out.citations)
+
+
+def test_the_cause_of_the_asked_year_and_the_offsetting_sentence_after_it() -> None:
+    out = _drivers("Why did Example's effective tax rate drop in fiscal 2022 compared to fiscal 2021?", "effective tax rate")
+    assert out is not None and out.citations[0].quote.startswith("Our effective tax rate was 9.1% for fiscal 2022")
+    assert not any("fiscal 2020" in c.quote for c in out.citations)  # the year before's comparison
+    margin = _drivers("What drove the gross margin expansion in fiscal 2022?", "gross margin")
+    assert margin is not None
+    assert any(c.quote.startswith("This activity was partially offset by higher product costs") for c in margin.citations)
+
+
+def test_causes_missing_from_the_pages_read_are_looked_for_on_the_further_pages_retrieved() -> None:
+    bare = "Revenue\nRevenue was $10.0 billion in 2022 and $9.0 billion in 2021.\n"
+    further = "Revenue\nRevenue increased 11% in 2022 primarily due to higher volumes of hardware.\n"
+    assert _drivers("Why did revenue grow in 2022?", "revenue", bare) is None
+    out = _drivers("Why did revenue grow in 2022?", "revenue", bare, more=[_page_passage(further, page=7)])
+    assert out is not None and out.citations[0].page == 7
+    assert out.citations[0].quote == "Revenue increased 11% in 2022 primarily due to higher volumes of hardware."
+
+
+def test_prose_answers_answer_the_facts_asked() -> None:
+    page = """Outlook
+The Company expects 2023 capital expenditures to be between $2.2 and $2.4 billion.
+The Company expects to open about 1,900 restaurants.
+The Company expects 2023 operating margin percent to be about 45%.
+The Company expects the effective income tax rate for 2023 to be in the 20% to 22% range.
+Consolidated operating income decreased 10% to $9.4 billion.
+"""
+    out = assemble(read_question("What did Example guide for 2023? I'm interested in capex, restaurant openings, operating "
+                                 "margin and tax rate."), [_page_passage(page)], set(tokenize("guide capex restaurant")))
+    assert out is not None and out.shape == "outlook"
+    quotes = " ".join(c.quote for c in out.citations)
+    for fact in ("$2.2 and $2.4 billion", "1,900 restaurants", "about 45%", "20% to 22%"):
+        assert fact in quotes
+    assert "decreased 10%" not in quotes  # the year's result, no expectation
+    deal = """Agreement to Sell TicketCo
+The closing of the proposed sale of TicketCo is subject to various risks and uncertainties.
+On November 24, 2019, we entered into a definitive agreement to sell TicketCo to Buyer AG for a purchase price of $4.05 billion in cash.
+The sale is expected to close by the end of the first quarter of 2020.
+"""
+    out = assemble(read_question("What deal did Example announce for TicketCo in late 2019? Give the buyer, the price and "
+                                 "the expected closing timing."), [_page_passage(deal)], set(tokenize("deal ticketco")))
+    assert out is not None
+    quotes = " ".join(c.quote for c in out.citations)
+    assert "$4.05 billion" in quotes and "first quarter of 2020" in quotes
+    _exact(out, deal)
+
+
+def test_a_real_10q_answers_why_its_effective_tax_rate_fell_from_its_own_page() -> None:
+    from desktop_rag.core.ingest.pdf import extract_page, open_pdf
+    from tests.conftest import REPO_ROOT
+
+    path = REPO_ROOT / "corpus" / "2023 Q3 AAPL.pdf"
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        pages = {n: extract_page(pdf[n - 1]).text for n in (20, 21)}
+    finally:
+        pdf.close()
+    intent = read_question("Why was Apple's effective tax rate lower in the third quarter of 2023?")
+    terms = {"etr"}
+    # the page read has no cause of the tax rate: the further page retrieved does
+    out = assemble(intent, [_page_passage(pages[20], 20)], terms, more=[_page_passage(pages[21], 21)])
+    assert out is not None and out.shape == "drivers"
+    assert all(c.page == 21 for c in out.citations)
+    assert any(c.quote.startswith("The Company’s effective tax rate for the third quarter of 2023 was lower compared to the "
+                                  "third quarter of 2022 due primarily to") for c in out.citations)
+    for c in out.citations:
+        assert pages[21][c.char_start:c.char_start + len(c.quote)] == c.quote
