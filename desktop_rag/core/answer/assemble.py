@@ -53,6 +53,17 @@ FORWARD = re.compile(
 # How a figure moved: the sentence a drivers answer leads with.
 MOVED = re.compile(r"\b(?:increas|decreas|declin|grew|grow|rose|rise|fell|fall|improv|expan|contract|drop|"
                    r"higher|lower|up|down)\w*\b|\d\s*(?:%|percent|basis\s+points|bps)\b", re.I)
+# A sentence introducing a table: "eBay is providing the following guidance ...", "... were as follows"
+_TABLE_LEAD = re.compile(r"\b(?:the\s+following|as\s+follows|(?:is|are)\s+(?:presented|shown|set\s+forth|summari[sz]ed)\s+"
+                         r"(?:below|in\s+the\s+(?:following\s+)?table))\b", re.I)
+_HEADER_LINES = 3  # the column heading of a table under a lead-in, at most
+# a table's row of one cell, below rows of several ("Thereafter 8,198")
+_ONE_CELL = re.compile(r"^\s*[A-Za-z(][^\n]{0,60}?\s\$?\s?\(?\d[\d,]*(?:\.\d+)?\)?\s?%?\s*$")
+# words for what is said of a thing described, not the thing
+_DESCRIBED_AS = frozenset(tokenize("terms term status nature purpose details overview summary description"))
+# a description asking the things its paragraph enumerates: "the key terms", "the actions", "the conditions"
+_ITEMS_ASKED = re.compile(r"\b(?:terms|provisions|conditions|covenants|actions|steps|measures|components|elements|"
+                          r"features|details)\b", re.I)
 # A lead-in that announces a list: it ends in a colon, or says what follows.
 _LEAD_IN = re.compile(r":\s*$|\b(?:the\s+following|as\s+follows|include[sd]?|including|such\s+as)\s*:?\s*$", re.I)
 
@@ -204,11 +215,14 @@ def assemble(intent: QuestionIntent, passages: list[Passage], terms: set[str],
         lead = _leading(asks, pools, terms, idf, siblings=True)
         out = _list(passages, terms, idf, lead, _answers_all(lead, asks))
     elif shape == "description":
+        # "the key terms of the acquisition", "the status of the lawsuit": the thing described
+        # is asked, not the words for what is said of it ("Term Loan" is no term of a deal)
+        terms = (terms - _DESCRIBED_AS) or terms
         # a description whose question itself asks a figure ("What debt did it issue? Give the
         # coupons ...") leads with the sentence giving it; another ("Describe the plan: ... and
         # what did it cost") with its best sentence, the facts asked after it
         lead = _leading(asks, pools, terms, idf) if intent.asks and not intent.asks[0].topic else []
-        out = _description(passages, terms, idf, lead)
+        out = _description(passages, terms, idf, lead, items=bool(_ITEMS_ASKED.search(intent.asked)))
     if out is None or not asks:
         return out
     return _answer_asks(out, asks, pools, terms, idf, FORWARD if shape == "outlook" else None)
@@ -274,32 +288,70 @@ def _render(shape: str, quotes: list[tuple[Citation, bool]], cut: bool = False) 
     return Assembled("\n".join(lines), [c for c, _ in quotes], shape, cut)
 
 
+def table_rows(page: str, lead_end: int) -> tuple[tuple[int, int] | None, list[tuple[int, int]], bool]:
+    """The table a lead-in ending at ``lead_end`` introduces ("eBay is providing the following
+    guidance for Q3 2023."): its column heading (up to ``_HEADER_LINES`` lines without a
+    sentence's end, or None) and its rows, each a line of figure cells (of one cell too, below
+    others: "Thereafter 8,198"), until a line that is none; with whether it was cut at
+    ``MAX_ITEMS``. No rows unless at least two follow."""
+    pos = page.find("\n", lead_end)
+    if pos < 0:
+        return None, [], False
+    pos += 1
+    header: tuple[int, int] | None = None
+    rows: list[tuple[int, int]] = []
+    while pos < len(page):
+        end = page.find("\n", pos)
+        end = len(page) if end < 0 else end
+        line = page[pos:end]
+        if is_row_unit(line) or (rows and _ONE_CELL.match(line)):
+            rows.append((pos, end))
+        elif rows or not line.strip() or is_page_furniture(line) or re.search(r"[.;:]\s*$", line) or (
+                header is not None and page.count("\n", header[0], pos) >= _HEADER_LINES):
+            break
+        else:
+            header = (header[0] if header else pos, end)
+        pos = end + 1
+    if len(rows) < 2:
+        return None, [], False
+    return header, rows[:MAX_ITEMS], len(rows) > MAX_ITEMS
+
+
 def _with_list(p: Passage, a: int, b: int, quotes: list[tuple[Citation, bool]], seen: set[int],
-               cuts: list[bool] | None = None) -> bool:
+               cuts: list[bool] | None = None, tables: bool = False) -> bool:
     """Add the sentence at a..b and, when it leads a list (it ends in a colon, or a lead-in
     follows within ``_LEAD_IN_REACH`` sentences of its paragraph), that list: the sentences up
     to the lead-in, the lead-in and each item (and to ``cuts`` whether the list was longer than
-    shown). True when a list was added."""
+    shown). With ``tables``, a table it introduces is such a list too ("the following guidance"
+    and its rows: ``table_rows``), each row quoted whole, after its column heading. True when a
+    list was added."""
     quotes.append((_citation(p, a, b), False))
     seen.add(a)
     page = p.text
-    lead: tuple[int, int] | None = (a, b) if _LEAD_IN.search(page[a:b]) else None
+
+    def leads(seg: str) -> bool:
+        return bool(_LEAD_IN.search(seg) or (tables and _TABLE_LEAD.search(seg)))
+
+    lead: tuple[int, int] | None = (a, b) if leads(page[a:b]) else None
     between: list[tuple[int, int]] = []
     if lead is None:
         for ua, ub in _units_in(page, b, len(page))[:_LEAD_IN_REACH]:
             seg = page[ua:ub]
             if not seg.strip() or _is_heading(seg) or is_row_unit(seg) or _BULLET.match(seg) or "\n\n" in page[b:ua]:
                 break
-            if _LEAD_IN.search(seg):
+            if leads(seg):
                 lead = (ua, ub)
                 break
             between.append((ua, ub))
     if lead is None:
         return False
     items, cut = list_items(page, lead[1])
+    header: tuple[int, int] | None = None
+    if not items and tables:
+        header, items, cut = table_rows(page, lead[1])
     if not items:
         return False
-    for ua, ub in [*between, *([lead] if lead[0] != a else [])]:
+    for ua, ub in [*between, *([lead] if lead[0] != a else []), *([header] if header else [])]:
         quotes.append((_citation(p, ua, ub), False))
         seen.add(ua)
     if cuts is not None:
@@ -428,35 +480,46 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
 
 def _list(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
           lead: list[_Unit] | None = None, all_answered: bool = False) -> Assembled | None:
-    """A lead-in about what was asked and its items; else the sentences that enumerate it,
-    those answering a fact asked (``lead``) first."""
-    anchors = _anchors(passages, terms, idf, _LEAD_IN)
+    """A lead-in about what was asked and its items (bullets, or a table's rows); else the
+    sentences that enumerate it, those answering a fact asked (``lead``) first. When those
+    answer every fact asked they are the list ("we closed the A acquisition for $243 million";
+    not the allocation table of one of them)."""
+    anchors = [] if lead and all_answered else _anchors(passages, terms, idf, _LEAD_IN)
     for _, p, a, b in anchors[:6]:
         quotes: list[tuple[Citation, bool]] = []
         cuts: list[bool] = []
-        if _with_list(p, a, b, quotes, set(), cuts):
+        if _with_list(p, a, b, quotes, set(), cuts, tables=True):
             return _render("list", quotes, any(cuts))
     return _sentences(passages, terms, idf, None, "list", need=False, lead=lead, all_answered=all_answered)
 
 
 def _description(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
-                 lead: list[_Unit] | None = None) -> Assembled | None:
+                 lead: list[_Unit] | None = None, items: bool = False) -> Assembled | None:
     """The paragraph about what was asked: its best sentence (the first answering a fact
-    asked, ``lead``, when there is one) and the ones after it."""
+    asked, ``lead``, when there is one) and the ones after it. When the question asks for the
+    things a paragraph enumerates sentence by sentence (``items``: "the key terms of the
+    acquisition"), up to ``MAX_ITEMS`` of them, from the first sentence under the heading over
+    it when it is among the first ``MAX_ITEMS`` there (the terms open with the agreement)."""
     anchors = (lead or [])[:1] or _anchors(passages, terms, idf, None)
     if not anchors:
         return None
     _, p, a, b = anchors[0]
     page = p.text
+    if items:
+        s_a, _ = _section(page, a)
+        opening = [u for u in _units_in(page, s_a, a) if not (_is_heading(page[u[0]:u[1]]) or is_row_unit(
+            page[u[0]:u[1]]) or is_page_furniture(page[u[0]:u[1]]))]
+        if opening and len(opening) < MAX_ITEMS:
+            a, b = opening[0]
     quotes: list[tuple[Citation, bool]] = []
     cuts: list[bool] = []
-    if _with_list(p, a, b, quotes, set(), cuts):
+    if _with_list(p, a, b, quotes, set(), cuts, tables=True):
         return _render("description", quotes, any(cuts))
     # the sentences after it in its paragraph (no blank line, heading or table between)
     para_end = page.find("\n\n", b)
     para_end = len(page) if para_end < 0 else para_end
     for ua, ub in _units_in(page, b, para_end):
-        if len(quotes) >= MAX_SENTENCES:
+        if len(quotes) >= (MAX_ITEMS if items else MAX_SENTENCES):
             break
         seg = page[ua:ub]
         if is_row_unit(seg) or _is_heading(seg):
@@ -484,7 +547,7 @@ def _sentences(passages: list[Passage], terms: set[str], idf: dict[str, float] |
         if seg in seen_text:
             continue
         seen_text.add(seg)
-        _with_list(p, a, b, quotes, set(), cuts)
+        _with_list(p, a, b, quotes, set(), cuts, tables=True)
         if len([q for q in quotes if not q[1]]) >= MAX_SENTENCES:
             break
     if not quotes:

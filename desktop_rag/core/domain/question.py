@@ -602,8 +602,8 @@ _DESCRIPTION = re.compile(
     r"debt|notes|action|event|change|policy|lawsuit|litigation|investigation|arrangement|partnership)\b|"
     r"\bwhat\s+(?:did|does|do|has|have)\s+(?:\w+\s+){1,5}(?:announce|disclose|say|report\s+about|agree|enter|"
     r"conclude|decide|issue|do\s+about)|\bhow\s+(?:does|do|did)\s+(?:\w+\s+){1,5}(?:make\s+money|generate|"
-    r"recogni[sz]e|account\s+for|manage|finance|fund)\b|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:nature|"
-    r"purpose|status|terms|business|strategy)\b", re.I)
+    r"recogni[sz]e|account\s+for|manage|finance|fund)\b|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?"
+    r"(?:(?:key|main|principal|material|significant)\s+)?(?:nature|purpose|status|terms|business|strategy)\b", re.I)
 _CHANGE = re.compile(
     r"\b(?:how\s+much\s+(?:did|has|have|had)\s+(?:\w+\s+){1,6}(?:change|grow|increase|decrease|decline|rise|fall)|"
     r"by\s+how\s+much|growth\s+rate|(?:yoy|year[- ]over[- ]year|quarter[- ]over[- ]quarter)\s+(?:growth|change)|"

@@ -196,3 +196,80 @@ def test_a_real_10q_answers_why_its_effective_tax_rate_fell_from_its_own_page() 
                                   "third quarter of 2022 due primarily to") for c in out.citations)
     for c in out.citations:
         assert pages[21][c.char_start:c.char_start + len(c.quote)] == c.quote
+
+
+# -- lists of instruments and terms: the rows or sentences under one heading, whole --------------
+GUIDANCE_PAGE = """Capital returns - The company repurchased $250 million of its common stock in the second quarter.
+Business Outlook
+Example is providing the following guidance for continuing operations for Q3 2023.
+In billions, except per share data and percentages Q3 2023 Guidance
+Revenue $2.46 - $2.52
+Organic FX-Neutral Y/Y Growth 2% - 4%
+Diluted GAAP EPS $0.67 - $0.72
+Diluted Non-GAAP EPS $0.96 - $1.01
+Dividend Declaration
+The Board has declared a cash dividend of $0.25 per share.
+"""
+
+TERMS_PAGE = """NOTE 3. ACQUISITIONS
+Widget
+On September 15, 2022, we entered into a definitive agreement under which we intend to acquire Widget, Inc.
+for approximately $20 billion, comprised of approximately half cash and half stock. Approximately 6 million additional
+restricted stock units will be granted to Widget's employees. The transaction is subject to regulatory approvals and
+should close in 2023. We will be required to pay Widget a reverse termination fee of $1 billion if the transaction fails
+to receive regulatory clearance.
+Widget is a privately held company that provides a collaborative design platform.
+NOTE 4. CASH
+Cash equivalents consist of highly liquid securities.
+"""
+
+
+def test_a_table_a_lead_in_introduces_is_quoted_row_by_row_under_its_heading() -> None:
+    from desktop_rag.core.answer.assemble import table_rows
+
+    header, rows, cut = table_rows(GUIDANCE_PAGE, GUIDANCE_PAGE.index("for Q3 2023.") + len("for Q3 2023."))
+    assert header is not None and GUIDANCE_PAGE[slice(*header)].startswith("In billions")
+    assert [GUIDANCE_PAGE[a:b] for a, b in rows] == ["Revenue $2.46 - $2.52", "Organic FX-Neutral Y/Y Growth 2% - 4%",
+                                                      "Diluted GAAP EPS $0.67 - $0.72", "Diluted Non-GAAP EPS $0.96 - $1.01"]
+    assert not cut
+    out = assemble(read_question("What guidance did Example give for Q3 2023?"), [_page_passage(GUIDANCE_PAGE)],
+                   set(tokenize("guidance")))
+    assert out is not None and out.shape == "outlook"
+    quotes = [c.quote for c in out.citations]
+    assert "Example is providing the following guidance for continuing operations for Q3 2023." in quotes
+    assert "Diluted Non-GAAP EPS $0.96 - $1.01" in quotes and "\u2022 Revenue $2.46 - $2.52" in out.text
+    _exact(out, GUIDANCE_PAGE)
+
+
+def test_the_terms_of_a_deal_are_the_sentences_under_its_heading_from_the_first() -> None:
+    intent = read_question("What are the key terms of Example's pending Widget acquisition?")
+    assert intent.ask == "description"
+    out = assemble(intent, [_page_passage(TERMS_PAGE)], set(tokenize("key terms pending widget acquisition")))
+    assert out is not None
+    quotes = [c.quote for c in out.citations]
+    assert quotes[0].startswith("On September 15, 2022, we entered into a definitive agreement")
+    assert any("reverse termination fee of $1 billion" in q for q in quotes)
+    assert not any("Cash equivalents" in q for q in quotes)  # the next heading's
+    _exact(out, TERMS_PAGE)
+
+
+def test_a_real_10q_lists_the_payments_of_its_obligations_year_by_year() -> None:
+    from desktop_rag.core.ingest.pdf import extract_page, open_pdf
+    from tests.conftest import REPO_ROOT
+
+    path = REPO_ROOT / "corpus" / "2023 Q3 AAPL.pdf"
+    if not path.is_file():
+        pytest.skip(f"filing not found at {path}")
+    pdf = open_pdf(path)
+    try:
+        page = extract_page(pdf[14]).text
+    finally:
+        pdf.close()
+    out = assemble(read_question("List the future payments under Apple's unconditional purchase obligations by year."),
+                   [_page_passage(page, 15)], set(tokenize("future payments unconditional purchase obligations")))
+    assert out is not None and out.shape == "list"
+    quotes = [c.quote for c in out.citations]
+    assert quotes[0].endswith("as follows (in millions):")
+    assert "2023 (remaining three months) $ 1,260" in quotes and "2027 1,013" in quotes
+    assert out.cut and "the list continues" in out.text  # "Thereafter" and the total are past the items shown
+    _exact(out, page)
