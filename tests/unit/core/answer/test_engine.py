@@ -630,3 +630,29 @@ def test_a_failed_verification_is_retried_from_the_table_row_without_the_model(t
         assert not any("table row" in n for n in off.notes)
     finally:
         lib.close()
+
+
+def test_the_further_pages_are_the_asked_companys_retrieved_pages_not_read_yet() -> None:
+    from desktop_rag.core.answer.verify import passages_for
+    from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta, Filters, Hit, QueryPlan
+    from tests.conftest import PageLibrary
+
+    own_doc = Document("a" * 64, "EXAMPLE_2022_10K.pdf", "x", 9, DocumentMeta(company="Example Corp"))
+    other = Document("b" * 64, "OTHER_2022_10K.pdf", "y", 9, DocumentMeta(company="Other Inc."))
+    texts = {(own_doc.doc_id, 1): "Revenue was $10.0 billion.", (own_doc.doc_id, 7): "Revenue increased due to volume.",
+             (other.doc_id, 3): "Revenue increased due to price."}
+
+    def hit(doc: Document, page: int) -> Hit:
+        text = texts[(doc.doc_id, page)]
+        return Hit(Chunk(page, doc.doc_id, 0, page, 0, len(text), text), doc, 1.0)
+
+    library = PageLibrary(texts)
+    library.docs = {own_doc.doc_id: own_doc, other.doc_id: other}  # type: ignore[attr-defined]
+    engine = AnswerEngine.__new__(AnswerEngine)
+    engine.library = library  # type: ignore[assignment]
+    plan = QueryPlan(original="q", cleaned="q", bm25_terms=[], content_terms=[], doc_ids=[own_doc.doc_id],
+                     filters=Filters(company=["Example Corp"]))
+    hits = [hit(own_doc, 1), hit(own_doc, 7), hit(other, 3)]
+    own = passages_for(library, hits[:1])  # type: ignore[arg-type]
+    further = engine._further_passages(plan, hits, own, None)
+    assert [(p.hit.chunk.doc_id, p.hit.chunk.page) for p in further] == [(own_doc.doc_id, 7)]
