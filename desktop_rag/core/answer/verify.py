@@ -48,7 +48,9 @@ from desktop_rag.core.ingest.statements.table_reader import split_row
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent", "bn", "mn"})
 # a sentence ends at "." or ";" before a capital, but not after an initial or an abbreviation
 # ("contracts with the U.S. Government", "Richard A. Johnson", "JPMorgan Chase & Co. and")
-_SENTENCE_END = re.compile(r"(?<=[.;])(?<!\b[A-Z]\.)(?<!\bInc\.)(?<!\bCo\.)(?<!\bNo\.)(?<!\bCorp\.)\s+(?=[A-Z(])")
+# (not after an initial, "Inc.", "Co.", "No.", "Corp." or a time's "a.m."/"p.m.": "at 7:46 a.m. Pacific Time")
+_SENTENCE_END = re.compile(r"(?<=[.;])(?<!\b[A-Z]\.)(?<!\bInc\.)(?<!\bCo\.)(?<!\bNo\.)(?<!\bCorp\.)(?<!\d\sa\.m\.)"
+                           r"(?<!\d\sp\.m\.)\s+(?=[A-Z(])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
 
 

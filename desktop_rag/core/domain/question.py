@@ -423,7 +423,8 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
                         r"matur(?:e|es|ed|ing)|expir(?:e|es|ed|ation|y))\b", re.I)),
     ("rate", re.compile(r"\b(?:(?:as\s+a\s+)?share\s+of|percent(?:age)?s?|proportion|growth|grow|grew|rates?|"
                         r"coupons?|margins?|yields?|basis\s+points)\b|%", re.I)),
-    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)),
+    # "how large was the fire": its size, in acres, structures, square feet
+    ("count", re.compile(r"\bhow\s+(?:many|large|big|extensive)\b|\bnumber\s+of\b|\b(?:size|extent)\s+of\b", re.I)),
     ("amount", re.compile(
         r"\b(?:how\s+much|amounts?|costs?|cost\s+of|price[sd]?|paid|pay|spen[dt]|record(?:ed)?|charges?|accru(?:e|ed|al|als)|"
         r"proceeds|consideration|fees?|dollars?|liabilit(?:y|ies)|valued?|worth|buy\s*backs?|bought\s+back|"
@@ -486,7 +487,7 @@ _FORMULA = re.compile(r"[=/]|\b(?:divided\s+by|minus|plus)\b", re.I)
 ASK_GRAMMAR = frozenset("how what which when where who why give provide include list state show name specify "
                          "identify interested want need like dollar share percent percentage proportion date number "
                          "split broken breakdown divided came come comes went go goes get got put place placed "
-                         "enter entered announce announced".split())
+                         "enter entered announce announced large big extensive size extent".split())
 
 
 def _own_words(clause: str) -> set[str]:

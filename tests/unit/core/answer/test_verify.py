@@ -210,6 +210,11 @@ def test_a_row_closed_by_a_footnote_mark_and_the_footnote_are_units_apart_from_t
                      "We had active accounts of 431 million and 429 million as of June 30, 2023 and 2022, respectively."]
 
 
+def test_a_time_of_day_ends_no_sentence() -> None:
+    page = "According to an update dated October 25, 2021, 7:46 a.m. Pacific Time, the fire consumed 963,309 acres.\n"
+    assert [page[a:b] for a, b in split_units(page)] == [page.strip()]
+
+
 def test_concept_needs_its_distinctive_term_and_most_of_its_weight() -> None:
     from desktop_rag.core.domain.terms import tokenize
 

@@ -187,3 +187,7 @@ def test_an_ask_is_of_a_balance_or_of_what_happened_over_a_period() -> None:
     assert timing_of("As of January 31, 2023, $6.0 billion remained, which was increased in February 2023.") == "level"
     assert timing_of("During the quarter we repurchased 11 million shares.") == "flow"
     assert timing_of("The Board authorized a program in August 2022.") == "flow"
+
+
+def test_the_size_of_a_thing_is_asked_as_a_count() -> None:
+    assert _asks("What caused the fire, and how large was the fire?") == [("count", "how large was the fire")]
