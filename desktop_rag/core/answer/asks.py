@@ -61,7 +61,17 @@ _ANSWERS: dict[str, frozenset[str]] = {
 }
 
 
-_ENDS_IN_CELL = re.compile(r"[\d%)*\u2014\u2013-]\s*$")  # a row ends in a cell, a sentence in a word
+_CELL = re.compile(r"^(?:\$|\(?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?|[\u2014\u2013-]|\*{1,3})$")
+
+
+def _is_row(text: str) -> bool:
+    """A table row: one line of a label and figure cells, closed by a cell ("Purchases related
+    to property and equipment and intangible assets (537) (794)"), not a sentence."""
+    words = text.split()
+    if "\n" in text.strip() or len(words) < 2 or not _CELL.match(words[-1]) or words[-1] == "$":
+        return is_table_row(text) and "\n" not in text.strip() and bool(re.search(r"[\d%)]\s*$", text))
+    label = [w for w in words if not _CELL.match(w)]
+    return len(label) <= 20 and not text.rstrip().endswith(".")
 # a table row that gives the row above it as a share: "Percentage of net revenues 60% 59% 58%"
 _SHARE_ROW = re.compile(r"^\s*(?:percent(?:age)?|%|as\s+a\s+(?:percent(?:age)?|%))\s+of\b", re.I)
 
@@ -93,7 +103,7 @@ def figure_spans(text: str) -> list[tuple[int, int, str]]:
     rest = _blank(rest, dates + [(m.start(), m.end(), "") for rx in (_REFERENCE, _FOOTNOTE) for m in rx.finditer(rest)])
     bare = [m for m in _NUMBER.finditer(rest) if not re.fullmatch(_YEAR, m.group(0))]
     if bare:
-        row = "\n" not in text.strip() and is_table_row(text) and bool(_ENDS_IN_CELL.search(text))
+        row = _is_row(text)
         first = _NUMBER.search(text)
         kind = (COUNT if is_count_label(text[:first.start()] if first else text) else AMOUNT) if row else COUNT
         spans += [(m.start(), m.end(), kind) for m in bare]
@@ -127,6 +137,9 @@ _KIND_ROOTS = frozenset({"coupon", "matur", "maturity", "maturiti", "rate", "dat
 # (not a possessive: "its quarterly dividend" is the company's)
 _POINTS_BACK = re.compile(r"\b(?:it|they|them|this|these|those)\b", re.I)
 _INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
+# a parenthetical glossing the measure asked: "notes (long-term debt)", "capex (purchases related to ...)"
+_GLOSS = re.compile(r"\(([^()]{3,160})\)")
+_GLOSSED = 0.9  # what a gloss's words are worth beside the measure's own
 # "outside the U.S." is what filings call international
 _OUTSIDE_HOME = re.compile(r"\b(?:outside|out\s+of)\s+(?:of\s+)?the\s+(?:U\.S\.|US\b|United\s+States)", re.I)
 
@@ -162,19 +175,27 @@ class Ask:
     acronyms: tuple[tuple[str, frozenset[str]], ...] = ()
     # root -> its weight (the library's idf of the word: "international" tells more than "revenue")
     weights: tuple[tuple[str, float], ...] = ()
+    # the roots of what the question glosses the measure as ("notes (long-term debt)")
+    gloss: frozenset[str] = frozenset()
 
     def share(self, unit_roots: set[str], text: str = "") -> float:
         """The (idf-weighted) share of the ask's words the unit carries (1.0 when the ask names
-        none); a run of them may be carried by its initials ("TPV was $377 billion")."""
+        none); a run of them may be carried by its initials ("TPV was $377 billion"), and a
+        gloss's words stand for them, a little less ("Long-term debt 9,704" for the notes' net
+        carrying amount, "(long-term debt)")."""
         if not self.roots:
             return 1.0
-        found = {r for r in self.roots if any(_same(r, u) for u in unit_roots)}
+        found = {r for r in self.roots | self.gloss if any(_same(r, u) for u in unit_roots)}
         for acronym, roots in self.acronyms:
             if re.search(rf"(?<![\w-]){acronym}(?![\w-])", text):
                 found |= roots
         weight = dict(self.weights)
-        total = sum(weight.get(r, 1.0) for r in self.roots)
-        return sum(weight.get(r, 1.0) for r in found & self.roots) / total
+
+        def part(roots: frozenset[str]) -> float:
+            total = sum(weight.get(r, 1.0) for r in roots)
+            return sum(weight.get(r, 1.0) for r in found & roots) / total if total else 0.0
+
+        return max(part(self.roots), _GLOSSED * part(self.gloss)) if self.gloss else part(self.roots)
 
 
 def _acronyms(words: str) -> tuple[tuple[str, frozenset[str]], ...]:
@@ -224,14 +245,22 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         return {word_root(t): max(0.2, (idf or {}).get(t, 1.0)) for t in tokens}
 
     for fact in intent.asks:
-        words = _OUTSIDE_HOME.sub("international", fact.words)
+        glossed = " ".join(_GLOSS.findall(fact.words))
+        words = _OUTSIDE_HOME.sub("international", _GLOSS.sub(" ", fact.words))
         weights = {r: w for r, w in weighed(words).items() if r not in _KIND_ROOTS}
         if fact.topic and (not weights or _POINTS_BACK.search(fact.words)):
-            # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the plan
-            weights = weighed(_OUTSIDE_HOME.sub("international", fact.topic)) | weights
+            # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the
+            # plan (the topic's words weigh half beside the clause's own)
+            share = 0.5 if weights else 1.0
+            topic = {r: share * w for r, w in weighed(_OUTSIDE_HOME.sub("international", fact.topic)).items()}
+            weights = topic | weights
             words = f"{fact.topic} {words}"
+        gloss = weighed(glossed)
         roots = set(weights) | set(_INITIALS.findall(words))
-        out.append(Ask(fact.kind, frozenset(roots), words, fact.timing, _acronyms(words), tuple(weights.items())))
+        ask = Ask(fact.kind, frozenset(roots), words, fact.timing, _acronyms(f"{words} {glossed}"),
+                  tuple((gloss | weights).items()), frozenset(gloss) - roots)
+        if not any(a.kind == ask.kind and a.roots == ask.roots for a in out):
+            out.append(ask)
     return out
 
 

@@ -422,7 +422,7 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("date", re.compile(r"\b(?:when|clos(?:e|ed|es|ing)|timing|dates?|dated|fil(?:e|ed|ing)\s+for|maturit(?:y|ies)|"
                         r"matur(?:e|es|ed|ing)|expir(?:e|es|ed|ation|y))\b", re.I)),
     ("rate", re.compile(r"\b(?:(?:as\s+a\s+)?share\s+of|percent(?:age)?s?|proportion|growth|grow|grew|rates?|"
-                        r"coupons?|margins?|yields?|basis\s+points)\b|%", re.I)),
+                        r"coupons?|yields?|basis\s+points)\b|%", re.I)),
     # "how large was the fire": its size, in acres, structures, square feet
     ("count", re.compile(r"\bhow\s+(?:many|large|big|extensive)\b|\bnumber\s+of\b|\b(?:size|extent)\s+of\b", re.I)),
     ("amount", re.compile(
@@ -453,8 +453,9 @@ def timing_of(text: str) -> Literal["level", "flow", ""]:
     return "level" if level and not flow else "flow" if flow and not level else ""
 
 
-# Guidance asks its figures, whatever they measure ("What guidance did they give for Q3?").
-_GUIDANCE = re.compile(r"\b(?:guid(?:e|ed|ance)|outlook|forecasts?)\b", re.I)
+# Guidance asks its figures, whatever they measure ("What guidance did they give for Q3?"); a
+# margin is printed in dollars or as a percentage ("What was the gross margin?")
+_GUIDANCE = re.compile(r"\b(?:guid(?:e|ed|ance)|outlook|forecasts?|margins?)\b", re.I)
 # A clause that asks why or whether asks no figure ("why did it drop", "did it grow"), nor do
 # the noun phrases that continue it ("What drove subscription and support revenues?").
 _NO_FACT_CLAUSE = re.compile(
@@ -487,12 +488,51 @@ _FORMULA = re.compile(r"[=/]|\b(?:divided\s+by|minus|plus)\b", re.I)
 ASK_GRAMMAR = frozenset("how what which when where who why give provide include list state show name specify "
                          "identify interested want need like dollar share percent percentage proportion date number "
                          "split broken breakdown divided came come comes went go goes get got put place placed "
-                         "enter entered announce announced large big extensive size extent".split())
+                         "enter entered announce announced large big extensive size extent first second third "
+                         "fourth half months month nine six three twelve grow grew grown growth increase increased "
+                         "decrease decreased decline declined change changed rise rose fall fell".split())
 
 
 def _own_words(clause: str) -> set[str]:
-    return {t for t in content_terms(clause) if t not in ASK_GRAMMAR and not t.isdigit()} | set(
+    # not a period or a form ("per its Q1 2023 10-Q" names no measure)
+    return {t for t in content_terms(clause) if t not in ASK_GRAMMAR and not any(c.isdigit() for c in t)} | set(
         _INITIALS.findall(clause))
+
+
+_GLOSS = re.compile(r"\s*\(([^()]{0,160})\)")
+_WH = re.compile(r"^(?:\w+\s+)?(?:how|what|which|when|where|who|why)\b", re.I)
+_QUESTION_WORD = re.compile(r"\b(?:how|what|which|when|where|who|why)\b", re.I)
+_AND = re.compile(r"\s+(?:and|as\s+well\s+as|plus)\s+", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence that may each ask a fact: split at commas, semicolons and
+    colons, and at "and" when what follows starts a question of its own ("... and how much
+    remains", "... and for how much") or what precedes is an item of its own ("buybacks and
+    dividends", "the price and the closing date"), not inside what a question names ("how much
+    did Azure and other cloud services revenue grow"). A parenthetical stays with its clause,
+    unsplit ("What capex (purchases related to property and equipment and intangible assets)")."""
+    glosses: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        glosses.append(m.group(0))
+        return f" \x00{len(glosses) - 1}\x00"
+
+    text = _GLOSS.sub(hold, _DATE_COMMA.sub(r"\1 \2 \3", sentence))
+    out: list[str] = []
+    for piece in re.split(r"\s*[,;:]\s*", text):
+        parts = _AND.split(piece)
+        current = parts[0]
+        for part in parts[1:]:
+            item = not _QUESTION_WORD.search(current) or bool(measure_phrase(current) or _VOLUME.search(current)
+                                                              or _COUNTED.search(current))
+            if _WH.match(part) or _OWN_CLAUSE.match(part) or item:
+                out.append(current)
+                current = part
+            else:
+                current = f"{current} and {part}"
+        out.append(current)
+    return [re.sub(r"\s*\x00(\d+)\x00", lambda m: glosses[int(m.group(1))], c).strip() for c in out]
 
 
 def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[FactAsk, ...]:
@@ -504,7 +544,7 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
     phrase continuing a clause that asks a fact ("buybacks and dividends", "the U.S. and
     international" after "split between") asks a fact of the same kind, with the measure words
     of the clause before when it names none of its own ("in dollars and as a share of the total")."""
-    sentences = [s for s in _SENTENCE.split(_PAREN.sub(" ", asked)) if s.strip()]
+    sentences = [s for s in _SENTENCE.split(asked) if s.strip()]
     sentences += [r for r in removed if _CONTENT_REQUEST.match(r)]
     out: list[FactAsk] = []
     topic = ""
@@ -512,12 +552,12 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
         sentence = sentence.strip()
         if not (_QUESTION_START.match(sentence) or sentence.endswith("?") or _CONTENT_REQUEST.match(sentence)):
             continue
-        topic = topic or _CLAUSE_BREAK.split(_DATE_COMMA.sub(r"\1 \2 \3", sentence))[0].rstrip("?.! ")
+        topic = topic or _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence)))[0]
         previous: FactAsk | None = None
         no_fact = split = False
-        for clause in _CLAUSE_BREAK.split(_DATE_COMMA.sub(r"\1 \2 \3", re.sub(r"(?<=[a-z0-9])\.?[?!.\s]*$", "", sentence))):
+        for clause in _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence))):
             clause = re.sub(r"^(?:and|or|but|also)\s+", "", clause.strip(), flags=re.I)
-            if not clause or _FORMULA.search(clause):
+            if not clause or _FORMULA.search(_GLOSS.sub(" ", clause)):
                 continue
             own = bool(_OWN_CLAUSE.match(clause))
             if _NO_FACT_CLAUSE.match(clause) and not re.match(r"(?:how|when)\b", clause, re.I):
