@@ -521,8 +521,9 @@ def cmd_bench(ns: argparse.Namespace) -> int:
 
 def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="set", default=None, metavar="SET",
-                   help="data set: sec10q, financebench-dev or all (default all); each has its own cached "
-                        "library in $DESKTOP_RAG_EVAL_CACHE/<set> or <data-dir>/eval/<set>")
+                   help="data set: sec10q, financebench-dev, a blind pool batch kept as a regression set "
+                        "(pool_p1, pool_p2, ...: eval/pool_sets.json) or all (default all); each has its own "
+                        "cached library in $DESKTOP_RAG_EVAL_CACHE/<set> or <data-dir>/eval/<set>")
     p.add_argument("--limit", type=int, default=0,
                    help="per set, only N answerable (and N/4 must-refuse) questions, spread over the set")
     p.add_argument("--no-answers", action="store_true", help="retrieval only (no language model)")
