@@ -578,8 +578,8 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="data dir of a real ingested library whose own hnsw graph gets the recall check "
                         "(default: the bench's library)")
     p.add_argument("--skip", default="",
-                   help="sections to skip: ingest,search,recall,first,generation,answers,cold,team,memory; team-live: "
-                        "the team library's live updates only")
+                   help="sections to skip: ingest,search,recall,first,generation,answers,cold,team,memory,window; "
+                        "team-live: the team library's live updates only")
     p.add_argument("--ef-sweep", default=None, metavar="LIST",
                    help="ef_search values of the team library's recall sweep (default 40,64,100,200,400; the "
                         "setting's is always measured)")
