@@ -260,6 +260,12 @@ class HybridRetriever:
             used.update(t for t in plan.bm25_terms if _PERIOD_TOKEN.match(t))
         kept = [t for t in plan.bm25_terms if t not in used and t not in QUESTION_NOISE]
         plan.bm25_terms = kept or plan.bm25_terms
+        if self.settings.word_forms:
+            # the filing's words for the analyst's: "acquire" is printed "acquisitions", "acquired"
+            forms = [f for t in plan.bm25_terms if not _PERIOD_TOKEN.match(t)
+                     for f in lib.lexical.word_forms(t, self.settings.word_forms)]
+            plan.bm25_terms = plan.bm25_terms + [f for f in dict.fromkeys(forms)
+                                                 if f not in plan.bm25_terms and f not in used]
         # A statement the analyst names ("using the balance sheet") wins over the one the
         # line items suggest.
         named_statements = [k for k in intent.instructions.statements if k in STATEMENT_TITLES]
