@@ -262,9 +262,9 @@ class HybridRetriever:
         plan.bm25_terms = kept or plan.bm25_terms
         if self.settings.word_forms:
             # the filing's words for the analyst's: "acquire" is printed "acquisitions", "acquired"
-            forms = [f for t in plan.bm25_terms if not _PERIOD_TOKEN.match(t)
-                     for f in lib.lexical.word_forms(t, self.settings.word_forms)]
-            plan.bm25_terms = plan.bm25_terms + [f for f in dict.fromkeys(forms)
+            printed = [f for t in plan.bm25_terms if not _PERIOD_TOKEN.match(t)
+                       for f in lib.lexical.word_forms(t, self.settings.word_forms)]
+            plan.bm25_terms = plan.bm25_terms + [f for f in dict.fromkeys(printed)
                                                  if f not in plan.bm25_terms and f not in used]
         # A statement the analyst names ("using the balance sheet") wins over the one the
         # line items suggest.
