@@ -611,7 +611,7 @@ def ranking_answer(intent: QuestionIntent, passages: list[Passage]) -> RankingAn
         return None
     found = _candidates(intent, passages)
     if not found:
-        return None
+        return _prose_ranking(intent, passages)
     found.sort(key=lambda c: c.score, reverse=True)
     best = found[0]
     rivals = [c for c in found[1:] if c.score[:3] == best.score[:3]]
@@ -804,4 +804,104 @@ def part_causes(label: str, passages: list[Passage], reach: int = 900) -> Citati
                     quote = s.strip()
                     return Citation(p.hit.chunk.doc_id, p.hit.doc.file_name, p.hit.chunk.page, quote,
                                     start + at + (len(s) - len(s.lstrip())), p.hit.chunk.chunk_id)
+    return None
+
+
+# -- a prose list of the parts' changes ------------------------------------------------------------
+# "Comparable sales in the International Operated segment increased 13.3%, ...", "Display
+# Technologies net sales increased 6%": one part's change of a measure, in one sentence or item
+_KIND_WORD = r"(?:\s+(?:segments?|regions?|business(?:es)?|divisions?|markets?|brands?|units?))?"
+_MOVE = r"(?P<verb>increased|decreased|grew|rose|declined|fell)\s+(?:by\s+)?(?:approximately\s+)?" \
+        r"(?P<num>\d+(?:\.\d+)?\s?%)"
+_PART_NAME = r"(?P<part>[A-Z][\w&.\u2019'-]*(?:\s+(?:&\s+|and\s+|of\s+)?[A-Z][\w&.\u2019'-]*){0,5})"
+_PROSE_ITEMS = (
+    re.compile(rf"^[\W\d]{{0,3}}(?P<measure>[A-Z][a-z]+(?:\s+[a-z]+){{0,4}}?)\s+(?:in|for|of|at)\s+(?:the\s+)?"
+               rf"{_PART_NAME}{_KIND_WORD}\s+{_MOVE}"),
+    re.compile(rf"^[\W\d]{{0,3}}{_PART_NAME}{_KIND_WORD}(?:\u2019s|'s)?\s+(?P<measure>[a-z]+(?:\s+[a-z]+){{0,4}}?)\s+"
+               rf"{_MOVE}"),
+)
+_NOT_A_PART_NAME = re.compile(r"^(?:global|total|consolidated|overall|company|the\s+company|our|we|systemwide)\b", re.I)
+_PROSE_REACH = 700  # characters above a list's first item where its period is printed
+
+
+def _prose_ranking(intent: QuestionIntent, passages: list[Passage]) -> RankingAnswer | None:
+    """A growth ranking from a prose list of the parts' changes (each sentence or item naming
+    one part, one measure and its % change), when no table ranks them: the items of one page
+    naming the asked measure, at least two parts, the asked period printed in the lead-in above
+    them ("2022 FINANCIAL PERFORMANCE", "In 2022, global comparable sales increased 10.9%").
+    None otherwise."""
+    from desktop_rag.core.answer.verify import split_units
+
+    ask = intent.ranking
+    if ask is None or ask.by != "growth" or ask.select:
+        return None
+    asked = set(tokenize(ask.measure or "revenue")) - STOPWORDS
+    seen: set[tuple[str, int]] = set()
+    found: list[tuple[Passage, list[tuple[str, float, int, int, tuple[int, int]]], tuple[int, int]]] = []
+    for p in passages:
+        key = (p.hit.chunk.doc_id, p.hit.chunk.page)
+        if key in seen or not p.page:
+            continue
+        seen.add(key)
+        page = p.page
+        items: list[tuple[str, float, int, int, tuple[int, int]]] = []  # part, change, its span, the unit's
+        for ua, ub in split_units(page):
+            unit = page[ua:ub]
+            for rx in _PROSE_ITEMS:
+                m = rx.search(unit)
+                if m is None or not asked <= set(tokenize(m.group("measure"))):
+                    continue
+                part = re.sub(r"\s+", " ", m.group("part")).strip(" ,")
+                if _NOT_A_PART_NAME.match(part) or (ask.named and not any(_same_name(part, n) for n in ask.named)):
+                    break
+                value = float(re.sub(r"[^\d.]", "", m.group("num")))
+                value = -value if m.group("verb").lower() in ("decreased", "declined", "fell") else value
+                items.append((part, value, ua + m.start("num"), ua + m.end("num"), (ua, ub)))
+                break
+        if len({i[0] for i in items}) < 2 or len({i[0] for i in items}) < len(items):
+            continue
+        first = items[0][4][0]
+        if items[-1][4][0] - first > _PROSE_REACH * 2:
+            continue  # not one list
+        lead = _period_quote(intent, p, first)
+        if lead is not None:
+            found.append((p, items, lead))
+    if len(found) != 1:
+        return None  # none, or two lists: no guess which
+    p, items, lead = found[0]
+    items.sort(key=lambda i: i[1], reverse=not ask.lowest)
+    page, hit, doc = p.page, p.hit, p.hit.doc
+    what = ask.measure or "growth"
+    year = next((m.year for m in intent.periods.mentions if m.year), doc.meta.fiscal_year)
+    best, rest = items[0], items[1:]
+    head = f"{best[0]} had the {'weakest' if ask.lowest else 'strongest'} {what} growth: {_pct(best[1])}"
+    text = (f"{head} \u2014 {'below' if ask.lowest else 'ahead of'} "
+            f"{_and([f'{i[0]} ({_pct(i[1])})' for i in rest])}, as the filing states them for {year}.")
+    inputs = [CalculationInput(i[0], f"FY{year}" if year else "", i[1], "percent", doc.file_name, hit.chunk.page,
+                               page[i[4][0]:i[4][1]], doc.doc_id, i[4][0], i[2], i[3]) for i in items]
+    calc = Calculation(head.split(":")[0], f"each part's {what} change as the filing states it: " + ", ".join(
+        f"{i[0]} {_pct(i[1])}" for i in items), inputs, round(best[1], 1), "percent")
+    cites = [Citation(doc.doc_id, doc.file_name, hit.chunk.page, page[a:b], a, hit.chunk.chunk_id)
+             for a, b in [lead, *(i[4] for i in items)]]
+    return RankingAnswer(text, list({c.char_start: c for c in cites}.values()), calc, [(i[0], i[1]) for i in items])
+
+
+def _period_quote(intent: QuestionIntent, p: Passage, first: int) -> tuple[int, int] | None:
+    """The line above a list's first item (within ``_PROSE_REACH``) printing the asked period:
+    its year, and a quarter's words when a quarter is asked; the filing's own year when the
+    question names none."""
+    from desktop_rag.core.calculate.calculator import months_asked
+
+    doc = p.hit.doc
+    years = {m.year for m in intent.periods.mentions if m.year} or {doc.meta.fiscal_year} - {None}
+    quarter = months_asked(intent.asked, doc.meta.form_type) == 3
+    above = p.page[max(0, first - _PROSE_REACH):first]
+    base = first - len(above)
+    for m in reversed(list(re.finditer(r"[^\n]+", above))):
+        line = m.group(0)
+        if not any(re.search(rf"\b{y}\b", line) for y in years):
+            continue
+        if quarter and not re.search(r"\bquarter\b|\bQ[1-4]\b|\bthree\s+months\b", line, re.I):
+            continue
+        return base + m.start(), base + m.end()
     return None

@@ -319,3 +319,36 @@ def test_a_label_wrapped_over_two_lines_is_one_part() -> None:
     assert out is not None and out.ranked[0][0] == "Gadgets and related services"
     assert [n for n, _ in out.ranked][1:] == ["Widgets", "Services"]  # one group: the wrapped label is no heading
     _quotes_are_page_text(out, {12: page})
+
+
+PROSE = (
+    "2022 FINANCIAL PERFORMANCE\n"
+    "In 2022, global comparable sales increased 10.9%, primarily due to strong sales performance across all segments.\n"
+    "\u2022 Comparable sales in the U.S. increased 5.9%, benefiting primarily from strong average check growth.\n"
+    "\u2022 Comparable sales in the International Operated segment increased 13.3%, reflecting positive comparable\n"
+    "sales across the segment.\n"
+    "\u2022 Comparable sales in the International Licensed segment increased 16.0%, led by Japan.\n"
+    "In addition to the comparable sales results above, consolidated revenues were flat.\n"
+)
+
+
+def test_a_prose_list_of_the_parts_changes_ranks_when_no_table_does() -> None:
+    out = _rank("Rank the segments by 2022 comparable sales growth.", {8: PROSE}, ANNUAL)
+    assert out is not None
+    assert out.ranked == [("International Licensed", 16.0), ("International Operated", 13.3), ("U.S.", 5.9)]
+    assert out.text == ("International Licensed had the strongest comparable sales growth: +16.0% \u2014 ahead of "
+                        "International Operated (+13.3%) and U.S. (+5.9%), as the filing states them for 2022.")
+    # the period's line is quoted with each item; each input is the printed change
+    assert out.citations[0].quote.startswith("In 2022, global comparable sales increased 10.9%")
+    assert [i.value for i in out.calculation.inputs] == [16.0, 13.3, 5.9]
+    _quotes_are_page_text(out, {8: PROSE})
+    for i in out.calculation.inputs:
+        assert PROSE[i.cell_start:i.cell_end] == f"{i.value}%"
+
+
+def test_a_prose_list_needs_the_asked_period_printed_above_it() -> None:
+    assert _rank("Which segment had the strongest comparable sales growth in 2021?", {8: PROSE}, ANNUAL) is None
+    undated = PROSE.replace("2022 FINANCIAL PERFORMANCE\n", "").replace("In 2022, global", "Global")
+    assert _rank("Rank the segments by 2022 comparable sales growth.", {8: undated}, ANNUAL) is None
+    # another measure's list is no answer to this one
+    assert _rank("Which segment had the highest revenue growth in 2022?", {8: PROSE}, ANNUAL) is None
