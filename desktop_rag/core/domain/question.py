@@ -481,7 +481,12 @@ _DROVE = re.compile(r"\b(?:drove|drives|driving|led|contributed(?:\s+the)?(?:\s+
 # what moved: the figure's growth, not its level
 _GROWTH_WORD = re.compile(r"\b(?:grew|grow(?:s|n|ing|th)?|increas\w*|rose|ris(?:e|es|ing)|expan\w*|declin\w*|"
                           r"decreas\w*|fell|fall(?:s|en|ing)?|dropp?\w*|shr[aiu]nk\w*|performance|performed|gains?|"
+                          r"improv\w*|widen\w*|narrow\w*|contract\w*|compress\w*|deteriorat\w*|"
                           r"yoy|year[-\s]over[-\s]year|change[sd]?)\b", re.I)
+# a ratio's own change is in points, not a growth rate ("whose margin improved the most")
+_RATIO_MEASURE = re.compile(r"\b(?:margins?|rates?|ratios?|percent(?:age)?|mix|share|yield)\b", re.I)
+_WORSENED = re.compile(r"\b(?:narrow\w*|contract\w*|compress\w*|deteriorat\w*|declin\w*|decreas\w*|fell|dropp?\w*)\b",
+                       re.I)
 _SPEED = frozenset(("fastest", "slowest", "faster", "slower"))
 # a measure that is itself a change on the year before ("comparable sales", "same-store sales")
 _CHANGE_MEASURE = re.compile(r"\b(?:comparable|comp|same[-\s]store|like[-\s]for[-\s]like|organic)\b", re.I)
@@ -556,6 +561,7 @@ def ranking_asked(asked: str) -> RankingAsk | None:
     quals = tuple(w for w in m.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w)
                   and w not in ("the", "its", "their", "his", "her", "our", "each", "all", "of", "one", "two", "three",
                                "four", "five", "six", "seven", "eight", "nine", "ten", "company", "company's"))
+    tail = re.sub(r"^(?:'s|\u2019s|s'|\u2019)\s*", " ", tail)  # "Which segment's margin improved ..."
     end = _CLAUSE_END.search(tail)
     clause = tail[:end.start()] if end else tail
     named_m = _NAMED_PARTS.search(q)
@@ -596,6 +602,10 @@ def ranking_asked(asked: str) -> RankingAsk | None:
                                                            flags=re.I))
     growth = growth or bool(_CHANGE_MEASURE.search(measure))
     lowest = word in _SUPER_LOW or word in _COMPARE_LOW
+    if growth and _RATIO_MEASURE.search(measure) and not _CHANGE_MEASURE.search(measure):
+        # "whose margin improved the most": the change in points; a narrowing is the lowest
+        worse = bool(_WORSENED.search(clause)) or bool(fell)
+        return RankingAsk(lowest != worse, "increase", measure, kind, quals, named)
     return RankingAsk(lowest, "growth" if growth else "level", measure, kind, quals, named)
 
 

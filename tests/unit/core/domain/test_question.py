@@ -147,6 +147,11 @@ def test_a_conversational_frame_is_not_asked(framed: str) -> None:
     ("Which service offering had the highest subscription and support revenue growth in Q3 FY23?", False, "growth",
      "subscription and support revenue", "service offering"),
     ("Which business drove the growth?", False, "increase", "", "business"),
+    # a ratio's change is in points: "improved the most" is the largest increase, a decline the lowest
+    ("Which segment's operating margin improved the most in 2022?", False, "increase", "operating margin", "segment"),
+    ("Which segment had the largest operating margin decline in 2022?", True, "increase", "operating margin",
+     "segment"),
+    ("Which segment was biggest in 2022 and what share of segment sales?", False, "level", "", "segment"),
 ])
 def test_a_ranking_of_the_companys_parts_is_read(question: str, lowest: bool, by: str, measure: str, kind: str) -> None:
     from desktop_rag.core.domain.question import read_question
