@@ -71,6 +71,11 @@ _MEASURE_OF = re.compile(r"\b(?:sales|revenues?|income|earnings)\s+(?:of|from|fo
 # the words of a heading saying its figures are changes, not amounts
 _CHANGE_CONTEXT = re.compile(r"\b(?:increases?|decreases?|growth|change[sd]?|declines?|comparable|same[-\s]store|"
                              r"organic)\b", re.I)
+# a change on another basis than as reported: in constant currency, organic
+_BASIS = re.compile(r"constant[-\s]currenc|currency[-\s]neutral|fx[-\s]neutral|excluding\s+(?:the\s+)?(?:effects?|"
+                    r"impacts?)\s+of\s+(?:foreign\s+)?(?:currency|exchange)|excluding\s+(?:foreign\s+)?(?:currency|"
+                    r"exchange)|\borganic\b", re.I)
+_SHARE_ASKED = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion)\s+of\b", re.I)
 # words naming places: a geographic ranking keeps only rows naming one
 _PLACES = re.compile(
     r"\b(?:americas?|north|south|latin|central|europe(?:an)?|emea|asia|pacific|apac|apj|china|greater|japan|india|"
@@ -154,6 +159,7 @@ class _Candidate:
     passage: Passage
     percent: bool  # the ranked figures are percentages
     money: bool
+    whole: _Cell | None = None  # the group's total in the asked period ("Total net sales")
 
 
 @dataclass
@@ -430,6 +436,9 @@ def _is_part(label: str, ask: RankingAsk) -> bool:
         return any(_same_name(label, n) for n in ask.named)
     if _NOT_A_PART.search(label) or _MEASURE_ROW.search(label) or _MEASURE_OF.search(label):
         return False
+    if not re.search(r"[A-Z]", label) or re.search(r"\b(?:19|20)\d\d\b|\bin\s+(?:millions|thousands|billions)\b",
+                                                    label, re.I):
+        return False  # a wrapped fragment ("fees") or a heading run into a label (a page printed in two columns)
     plural = {w for w in re.findall(r"[a-z]+", label.lower()) if w.endswith("s")}
     return not (_kind_words(" ".join(plural)) & _kind_words(ask.kind))
 
@@ -444,11 +453,12 @@ def _geographic(ask: RankingAsk) -> bool:
 
 
 def _rank_group(rows: list[_Row], table: _Table, ask: RankingAsk, current: Period, prior: Period | None,
-                context: str, header: str) -> tuple[list[_Part], str, bool] | None:
+                context: str, header: str) -> tuple[list[_Part], str, bool, _Cell | None] | None:
     """The group's parts with their ranked figure, best first, how it was had ("computed",
-    "printed", "level", "increase") and whether the figures are percentages; None when the
-    group cannot rank what was asked."""
-    rows = _trim_footnotes(rows)
+    "printed", "level", "increase"), whether the figures are percentages, and the group's
+    total's cell in the asked period (None without one); None when the group cannot rank what
+    was asked."""
+    rows = rows_all = _trim_footnotes(rows)
     mapped = _mapping(rows, table)
     if mapped is None:
         return None
@@ -489,14 +499,17 @@ def _rank_group(rows: list[_Row], table: _Table, ask: RankingAsk, current: Perio
     elif ask.by == "level" and percent == _percent_measure(ask.measure):
         parts = [_Part(r, r.cells[cur_j].value or 0.0, r.cells[cur_j],
                        r.cells[pri_j] if pri_j is not None else None) for r in rows if r.cells[cur_j].value is not None]
-    elif ask.by == "increase" and not percent and pri_j is not None:
+    elif ask.by == "increase" and percent == _percent_measure(ask.measure) and pri_j is not None:
+        # an amount's increase, or a ratio's change in points ("whose margin improved the most")
         parts = [_Part(r, (r.cells[cur_j].value or 0.0) - (r.cells[pri_j].value or 0.0), r.cells[cur_j],
                        r.cells[pri_j]) for r in rows
                  if r.cells[cur_j].value is not None and r.cells[pri_j].value is not None]
     if len(parts) < 2 or len({p.row.label for p in parts}) < len(parts):
         return None
     parts.sort(key=lambda p: p.value, reverse=not ask.lowest)
-    return parts, source, percent
+    whole = next((r.cells[cur_j] for r in rows_all if len(r.cells) == n and re.match(r"(?:total|consolidated)\b",
+                                                                                      r.label, re.I)), None)
+    return parts, source, percent, whole
 
 
 def _rows_of(table: _Table, n: int) -> list[_Row]:
@@ -539,6 +552,35 @@ def _kind_strength(ask: RankingAsk, context: str, rows: list[_Row]) -> int:
     if not strength and _geographic(ask) and sum(bool(_PLACES.search(r.label)) for r in rows) >= 2:
         strength = 1
     return strength
+
+
+def _another_kind(ask: RankingAsk, heading: str) -> bool:
+    """The table's heading breaks its figures down by another kind of part than the asked
+    ("Revenue by product" for business segments, "by geography" for offerings)."""
+    named = set()
+    for m in re.finditer(r"\bby\s+(?:(?:each|major|reportable|operating|business|of\s+the|the)\s+)*([a-z]+(?:\s+[a-z]+)?)",
+                         heading, re.I):
+        named |= _kind_words(m.group(1))
+    asked = _kind_words(" ".join((ask.kind, *ask.qualifiers)))
+    return bool(named) and not named & asked
+
+
+def _plainly_parts(ask: RankingAsk, rows: list[_Row], above: str, parent: str, head: str) -> bool:
+    """A table that does not say its rows are the asked kind of part still ranks them when its
+    own heading names the asked measure (a title, the column heading or a heading line over the
+    rows, not a total's line: "Total net revenue" over a region breakdown names that total's
+    parts) and no row of it is a line of another measure or a count ("Headcount", "Loans")."""
+    from desktop_rag.core.domain.measures import is_count_label, measure_phrase
+
+    named = above + " " + head + ("" if re.match(r"\s*total\b", parent, re.I) else " " + parent)
+    if ask.measure and not (set(tokenize(ask.measure)) - STOPWORDS) <= set(tokenize(named)):
+        return False
+    for r in rows:
+        if _NOT_A_PART.search(r.label):
+            continue
+        if is_count_label(r.label) or (measure_phrase(r.label) and len(r.label.split()) > 1):
+            return False
+    return True
 
 
 def _measure_fit(ask: RankingAsk, context: str, question_terms: set[str], totals: str = "") -> int | None:
@@ -592,14 +634,23 @@ def _candidates(intent: QuestionIntent, passages: list[Passage]) -> list[_Candid
                 ranked = _rank_group(rows, table, ask, current, prior, context, head)
                 if ranked is None:
                     continue
-                parts, source, percent = ranked
+                parts, source, percent, whole = ranked
                 strength = _kind_strength(ask, f"{context} {head}", [x.row for x in parts])
                 if not ask.measure and not strength and fit:
                     continue  # neither a measure, its sales nor the kind of part: no table of the question
+                if _another_kind(ask, f"{context} {head}") and not (_geographic(ask) and strength):
+                    continue  # "Revenue by product" ranks no segments (a geographic segment's rows are places)
+                if not strength and not _plainly_parts(ask, rows, above, parent, head):
+                    continue
+                if bool(_BASIS.search(intent.asked)) != bool(_BASIS.search(context)) or (
+                        _BASIS.search(intent.asked) and source != "printed"):
+                    # growth in constant currency is the table's own figure on that basis: never
+                    # the reported amounts' growth, nor the other way round
+                    continue
                 money = "$" in p.page[rows[0].start:rows[-1].end] or bool(re.search(r"dollars", context + head, re.I))
                 score = (strength, 1 if source == "computed" else 0, -fit, -order)
                 out.append(_Candidate(score, parts, table, current, prior if source != "level" or prior else None,
-                                      source, p, percent, money))
+                                      source, p, percent, money, whole))
     return out
 
 
@@ -663,6 +714,8 @@ def _answer(intent: QuestionIntent, c: _Candidate) -> RankingAnswer:
             return _pct(p.value)
         if c.source == "printed":
             return _printed(p.current, signed=True)
+        if c.source == "increase" and c.percent:
+            return f"{'+' if p.value >= 0 else chr(0x2212)}{abs(p.value):.1f} percentage points"
         if c.source == "increase":
             sign = "+" if p.value >= 0 else "\u2212"
             return sign + format_figure(abs(p.value), c.table.scale if c.table.scale in (
@@ -684,6 +737,13 @@ def _answer(intent: QuestionIntent, c: _Candidate) -> RankingAnswer:
     elif c.source == "printed":
         verb = f"had the {'weakest' if ask.lowest else 'strongest'} {what}"
         head = f"{lead.row.label} {verb}: {shown(lead)} {when}"
+    elif c.source == "increase" and c.percent:
+        assert lead.prior is not None and c.prior is not None
+        change = "increase" if lead.value >= 0 else "decline"
+        size = "largest" if (lead.value >= 0) != ask.lowest else "smallest"
+        head = (f"{lead.row.label} had the {size} {change} "
+                f"in {what}: {shown(lead)} ({_printed(lead.current)} {when} vs {_printed(lead.prior)} "
+                f"{column_period_name(c.prior, prose=True)})")
     elif c.source == "increase":
         assert lead.prior is not None and c.prior is not None
         head = (f"{lead.row.label} added the {'least' if ask.lowest else 'most'} {ask.measure or ''}".rstrip()
@@ -702,6 +762,12 @@ def _answer(intent: QuestionIntent, c: _Candidate) -> RankingAnswer:
         return f"{p.row.label} ({shown(p)}{extra})"
 
     text = f"{head} \u2014 {'below' if ask.lowest else 'ahead of'} {_and([other(p) for p in rest])}."
+    total = next((r for r in c.table.rows if c.whole in r.cells), None)
+    if c.source == "level" and not c.percent and total is not None and c.whole is not None and c.whole.value and \
+            _SHARE_ASKED.search(intent.asked):
+        # "... and what share of segment sales?": the leader's share of the table's total, computed
+        text += (f" {lead.row.label} was {(lead.current.value or 0) / c.whole.value * 100:.1f}% of {total.label} "
+                 f"({_fmt_amount(c.whole, c.table.scale, c.money)}), computed from the two cells.")
     if ask.select:
         # "Which segments grew ...?": those that did, then the others
         moved = [p for p in c.parts if (p.value > 0) == (ask.select == "grew") and p.value != 0]
@@ -734,6 +800,8 @@ def _answer(intent: QuestionIntent, c: _Candidate) -> RankingAnswer:
                                        "percent" if cell.percent else scale_unit, doc.file_name, hit.chunk.page,
                                        page[p.row.start:p.row.end], doc.doc_id, p.row.start, cell.start, cell.end))
 
+    if total is not None and c.whole is not None and c.source == "level" and _SHARE_ASKED.search(intent.asked):
+        add(_Part(total, c.whole.value or 0.0, c.whole), c.whole, c.current)
     for p in c.parts:
         add(p, p.current, c.current)
         if p.prior is not None and c.prior is not None and c.source in ("computed", "increase"):
@@ -746,9 +814,11 @@ def _answer(intent: QuestionIntent, c: _Candidate) -> RankingAnswer:
         "increase": "increase = current period \u2212 same period a year earlier, for each part",
         "level": f"each part's {what} as the table prints it",
     }[c.source] + ": " + ", ".join(f"{p.row.label} {shown(p)}" for p in c.parts)  # the ranking, on the card too
-    unit = "percent" if c.source in ("computed", "printed") or c.percent else (
+    unit = "percentage_points" if c.source == "increase" and c.percent else "percent" if c.source in (
+        "computed", "printed") or c.percent else (
         f"usd_{scale_unit}" if c.money and scale_unit != "units" else "usd" if c.money else "units")
-    calc = Calculation(head.split(":")[0], formula, inputs, round(lead.value, 1) if unit == "percent" else lead.value,
+    calc = Calculation(head.split(":")[0], formula, inputs,
+                       round(lead.value, 1) if unit in ("percent", "percentage_points") else lead.value,
                        unit)
     # the quotes: the heading naming the measure, the column heading, then each ranked row
     cites: list[Citation] = []

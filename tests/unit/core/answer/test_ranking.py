@@ -352,3 +352,26 @@ def test_a_prose_list_needs_the_asked_period_printed_above_it() -> None:
     assert _rank("Rank the segments by 2022 comparable sales growth.", {8: undated}, ANNUAL) is None
     # another measure's list is no answer to this one
     assert _rank("Which segment had the highest revenue growth in 2022?", {8: PROSE}, ANNUAL) is None
+
+
+def test_a_ratios_change_is_ranked_in_points() -> None:
+    out = _rank("Which segment's operating margin improved the most in 2022?", {51: MARGINS}, ANNUAL)
+    assert out is not None and out.ranked == [("Ground segment", pytest.approx(1.4)), ("Air segment", pytest.approx(-3.9))]
+    assert out.text.startswith("Ground segment had the largest increase in operating margin: +1.4 percentage points "
+                               "(9.4% in the year ended December 31, 2022 vs 8.0% in the year ended December 31, 2021)")
+    assert out.calculation.unit == "percentage_points" and out.calculation.result == 1.4
+    worst = _rank("Which segment had the largest operating margin decline in 2022?", {51: MARGINS}, ANNUAL)
+    assert worst is not None and worst.ranked[0][0] == "Air segment"
+    assert worst.text.startswith("Air segment had the largest decline in operating margin: \u22123.9 percentage points")
+
+
+def test_the_leaders_share_of_the_total_when_asked() -> None:
+    out = _rank("Which segment was biggest in Q2 2023 and what share of total net sales?", {12: SEGMENTS})
+    assert out is not None and out.ranked[0] == ("Widgets", 1200.0)
+    assert "Widgets was 50.8% of Total net sales ($2,360 million), computed from the two cells." in out.text
+    assert out.calculation.inputs[0].label == "Total net sales" and out.calculation.inputs[0].value == 2360.0
+
+
+def test_growth_on_another_basis_is_not_the_reported_amounts() -> None:
+    # "in constant currency": the table prints no such figure; the reported growth is no answer
+    assert _rank("Which segment grew fastest in constant currency in Q2 2023?", {12: SEGMENTS}) is None
