@@ -199,7 +199,7 @@ def _parse_row(line: str, start: int) -> tuple[str, list[_Cell]] | None:
     if not cells:
         return None
     cells.reverse()
-    label = _LABEL_END.sub("", rest).strip()
+    label = _LABEL_END.sub("", re.sub(r"\s*[\u00ae\u2122\u00a9]", "", rest)).strip()  # "iPhone (R)" is iPhone
     if len(re.findall(r"[A-Za-z]", label)) < 2 or all(_YEAR_CELL.match(c.text) for c in cells):
         return None
     if len(label.split()) > 14 or re.search(r"[.;]\s+[A-Z]", label):
@@ -207,6 +207,19 @@ def _parse_row(line: str, start: int) -> tuple[str, list[_Cell]] | None:
     if re.search(rf"\b{MONTH_RE}\.?$", label, re.I) and re.fullmatch(r"\d{1,2}", cells[0].text):
         return None  # a date ("... May 31"), no cell
     return label, cells
+
+
+def _cells_only(line: str, start: int) -> list[_Cell] | None:
+    """The cells of a line that is nothing but figures (no label, not a line of years)."""
+    cells = []
+    rest = line
+    while (m := _LAST_CELL.search(rest)) is not None and m.group("cell").strip():
+        text = m.group("cell").strip()
+        cells.append(_Cell(text, _value(text), "%" in text, start + m.start("cell"), start + m.start("cell") + len(text)))
+        rest = rest[:m.start("cell")]
+    if rest.strip() or len(cells) < 2 or all(_YEAR_CELL.match(c.text) for c in cells):
+        return None
+    return cells[::-1]
 
 
 def _is_prose(text: str) -> bool:
@@ -305,11 +318,22 @@ def read_tables(text: str, doc: Document) -> list[_Table]:
     buffer: list[int] = []  # the lines since the last row (or sentence) that are neither
     current: _Table | None = None
     parent: tuple[int, int] | None = None
+    outer: tuple[int, int] | None = None  # the heading over ``parent`` ("Net revenue:" over "Client Computing")
     for i, (a, b, ln) in enumerate(lines):
         s = ln.strip()
         if not s or _FURNITURE.match(s):
             continue
         parsed = _parse_row(ln, a)
+        subtotal = _cells_only(ln, a) if parsed is None and current is not None and parent is not None \
+            and not buffer else None
+        if subtotal is not None and current is not None and parent is not None:
+            # a line of figures without a label closing the rows under a heading is that
+            # heading's total: a part of the heading above it ("Client Computing" over "Desktop",
+            # "Notebook", "Other", then "6,780 7,678 ...")
+            name = _LABEL_END.sub("", text[parent[0]:parent[1]]).strip()
+            current.rows.append(_Row(name, parent[0], b, subtotal, outer))
+            parent, outer = outer, None
+            continue
         if parsed is None:
             if _is_prose(s):
                 current, parent = None, None
@@ -348,6 +372,7 @@ def read_tables(text: str, doc: Document) -> list[_Table]:
             current = _Table(context, (lines[h0][0], lines[year][1]), columns, periods, scale)
             tables.append(current)
             parent = (lines[after[-1]][0], lines[after[-1]][1]) if after else None
+            outer = (lines[after[-2]][0], lines[after[-2]][1]) if len(after) > 1 else None
         elif current is None:
             buffer = []
             continue
@@ -358,7 +383,9 @@ def read_tables(text: str, doc: Document) -> list[_Table]:
             a = lines[k][0]
         if buffer and not years:
             named = [k for k in buffer if re.search(r"[A-Za-z]{3}", lines[k][2]) and not scale_of(lines[k][2])]
-            parent = (lines[named[-1]][0], lines[named[-1]][1]) if named else parent
+            if named:
+                outer = (lines[named[-2]][0], lines[named[-2]][1]) if len(named) > 1 else None
+                parent = (lines[named[-1]][0], lines[named[-1]][1])
         buffer = []
         label, cells = parsed
         current.rows.append(_Row(label, a, b, cells, parent))
@@ -376,12 +403,15 @@ def _groups(table: _Table) -> list[list[_Row]]:
     return out
 
 
-def _trim_footnotes(rows: list[_Row]) -> list[_Row]:
-    """A footnote mark printed after a label ("Asia Pacific & Latin America (2) 5,955 ...") is
-    no cell: dropped from a row holding one cell more than the others."""
-    common = Counter(len(r.cells) for r in rows).most_common(1)[0][0]
+def _trim_footnotes(rows: list[_Row], table: _Table) -> list[_Row]:
+    """A footnote mark printed after a label ("Asia Pacific & Latin America (2) 5,955 ...",
+    "iPhone (R) (1) $ 65,775") is no cell: dropped from a row holding one cell more than the
+    columns, or than the rows without such a mark."""
+    fits = {len([c for c in table.columns if c.kind in (PERIOD, CHANGE)]), len(table.periods)}
+    fits |= {len(r.cells) for r in rows if r.cells and not _FOOTNOTE_CELL.match(r.cells[0].text)}
     for r in rows:
-        if len(r.cells) == common + 1 and _FOOTNOTE_CELL.match(r.cells[0].text):
+        if len(r.cells) > 1 and _FOOTNOTE_CELL.match(r.cells[0].text) and len(r.cells) not in fits \
+                and len(r.cells) - 1 in fits:
             r.cells = r.cells[1:]
     return rows
 
@@ -443,6 +473,10 @@ def _is_part(label: str, ask: RankingAsk) -> bool:
     return not (_kind_words(" ".join(plural)) & _kind_words(ask.kind))
 
 
+def _norm_name(text: str) -> str:
+    return re.sub(r"[^a-z0-9&]+", " ", text.lower()).strip()
+
+
 def _same_name(label: str, name: str) -> bool:
     a, b = (re.sub(r"[^a-z0-9&]+", " ", x.lower()).strip() for x in (label, name))
     return bool(a and b) and (a == b or a.startswith(b + " ") or b.startswith(a + " "))
@@ -458,7 +492,7 @@ def _rank_group(rows: list[_Row], table: _Table, ask: RankingAsk, current: Perio
     "printed", "level", "increase"), whether the figures are percentages, and the group's
     total's cell in the asked period (None without one); None when the group cannot rank what
     was asked."""
-    rows = rows_all = _trim_footnotes(rows)
+    rows = rows_all = _trim_footnotes(rows, table)
     mapped = _mapping(rows, table)
     if mapped is None:
         return None
@@ -554,6 +588,21 @@ def _kind_strength(ask: RankingAsk, context: str, rows: list[_Row]) -> int:
     return strength
 
 
+def _parent_measures_another(ask: RankingAsk, parent: str) -> bool:
+    """The heading line over the rows names a measure that is not the asked one ("Revenue"
+    over the segments' revenue rows, beside "Operating Income" over theirs): a heading over
+    the rows says what they measure, whatever the table's title names besides."""
+    from desktop_rag.core.domain.measures import measure_terms
+
+    named = set(tokenize(parent)) & measure_terms()
+    if re.search(r"\bmargins?\b", parent, re.I):
+        named.add("margin")
+    asked = set(tokenize(ask.measure or "revenue")) & measure_terms()
+    if re.search(r"\bmargins?\b", ask.measure, re.I):
+        asked.add("margin")
+    return bool(named) and bool(asked) and not asked <= named
+
+
 def _another_kind(ask: RankingAsk, heading: str) -> bool:
     """The table's heading breaks its figures down by another kind of part than the asked
     ("Revenue by product" for business segments, "by geography" for offerings)."""
@@ -625,11 +674,14 @@ def _candidates(intent: QuestionIntent, passages: list[Passage]) -> list[_Candid
             head = p.page[table.header[0]:table.header[1]]
             for rows in _groups(table):
                 parent = p.page[rows[0].parent[0]:rows[0].parent[1]] if rows[0].parent else ""
+                if parent and any(_norm_name(r.label) == _norm_name(_LABEL_END.sub("", parent))
+                                  for r in table.rows if r not in rows):
+                    continue  # the breakdown of one part (its rows under its name, its total a part beside)
                 context = f"{above} {parent}"
                 # a table of one measure may name it only in its total ("Total revenue")
                 totals = " ".join(r.label for r in rows if re.match(r"total\b", r.label, re.I))
                 fit = _measure_fit(ask, f"{context} {head}", question_terms, totals)
-                if fit is None:
+                if fit is None or _parent_measures_another(ask, parent):
                     continue
                 ranked = _rank_group(rows, table, ask, current, prior, context, head)
                 if ranked is None:

@@ -375,3 +375,42 @@ def test_the_leaders_share_of_the_total_when_asked() -> None:
 def test_growth_on_another_basis_is_not_the_reported_amounts() -> None:
     # "in constant currency": the table prints no such figure; the reported growth is no answer
     assert _rank("Which segment grew fastest in constant currency in Q2 2023?", {12: SEGMENTS}) is None
+
+
+def test_the_heading_over_the_rows_says_which_measure_they_are() -> None:
+    page = ("Segment revenue and operating income were as follows during the periods presented:\n"
+            "Three Months Ended Six Months Ended\n(In millions) December 31, December 31,\n2022 2021 2022 2021\n"
+            "Revenue\nCloud $ 17,002 $ 15,936 $ 33,467 $ 30,975\nDevices 14,237 17,530 27,569 30,896\n"
+            "Total $ 31,239 $ 33,466 $ 61,036 $ 61,871\n"
+            "Operating Income\nCloud $ 8,175 $ 7,688 $ 16,498 $ 15,269\nDevices 3,320 6,236 7,537 11,212\n"
+            "Total $ 11,495 $ 13,924 $ 24,035 $ 26,481\n")
+    meta = DocumentMeta(company="Acme", form_type="10-Q", fiscal_year=2023, fiscal_quarter=2, period_end="2022-12-31")
+    out = _rank("Which segment had the lowest operating income growth in Q2 FY2023?", {28: page}, meta)
+    # the operating income rows (3,320 vs 6,236), not the revenue rows the title also names
+    assert out is not None and out.ranked[0] == ("Devices", pytest.approx((3320 / 6236 - 1) * 100))
+    assert out.citations[0].quote == "Operating Income"
+
+
+def test_a_footnote_mark_after_a_trademark_sign_is_no_cell() -> None:
+    page = ("Net sales disaggregated by significant products and services were as follows (in millions):\n"
+            "Three Months Ended\nDecember 31, December 25,\n2022 2021\n"
+            "Phones \u00ae (1) $ 65,775 $ 71,628\nComputers 7,735 10,852\nTablets \u00ae (1) 9,396 7,248\n"
+            "Services (3) 20,766 19,516\nTotal net sales (4) $ 117,154 $ 123,945\n")
+    meta = DocumentMeta(company="Acme", form_type="10-Q", fiscal_year=2023, fiscal_quarter=1, period_end="2022-12-31")
+    out = _rank("Which product declined the most in Q1 2023?", {10: page}, meta)
+    assert out is not None and [n for n, _ in out.ranked] == ["Computers", "Phones", "Services", "Tablets"]
+    assert out.ranked[1] == ("Phones", pytest.approx((65775 / 71628 - 1) * 100))
+
+
+def test_a_heading_closed_by_its_unlabelled_total_is_one_part() -> None:
+    page = ("Net revenue and operating income (loss) for each period were as follows:\n"
+            "Three Months Ended Six Months Ended\n(In Millions) Jul 1, 2023 Jul 2, 2022 Jul 1, 2023 Jul 2, 2022\n"
+            "Net revenue:\nClient Computing\nDesktop $ 2,370 $ 2,289 $ 4,249 $ 4,930\nNotebook 3,896 4,751 7,303 10,710\n"
+            "Other 514 638 995 1,360\n6,780 7,678 12,547 17,000\nData Center 4,004 4,695 7,722 10,769\n"
+            "Foundry 232 57 350 213\nAll other 115 220 280 488\nTotal net revenue $ 11,131 $ 12,650 $ 20,899 $ 28,462\n")
+    meta = DocumentMeta(company="Acme", form_type="10-Q", fiscal_year=2023, fiscal_quarter=2, period_end="2023-07-01")
+    out = _rank("Which segment had the highest revenue growth in Q2 2023?", {12: page}, meta)
+    # Desktop and Notebook are Client Computing's breakdown, not segments beside it
+    assert out is not None and [n for n, _ in out.ranked] == ["Foundry", "Client Computing", "Data Center"]
+    assert out.ranked[1][1] == pytest.approx((6780 / 7678 - 1) * 100)
+    _quotes_are_page_text(out, {12: page})
