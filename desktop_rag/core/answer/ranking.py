@@ -31,9 +31,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from desktop_rag.core.answer.assemble import CAUSAL
 from desktop_rag.core.answer.table_rows import asked_period
-from desktop_rag.core.answer.verify import Passage
-from desktop_rag.core.domain.measures import measure_modifiers
+from desktop_rag.core.answer.verify import Passage, split_units
+from desktop_rag.core.calculate.calculator import months_asked
+from desktop_rag.core.domain.measures import is_count_label, measure_modifiers, measure_phrase, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, scale_of
 from desktop_rag.core.domain.periods import MONTH_RE, column_period_name
 from desktop_rag.core.domain.question import QuestionIntent, RankingAsk, format_figure
@@ -104,6 +106,8 @@ def _kind_words(text: str) -> set[str]:
         if w in _KIND_TERMS:
             out.add(w)
     return out
+
+
 _PERIOD_SLACK = (330, 400)  # days between a period's end and the same period a year earlier
 
 
@@ -592,8 +596,6 @@ def _parent_measures_another(ask: RankingAsk, parent: str) -> bool:
     """The heading line over the rows names a measure that is not the asked one ("Revenue"
     over the segments' revenue rows, beside "Operating Income" over theirs): a heading over
     the rows says what they measure, whatever the table's title names besides."""
-    from desktop_rag.core.domain.measures import measure_terms
-
     named = set(tokenize(parent)) & measure_terms()
     if re.search(r"\bmargins?\b", parent, re.I):
         named.add("margin")
@@ -619,8 +621,6 @@ def _plainly_parts(ask: RankingAsk, rows: list[_Row], above: str, parent: str, h
     own heading names the asked measure (a title, the column heading or a heading line over the
     rows, not a total's line: "Total net revenue" over a region breakdown names that total's
     parts) and no row of it is a line of another measure or a count ("Headcount", "Loans")."""
-    from desktop_rag.core.domain.measures import is_count_label, measure_phrase
-
     named = above + " " + head + ("" if re.match(r"\s*total\b", parent, re.I) else " " + parent)
     if ask.measure and not (set(tokenize(ask.measure)) - STOPWORDS) <= set(tokenize(named)):
         return False
@@ -901,8 +901,6 @@ def part_causes(label: str, passages: list[Passage], reach: int = 900) -> Citati
     first sentence giving a cause (``assemble.CAUSAL``) under a heading line that is the part's
     name ("Environmental Technologies" over "The increase in segment net sales ... was primarily
     driven by ..."), within ``reach`` characters of it. None when no page prints one."""
-    from desktop_rag.core.answer.assemble import CAUSAL
-
     want = re.sub(r"\s+", " ", label).strip().lower()
     seen: set[tuple[str, int]] = set()
     for p in passages:
@@ -952,8 +950,6 @@ def _prose_ranking(intent: QuestionIntent, passages: list[Passage]) -> RankingAn
     naming the asked measure, at least two parts, the asked period printed in the lead-in above
     them ("2022 FINANCIAL PERFORMANCE", "In 2022, global comparable sales increased 10.9%").
     None otherwise."""
-    from desktop_rag.core.answer.verify import split_units
-
     ask = intent.ranking
     if ask is None or ask.by != "growth" or ask.select:
         return None
@@ -1012,8 +1008,6 @@ def _period_quote(intent: QuestionIntent, p: Passage, first: int) -> tuple[int, 
     """The line above a list's first item (within ``_PROSE_REACH``) printing the asked period:
     its year, and a quarter's words when a quarter is asked; the filing's own year when the
     question names none."""
-    from desktop_rag.core.calculate.calculator import months_asked
-
     doc = p.hit.doc
     years = {m.year for m in intent.periods.mentions if m.year} or {doc.meta.fiscal_year} - {None}
     quarter = months_asked(intent.asked, doc.meta.form_type) == 3
