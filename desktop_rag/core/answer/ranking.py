@@ -94,6 +94,10 @@ _KIND_TERMS = {"segment", "region", "geography", "market", "product", "service",
                "category", "brand", "unit", "channel", "line"}
 
 
+# kinds of part that are never places (a segment, a division or a market may be one)
+_NEVER_PLACES = frozenset({"product", "service", "offering", "business", "category", "brand", "channel", "line"})
+
+
 def _kind_words(text: str) -> set[str]:
     """The words of ``text`` naming a kind of part, singular ("Businesses" -> business,
     "geographic" -> geography)."""
@@ -509,6 +513,9 @@ def _rank_group(rows: list[_Row], table: _Table, ask: RankingAsk, current: Perio
     rows = [r for r in rows if len(r.cells) == n and _is_part(r.label, ask)]
     if _geographic(ask):
         rows = [r for r in rows if _PLACES.search(r.label)]
+    elif _kind_words(ask.kind) & _NEVER_PLACES and not ask.named and rows and \
+            2 * sum(bool(_PLACES.search(r.label)) for r in rows) >= len(rows):
+        return None  # "which of its businesses": a breakdown by region ranks places, not businesses
     if ask.named and not all(any(_same_name(r.label, x) for r in rows) for x in ask.named):
         return None
     percent = any(r.cells[cur_j].percent for r in rows) or (

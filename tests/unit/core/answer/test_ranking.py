@@ -414,3 +414,22 @@ def test_a_heading_closed_by_its_unlabelled_total_is_one_part() -> None:
     assert out is not None and [n for n, _ in out.ranked] == ["Foundry", "Client Computing", "Data Center"]
     assert out.ranked[1][1] == pytest.approx((6780 / 7678 - 1) * 100)
     _quotes_are_page_text(out, {12: page})
+
+
+REGIONS_OF_ONE_BUSINESS = (
+    "Cloud and license revenues by ecosystem (in millions):\n"
+    "Three Months Ended\n"
+    "June 30,\n"
+    "2023 2022 % Change\n"
+    "Americas $ 1,702 $ 1,558 9 %\n"
+    "EMEA 900 915 (2) %\n"
+    "Asia Pacific 400 423 (5) %\n"
+    "Total revenues $ 3,002 $ 2,896 4 %\n"
+)
+
+
+def test_a_breakdown_by_region_ranks_no_businesses_or_products() -> None:
+    assert _rank("Which of Acme's businesses grew revenue fastest in Q2 2023?", {7: REGIONS_OF_ONE_BUSINESS}) is None
+    assert _rank("Which product line grew revenue fastest in Q2 2023?", {7: REGIONS_OF_ONE_BUSINESS}) is None
+    out = _rank("Which region grew revenue fastest in Q2 2023?", {7: REGIONS_OF_ONE_BUSINESS})
+    assert out is not None and out.text.startswith("Americas")
