@@ -521,8 +521,9 @@ def cmd_bench(ns: argparse.Namespace) -> int:
 
 def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="set", default=None, metavar="SET",
-                   help="data set: sec10q, financebench-dev or all (default all); each has its own cached "
-                        "library in $DESKTOP_RAG_EVAL_CACHE/<set> or <data-dir>/eval/<set>")
+                   help="data set: sec10q, financebench-dev, a blind pool batch kept as a regression set "
+                        "(pool_p1, pool_p2, ...: eval/pool_sets.json) or all (default all); each has its own "
+                        "cached library in $DESKTOP_RAG_EVAL_CACHE/<set> or <data-dir>/eval/<set>")
     p.add_argument("--limit", type=int, default=0,
                    help="per set, only N answerable (and N/4 must-refuse) questions, spread over the set")
     p.add_argument("--no-answers", action="store_true", help="retrieval only (no language model)")
@@ -577,8 +578,8 @@ def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="data dir of a real ingested library whose own hnsw graph gets the recall check "
                         "(default: the bench's library)")
     p.add_argument("--skip", default="",
-                   help="sections to skip: ingest,search,recall,first,generation,answers,cold,team,memory; team-live: "
-                        "the team library's live updates only")
+                   help="sections to skip: ingest,search,recall,first,generation,answers,cold,team,memory,window; "
+                        "team-live: the team library's live updates only")
     p.add_argument("--ef-sweep", default=None, metavar="LIST",
                    help="ef_search values of the team library's recall sweep (default 40,64,100,200,400; the "
                         "setting's is always measured)")

@@ -89,6 +89,10 @@ class RetrievalSettings:
         True, "A line-item or metric question computable from the extracted statements puts the "
         "pages of the statement rows it is computed from (for the asked period) first.",
     )
+    word_forms: int = knob(
+        3, "Other forms of each question word the library indexes added to the keyword search "
+        "(\"acquire\" also finds \"acquisitions\", \"acquired\"); 0 searches the words as typed.", min=0, max=8,
+    )
     prose_table_penalty: float = knob(
         0.3, "Score taken from chunks made mostly of table rows when the question asks for causes, "
         "a list, a description or an outlook (the filing's prose answers those).", min=0.0, max=1.0,

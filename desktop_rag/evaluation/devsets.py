@@ -89,7 +89,21 @@ def spread(items: list[Any], n: int) -> list[Any]:
 
 # -- the data sets ------------------------------------------------------------------------------
 
-SETS = ("sec10q", "financebench-dev")
+LABELLED_SETS = ("sec10q", "financebench-dev")
+POOL_SETS_FILE = "pool_sets.json"  # eval/: the blind batches kept as regression sets, and their filings
+
+
+def pool_set_names(eval_dir: Path | None = None) -> tuple[str, ...]:
+    """The blind batches kept in eval/ as regression sets ("pool_p1", ...), in batch order."""
+    from desktop_rag.paths import app_root
+
+    path = (eval_dir or app_root() / "eval") / POOL_SETS_FILE
+    if not path.is_file():
+        return ()
+    return tuple(json.loads(path.read_text(encoding="utf-8"))["sets"])
+
+
+SETS = LABELLED_SETS + pool_set_names()
 CATEGORIES = ("line-item", "mdna", "segment", "legal-risk", "multi-year", "metric", "instruction", "persona",
               "refuse-company", "refuse-period", "refuse-undisclosed")
 
@@ -106,6 +120,7 @@ class EvalSet:
     sources: list[str]  # label files read (for the report)
     cells_path: Path | None = None  # eval/statement_cells.jsonl when present (its cells on this set's filings count)
     notes: list[str] = dataclasses.field(default_factory=list)
+    files: list[str] | None = None  # only these PDFs of the corpus folder (None: all of them)
 
     @property
     def items(self) -> list[dict[str, Any]]:
@@ -257,6 +272,13 @@ def load_set(name: str, eval_dir: Path | None = None) -> EvalSet:
         cells = statement_cells_path(eval_dir)
         return EvalSet(name, root / "pdfs", answerable, unanswerable, sources,
                        cells if cells.is_file() else None, notes)
+    pools = json.loads((eval_dir / POOL_SETS_FILE).read_text(encoding="utf-8"))["sets"] \
+        if (eval_dir / POOL_SETS_FILE).is_file() else {}
+    if name in pools:
+        path = eval_dir / f"{name}.jsonl"
+        rows = [with_category(r) for r in load_devset(path)]
+        return EvalSet(name, shared_dir() / "data" / "filings-pool" / "pdfs", [r for r in rows if r.get("answerable")],
+                       [r for r in rows if not r.get("answerable")], [str(path)], files=list(pools[name]))
     raise ValueError(f"unknown data set {name!r} (choose from {', '.join(SETS)}, all)")
 
 

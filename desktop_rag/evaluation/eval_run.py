@@ -414,12 +414,13 @@ def ingest_order(files: list[Path], questions_per_file: dict[str, int]) -> list[
 
 
 def ensure_corpus(ws: Any, corpus: Path, log: Callable[[str], None],
-                  questions_per_file: dict[str, int] | None = None) -> int:
-    """Ingest the corpus PDFs the library does not hold yet (by file name); returns how many."""
+                  questions_per_file: dict[str, int] | None = None, only: list[str] | None = None) -> int:
+    """Ingest the corpus PDFs the library does not hold yet (by file name; of ``only`` when
+    given); returns how many."""
     from desktop_rag.core.index.library import IngestReport, collect_pdfs
 
     have = {d.file_name for d in ws.library.documents()}
-    missing = [p for p in collect_pdfs([corpus]) if p.name not in have]
+    missing = [p for p in collect_pdfs([corpus]) if p.name not in have and (only is None or p.name in only)]
     if not missing:
         return 0
     if questions_per_file:
@@ -457,7 +458,7 @@ def prepare_library(ws: Any, es: EvalSet, log: Callable[[str], None], allow_mism
         for it in es.items:
             if it.get("doc"):
                 per_file[it["doc"]] = per_file.get(it["doc"], 0) + 1
-        added = ensure_corpus(ws, es.corpus, lambda m: log(f"eval[{es.name}]: {m}"), per_file)
+        added = ensure_corpus(ws, es.corpus, lambda m: log(f"eval[{es.name}]: {m}"), per_file, es.files)
         if added:
             notes.append(f"ingested {added} new filing(s)")
     else:

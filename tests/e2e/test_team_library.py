@@ -238,7 +238,9 @@ def test_a_server_restarted_between_two_questions_goes_unnoticed_and_one_that_st
             server.wait_ready()
     assert proc.returncode == 0, err[-3000:]
     assert second["answer"] == first["answer"] and second["citations"] == first["citations"]
-    assert "team library" not in err and "Traceback" not in err, err[-3000:]
+    # the one warning of a server identity not checked (sslmode) is said at start; nothing else
+    said = [line for line in err.splitlines() if "team library" in line and "sslmode=" not in line]
+    assert not said and "Traceback" not in err, err[-3000:]
     server.stop()
     try:
         down = run_cli(desk, "ask", "--json", QUESTION, url=url)

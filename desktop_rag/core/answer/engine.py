@@ -32,6 +32,7 @@ from desktop_rag.core.answer.generate import (
     parse_model_json,
 )
 from desktop_rag.core.answer.prompt_context import evidence_context
+from desktop_rag.core.answer.ranking import RankingAnswer, part_causes, ranking_answer
 from desktop_rag.core.answer.table_rows import table_row_answer
 from desktop_rag.core.answer.verify import (
     Passage,
@@ -50,7 +51,7 @@ from desktop_rag.core.answer.verify import (
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
 from desktop_rag.core.domain.terms import tokenize
-from desktop_rag.core.domain.types import Answer, CalculationInput, Citation, Evidence, Hit, QueryPlan
+from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.ingest.chunking import is_table_row
 from desktop_rag.core.retrieve.hybrid import HybridRetriever
@@ -175,6 +176,16 @@ class AnswerEngine:
         # The extractive answer of the asked company's passages: shown as evidence before the
         # model's prompt evaluation (seconds on a CPU) and reused below if the model fails.
         own = self._asked_companies_passages(plan, passages, doc_scope, hits[0] if hits else None)
+        # "Which segment grew fastest?": the parts ranked from a table of the filing, each
+        # figure read or computed from its cells (core/answer/ranking.py), no model
+        ranked = self._ranked(plan, own)
+        if ranked is not None:
+            result.answer, result.citations = ranked.text, ranked.citations
+            result.calculation, result.computed = ranked.calculation, True
+            result.notes.append("ranked from a table of the filing's parts: every figure read or computed from its cells")
+            result.timings_ms = {"retrieve": t_retrieve, "first_token": 0.0, "total": (time.perf_counter() - t0) * 1000}
+            yield AnswerEvent("answer", answer=result)
+            return
         # the other pages retrieved of the asked company's filings: where a fact asked, or a
         # cause, that the passages read lack is looked for before giving up
         more = self._further_passages(plan, hits, own, doc_scope)
@@ -259,8 +270,10 @@ class AnswerEngine:
         (core/calculate), or an honest "cannot compute" naming the missing input."""
         if not plan.filters.get("company") or not plan.doc_ids:
             return None
-        if plan.intent is not None and plan.intent.prose:
-            return None  # causes, lists, descriptions and outlooks are in the filing's sentences
+        if plan.intent is not None and (plan.intent.prose or plan.intent.ranking is not None):
+            # causes, lists, descriptions and outlooks are in the filing's sentences; a ranking
+            # of the company's parts in a table of them, never one statement figure
+            return None
         docs = [self.library.docs[d] for d in plan.doc_ids if d in self.library.docs]
         ins = plan.instructions
         scale = ins.scale if ins is not None and ins.scale in ("thousands", "millions", "billions") else ""
@@ -436,6 +449,52 @@ class AnswerEngine:
         except Exception as exc:  # an assembler must never break an answer: the extractive one stands
             log.warning("prose assembly failed: %r", exc)
             return None
+
+    def _ranked(self, plan: QueryPlan, own: list[Passage]) -> RankingAnswer | None:
+        """The ranking a question asks of the company's parts (``QuestionIntent.ranking``) from
+        the tables of the asked company's pages, the page after each too (a table continued
+        or printed after the text that was found); with the causes the filing gives for the
+        leader's figure when the question also asks why. None for other questions or when no
+        table ranks them."""
+        intent = plan.intent
+        if intent is None or intent.ranking is None or not own:
+            return None
+        pages = list(own)
+        have = {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in own}
+        for p in own:
+            doc, page = p.hit.doc, p.hit.chunk.page + 1
+            if (doc.doc_id, page) in have or (doc.pages and page > doc.pages):
+                continue
+            have.add((doc.doc_id, page))
+            text = self.library.page_text(doc.doc_id, page)
+            if text:
+                chunk = Chunk(-1, doc.doc_id, -1, page, 0, len(text), text)
+                pages.append(Passage(Hit(chunk, doc, 0.0, expanded=True), 0, len(text), text, text))
+        try:
+            out = ranking_answer(intent, pages)
+            if out is None or not intent.wants_reasons:
+                return out
+            # "... and what drove it?": the filing's causes of the leader's figure, under its own
+            # heading or in a sentence naming it
+            ask = intent.ranking
+            leader = out.ranked[0][0]
+            # which parts' causes: the leader's, or (which grew?) those that moved as asked
+            movers = [name for name, v in out.ranked if v and (v > 0) == (ask.select == "grew")][:3] \
+                if ask.select else [leader]
+            causes = [(name, c) for name in movers if (c := part_causes(name, pages)) is not None]
+            why = assemble(intent, own, set(tokenize(f"{leader} {ask.measure}")),
+                           self.library.lexical.idf) if not causes else None
+        except Exception as exc:  # a ranking must never break an answer: the other paths stand
+            log.warning("ranking failed: %r", exc)
+            return None
+        if causes:
+            out.text = "\n".join([out.text, *(f"{name}: {c.quote}" for name, c in causes)])
+            out.citations = [*out.citations, *(c for _, c in causes)]
+        elif why is not None and why.shape == "drivers" and why.citations and \
+                leader.lower() in why.citations[0].quote.lower():
+            out.text = f"{out.text}\n{why.text}"
+            out.citations = [*out.citations, *(c for c in why.citations if c.quote not in {x.quote for x in out.citations})]
+        return out
 
     def _cited(self, verdict: Verdict) -> set[str]:
         docs = self.library.docs

@@ -212,7 +212,7 @@ def table_row_answer(question: str, concept: set[str], passages: list[Passage],
             continue
         annual = p.hit.doc.meta.form_type.upper().startswith(("10-K", "20-F"))
         for table in period_tables(page, annual=annual):
-            period = _asked_period(question, p.hit.doc, table.statement.periods)
+            period = asked_period(question, p.hit.doc, table.statement.periods)
             if period is None:
                 continue
             rows = table.statement.rows
@@ -330,7 +330,7 @@ def _ranked_answer(question: str, lowest: bool, parts_asked: set[str], asked: se
         groups: dict[tuple[str, int], list[_Ranked | None]] = {}
         groups_named = False
         for table in period_tables(page, annual=annual):
-            period = _asked_period(question, p.hit.doc, table.statement.periods)
+            period = asked_period(question, p.hit.doc, table.statement.periods)
             if period is None:
                 continue
             heading_text = f"{table.statement.title} {page.text[table.header[0]:table.header[1]]}"
@@ -430,7 +430,7 @@ def _another_measure(row: Row, heading: str, asked: set[str], question_terms: se
     return False
 
 
-def _asked_period(question: str, doc: Document, periods: list[Period]) -> Period | None:
+def asked_period(question: str, doc: Document, periods: list[Period]) -> Period | None:
     """The column of the asked period: the asked length (``months_asked``; a table of
     instants answers at its dates) ending at the filing's own period end when the question
     names no other year, else ending in the one year it names."""

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from desktop_rag.core.calculate.concepts import (
     CONCEPTS,
@@ -37,7 +38,12 @@ from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
 from desktop_rag.core.calculate.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
 from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
 from desktop_rag.core.domain.page_labels import cited_page, describe_page
-from desktop_rag.core.domain.periods import column_period_name, find_periods
+from desktop_rag.core.domain.periods import (
+    column_period_name,
+    find_periods,
+    fiscal_year_end_month_of,
+    fiscal_year_for_end,
+)
 from desktop_rag.core.domain.question import parse_question, plain_question, read_question
 from desktop_rag.core.domain.types import Calculation, CalculationInput, Citation, Document
 from desktop_rag.core.ingest.identity import labelled_periods
@@ -55,7 +61,7 @@ _NOT_A_LOOKUP_PER_SHARE = re.compile(
     r"percent(age)?|%|growth|grow|change|increase|decrease|average|cagr|adjusted|non-gaap|continuing|pro forma|"
     r"performance obligations?|backlog|deferred|unearned|allocated)\b", re.I)
 _EXPLAIN = re.compile(r"\b(why|drove|drivers?|driven|explain|describe|reasons?|factors?|caused?|attributable to what|"
-                      r"how does|what (led|contributed))\b", re.I)
+                      r"how does(?!\s+(?:[\w'-]+\s+){0,4}compare)|what (led|contributed))\b", re.I)
 _GROWTH = re.compile(r"\b(year[- ]over[- ]year|yoy|grow(th)?|change[ds]?|increase|decrease|decline)\b", re.I)
 _CAGR = re.compile(r"\bcagr\b|compound annual growth", re.I)
 _AVERAGE_YEARS = re.compile(r"(\d)[- ]year average|average .* from (fy)?\s?(\d{4}) to (fy)?\s?(\d{4})", re.I)
@@ -162,28 +168,41 @@ class _Picked:
     period: Period
 
 
-def _duration_period(statements: list[Statement], year: int | None, months: int) -> Period | None:
-    """The column for ``year`` (the year its period ends) of the asked length."""
-    for st in statements:
-        if st.kind not in ("income", "cash_flow"):
-            continue
-        cols = [p for p in st.periods if p.months == months and (year is None or p.year == year)]
-        if cols:
-            return cols[0]
+YearOf = Callable[[Period], int]
+
+
+def _calendar_year(p: Period) -> int:
+    return p.year
+
+
+def _duration_period(statements: list[Statement], year: int | None, months: int,
+                     years_of: Sequence[YearOf] = (_calendar_year,)) -> Period | None:
+    """The column for ``year`` of the asked length: the year as each reading of a column's
+    year understands it, in order (the fiscal year it belongs to, the year it ends in)."""
+    for year_of in years_of:
+        for st in statements:
+            if st.kind not in ("income", "cash_flow"):
+                continue
+            cols = [p for p in st.periods if p.months == months and (year is None or year_of(p) == year)]
+            if cols:
+                return cols[0]
     return None
 
 
-def _balance_period(statements: list[Statement], year: int | None, end: str | None) -> Period | None:
-    for st in statements:
-        if st.kind != "balance":
-            continue
-        if end:
-            cols = [p for p in st.periods if p.end == end]
+def _balance_period(statements: list[Statement], year: int | None, end: str | None,
+                    years_of: Sequence[YearOf] = (_calendar_year,)) -> Period | None:
+    if end:
+        for st in statements:
+            cols = [p for p in st.periods if p.end == end] if st.kind == "balance" else []
             if cols:
                 return cols[0]
-        cols = [p for p in st.periods if year is None or p.year == year]
-        if cols:
-            return cols[0]
+    for year_of in years_of:
+        for st in statements:
+            if st.kind != "balance":
+                continue
+            cols = [p for p in st.periods if year is None or year_of(p) == year]
+            if cols:
+                return cols[0]
     return None
 
 
@@ -301,6 +320,17 @@ class Calculator:
         self.years = sorted(periods.years | {m.year for m in periods.mentions if m.year and (m.date or m.quarter)})
         self.dates = sorted(d.isoformat() for d in periods.dates)
         self.months = months_asked(question, doc.meta.form_type)
+        # A column's year: the fiscal year it belongs to when the question names fiscal
+        # periods ("Q2 FY2024" of a January year end is the quarter ended July 31, 2023),
+        # else the year it ends in, then the other reading
+        fye = fiscal_year_end_month_of(doc.meta.fiscal_year, doc.meta.fiscal_quarter, doc.meta.period_end)
+        if fye:
+            def fiscal_year(p: Period) -> int:
+                return fiscal_year_for_end(date.fromisoformat(p.end), fye)
+            named_fiscal = any(m.fiscal for m in periods.mentions)
+            self.years_of: list[YearOf] = [fiscal_year, _calendar_year] if named_fiscal else [_calendar_year, fiscal_year]
+        else:
+            self.years_of = [_calendar_year]
         self.company_words: set[str] = set()
         # the balance-sheet date of the period being computed when a question compares two
         # (the question's last date is the later one's only)
@@ -331,7 +361,7 @@ class Calculator:
             if ending:
                 return ending[0]
         year = year if year is not None else (self.years[-1] if self.years else None)
-        p = _duration_period(self.statements, year, self.months)
+        p = _duration_period(self.statements, year, self.months, self.years_of)
         if p is None and self.months == 12 and year is None:
             p = _duration_period(self.statements, None, 3)
         if p is None:
@@ -341,7 +371,7 @@ class Calculator:
 
     def _balance_for(self, period: Period) -> Period:
         end = self.balance_end or (self.dates[-1] if self.dates else period.end)
-        b = _balance_period(self.statements, period.year, end)
+        b = _balance_period(self.statements, period.year, end)  # the duration column's own year
         if b is None:
             raise CannotCompute(f"no balance sheet column for {period.year} in {self.doc.file_name}")
         return b
@@ -478,7 +508,9 @@ class Calculator:
             return self._cagr(label) if _CAGR.search(self.q) else self._growth(label)
         concept = concepts[0]
         part = _part_asked(self.q, concept, self.statements, company_words)
-        if part is not None or _qualified(self.q, concept.words, company_words):
+        if part is None and _names_its_line(self.q, concept, self.statements):
+            pass  # "operating revenues" of a filer whose revenue line is "Operating revenues": the line
+        elif part is not None or _qualified(self.q, concept.words, company_words):
             # "data center revenue": a part, not the statement line, found by retrieval; unless
             # the statement prints that part as a row under the concept's heading
             # ("membership fee revenue", "revenue from membership fees": "Membership fees"
@@ -492,7 +524,7 @@ class Calculator:
             return self._trend(ask, None, concept)
         if _CAGR.search(self.q):
             return self._cagr(concept)
-        if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent|%|how much did|growth rate|change)\b", self.q, re.I):
+        if _GROWTH.search(self.q) and re.search(r"\b(by how much|percent(?:age)?|%|how much did|growth rate|change)\b", self.q, re.I):
             return self._growth(concept)
         if _is_lookup(self.q, concept):
             return self._line_item(concept)
@@ -507,6 +539,14 @@ class Calculator:
         if not definitions or _AVERAGE_YEARS.search(self.q):
             return None
         term, formula = next(iter(definitions.items()))
+        own = [(t, f) for t, f in definitions.items() if standard is not None and metric_in(t) == standard]
+        if len(definitions) > 1 and own:
+            # "Define FCF as A less B, and FCF margin as FCF / revenue": the asked metric's own
+            # definition, with the parts the question also defines written out in it
+            term, formula = own[0]
+            for part, written in definitions.items():
+                if part != term:
+                    formula = re.sub(rf"(?<![\w-]){re.escape(part)}(?![\w-])", f"({written})", formula)
         composed = substituted_inputs(standard, definitions) if standard is not None else None
         if composed is not None:
             # "Define debt as A plus B, and equity as total equity" of a debt-to-equity ratio:
@@ -570,7 +610,7 @@ class Calculator:
         """The periods compared: the two years asked (earlier first), or the asked year (the
         filing's latest when none is named) and the one before it; a sign is asked of one."""
         later = self._main_period(self.years[-1] if self.years else None)
-        if ask.kind == "sign":
+        if ask.kind == "sign" and not ask.against_prior:
             return [later]
         if len(self.years) == 2:
             return [self._main_period(self.years[0]), later]
@@ -655,6 +695,11 @@ class Calculator:
             state = "positive" if later > 0 else "negative" if later < 0 else "zero"
             headline = f"{head}{subject} was {state} ({names[-1]})"
             text = f"{head}{subject} was {state}, {show(later)} ({names[-1]})."
+            if len(values) == 2:  # "... and how does it compare with the prior year?"
+                went = moved(delta)
+                pct = f" ({(later / values[0] - 1) * 100:+.1f}%)" if unit == "currency" and values[0] > 0 else ""
+                text = text[:-1] + (f"; it {went} from {show(values[0])} ({names[0]})"
+                                    + (f", by {show(abs(delta)).replace('$-', '$')}{pct}." if delta else "."))
             result, unit_out = _result_text(later, shown_unit, decimals, shown_scale)[1:]
         else:
             if unit == "percent":
@@ -841,7 +886,8 @@ class Calculator:
         try:
             return self._main_period()
         except CannotCompute:
-            b = _balance_period(self.statements, self.years[-1] if self.years else None, self.dates[-1] if self.dates else None)
+            b = _balance_period(self.statements, self.years[-1] if self.years else None,
+                                self.dates[-1] if self.dates else None, self.years_of)
             if b is None:
                 raise
             return Period(b.label, b.end, 12)
@@ -905,6 +951,18 @@ def _qualified(question: str, words: tuple[str, ...], company_words: set[str]) -
             return False
         return not _neutral(before[-1], company_words)
     return False
+
+
+def _names_its_line(question: str, concept: Concept, statements: list[Statement]) -> bool:
+    """Does the question name the concept by the very label of the line the statements print
+    for it ("operating revenues" where the revenue line is "Operating revenues"; "net interest
+    income")? A qualifier that is part of the printed label makes no part of the total."""
+    found = find(concept, statements)
+    if found is None:
+        return False
+    label = " ".join(_singular(w) for w in re.findall(r"[a-z0-9&'-]+", _norm_label(found.row.label)))
+    asked = " ".join(_singular(w) for w in re.findall(r"[a-z0-9&'-]+", question.lower().replace("\u2019", "'")))
+    return len(label.split()) > 1 and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", asked) is not None
 
 
 def _singular(word: str) -> str:

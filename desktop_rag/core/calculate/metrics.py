@@ -64,6 +64,11 @@ METRICS: list[Metric] = [
        (r"(depreciation and amortization|d&a).{0,40}(%|percent)",), "percent",
        "depreciation and amortization / revenue × 100", (("da", "da", "cur"), ("rev", "revenue", "cur")),
        lambda v: _div(v["da"], v["rev"]) * 100),
+    # how much of each dollar of revenue is left as free cash
+    _M("fcf_margin", "Free cash flow margin", (r"(free cash ?flows?|\bfcf) margin",), "percent",
+       "(cash from operations − capital expenditures) / revenue × 100",
+       (("cfo", "cfo", "cur"), ("capex", "capex", "cur"), ("rev", "revenue", "cur")),
+       lambda v: _div(v["cfo"] - v["capex"], v["rev"]) * 100, ("capex",)),
     # how much of the year's earnings came in as free cash (net income the usual base)
     _M("fcf_conversion", "Free cash flow conversion", (r"(free cash ?flows?|\bfcf) conversion",), "percent",
        "(cash from operations − capital expenditures) / net income × 100",
@@ -269,7 +274,8 @@ def metric_from_definition(term: str, formula: str, standard: Metric | None) -> 
     """The question's own formula as a Metric, or None when it cannot be read clearly."""
     text = _ROUNDING_TAIL.sub("", formula).strip(" .")
     # an aside in parentheses without an operator ("(from the cash flow statement)") is no group
-    text = re.sub(r"\((?![^()]*(?:[+*/×÷]|\s[-\u2212]\s|\bplus\b|\bminus\b|\bdivided\b))[^()]*[A-Za-z][^()]*\)",
+    text = re.sub(r"\((?![^()]*(?:[+*/×÷]|\s[-\u2212]\s|\bplus\b|\bminus\b|\bless\b|\btimes\b|\bover\b|\bdivided\b))"
+                  r"[^()]*[A-Za-z][^()]*\)",
                   lambda m: " " + m.group(0)[1:-1] + " ", text)
     tokens: list[str] = []
     pattern = "|".join(f"(?:{rx})" for rx, _ in _OPERATORS) + r"|\(|\)"

@@ -57,11 +57,20 @@ _NOT_A_TREND = re.compile(
 class TrendAsk:
     """What a trend question asks: ``direction`` (did it go up / down / get better / worse;
     ``want`` "up" | "down" | "better" | "worse"), ``sign`` (is it positive / negative; ``want``
-    "positive" | "negative"), or ``change`` (by how much, ``yes_no`` when asked "has it changed")."""
+    "positive" | "negative"; ``against_prior`` when it also asks how that compares with the
+    period before), or ``change`` (by how much, ``yes_no`` when asked "has it changed")."""
 
     kind: TrendKind
     want: str = ""
     yes_no: bool = False
+    against_prior: bool = False
+
+
+# "..., and how does it compare with the prior year?", "versus the previous quarter"
+_AGAINST_PRIOR = re.compile(
+    r"\b(?:compare[sd]?|comparison|versus|vs\.?|against|change[sd]?|from)\b[^?.;]{0,40}?"
+    r"\b(?:the\s+)?(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?(?:year|quarter|period|year[- ]end)\b"
+    r"|\byear[- ]over[- ]year\b|\byoy\b", re.I)
 
 
 def without_conditional_asides(question: str) -> str:
@@ -78,7 +87,7 @@ def trend_asked(question: str) -> TrendAsk | None:
     if yes_no:
         sign = _SIGN.search(q)
         if sign:
-            return TrendAsk("sign", sign.group(1).lower(), True)
+            return TrendAsk("sign", sign.group(1).lower(), True, bool(_AGAINST_PRIOR.search(q)))
         for want, rx in (("better", _BETTER), ("worse", _WORSE), ("up", _UP), ("down", _DOWN)):
             if rx.search(q):
                 return TrendAsk("direction", want, True)

@@ -155,6 +155,22 @@ def fiscal_year_for_end(period_end: date, fiscal_year_end_month: int | None = No
     return d.year if d.month <= fiscal_year_end_month else d.year + 1
 
 
+def fiscal_year_end_month_of(fiscal_year: int | None, fiscal_quarter: int | None, period_end: str) -> int | None:
+    """The month a filer's fiscal year ends in, from what a filing says of itself: the fiscal
+    year and quarter it reports and the date that period ends (Q2 FY2024 ending July 31, 2023:
+    January). None when the three do not agree or are not known."""
+    if not fiscal_year or not period_end:
+        return None
+    try:
+        ends = date.fromisoformat(period_end)
+    except ValueError:
+        return None
+    month = (ends - timedelta(days=7)).month
+    if fiscal_quarter:
+        month = (month - 1 + 3 * (4 - fiscal_quarter)) % 12 + 1
+    return month if fiscal_year_for_end(ends, month) == fiscal_year else None
+
+
 def calendar_quarter(period_end: date) -> int:
     """Calendar quarter of the middle of a three-month period ending on this date: Intel's
     quarter ending Oct 1 is Q3, Nvidia's ending July 30 is Q2 (May to July)."""

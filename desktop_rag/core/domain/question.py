@@ -654,6 +654,168 @@ _RATIO_WORDS = re.compile(r"\b(?:ratio|margin|turnover|coverage|return\s+on|per\
                           r"outstanding|as\s+a\s+(?:percent(?:age)?|share|proportion)\s+of|%\s+of|percentage)\b", re.I)
 
 
+# -- a ranking of the company's parts ------------------------------------------------------------
+# The parts a company reports its figures by, as analysts name them: "segment", "region",
+# "service offering", "product line", "business" ...
+_PART_KIND = (
+    r"(?:segments?|regions?|geograph(?:y|ies)|geographic(?:al)?\s+(?:areas?|markets?|regions?|segments?)|"
+    r"product\s+(?:lines?|categor(?:y|ies)|groups?|families)|products?|service\s+(?:offerings?|lines?)|services|"
+    r"offerings?|markets?|business(?:es|\s+units?|\s+lines?|\s+groups?)?|divisions?|categor(?:y|ies)|brands?|"
+    r"(?:operating|reporting|reportable)\s+units?|channels?)")
+_PART_WORDS = r"(?:(?:the|its|their|his|her|our|each|all|of)\s+|[\w&.'’-]+\s+){0,5}?"
+# "Which service offering ...", "Which of the company's market segments ...", "Rank the three
+# segments by ...", "Among the geographic segments, which ...", "Across its three businesses, which ..."
+# the last word of a run naming the part ("market segments" is segments, "service offering" one kind)
+_KIND = rf"(?P<kind>{_PART_KIND})\b(?!\s+{_PART_KIND}\b)"
+_WHICH_PART = re.compile(rf"\bwhich\s+(?:one\s+)?(?:of\s+)?(?P<quals>{_PART_WORDS}){_KIND}", re.I)
+_RANK_PART = re.compile(rf"\brank(?:ed|ing)?\s+(?P<quals>{_PART_WORDS}){_KIND}\s+by\b", re.I)
+_AMONG_PART = re.compile(rf"\b(?:among|across|of|between)\s+(?P<quals>{_PART_WORDS}){_KIND}\s*,?\s*"
+                         rf"(?P<which>which|what)\b", re.I)
+_SUPER_HIGH = ("highest", "largest", "biggest", "greatest", "most", "fastest", "strongest", "best", "top")
+_SUPER_LOW = ("lowest", "smallest", "least", "fewest", "slowest", "weakest", "worst")
+# comparatives rank too when the question names the parts compared ("..., North America or International?")
+_COMPARE_HIGH = ("faster", "stronger", "higher", "larger", "bigger", "greater", "more")
+_COMPARE_LOW = ("slower", "weaker", "lower", "smaller", "fewer", "less")
+_SUPERLATIVE = re.compile(r"\b(?:" + "|".join(_SUPER_HIGH + _SUPER_LOW) + r")\b", re.I)
+_COMPARATIVE = re.compile(r"\b(?:" + "|".join(_COMPARE_HIGH + _COMPARE_LOW) + r")\b", re.I)
+# "declined the most", "the steepest decline": the lowest growth
+_FELL_MOST = re.compile(r"\b(?:declin\w*|decreas\w*|fell|fall(?:en|ing)?|dropp?\w*|shr[aiu]nk\w*|contract\w*)\s+"
+                        r"(?:the\s+)?(?:most|furthest|sharpest|steepest)\b|\b(?:largest|biggest|steepest|sharpest|worst|"
+                        r"greatest)\s+(?:decline|decrease|drop|fall|contraction)\b", re.I)
+# "which business drove the growth": the part whose figure rose the most
+_DROVE = re.compile(r"\b(?:drove|drives|driving|led|contributed(?:\s+the)?(?:\s+most)?\s+to|accounted\s+for)\s+"
+                    r"(?:the\s+|most\s+of\s+the\s+)?(?:\w+\s+){0,3}?(?:growth|increase|gain|rise)\b", re.I)
+# what moved: the figure's growth, not its level
+_GROWTH_WORD = re.compile(r"\b(?:grew|grow(?:s|n|ing|th)?|increas\w*|rose|ris(?:e|es|ing)|expan\w*|declin\w*|"
+                          r"decreas\w*|fell|fall(?:s|en|ing)?|dropp?\w*|shr[aiu]nk\w*|performance|performed|gains?|"
+                          r"improv\w*|widen\w*|narrow\w*|contract\w*|compress\w*|deteriorat\w*|"
+                          r"yoy|year[-\s]over[-\s]year|change[sd]?)\b", re.I)
+# a ratio's own change is in points, not a growth rate ("whose margin improved the most")
+_RATIO_MEASURE = re.compile(r"\b(?:margins?|rates?|ratios?|percent(?:age)?|mix|share|yield)\b", re.I)
+_WORSENED = re.compile(r"\b(?:narrow\w*|contract\w*|compress\w*|deteriorat\w*|declin\w*|decreas\w*|fell|dropp?\w*)\b",
+                       re.I)
+_SPEED = frozenset(("fastest", "slowest", "faster", "slower"))
+# a measure that is itself a change on the year before ("comparable sales", "same-store sales")
+_CHANGE_MEASURE = re.compile(r"\b(?:comparable|comp|same[-\s]store|like[-\s]for[-\s]like|organic)\b", re.I)
+# where the measure's words end: the period, the company, the rest of the sentence
+_MEASURE_END = re.compile(
+    r"\s+(?:in|for|during|over|of|at|on|from|by|among|across|versus|vs\.?|compared|relative|than|as|within|"
+    r"through|since|between|while|when|with)\b|[,;:?(]|\s+(?:q[1-4]|fy|fiscal|year|quarter|h[12]|first|second|"
+    r"third|fourth|(?:19|20)\d\d)\b|$", re.I)
+_MEASURE_NOISE = re.compile(r"\b(?:the|a|an|its|their|of|had|has|have|was|were|is|are|posted|saw|showed|delivered|"
+                            r"generated|recorded|reported|achieved|did|do|does|rate|terms|one|ones)\b", re.I)
+# "..., North America or International?": the parts the question names
+_NAMED_PARTS = re.compile(r"(?:,|:|\bbetween)\s*(?P<a>[A-Z][^,?;:]{1,60}?)\s*,?\s+(?:or|and|versus|vs\.?)\s+"
+                          r"(?P<b>[A-Z][^,?;:]{1,60}?)\s*[?.]*$")
+# "... segments grew net sales", "... regions have declined": which parts moved that way
+_MOVED_WHICH = re.compile(r"\s*(?:have\s+|has\s+|had\s+)?(?P<verb>grew|increased|rose|expanded|improved|declined|"
+                          r"decreased|fell|shrank|dropped|contracted)\b", re.I)
+_CLAUSE_END = re.compile(r"\?|;|,\s*(?:and|but)\b|\s+and\s+(?:how|what|why|which|by|when|where|did|does|was|is)\b|"
+                         r"\.\s|\.$")
+
+
+@dataclass(frozen=True)
+class RankingAsk:
+    """A question ranking a company's parts ("Which segment had the highest revenue growth in
+    Q2 2023?", "Which service offering grew fastest?", "Rank the segments by comparable sales
+    growth"): the superlative, the measure and the kind of part, as written.
+
+    - ``lowest``: the lowest/weakest/slowest (or the steepest decline) is asked;
+    - ``by``: "growth" (each part's change between two periods), "increase" (the amount a part
+      added: "which business drove the growth") or "level" (the figure itself: "the highest
+      operating margin");
+    - ``measure``: the measure's words ("revenue", "comparable sales", "subscription and support
+      revenue"), "" when the question names none ("which offering grew fastest");
+    - ``kind``: the part ("segment", "service offering", "region"), ``qualifiers`` its
+      lower-case words ("geographic", "transportation");
+    - ``named``: the parts the question names itself ("..., North America or International?");
+    - ``select``: "grew" or "declined" when the question asks which parts moved that way, no
+      superlative ("Which of the reportable segments grew net sales in Q2?").
+    """
+
+    lowest: bool
+    by: Literal["growth", "increase", "level"]
+    measure: str
+    kind: str
+    qualifiers: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
+    select: Literal["", "grew", "declined"] = ""
+
+
+def _measure_words(text: str) -> str:
+    """The measure's words of a clause fragment, without growth words and auxiliaries."""
+    cut = _MEASURE_END.search(text)
+    words = _GROWTH_WORD.sub(" ", _MEASURE_NOISE.sub(" ", text[:cut.start()] if cut else text))
+    return re.sub(r"\s+", " ", words).strip(" .,'’-")
+
+
+def ranking_asked(asked: str) -> RankingAsk | None:
+    """The ranking a question asks (``RankingAsk``), or None: it needs a kind of part after
+    "which"/"rank"/"among" and a superlative of a measure (or a comparative between parts it
+    names, or "declined the most", or "drove the growth")."""
+    q = re.sub(r"\s+", " ", asked).strip()
+    m = _RANK_PART.search(q)
+    tail = q[m.end():] if m else ""
+    if m is None:
+        m = _AMONG_PART.search(q)
+        tail = q[m.end("which"):] if m else ""
+    if m is None:
+        m = _WHICH_PART.search(q)
+        tail = q[m.end():] if m else ""
+    if m is None:
+        return None
+    kind = re.sub(r"\s+", " ", m.group("kind").lower())
+    quals = tuple(w for w in m.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w)
+                  and w not in ("the", "its", "their", "his", "her", "our", "each", "all", "of", "one", "two", "three",
+                               "four", "five", "six", "seven", "eight", "nine", "ten", "company", "company's"))
+    tail = re.sub(r"^(?:'s|\u2019s|s'|\u2019)\s*", " ", tail)  # "Which segment's margin improved ..."
+    end = _CLAUSE_END.search(tail)
+    clause = tail[:end.start()] if end else tail
+    named_m = _NAMED_PARTS.search(q)
+    named = tuple(x.strip() for x in (named_m.group("a"), named_m.group("b"))) if named_m else ()
+    if q.lower().startswith("rank") or _RANK_PART.search(q):
+        # "Rank the segments by 2022 comparable sales growth": the measure follows "by"
+        measure = _measure_words(re.sub(r"^\s*(?:(?:19|20)\d\d|fiscal\s+\S+|fy\S*|q[1-4]\S*)\s+", "", clause))
+        growth = bool(_GROWTH_WORD.search(clause)) or bool(_CHANGE_MEASURE.search(measure))
+        lowest = bool(re.search(r"\b(?:lowest|weakest|worst|slowest|ascending|bottom)\b", clause, re.I))
+        return RankingAsk(lowest, "growth" if growth else "level", measure, kind, quals, named)
+    sup = _SUPERLATIVE.search(clause) or (_COMPARATIVE.search(clause) if named else None)
+    fell = _FELL_MOST.search(clause)
+    drove = _DROVE.search(clause)
+    if sup is None and fell is None and drove is None:
+        moved = _MOVED_WHICH.match(clause)
+        if moved is None:
+            return None
+        # "Which of the segments grew net sales in Q2 2023 versus Q2 2022?": the parts that grew
+        select: Literal["grew", "declined"] = "declined" if re.match(r"de|fe|sh|dr|co", moved.group("verb"), re.I) \
+            else "grew"
+        return RankingAsk(select == "declined", "growth", _measure_words(clause[moved.end():]), kind, quals, named,
+                          select)
+    if fell is not None and (sup is None or fell.start() <= sup.start()):
+        left, right, word = clause[:fell.start()], clause[fell.end():], "lowest"
+        growth = True
+    elif sup is not None:
+        left, right, word = clause[:sup.start()], clause[sup.end():], sup.group(0).lower()
+        growth = bool(_GROWTH_WORD.search(left) or _GROWTH_WORD.search(_MEASURE_END.split(right, 1)[0] + " ")
+                      or word in _SPEED)
+    else:
+        assert drove is not None
+        return RankingAsk(False, "increase", _measure_words(clause[drove.end():]), kind, quals, named)
+    # the measure: the words after the superlative ("highest revenue growth"), else between the
+    # verb and it ("grew net sales faster")
+    measure = _measure_words(right) or _measure_words(re.sub(r"^.*?\b(?:grew|grow\w*|increased|rose|declined|"
+                                                           r"decreased|fell|had|has|posted|saw|showed|delivered|"
+                                                           r"generated|recorded|reported|achieved)\b", "", left,
+                                                           flags=re.I))
+    growth = growth or bool(_CHANGE_MEASURE.search(measure))
+    lowest = word in _SUPER_LOW or word in _COMPARE_LOW
+    if growth and _RATIO_MEASURE.search(measure) and not _CHANGE_MEASURE.search(measure):
+        # "whose margin improved the most": the change in points; a narrowing is the lowest
+        worse = bool(_WORSENED.search(clause)) or bool(fell)
+        return RankingAsk(lowest != worse, "increase", measure, kind, quals, named)
+    return RankingAsk(lowest, "growth" if growth else "level", measure, kind, quals, named)
+
+
 @dataclass(frozen=True)
 class QuestionIntent:
     """One typed reading of a question, made once (``read_question``) and read by every later
@@ -675,7 +837,9 @@ class QuestionIntent:
       amount, a date, a rate, a count; several when it asks several ("how much ... and how much
       remains");
     - ``forward``: it asks about the future (an outlook): its periods are after the filings'
-      and the latest filing covers them.
+      and the latest filing covers them;
+    - ``ranking``: the company's parts it ranks (``RankingAsk``: "which segment grew fastest"),
+      or which of them moved (its ``select``: "which segments grew", a comparison); None else.
     """
 
     text: str
@@ -685,6 +849,7 @@ class QuestionIntent:
     wants_reasons: bool
     periods: QuestionPeriods
     asks: tuple[FactAsk, ...] = ()
+    ranking: RankingAsk | None = None  # the parts ranked, when the question asks which part led
 
     @property
     def forward(self) -> bool:
@@ -733,6 +898,9 @@ def read_question(text: str) -> QuestionIntent:
     kind = ask_kind(asked)
     if kind == "figure" and (parsed.instructions.definitions or defines_its_concept(text)):
         kind = "ratio"  # a figure the analyst defines is computed
+    ranking = ranking_asked(asked)
+    if ranking is not None and not ranking.select and kind in ("figure", "ratio", "change", "comparison"):
+        kind = "ranking"  # "Which segment posted the strongest comparable sales growth?" ranks the segments
     reasons = kind != "drivers" and bool(_DRIVERS.search(asked))
     return QuestionIntent(text, asked, parsed.instructions, kind, reasons, find_periods(asked),
-                          fact_asks(asked, parsed.instructions.removed))
+                          fact_asks(asked, parsed.instructions.removed), ranking)

@@ -237,6 +237,23 @@ def word_root(token: str) -> str:
     return token
 
 
+# Latinate stems that change their ending between the verb and its noun ("acquire" /
+# "acquisition", "reduce" / "reduction", "describe" / "description"): word_root leaves them apart.
+_STEM_ALTERNATIONS = (("quir", "quisit"), ("ceiv", "cept"), ("duc", "duct"), ("sum", "sumpt"), ("pos", "posit"),
+                      ("scrib", "script"), ("tain", "tent"), ("solv", "solut"), ("mit", "miss"), ("pel", "puls"))
+
+
+def root_family(root: str) -> set[str]:
+    """The word roots of one family: ``root`` and its verb's or noun's other stem."""
+    family = {root}
+    for verb, noun in _STEM_ALTERNATIONS:
+        if root.endswith(noun) and len(root) - len(noun) >= 2:
+            family.add(root[: -len(noun)] + verb)
+        elif root.endswith(verb) and len(root) - len(verb) >= 2:
+            family.add(root[: -len(verb)] + noun)
+    return family
+
+
 def tokenize(text: str) -> list[str]:
     """Tokens for BM25: normalised, stop words removed, plurals folded."""
     return [_stem(t) for t in _TOKEN_RE.findall(normalise(text)) if t not in STOPWORDS]

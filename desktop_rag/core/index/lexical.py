@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop_rag.core.domain.terms import word_root
+from desktop_rag.core.domain.terms import root_family, word_root
 
 
 class LexicalIndex:
@@ -51,6 +51,7 @@ class LexicalIndex:
         self._weight = np.zeros(0, dtype=np.float64)
         self._idf_dict: dict[str, float] | None = None
         self._root_terms: dict[str, list[int]] | None = None  # word_root -> term ids, built on first use
+        self._names_by_id: dict[int, str] | None = None  # term id -> term, built on first use
         self.append(ids, token_lists)
 
     def append(self, ids: Sequence[int], token_lists: Sequence[list[str]]) -> None:
@@ -172,6 +173,32 @@ class LexicalIndex:
         if not terms:
             return np.zeros(0, dtype=np.int32)
         return np.unique(np.concatenate([self._rows[self._indptr[t]:self._indptr[t + 1]] for t in terms]))
+
+    def word_forms(self, term: str, most: int = 4) -> list[str]:
+        """The forms in which the filings print ``term``'s word instead ("acquire": "acquisition",
+        "acquired"), the commonest first: only forms at least twice as common as the term
+        itself, so a word the filings use as typed keeps its own sense ("interest" is not
+        searched as "interested", "direct" not as "directly"). None for a short term."""
+        if len(term) < 5 or not term.isalpha():
+            return []
+        index = self._root_index()
+        ids = {t for root in root_family(word_root(term)) for t in index.get(root, [])}
+        if not ids:
+            return []
+        own = self._vocab.get(term)
+        own_df = int(self._df[own]) if own is not None else 0
+        names = self._term_names()
+        forms = [(int(self._df[t]), names[t]) for t in ids
+                 if names[t] != term and self._df[t] > 0 and self._df[t] >= 2 * own_df]
+        return [name for _, name in sorted(forms, reverse=True)[:most]]
+
+    def _term_names(self) -> dict[int, str]:
+        """term id -> term, built on first use and whenever the vocabulary has grown."""
+        names = self._names_by_id
+        if names is None or len(names) != len(self._vocab):
+            names = {t: name for name, t in self._vocab.items()}
+            self._names_by_id = names
+        return names
 
     def _root_index(self) -> dict[str, list[int]]:
         """word_root -> term ids, built on first use (a few hundred ms on a large vocabulary)."""

@@ -260,6 +260,12 @@ class HybridRetriever:
             used.update(t for t in plan.bm25_terms if _PERIOD_TOKEN.match(t))
         kept = [t for t in plan.bm25_terms if t not in used and t not in QUESTION_NOISE]
         plan.bm25_terms = kept or plan.bm25_terms
+        if self.settings.word_forms:
+            # the filing's words for the analyst's: "acquire" is printed "acquisitions", "acquired"
+            printed = [f for t in plan.bm25_terms if not _PERIOD_TOKEN.match(t)
+                       for f in lib.lexical.word_forms(t, self.settings.word_forms)]
+            plan.bm25_terms = plan.bm25_terms + [f for f in dict.fromkeys(printed)
+                                                 if f not in plan.bm25_terms and f not in used]
         # A statement the analyst names ("using the balance sheet") wins over the one the
         # line items suggest.
         named_statements = [k for k in intent.instructions.statements if k in STATEMENT_TITLES]
@@ -744,6 +750,9 @@ class HybridRetriever:
         # modifier or an ordinary word of the phrase ("really total revenue", "status of")
         # that no filing prints, or prints on other pages, says nothing about the answer
         named = set(tokenize(" ".join(re.findall(r"\b[A-Z][\w&'-]*", concept))))
+        # a first name or short form ("Chris") of a name whose other word is printed is no reason
+        named -= {t for m in re.finditer(r"\b[A-Z][\w&'-]*", concept) for t in tokenize(m.group(0))
+                  if any(found.get(n) for other in name_neighbours(concept, m) for n in tokenize(other))}
         head = next((t for t in reversed(terms) if not (len(t) > 4 and t.endswith("ly"))), terms[-1])
         if absent and len(absent) < len(terms):
             absent = [t for t in absent if t == head or t in named]
@@ -862,9 +871,19 @@ class HybridRetriever:
             toks = [t for t in tokenize(word) if not _PERIOD_TOKEN.match(t)]
             if word.lower() in ALIAS_WORDS:
                 continue  # a word of a finance phrase ("Research", "Development"): indexed as its alias
-            if toks and not any(lex.has_term(t) for t in toks):
+            if toks and not any(lex.has_term(t) for t in toks) and not any(
+                    lex.has_term(t) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
         return out
+
+
+def name_neighbours(text: str, match: re.Match[str]) -> list[str]:
+    """The capitalised words right before and after a capitalised word ("Joe Erlinger"): one
+    name. A first name or a short form the filings never print ("Joe" for "Joseph", "Chris" for
+    "Christopher") is no unknown subject when the rest of its name is printed."""
+    before = re.search(r"([A-Z][\w&'-]+)(?:'s|’s)?[ \t]+$", text[:match.start()])
+    after = re.match(r"[ \t]+([A-Z][\w&'-]+)", text[match.end():])
+    return [g.group(1) for g in (before, after) if g]
 
 
 def _latest_per_company(docs: list[Document]) -> list[Document]:

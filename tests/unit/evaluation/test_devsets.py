@@ -158,3 +158,19 @@ def test_load_set_sec10q_has_categories():
     s = devsets.load_set("sec10q", app_root() / "eval")
     assert len(s.answerable) >= 100 and len(s.unanswerable) >= 20
     assert {r["category"] for r in s.items} <= set(devsets.CATEGORIES)
+
+
+def test_a_blind_batch_kept_in_eval_is_a_set_of_its_own_filings(tmp_path: Path) -> None:
+    import json as _json
+
+    from desktop_rag.evaluation.devsets import load_set, pool_set_names
+
+    (tmp_path / "pool_sets.json").write_text(_json.dumps({"sets": {"pool_p9": ["A_2020_10K.pdf"]}}))
+    (tmp_path / "pool_p9.jsonl").write_text(
+        _json.dumps({"id": "p9-001", "question": "What was A's revenue in 2020?", "answerable": True,
+                     "doc": "A_2020_10K.pdf", "pages": [3], "answer": "$1"}) + "\n"
+        + _json.dumps({"id": "p9-002", "question": "What was B's revenue in 2020?", "answerable": False}) + "\n")
+    assert pool_set_names(tmp_path) == ("pool_p9",)
+    es = load_set("pool_p9", tmp_path)
+    assert es.files == ["A_2020_10K.pdf"] and es.corpus.name == "pdfs" and es.corpus.parent.name == "filings-pool"
+    assert [r["id"] for r in es.answerable] == ["p9-001"] and [r["id"] for r in es.unanswerable] == ["p9-002"]

@@ -656,3 +656,27 @@ def test_the_further_pages_are_the_asked_companys_retrieved_pages_not_read_yet()
     own = passages_for(library, hits[:1])  # type: ignore[arg-type]
     further = engine._further_passages(plan, hits, own, None)
     assert [(p.hit.chunk.doc_id, p.hit.chunk.page) for p in further] == [(own_doc.doc_id, 7)]
+
+
+def test_a_ranking_of_the_companys_parts_is_computed_from_the_table_without_the_model(tmp_path, fake_embedder) -> None:
+    lib = _category_library(tmp_path, fake_embedder)
+    try:
+        gen = SequenceGenerator([json.dumps({"answer": "iPhone grew fastest.", "citations": []})])
+        engine = AnswerEngine(lib, lib.settings, gen)  # type: ignore[arg-type]
+        ans = engine.ask("Which product category had the highest net sales growth in Q3 2023?")
+        assert ans.computed and not ans.extractive and not ans.not_in_corpus, ans.notes
+        assert ans.answer.startswith("Services grew faster: +8.2% ($21,213 million in the three months ended July 1, "
+                                     "2023 vs $19,604 million in the three months ended June 25, 2022; the filing "
+                                     "prints +8%)"), ans.answer
+        assert "ahead of iPhone (\u22122.4%)" in ans.answer and "Total" not in ans.answer
+        assert not gen.prompts  # no model: the figures are the table's cells and code's arithmetic
+        calc = ans.calculation
+        assert calc is not None and calc.unit == "percent" and calc.result == 8.2
+        assert [(i.label, i.value) for i in calc.inputs[:3]] == [("Services", 21213.0), ("Services", 19604.0),
+                                                                 ("Services", 8.0)]
+        _check_citations(lib, ans)
+        for i in calc.inputs:  # each input's cell is where the page prints it
+            page = lib.page_text(i.doc_id, i.page)
+            assert page[i.cell_start:i.cell_end].replace(" ", "") in i.quote.replace(" ", "")
+    finally:
+        lib.close()

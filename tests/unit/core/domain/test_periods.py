@@ -909,3 +909,15 @@ def test_a_prose_mention_of_another_quarters_report_is_no_footer() -> None:
     assert (got.fiscal_year, got.fiscal_quarter) == (2022, 3)
     footer = cover.replace("October 1, 2022", "April 1, 2023") + "Acme Inc. | Q2 2023 Form 10-Q | 4\n"
     assert (cover_period(footer, "10-Q").fiscal_year, cover_period(footer, "10-Q").fiscal_quarter) == (2023, 2)
+
+
+def test_the_month_a_fiscal_year_ends_from_what_a_filing_says_of_itself() -> None:
+    from desktop_rag.core.domain.periods import fiscal_year_end_month_of
+
+    assert fiscal_year_end_month_of(2024, 2, "2023-07-31") == 1  # a January year end
+    assert fiscal_year_end_month_of(2023, 1, "2022-12-31") == 9  # a September year end
+    assert fiscal_year_end_month_of(2023, 1, "2022-11-20") == 8  # 52/53 weeks ending around Sept 1
+    assert fiscal_year_end_month_of(2022, None, "2022-06-30") == 6
+    assert fiscal_year_end_month_of(2023, 2, "2023-06-30") == 12
+    assert fiscal_year_end_month_of(None, 2, "2023-06-30") is None
+    assert fiscal_year_end_month_of(2021, 2, "2023-06-30") is None  # the three disagree

@@ -201,3 +201,70 @@ def test_an_ask_is_of_a_balance_or_of_what_happened_over_a_period() -> None:
 
 def test_the_size_of_a_thing_is_asked_as_a_count() -> None:
     assert _asks("What caused the fire, and how large was the fire?") == [("count", "how large was the fire")]
+# -- the ranking a question asks (QuestionIntent.ranking) ----------------------------------------
+@pytest.mark.parametrize(("question", "lowest", "by", "measure", "kind"), [
+    ("Which segment had the highest revenue growth in Q2 2023?", False, "growth", "revenue", "segment"),
+    ("Which service offering grew fastest year over year?", False, "growth", "", "service offering"),
+    ("Which of the company's market segments had the strongest comparable sales?", False, "growth",
+     "comparable sales", "segments"),
+    ("Rank the three segments by 2022 comparable sales growth.", False, "growth", "comparable sales", "segments"),
+    ("Across its three businesses, which had the weakest revenue performance in FY2020?", True, "growth", "revenue",
+     "businesses"),
+    ("Which transportation segment had the highest operating margin in fiscal 2023?", False, "level",
+     "operating margin", "segment"),
+    ("Which region declined the most in 2022?", True, "growth", "", "region"),
+    ("Which product category had the largest net sales in Q3 2023?", False, "level", "net sales", "product category"),
+    ("Which service offering had the highest subscription and support revenue growth in Q3 FY23?", False, "growth",
+     "subscription and support revenue", "service offering"),
+    ("Which business drove the growth?", False, "increase", "", "business"),
+    # a ratio's change is in points: "improved the most" is the largest increase, a decline the lowest
+    ("Which segment's operating margin improved the most in 2022?", False, "increase", "operating margin", "segment"),
+    ("Which segment had the largest operating margin decline in 2022?", True, "increase", "operating margin",
+     "segment"),
+    ("Which segment was biggest in 2022 and what share of segment sales?", False, "level", "", "segment"),
+])
+def test_a_ranking_of_the_companys_parts_is_read(question: str, lowest: bool, by: str, measure: str, kind: str) -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    intent = read_question(question)
+    assert intent.ranking is not None, question
+    assert (intent.ranking.lowest, intent.ranking.by, intent.ranking.measure, intent.ranking.kind) == (
+        lowest, by, measure, kind)
+
+
+def test_a_ranking_keeps_the_parts_it_names_and_its_qualifiers() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    named = read_question("Which segment grew net sales faster in FY22, North America or International?")
+    assert named.ask == "ranking" and named.ranking is not None
+    assert named.ranking.named == ("North America", "International") and named.ranking.by == "growth"
+    geo = read_question("Among the geographic segments, which grew revenue fastest in fiscal 2022?")
+    assert geo.ranking is not None and geo.ranking.kind == "geographic segments" and geo.ranking.measure == "revenue"
+    # a company's name before the kind is no qualifier of it
+    q = read_question("Which Acme transportation segment had the highest operating margin?")
+    assert q.ranking is not None and q.ranking.qualifiers == ("transportation",)
+    # "posted the strongest ... growth" is a ranking, whatever the possessive before it
+    posted = read_question("Which Acme's segment posted the strongest comparable sales growth in Q2 2023?")
+    assert posted.ask == "ranking" and posted.ranking is not None and posted.ranking.measure == "comparable sales"
+
+
+def test_which_parts_moved_is_a_selection_not_a_superlative() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    intent = read_question("Which of the reportable segments grew net sales in Q2 2023 versus Q2 2022, and what "
+                           "drove that growth?")
+    assert intent.ranking is not None and intent.ranking.select == "grew" and intent.ranking.measure == "net sales"
+    assert intent.wants_reasons
+
+
+@pytest.mark.parametrize("question", [
+    "What was the company's revenue growth in Q2 2023?",  # no part ranked
+    "Which acquisitions did the company close in 2022 and for how much?",  # a list, no superlative
+    "What were the highest-risk items the company lists?",  # no kind of part after "which"
+    "Which segment reported revenue of $5 billion in 2022?",  # a part named by its figure, no ranking
+    "Is the segment's margin the highest in the industry?",
+])
+def test_no_ranking_without_a_kind_of_part_and_a_superlative(question: str) -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    assert read_question(question).ranking is None

@@ -323,3 +323,23 @@ def test_warm_builds_the_lookups_ahead_and_they_follow_changes() -> None:
     warm.append([15], [tokenize("Other expenses rose")])  # the lookups are rebuilt, not stale
     assert warm.rows_with_root(root).tolist() == [0, 2, 5]
     assert "rose" in warm.idf
+
+
+def test_a_verb_and_its_noun_are_one_word_family() -> None:
+    from desktop_rag.core.domain.terms import root_family
+
+    assert word_root("acquisition") in root_family(word_root("acquire"))
+    assert word_root("reduction") in root_family(word_root("reduce"))
+    assert word_root("description") in root_family(word_root("describe"))
+    assert root_family(word_root("revenue")) == {word_root("revenue")}
+
+
+def test_the_indexed_forms_of_a_question_word_commonest_first() -> None:
+    texts = ["We completed two acquisitions in 2016.", "The acquisitions closed in May.",
+             "eBay acquired Ticketbis.", "Revenue grew."]
+    index = LexicalIndex(list(range(len(texts))), [tokenize(t) for t in texts])
+    assert index.word_forms("acquire") == ["acquisition", "acquired"]
+    # the filings print "acquisition" more often than "acquired": the word as typed stands
+    assert index.word_forms("acquisition") == []
+    assert index.word_forms("grow") == []  # a short word: its forms are not searched
+    assert index.word_forms("revenue") == []

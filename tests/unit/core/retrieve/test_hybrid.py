@@ -502,3 +502,15 @@ def test_an_ordinary_word_or_a_slip_inside_the_asked_phrase_is_no_reason_to_refu
         plan = retriever.plan(variant)
         gate = retriever.gate(plan, retriever.search(plan))
         assert gate.passed, (variant, gate.reason)
+
+
+def test_a_first_name_the_filings_never_print_is_no_unknown_subject_when_the_surname_is() -> None:
+    import re as _re
+
+    from desktop_rag.core.retrieve.hybrid import name_neighbours
+
+    q = "What special modifier applies to Joe Erlinger, and what is McDonald's maximum award?"
+    m = next(m for m in _re.finditer(r"[A-Z]\w+", q) if m.group(0) == "Joe")
+    assert name_neighbours(q, m) == ["Erlinger"]
+    m = next(m for m in _re.finditer(r"[A-Z]\w+", q) if m.group(0) == "McDonald")
+    assert name_neighbours(q, m) == []

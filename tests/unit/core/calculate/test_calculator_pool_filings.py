@@ -1,0 +1,72 @@
+"""The calculator on pool filings of other filers (``../shared/data/filings-pool``): a label
+the filer prints with a qualifier ("Operating revenues"), a yes/no asked against the prior
+year, a comparison asked as "how does it compare". Skipped when the shared data is absent."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.calculate.calculator import calculate
+from desktop_rag.core.domain.types import Document, DocumentMeta
+from desktop_rag.core.index.statement_store import extract_from_pdf
+from desktop_rag.core.ingest.pdf import extract_document, open_pdf
+from desktop_rag.core.ingest.statements.model import Statement
+from tests.conftest import REPO_ROOT
+
+POOL = REPO_ROOT.parent / "shared" / "data" / "filings-pool" / "pdfs"
+
+
+def _filing(name: str, meta: DocumentMeta) -> tuple[Document, list[Statement], list[str]]:
+    path = POOL / name
+    if not path.is_file():
+        pytest.skip(f"pool filing not found: {path}")
+    pdf = open_pdf(path)
+    try:
+        pages = extract_document(pdf)
+        statements = extract_from_pdf(pdf, pages)
+    finally:
+        pdf.close()
+    return Document("b" * 64, name, str(path), len(pages), meta), statements, [p.text for p in pages]
+
+
+@pytest.fixture(scope="module")
+def american_water() -> tuple[Document, list[Statement], list[str]]:
+    return _filing("AMERICANWATERWORKS_2023Q2_10Q.pdf",
+                   DocumentMeta(company="American Water Works Company, Inc.", ticker="AWK", form_type="10-Q",
+                                fiscal_year=2023, fiscal_quarter=2, period_end="2023-06-30"))
+
+
+@pytest.fixture(scope="module")
+def ebay() -> tuple[Document, list[Statement], list[str]]:
+    return _filing("EBAY_2016_10K.pdf", DocumentMeta(company="eBay Inc.", ticker="EBAY", form_type="10-K",
+                                                     fiscal_year=2016, period_end="2016-12-31"))
+
+
+def _ask(filing: tuple[Document, list[Statement], list[str]], question: str):  # type: ignore[no-untyped-def]
+    doc, statements, texts = filing
+    return calculate(question, [doc], lambda _id: statements, lambda _id, page: texts[page - 1])
+
+
+def test_a_qualifier_that_is_part_of_the_printed_line_names_the_line(american_water) -> None:
+    # "operating revenues" is the line American Water prints for its revenue, no part of it
+    out = _ask(american_water, "By what percentage did AWK's operating revenues grow YoY in the quarter ended "
+                               "June 30, 2023? Round to one decimal place.")
+    assert out is not None and out.calculation is not None, out
+    assert out.calculation.result == 17.1
+    assert {i.value for i in out.calculation.inputs} == {1097, 937}
+
+
+def test_a_sign_asked_with_a_comparison_to_the_prior_year_gives_both_years(ebay) -> None:
+    out = _ask(ebay, "Does eBay have positive working capital as of FY2016 year-end, and how does it compare "
+                     "with the prior year?")
+    assert out is not None and out.calculation is not None, out
+    assert out.text.startswith("Yes: net working capital was positive, $5,028 million")
+    assert "fell from $5,641 million" in out.text and "$613 million" in out.text
+    assert {i.period for i in out.calculation.inputs} == {"2016-12-31", "2015-12-31"}
+
+
+def test_a_sign_asked_alone_gives_one_year(ebay) -> None:
+    out = _ask(ebay, "Does eBay have positive working capital as of FY2016 year-end?")
+    assert out is not None and out.calculation is not None, out
+    assert "fell from" not in out.text
+    assert {i.period for i in out.calculation.inputs} == {"2016-12-31"}
