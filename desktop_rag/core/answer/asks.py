@@ -303,7 +303,10 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     during the year); 0 without a figure of the kind."""
     spans = figure_spans(text) if spans is None else spans
     kinds = _ANSWERS.get(ask.kind, _ANSWERS["figure"])
-    at = [(a, b) for a, b, k in spans if k in kinds]
+    # a date the question itself names ("as of June 2, 2023") is its period, no date it asks
+    named = re.sub(r"[,\s]+", " ", ask.words).lower()
+    at = [(a, b) for a, b, k in spans if k in kinds
+          and not (k == DATE and re.sub(r"[,\s]+", " ", text[a:b]).strip().lower() in named)]
     if not at:
         return 0.0
     share = ask.share(_roots(text) if roots is None else roots, text)

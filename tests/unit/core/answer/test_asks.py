@@ -105,3 +105,11 @@ def test_a_real_10q_answers_a_buyback_of_nine_months_and_a_dividend_per_share(ap
     assert not any("$18.0 billion" in q for q in quotes)
     for c in cites:
         assert apple_pages[c.page][c.char_start:c.char_start + len(c.quote)] == c.quote  # the page's own text
+
+
+def test_the_date_a_question_names_is_its_period_not_a_date_it_asks() -> None:
+    asks = _asks("List Acme's senior notes outstanding as of June 2, 2023 with their maturities and principal amounts.")
+    assert [a.kind for a in asks] == ["date", "amount"]
+    carrying = "As of June 2, 2023, the carrying value of our senior notes outstanding was $3.63 billion."
+    assert 0 not in answered(carrying, asks) and 1 in answered(carrying, asks)
+    assert 0 in answered("Our senior notes outstanding mature in February 2025 and February 2030.", asks)
