@@ -327,6 +327,26 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     return share
 
 
+# the kinds of figure that may give an ask of each kind however the filing prints it: a bare
+# cell is an amount or a count, a per-share figure is printed "$ 82.31" under a label "Book value
+# per share", a rate may be printed as a change
+_MAY_GIVE: dict[str, frozenset[str]] = {
+    "amount": frozenset({AMOUNT, PER_UNIT, COUNT}), "per_unit": frozenset({AMOUNT, PER_UNIT, COUNT}),
+    "count": frozenset({AMOUNT, PER_UNIT, COUNT}), "figure": frozenset({AMOUNT, PER_UNIT, COUNT}),
+    "date": frozenset({DATE}), "rate": frozenset({RATE, CHANGE}),
+    "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE, CHANGE, DATE}),
+}
+
+
+def may_answer(text: str, ask: Ask) -> bool:
+    """Could ``text`` give ``ask``: a figure of a kind that may be it, and at least one of the
+    asked words (or of the question's gloss of them)? The loose reading a refusal needs: no
+    quote of the answer may give it (``answered`` is the strict one that picks quotes)."""
+    if not figure_kinds(text) & _MAY_GIVE.get(ask.kind, _MAY_GIVE["any"]):
+        return False
+    return not ask.roots or ask.share(_roots(text), text) > 0
+
+
 # the most quotes an answer gives to cover the facts asked (the usual cap, ``max_citations``,
 # is for one fact)
 MAX_ASK_QUOTES = 3

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop_rag.core.answer.asks import may_answer, read_asks, unit_context
 from desktop_rag.core.answer.assemble import Assembled, assemble
 from desktop_rag.core.answer.extractive import column_header, extractive_answer
 from desktop_rag.core.answer.generate import (
@@ -245,7 +246,15 @@ class AnswerEngine:
         else:
             # the evidence already shown: the asked company's quotes, never another filer's
             text, cites = extracted
-            if cites:
+            missing = self._figure_not_given(plan, cites, ignore) if cites and assembled is None else ""
+            if missing:
+                # a figure asked that no quote gives ("How many iPhone units did Apple sell?"):
+                # the nearest passages stay on screen as evidence, the answer says why it stops
+                result.answer, result.not_in_corpus = missing, True
+                if result.evidence is None:
+                    result.evidence = Evidence(text, cites, ms=(time.perf_counter() - t0) * 1000)
+                result.notes.append(f"refused: {missing} ({verdict.reason})")
+            elif cites:
                 result.answer, result.citations, result.extractive = text, cites, True
                 result.notes.append(f"{EXTRACTIVE_NOTE} {verdict.reason}")
             else:
@@ -257,6 +266,30 @@ class AnswerEngine:
             result.timings_ms["evidence"] = result.evidence.ms
         yield AnswerEvent("answer", answer=result)
 
+
+    def _figure_not_given(self, plan: QueryPlan, cites: list[Citation], ignore: set[str]) -> str:
+        """Why the quotes found are no answer: the question asks a figure (an amount, a count, a
+        rate, a date) and none of the quotes gives one of its kind for what was asked. "" when
+        one does, or when the question asks for no figure (causes, lists, descriptions and
+        yes/no questions are answered by sentences)."""
+        intent = plan.intent
+        if intent is None or intent.ask not in ("figure", "ratio", "change"):
+            return ""
+        asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any",)]
+        if not asks:
+            return ""
+        for c in cites:
+            page = self.library.page_text(c.doc_id, c.page) if c.doc_id else ""
+            at = page.find(c.quote) if page else -1
+            around = unit_context(page, at, at + len(c.quote)) if at >= 0 else c.quote
+            # any of the asked words beside a figure of the asked kind: a quote that may give it
+            # (the filing's words for the measure differ from the analyst's: "capex" is printed
+            # "Additions to property, plant and equipment")
+            if any(may_answer(around, a) or may_answer(c.quote, a) for a in asks):
+                return ""
+        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
+        what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
+        return f"No passage of the filings of {who} gives what was asked ({what}); the nearest passages are shown."
 
     def statement_answer(self, question: str, doc_scope: list[str] | None = None) -> Answer | None:
         """What ``ask`` answers from the statements before any retrieval or generation (a

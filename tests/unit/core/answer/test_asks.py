@@ -113,3 +113,17 @@ def test_the_date_a_question_names_is_its_period_not_a_date_it_asks() -> None:
     carrying = "As of June 2, 2023, the carrying value of our senior notes outstanding was $3.63 billion."
     assert 0 not in answered(carrying, asks) and 1 in answered(carrying, asks)
     assert 0 in answered("Our senior notes outstanding mature in February 2025 and February 2030.", asks)
+
+
+def test_a_quote_may_give_a_figure_however_the_filing_prints_it() -> None:
+    from desktop_rag.core.answer.asks import may_answer
+
+    [per_share] = _asks("How did Acme's book value per share change from 2020 to 2021?")
+    assert may_answer("Book value per share $ 82.31 $ 75.88 8", per_share)  # per share in the label
+    [size] = _asks("How large were Acme's goodwill impairment losses in 2019?")
+    assert may_answer("Goodwill impairment losses 1,197 7,008 -", size)  # a bare cell is a size too
+    [invested] = _asks("How much did Acme invest in Widgetco in January 2023, in dollars?")
+    assert not may_answer("We have a long-term partnership with Widgetco, a leading research company.", invested)
+    [units] = _asks("How many pairs of shoes did Acme sell in fiscal 2019?")
+    assert not may_answer("Unit sales of footwear increased 4%, while higher ASP per pair contributed approximately "
+                          "4 percentage points of footwear revenue growth.", units)  # rates, no count of pairs
