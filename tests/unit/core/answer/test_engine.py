@@ -685,8 +685,8 @@ def test_a_ranking_of_the_companys_parts_is_computed_from_the_table_without_the_
 def test_a_figure_asked_that_no_quote_gives_is_refused_with_the_nearest_passages_as_evidence(build_library) -> None:
     lib = build_library()
     engine = AnswerEngine(lib, Settings(), None)
-    # the filing speaks of its capital return program, and gives no figure of it
-    ans = engine.ask("How much cash did Apple return to shareholders under its capital return program in Q3 2023?")
+    # the filing speaks of its capital return program, and gives no date of it
+    ans = engine.ask("When did Apple start its capital return program?")
     assert ans.not_in_corpus and not ans.citations, ans
     assert ans.answer.startswith("No passage of the filings of Apple Inc. gives what was asked"), ans.answer
     assert ans.evidence is not None and ans.evidence.citations  # the nearest passages, on screen
