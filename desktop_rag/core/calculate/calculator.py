@@ -105,10 +105,16 @@ class Implausible(ReadTwoWays):
 _MARGIN = re.compile(r"margin", re.I)
 
 
+_OF_REVENUE = re.compile(r"(?:/|\bdivided\s+by|\bover|\bof)\s*\(?\s*(?:the\s+)?(?:total\s+|net\s+)?(?:revenues?|net\s+sales|sales)\b",
+                         re.I)
+
+
 def implausible(m: Metric, value: float) -> str:
     """Why ``value`` cannot be ``m`` of a real company, or "" when it can."""
     if m.unit == "percent" and _MARGIN.search(m.title) and not -100.0 <= value <= 100.0:
         return "is outside -100..100 %: a margin is a part of its revenue"
+    if m.unit == "percent" and _OF_REVENUE.search(m.formula) and not -1000.0 <= value <= 1000.0:
+        return "is more than ten times the revenue it is a share of"
     if m.unit == "days" and not 0.0 < value < 3650.0:
         return "is no day count of a year's turnover"
     if m.unit in ("ratio", "times") and m.name in ("current_ratio", "quick_ratio", "cash_ratio") and value < 0:
@@ -482,7 +488,10 @@ class Calculator:
         judged = judgement_in(self.q)
         if judged is not None and read_question(self.q).ask == "yesno":
             return self._judgement(judged)
-        m = metric_in(self.q)
+        # the metric the question asks, before the words of its definitions ("free cash flow
+        # margin? Define FCF as ... minus purchases of property ..., divided by revenue" is no
+        # capital expenditure as a % of revenue)
+        m = metric_in(read_question(self.q).asked) or metric_in(self.q)
         defined = self._defined_metric(m)
         if defined is not None:
             return defined

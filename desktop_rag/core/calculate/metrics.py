@@ -273,6 +273,11 @@ def substituted_inputs(standard: Metric, definitions: dict[str, str]) -> str | N
 def metric_from_definition(term: str, formula: str, standard: Metric | None) -> Metric | None:
     """The question's own formula as a Metric, or None when it cannot be read clearly."""
     text = _ROUNDING_TAIL.sub("", formula).strip(" .")
+    # "A minus B, divided by C": the comma closes the difference that is divided, as written
+    # ((A - B) / C, never A - B / C)
+    parted = re.match(r"^(?P<head>[^,()]+?)\s*,\s*(?P<op>divided\s+by|over|/|÷)\s+(?P<tail>.+)$", text, re.I)
+    if parted and re.search(r"\b(?:plus|minus|less)\b|\s[-+\u2212]\s", parted.group("head"), re.I):
+        text = f"({parted.group('head')}) {parted.group('op')} {parted.group('tail')}"
     # an aside in parentheses without an operator ("(from the cash flow statement)") is no group
     text = re.sub(r"\((?![^()]*(?:[+*/×÷]|\s[-\u2212]\s|\bplus\b|\bminus\b|\bless\b|\btimes\b|\bover\b|\bdivided\b))"
                   r"[^()]*[A-Za-z][^()]*\)",

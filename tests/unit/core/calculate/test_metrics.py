@@ -70,3 +70,28 @@ def test_a_ratio_asked_by_its_words_is_a_definition_over_concepts_or_labels() ->
     assert m is not None and m.unit == "percent"
     assert [c for _, c, _ in m.needs] == ["label:total cloud revenues", "revenue"]  # the possessor is dropped
     assert ratio_asked("What was revenue in 2017?") is None
+
+
+def test_a_comma_closes_the_difference_that_is_divided() -> None:
+    # "A minus B, divided by C" is (A - B) / C as an analyst writes it, never A - B / C
+    m = metric_from_definition("FCF", "net cash provided by operating activities minus purchases of property and "
+                                      "equipment, divided by net revenue", metric_in("free cash flow margin"))
+    assert m is not None and m.unit == "percent"
+    assert m.compute({"v0": 3565.0, "v1": 450.0, "v2": 23601.0}) == pytest.approx((3565 - 450) / 23601 * 100)
+
+
+def test_the_asked_metric_is_read_before_the_words_of_its_definition() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    q = ("What was AMD's FY2022 free cash flow margin? Define FCF as net cash provided by operating activities "
+         "minus purchases of property and equipment, divided by net revenue. Answer in percent to one decimal.")
+    asked = metric_in(read_question(q).asked)
+    assert asked is not None and asked.name == "fcf_margin"
+
+
+def test_a_share_of_revenue_ten_times_the_revenue_is_no_real_companys() -> None:
+    from desktop_rag.core.calculate.calculator import implausible
+
+    capex_pct = metric_in("capital expenditures as a percent of revenue")
+    assert capex_pct is not None
+    assert implausible(capex_pct, 356498.1) and not implausible(capex_pct, 13.2) and not implausible(capex_pct, 140.0)
