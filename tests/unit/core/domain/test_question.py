@@ -268,3 +268,11 @@ def test_no_ranking_without_a_kind_of_part_and_a_superlative(question: str) -> N
     from desktop_rag.core.domain.question import read_question
 
     assert read_question(question).ranking is None
+
+
+def test_year_to_date_asks_no_date() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    [ask] = read_question("INTC Q3 2022: year-to-date capex (additions to property, plant and equipment)?").asks
+    assert ask.kind == "amount"
+    assert [a.kind for a in read_question("What was the closing date of the acquisition?").asks] == ["date"]
