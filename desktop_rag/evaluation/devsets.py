@@ -93,14 +93,20 @@ LABELLED_SETS = ("sec10q", "financebench-dev")
 POOL_SETS_FILE = "pool_sets.json"  # eval/: the blind batches kept as regression sets, and their filings
 
 
-def pool_set_names(eval_dir: Path | None = None) -> tuple[str, ...]:
-    """The blind batches kept in eval/ as regression sets ("pool_p1", ...), in batch order."""
+def pool_sets(eval_dir: Path | None = None) -> dict[str, list[str]]:
+    """The blind batches kept in eval/ as regression sets ("pool_p1", ...), in batch order,
+    each with the pool filings its library holds ({} when eval/ keeps none)."""
     from desktop_rag.paths import app_root
 
     path = (eval_dir or app_root() / "eval") / POOL_SETS_FILE
     if not path.is_file():
-        return ()
-    return tuple(json.loads(path.read_text(encoding="utf-8"))["sets"])
+        return {}
+    return dict(json.loads(path.read_text(encoding="utf-8"))["sets"])
+
+
+def pool_set_names(eval_dir: Path | None = None) -> tuple[str, ...]:
+    """The names of ``pool_sets``, in batch order."""
+    return tuple(pool_sets(eval_dir))
 
 
 SETS = LABELLED_SETS + pool_set_names()
@@ -272,8 +278,7 @@ def load_set(name: str, eval_dir: Path | None = None) -> EvalSet:
         cells = statement_cells_path(eval_dir)
         return EvalSet(name, root / "pdfs", answerable, unanswerable, sources,
                        cells if cells.is_file() else None, notes)
-    pools = json.loads((eval_dir / POOL_SETS_FILE).read_text(encoding="utf-8"))["sets"] \
-        if (eval_dir / POOL_SETS_FILE).is_file() else {}
+    pools = pool_sets(eval_dir)
     if name in pools:
         path = eval_dir / f"{name}.jsonl"
         rows = [with_category(r) for r in load_devset(path)]
