@@ -79,7 +79,7 @@ _DURATION = re.compile(
 _HEADER_WORDS = re.compile(
     r"^[\s(]*(?:(?:in|amounts?\s+in|dollars\s+in|\$\s*in)\s+(?:thousands|millions|billions)[^)]*\)?|"
     r"(?:three|six|nine|twelve|\d+)\s+(?:months|weeks)\s+ended|years?\s+ended|fiscal\s+years?\s+ended|for\s+the\s+.*|"
-    rf"quarter\s+ended|as\s+of|at|ended|fiscal(?:\s+year)?|year|{MONTH_NAME_RE}|and|&|[\s,.\d]+)*[\s,.)]*$", re.I)
+    rf"quarters?\s+ended|as\s+of|at|ended|fiscal(?:\s+year)?|year|{MONTH_NAME_RE}|and|&|[\s,.\d]+)*[\s,.)]*$", re.I)
 
 
 def _weeks_to_months(weeks: int) -> int:
@@ -187,6 +187,12 @@ def _split(line: _Line) -> _ParsedLine:
         if lead:
             text, start = text[lead.end():], start + lead.end()
         parsed = parse_cell(text) if text else None
+        marked = re.fullmatch(r"(.*?\d\)?)[*\u2020\u2021]+", text) if parsed is None else None
+        if marked is not None and parse_cell(marked.group(1)) is not None:
+            # "2022*": a footnote mark glued to a cell ("* The balance sheet at January 29,
+            # 2022 has been derived from ..."): the cell without its mark
+            text, end = marked.group(1), start + len(marked.group(1))
+            parsed = parse_cell(text)
         if parsed is None:
             break
         cells.append((text, parsed.value, parsed.percent, start, end))
@@ -351,6 +357,7 @@ class _Open:
     years: list[int]
     anchors: list[float] | None = None
     headings: list[tuple[str, bool]] = field(default_factory=list)  # (heading, colon-style)
+    change_after: bool = False  # the header names change columns after the periods
 
 
 _PER_SHARE = re.compile(r"per\s+(?:common\s+|ordinary\s+|basic\s+|diluted\s+)?share|per\s+ads|earnings\s+per|\beps\b|"
@@ -441,11 +448,24 @@ def _data_lines(lines: list[_Line]) -> list[_ParsedLine]:
     return [_split(ln) for ln in lines]
 
 
+# the heading of a change column after the years of a header line
+_CHANGE_HEADING = re.compile(r"(?<=\d)\s+(?:%\s*)?(?:inc(?:rease)?\.?\s*/?\s*\(?\s*dec(?:rease)?\.?\s*\)?|"
+                             r"increase\s*/?\s*\(?decrease\)?|(?:%\s*)?change|variance|fav(?:orable)?\s*/?\s*"
+                             r"\(?unfav(?:orable)?\)?)\s*%?\s*$", re.I)
+
+
 def _find_header(parsed: list[_ParsedLine], start: int, limit: int = 12) -> tuple[int, int, _ParsedLine | None] | None:
     """(first header line, first data line, year line) after ``start``."""
     year_line = None
     for i in range(start, min(len(parsed), start + limit)):
         p = parsed[i]
+        cut = _CHANGE_HEADING.search(p.line.text) if not p.cells else None
+        if cut is not None:
+            # "Quarters Ended March 31, 2023 2022 Inc/ (Dec)": the years, then the heading of a
+            # change column; the years are the header
+            years = _split(_Line(p.line.text[:cut.start()], p.line.start, p.line.index))
+            if _is_header_line(years):
+                p = parsed[i] = years
         if _is_header_line(p):
             year_line = p
             continue
@@ -467,7 +487,12 @@ def _begin(page: PageText, parsed: list[_ParsedLine], title_idx: int, kind: Stat
     if header is None:
         return None
     st = Statement(kind, title, page.number, header.scale or default_scale or "units", header.periods, [], [page.number])
-    return _Open(st, header.years), _after_header(parsed, h0, data0)
+    op = _Open(st, header.years)
+    if year_line is not None:
+        end = page.text.find("\n", year_line.line.start)
+        # "2023 2022 Inc/ (Dec)": each row's cells after the periods' are the change's
+        op.change_after = bool(_CHANGE_HEADING.search(page.text[year_line.line.start:end if end >= 0 else None]))
+    return op, _after_header(parsed, h0, data0)
 
 
 def _heading_style(label: str) -> bool:
@@ -535,6 +560,8 @@ def _consume(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, o
             return i - 1
         if _FURNITURE.search(text):
             continue
+        if op.change_after and len(p.cells) > n:
+            p = _ParsedLine(p.line, p.label, p.label_span, p.cells[:n])
         assigned = _assign(page, p, n, op.anchors) if p.cells else None
         if assigned:
             first_cell = min(c[3] for _, c in assigned)
@@ -542,6 +569,17 @@ def _consume(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, o
         else:
             label, label_span = _clean_label(text), (p.line.start, p.line.start + len(p.line.text.rstrip()))
         own_words = len(label.split())  # this line's words (a wrapped label may run long)
+        if not re.search(r"[A-Za-z]", label) and assigned and not label and (pending is None or pending[0].endswith(":")):
+            commit_heading()
+            total = _unlabelled_total(st.rows, op, [c for _, c in sorted(assigned, key=lambda x: x[0])])
+            if total is not None:
+                # "2,338 2,893 2,363" under "Current assets:": the group's total, printed
+                # without its label; the quote is the cells as printed
+                cells = [Cell(st.periods[j].end, st.periods[j].months, c[0], c[1], page.number, (c[3], c[4]),
+                              _box(page, c[3], c[4])) for j, c in sorted(assigned, key=lambda x: x[0])]
+                st.rows.append(Row(total, op.headings[-1][0] if op.headings else "", page.number,
+                                   (p.line.start, p.line.end), (p.line.start, p.line.start), cells, "currency"))
+            continue
         if not re.search(r"[A-Za-z]", label):
             if not (assigned and pending is not None and not label and not pending[0].endswith(":")):
                 continue
@@ -567,10 +605,65 @@ def _consume(page: PageText, parsed: list[_ParsedLine], start: int, stop: int, o
         st.rows.append(Row(label, parent, page.number, (row_start, p.line.end), label_span, cells, unit))
         # "Total current assets" closes "Current assets:".
         if op.headings and label.lower().startswith("total"):
-            head = op.headings[-1][0].lower()
-            if head and head in label.lower():
+            head = _fold(op.headings[-1][0])
+            if head and head in _fold(label):
                 op.headings.pop()
     return stop
+
+
+def _fold(label: str) -> str:
+    return label.lower().replace("\u2019", "'")
+
+
+_SUMMED_ROWS = 40  # rows a printed total may add up, at most
+
+
+def _covered(rows: list[Row], end: int, value: float, least: int = 2) -> tuple[int, list[Row]] | None:
+    """The rows just above ``end`` that add up to ``value`` (first column): (index of the first
+    row covered, the rows counted), a total counted once with the rows it adds up skipped (a
+    printed total may add up one row: "Total shareholders' equity" under one line); None when
+    no run of ``least`` or more does."""
+    counted: list[Row] = []
+    total = 0.0
+    j = end - 1
+    while j >= 0 and len(counted) < _SUMMED_ROWS:
+        r = rows[j]
+        v = r.cells[0].value if r.cells else None
+        if v is None or r.unit != "currency":
+            return None
+        counted.append(r)
+        total += v
+        inner = _covered(rows, j, v, 1) if _fold(r.label).startswith("total") else None
+        start = inner[0] if inner is not None else j
+        if len(counted) >= least and abs(total - value) <= 0.5 * len(counted) + 1e-9:
+            return start, counted
+        j = start - 1
+    return None
+
+
+def _unlabelled_total(rows: list[Row], op: _Open, cells: list[tuple[str, float | None, bool, int, int]]) -> str | None:
+    """The label of a row of figures printed without one, when the rows above add up to it: the
+    total of the open colon heading's group when they all sit under it ("Total current
+    assets"), else of the section above ("Total assets", "Total liabilities and shareholders'
+    equity"); None otherwise (the row stays unread, as before)."""
+    value = cells[0][1] if cells else None
+    if value is None or not op.headings:
+        return None
+    found = _covered(rows, len(rows), value)
+    if found is None:
+        return None
+    summed = found[1]
+    head, colon = op.headings[-1]
+    if colon and all(r.parent == head for r in summed):
+        op.headings.pop()  # the group is closed by its total
+        return f"Total {head[:1].lower()}{head[1:]}" if not head.isupper() else f"Total {head.lower()}"
+    # the section the first row added up is printed under ("ASSETS" above "Total current assets")
+    top = summed[-1].parent
+    if not top or (top == head and colon):
+        return None
+    while op.headings and op.headings[-1][1]:
+        op.headings.pop()
+    return f"Total {top.lower()}"
 
 
 def _titles(lines: list[_Line]) -> list[tuple[int, StatementKind, str]]:

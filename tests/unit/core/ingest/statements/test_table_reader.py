@@ -351,3 +351,55 @@ def test_a_sign_word_after_a_title_is_part_of_it(title: str, kind: str | None) -
     from desktop_rag.core.ingest.statements.table_reader import title_kind
 
     assert title_kind(title) == kind
+
+
+def test_unlabelled_totals_and_a_marked_year_column() -> None:
+    """A balance sheet that prints its totals without labels (the figures alone under
+    "Current assets:") and marks a column's year ("2022*"): the totals are read as the totals
+    of their group or section when the rows above add up to them, and the quote is the cells
+    as printed."""
+    from desktop_rag.core.ingest.pdf import PageText
+
+    text = ("CONDENSED CONSOLIDATED BALANCE SHEETS\n(Unaudited)\nOctober 29, October 30, January 29,\n"
+            "($ in millions) 2022 2021 2022*\nASSETS\nCurrent assets:\nCash and cash equivalents $ 351 $ 1,339 $ 804\n"
+            "Merchandise inventories 1,685 1,301 1,266\nOther current assets 302 253 293\n2,338 2,893 2,363\n"
+            "Property and equipment, net 897 860 917\nOther assets 103 96 121\n$ 3,338 $ 3,849 $ 3,401\n"
+            "LIABILITIES AND SHAREHOLDERS' EQUITY\nCurrent liabilities:\nAccounts payable $ 522 $ 578 $ 596\n"
+            "Accrued and other liabilities 455 498 561\n977 1,076 1,157\nLong-term debt 448 456 451\n"
+            "Total liabilities 1,425 1,532 1,608\nShareholders' equity:\nRetained earnings 1,913 2,317 1,793\n"
+            "Total shareholders' equity 1,913 2,317 1,793\n$ 3,338 $ 3,849 $ 3,401\n")
+    [st] = extract_statements([PageText(4, text)])
+    assert st.kind == "balance"
+    assert [p.end for p in st.periods] == ["2022-10-29", "2021-10-30", "2022-01-29"]
+    rows = {r.label: r for r in st.rows}
+    assert _values(rows["Total current assets"]) == [2338, 2893, 2363]
+    assert text[slice(*rows["Total current assets"].span)] == "2,338 2,893 2,363"
+    assert rows["Property and equipment, net"].parent == "ASSETS"
+    assert _values(rows["Total assets"]) == [3338, 3849, 3401]
+    assert _values(rows["Total current liabilities"]) == [977, 1076, 1157]
+    assert _values(rows["Total liabilities and shareholders' equity"]) == [3338, 3849, 3401]
+
+
+def test_a_figure_row_that_adds_up_nothing_stays_unread() -> None:
+    from desktop_rag.core.ingest.pdf import PageText
+
+    text = ("CONSOLIDATED BALANCE SHEETS\n(In millions)\nDecember 31,\n2022 2021\nCurrent assets:\n"
+            "Cash $ 100 $ 90\nInventories 50 40\n999 999\nTotal current assets 150 130\n")
+    [st] = extract_statements([PageText(2, text)])
+    assert [r.label for r in st.rows] == ["Cash", "Inventories", "Total current assets"]
+
+
+def test_change_columns_named_after_the_years_are_not_periods() -> None:
+    """An earnings release's "Quarters Ended March 31, 2023 2022 Inc/ (Dec)": two periods, and
+    each row's change cells after them are no period's."""
+    from desktop_rag.core.ingest.pdf import PageText
+
+    text = ("CONDENSED CONSOLIDATED STATEMENT OF INCOME (UNAUDITED)\nDollars in millions\n"
+            "Quarters Ended March 31, 2023 2022 Inc/ (Dec)\nRevenues\nSales $ 2,224.3 $ 2,302.4 $ (78.1) (3) %\n"
+            "Other revenues 86.0 100.4 (14.4) (14)\nTOTAL REVENUES 2,310.3 2,402.8 (92.5) (4)\n"
+            "OPERATING INCOME 532.4 312.6 219.8 70\nNET INCOME $ 302.3 $ 104.4 $ 197.9 n/m\n")
+    [st] = extract_statements([PageText(4, text)])
+    assert [(p.end, p.months) for p in st.periods] == [("2023-03-31", 3), ("2022-03-31", 3)]
+    rows = {r.label: r for r in st.rows}
+    assert _values(rows["TOTAL REVENUES"]) == [2310.3, 2402.8]
+    assert _values(rows["NET INCOME"]) == [302.3, 104.4]
