@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from desktop_rag.core.answer.generate import NOT_IN_CORPUS
+from desktop_rag.core.answer.scope import OFF_SCOPE_WEIGHT, within
 from desktop_rag.core.domain.companies import is_other_entity, table_owner
 from desktop_rag.core.domain.measures import COUNT_WORDS
 from desktop_rag.core.domain.numbers import (
@@ -65,13 +66,16 @@ class Passage:
     end: int
     text: str
     page: str = ""  # the whole page's text (where a table's scale note above the passage is read)
+    # stretches of the page (offsets into the page text) about a part of the company the question
+    # does not ask: a segment's section when the whole company is asked (core/answer/scope.py)
+    off_scope: tuple[tuple[int, int], ...] = ()
 
 
 def whole_page(p: Passage) -> Passage:
     """The passage's whole page as one passage (an answer may sit beside the retrieved chunk)."""
     page = p.page or p.text
     start = 0 if p.page else p.start
-    return Passage(p.hit, start, start + len(page), page, page)
+    return Passage(p.hit, start, start + len(page), page, page, p.off_scope)
 
 
 def whole_pages(passages: list[Passage]) -> list[Passage]:
@@ -359,6 +363,10 @@ def best_units(
                 # shares" is the best-worded sentence for "How many shares did X repurchase in
                 # 2021?", and no evidence of it
                 score *= 0.5
+            if score > 0 and p.off_scope and within(p.start + a, p.off_scope):
+                # "Net interest income was $12.8 billion, up 54%" under a segment's heading is
+                # the segment's figure, no answer about the firm's (nor about another segment)
+                score *= OFF_SCOPE_WEIGHT
             if score > 0 and is_table_row(seg) and _another_entitys_row(p, a, terms):
                 # "The following table presents JPMSE's capital metrics": a subsidiary's CET1
                 # ratio is no answer about the registrant's unless the question names it
