@@ -19,7 +19,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any, Literal
 
 from desktop_rag.core.answer.asks import may_answer, read_asks, unit_context
@@ -34,6 +35,7 @@ from desktop_rag.core.answer.generate import (
 )
 from desktop_rag.core.answer.prompt_context import evidence_context
 from desktop_rag.core.answer.ranking import RankingAnswer, part_causes, ranking_answer
+from desktop_rag.core.answer.scope import PartsOfFilings
 from desktop_rag.core.answer.table_rows import table_row_answer
 from desktop_rag.core.answer.verify import (
     Passage,
@@ -51,12 +53,16 @@ from desktop_rag.core.answer.verify import (
 )
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.domain.question import COMPUTED_WORDS, asked_concept
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.ingest.chunking import is_table_row
 from desktop_rag.core.retrieve.hybrid import HybridRetriever
 from desktop_rag.settings import Settings
+
+# words for the whole company beside its measure ("consolidated net sales", "total revenue")
+_WHOLE_WORDS = frozenset({"consolidated", "total", "overall", "company", "firm", "firmwide", "group", "whole"})
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +96,8 @@ class AnswerEngine:
         self.settings = settings
         self.retriever = HybridRetriever(library, settings.retrieval)
         self.generator = generator
+        self.parts = PartsOfFilings(self._pages_of)  # each filing's segments, read once
+        self._statement_labels: dict[str, list[set[str]]] = {}  # doc_id -> its statement lines' words
 
     @property
     def model_name(self) -> str:
@@ -286,6 +294,13 @@ class AnswerEngine:
             # (the filing's words for the measure differ from the analyst's: "capex" is printed
             # "Additions to property, plant and equipment")
             if any(may_answer(around, a) or may_answer(c.quote, a) for a in asks):
+                return ""
+        for first, second in pairwise(cites):
+            # two quotes one after the other on a page: the words in one sentence, the figure in
+            # the next ("... compensation to be paid ... The total compensation of $24.15 billion")
+            if (first.doc_id, first.page) == (second.doc_id, second.page) and 0 <= second.char_start - (
+                    first.char_start + len(first.quote)) <= 3 and any(
+                    may_answer(f"{first.quote} {second.quote}", a) for a in asks):
                 return ""
         who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
         what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
@@ -629,7 +644,7 @@ class AnswerEngine:
 
         if plan.filters.company:
             allowed = set(plan.doc_ids) if plan.doc_ids is not None else None
-            return [p for p in passages if allowed is None or p.hit.chunk.doc_id in allowed]
+            return self._in_scope(plan, [p for p in passages if allowed is None or p.hit.chunk.doc_id in allowed])
         scoped = {company(d) for d in doc_scope or [] if d in docs}
         if len(scoped) == 1:
             wanted = scoped
@@ -637,7 +652,51 @@ class AnswerEngine:
             wanted = {company(top.chunk.doc_id)}
         else:
             return []
-        return [p for p in passages if company(p.hit.chunk.doc_id) in wanted]
+        return self._in_scope(plan, [p for p in passages if company(p.hit.chunk.doc_id) in wanted])
+
+    def _in_scope(self, plan: QueryPlan, passages: list[Passage]) -> list[Passage]:
+        """The passages, each with the stretches of its page under a part of the company the
+        question does not ask (a segment's heading when the whole company is asked): quotes
+        from there rank low (core/answer/scope.py)."""
+        try:
+            parts = {p.hit.chunk.doc_id: self.parts.of(p.hit.chunk.doc_id) for p in passages}
+        except Exception as exc:  # the parts are a ranking aid: never a reason to fail an answer
+            log.warning("reading a filing's parts failed: %r", exc)
+            return passages
+        if not any(x.names for x in parts.values()):
+            return passages
+        question = plan.asked or plan.original
+        measure = set(tokenize(asked_concept(question))) or set(plan.content_terms)
+        measure -= self.retriever.filter_terms(plan, [p.hit for p in passages]) | COMPUTED_WORDS | _WHOLE_WORDS
+        out = []
+        for p in passages:
+            doc_id = p.hit.chunk.doc_id
+            asked = parts[doc_id].asked(question) if parts[doc_id].names else None
+            # the whole company asked: only of a measure its own statements print ("Net interest
+            # income"); "Azure and other cloud services revenue" is told of in its segment's section
+            if asked == set() and not self._a_statement_line(doc_id, measure):
+                asked = None
+            off = parts[doc_id].off_scope(p.hit.chunk.page, asked) if asked is not None else ()
+            out.append(replace(p, off_scope=off) if off else p)
+        return out
+
+    def _a_statement_line(self, doc_id: str, measure: set[str]) -> bool:
+        """Is ``measure`` (the question's words for what it asks) the label of a line of the
+        document's primary statements, all its words in the label?"""
+        if not measure:
+            return False
+        if doc_id not in self._statement_labels:
+            self._statement_labels[doc_id] = [
+                set(tokenize(r.label)) for st in self.library.statements(doc_id)
+                if st.kind in ("income", "balance", "cash_flow") for r in st.rows]
+        return any(measure <= label for label in self._statement_labels[doc_id])
+
+    def _pages_of(self, doc_id: str) -> list[tuple[int, str]]:
+        doc = self.library.docs.get(doc_id)
+        if doc is None:
+            return []
+        texts = self.library.page_texts_at([(doc_id, n) for n in range(1, doc.pages + 1)])
+        return [(n, texts.get((doc_id, n), "")) for n in range(1, doc.pages + 1)]
 
     def _concept(self, plan: QueryPlan, hits: list[Hit]) -> set[str]:
         """What the question asks about, as the gate reads it: not the company or period (the
