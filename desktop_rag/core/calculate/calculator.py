@@ -36,6 +36,7 @@ from desktop_rag.core.calculate.metrics import (
 )
 from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
 from desktop_rag.core.calculate.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
+from desktop_rag.core.domain.companies import abbreviates
 from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
 from desktop_rag.core.domain.page_labels import cited_page, describe_page
 from desktop_rag.core.domain.periods import (
@@ -294,6 +295,11 @@ def _result_text(value: float, unit: str, decimals: int, scale: str) -> tuple[st
     if unit == "times":
         return f"{_fmt(r, decimals)}x", r, "times"
     if unit == "ratio":
+        if 0 < abs(value) < 1 and decimals <= 1:
+            # "the efficiency ratio ... round to one decimal": a fraction kept to one decimal
+            # ("0.5") says nothing; the one decimal asked is of its percent (52.4%)
+            pct = round(value * 100, decimals)
+            return f"{_fmt(pct, decimals)}% ({_fmt(round(value, 3), 3)})", pct, "percent"
         return _fmt(r, decimals), r, "ratio"
     sign = "-" if r < 0 else ""
     word = scale_word(scale)
@@ -476,6 +482,8 @@ class Calculator:
             return None
         company_words = set(re.findall(r"[a-z0-9&]+", f"{self.doc.meta.company} {self.doc.meta.ticker}".lower()))
         company_words |= {a.lower() for alias in self.doc.meta.aliases for a in re.findall(r"[A-Za-z0-9&]+", alias)}
+        # a symbol the analyst writes from the name ("MCD's effective tax rate"): the company
+        company_words |= {w.lower() for w in re.findall(r"\b[A-Z]{3,5}\b", self.q) if abbreviates(w, self.doc.meta.company)}
         self.company_words = company_words
         if _names_a_part(self.q, company_words):
             return None  # a part of the company: its figure is in a note or MD&A, found by retrieval
@@ -1110,8 +1118,8 @@ def _names_a_part(question: str, company_words: set[str]) -> bool:
         if (not before or before[-1] in ".?!:;\n") and word[0].isupper() and not any(ch.isupper() for ch in word[1:]):
             continue  # a sentence start
         w = re.sub(r"['\u2019]s?$", "", word).lower().rstrip(".")
-        if re.fullmatch(r"(fy|q[1-4]|h[12])?\d*|\d+-[kq]|8-k|10-k405", w):
-            continue  # a period or a form ("10-K")
+        if re.fullmatch(r"(fy|q[1-4]|h[12])?\d*|\d+-[kq]|8-k|10-k405", w) or find_periods(word).mentions:
+            continue  # a period ("1Q23", "FY'22": the one period parser reads it) or a form ("10-K")
         known = _STATEMENT_WORDS | _MONTH_WORDS | company_words
         if w in known or all(part in known or part.isdigit() for part in w.split("-") if part):
             continue  # statement wording, a month, the company's own name ("Coca-Cola's")
@@ -1159,7 +1167,7 @@ def wants_calculation(question: str) -> bool:
     """Does the question ask for a statement figure or a metric at all? (cheap, text only)"""
     if _EXPLAIN.search(without_conditional_asides(question)):
         return False
-    if metric_in(question) is not None or asks_shares_outstanding(question):
+    if metric_in(question) is not None or asks_shares_outstanding(question) or _defines_a_formula(question):
         return True
     if judgement_in(question) is not None and read_question(question).ask == "yesno":
         return True
@@ -1170,6 +1178,14 @@ def wants_calculation(question: str) -> bool:
         return measure_label(question) is not None
     return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0])
                 or trend_asked(question) is not None)
+
+
+def _defines_a_formula(question: str) -> bool:
+    """The question writes the formula of what it asks ("the efficiency ratio, computed as total
+    noninterest expense divided by total net revenue"), in words the calculator reads: a
+    metric of the question's own, whatever its name."""
+    return any(metric_from_definition(term, formula, None) is not None
+               for term, formula in parse_question(question).instructions.definitions.items())
 
 
 _CONSOLIDATED = re.compile(r"\bconsolidat", re.I)

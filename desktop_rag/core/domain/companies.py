@@ -400,6 +400,26 @@ def derived_aliases(company: str, tickers: Iterable[str] = ()) -> set[str]:
     return {n for n in names if len(n) >= 2}
 
 
+def abbreviates(token: str, company: str) -> bool:
+    """Is ``token`` (a capitalised word of 3-5 letters, "MCD") written from the first word of the
+    company's name, its first letter first and the rest in order ("McDonald's" -> MCD, "Netflix"
+    -> NFLX)? How trading symbols are usually made: an analyst types one the filing never prints."""
+    if not re.fullmatch(r"[A-Z]{3,5}", token):
+        return False
+    words = re.sub(r"[^a-z0-9 ]", "", core_name(company).replace(".com", "")).split()
+    if not words or len(words[0]) < len(token):
+        return False
+    first, letters = words[0], token.lower()
+    if first[0] != letters[0]:
+        return False
+    at = 1
+    for ch in letters[1:]:
+        at = first.find(ch, at) + 1
+        if not at:
+            return False
+    return True
+
+
 def printed_short_name(company: str, text: str) -> str:
     """The first word of a registrant's name of several words as a name of its own, when its
     filing (``text``) prints that word alone as the company ("Costco" of Costco Wholesale

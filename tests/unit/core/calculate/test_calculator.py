@@ -240,6 +240,19 @@ def test_bank_without_cost_of_sales(jpmorgan) -> None:
     assert item.calculation.result == 20822
 
 
+def test_a_ratio_of_the_questions_own_naming_and_an_analysts_quarter(jpmorgan) -> None:
+    """A ratio no standard metric names ("efficiency (overhead) ratio") is computed from the
+    formula the question writes; "2Q23" is a period, not a segment's name; a fraction asked to
+    one decimal is given as its percent (0.5 would say nothing)."""
+    q = ("What was JPMorgan Chase's efficiency (overhead) ratio in 2Q23, computed as total noninterest expense "
+         "divided by total net revenue? Round to one decimal.")
+    assert wants_calculation(q)
+    out = _ask(jpmorgan, q)
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round(20822 / 41307 * 100, 1) and out.calculation.unit == "percent"
+    assert out.text.startswith("Efficiency (overhead) ratio: 50.4%")
+
+
 def test_bank_share_counts_in_millions_and_cover_count_as_printed(jpmorgan) -> None:
     out = _ask(jpmorgan, "What were JPMorgan's weighted-average diluted shares for the six months ended June 30, 2023?")
     assert out is not None and out.calculation.result == pytest.approx(2_960_500_000)
@@ -605,3 +618,17 @@ def test_a_metric_defined_through_a_part_the_question_also_defines(apple) -> Non
     sales = next(v for k, v in values.items() if "net sales" in k.lower())
     assert calc.unit == "percent" and calc.result == round((cfo - abs(capex)) / sales * 100, 2)
     assert 0 < calc.result < 100
+
+
+def test_a_symbol_written_from_the_name_is_the_company_not_a_part(apple) -> None:
+    """A filing that never prints its symbol (an earnings release): "APL's gross margin" is the
+    company's, not a segment's named "APL"."""
+    doc, statements, texts = apple
+    bare = Document(doc.doc_id, doc.file_name, doc.path, doc.pages,
+                    DocumentMeta(company="Apple Inc.", ticker="", form_type="10-Q", fiscal_year=2023,
+                                 fiscal_quarter=3, period_end="2023-07-01"))
+    out = calculate("What was APL's gross margin for the three months ended July 1, 2023? Round to two decimal "
+                    "places.", [bare],
+                    lambda _id: statements, lambda _id, page: texts[page - 1])
+    assert out is not None and out.calculation is not None
+    assert out.calculation.result == round(36413 / 81797 * 100, 2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_rag.core.domain.companies import (
+    abbreviates,
     core_name,
     cover_identity,
     derived_aliases,
@@ -434,3 +435,16 @@ def test_symbols_in_lower_case_when_the_filing_never_prints_them_as_words() -> N
     text = "the cost of sales; see amd.com and investor@acme.com"
     # "cost" is a word (and a word of questions); two letters are too short to tell from words
     assert lower_case_symbols(names, text) == ["acme", "amd"]
+
+
+@pytest.mark.parametrize(("token", "company", "expected"), [
+    ("MCD", "McDonald's Corporation", True),
+    ("NFLX", "Netflix, Inc.", True),
+    ("MSFT", "Microsoft Corporation", True),
+    ("CRM", "salesforce.com, inc.", False),  # a symbol not made from the name: only as printed
+    ("DCM", "McDonald's Corporation", False),  # its first letter first
+    ("MC", "McDonald's Corporation", False),  # three letters at least
+    ("Mcd", "McDonald's Corporation", False),  # capitals only
+])
+def test_a_symbol_written_from_the_name(token: str, company: str, expected: bool) -> None:
+    assert abbreviates(token, company) is expected
