@@ -434,6 +434,9 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
 # Words for things counted: "active accounts", "employees", "restaurant openings"
 _COUNTED = re.compile(r"\b(?:employees|headcount|accounts|customers|users|members(?:hips)?|subscribers|stores|"
                       r"restaurants|openings|locations|units|shares|vehicles|deliveries)\b", re.I)
+# "what support ...", "which item ...": the noun the clause asks for, right after its "what"
+_WHAT_NOUN = re.compile(r"(?:what|which)\s+(?!(?:was|were|is|are|has|have|had|did|does|do|will|would|kind|type|sort|"
+                        r"amount|number|total|level|portion|share|percentage|proportion)\b)([A-Za-z][\w-]*)", re.I)
 # A balance at a date, or what happened over a period
 LEVEL_WORDS = re.compile(r"\b(?:as\s+of|at\s+(?:the\s+)?(?:end|close)\b|year[- ]end|left|remain(?:s|ed|ing)?|outstanding|"
                          r"balance|available)\b", re.I)
@@ -571,7 +574,9 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             for k, rx in _KIND_CUES:
                 if kind is None and rx.search(clause):
                     kind = k
-            if kind is None and _COUNTED.search(clause):
+            named = _WHAT_NOUN.match(clause)
+            if kind is None and _COUNTED.search(clause) and not (named and not _COUNTED.match(named.group(1))):
+                # "what support did it promise affected employees" asks the support, not a count
                 kind = "count"
             if kind is None and previous is not None and (split or not own):
                 kind = previous.kind  # "... buybacks and dividends", "split between the U.S. and international"
@@ -603,19 +608,21 @@ AskKind = Literal["figure", "ratio", "change", "yesno", "ranking", "comparison",
 # that matches is the shape, the rest of the question is read by the stages that need it.
 _OUTLOOK = re.compile(
     r"\b(?:guid(?:e|es|ed|ing|ance)|outlook|forecast\w*|project(?:s|ed|ions?)\s+(?:for|to)|"
-    r"(?:does|did|do)\s+(?:\w+\s+){1,4}(?:expect|anticipate|plan|intend)|management\s+expects?|"
-    r"(?:is|are)\s+(?:\w+\s+){1,4}expected\s+to\s+(?!close\b|be\s+completed)|expect(?:s|ed)?\s+(?:for|in)\s+"
+    r"(?:does|did|do)\s+(?:[\w&'\u2019.-]+\s+){1,4}(?:expect|anticipate|plan|intend)|management\s+expects?|"
+    r"(?:is|are)\s+(?:[\w&'\u2019.-]+\s+){1,4}expected\s+to\s+(?!close\b|be\s+completed)|expect(?:s|ed)?\s+(?:for|in)\s+"
     r"(?:fiscal\s+|fy\s*)?(?:next|the\s+(?:coming|next|following)|20\d\d)|next\s+(?:fiscal\s+)?year'?s?\b|"
     r"going\s+forward|in\s+the\s+coming\s+(?:year|quarters?))", re.I)
 _DRIVERS = re.compile(
     r"\b(?:why|drove|drives|driving|drivers?|driven\s+by\s+what|what\s+(?:caused|led\s+to|contributed|explains?|"
     r"accounted\s+for|was\s+behind|were\s+behind|is\s+behind|are\s+behind)|reasons?\s+(?:for|behind|why)|"
     r"(?:main|primary|key)\s+(?:reasons?|factors?|causes?|contributors?)|explain\s+(?:the|why|how)|"
-    r"attributable\s+to\s+what|what\s+(?:factors|items))\b", re.I)
+    r"attributable\s+to\s+what|what\s+(?:factors|items)|what\s+(?:rationale|justification|reasoning|motivation)|"
+    r"(?:rationale|justification|reasoning|motivation)\s+(?:for|behind))\b", re.I)
 _DESCRIBE_OPENING = re.compile(r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|walk\s+(?:me\s+)?through|"
                                r"give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|description))\b", re.I)
 _DRIVERS_OPENING = re.compile(
-    r"^(?:why|what\s+(?:drove|drives|caused|causes|led\s+to|contributed|explains|accounts\s+for|was\s+behind|were\s+behind)|"
+    r"^(?:why|what\s+(?:drove|drives|caused|causes|led\s+to|contributed|explains|accounts\s+for|was\s+behind|were\s+behind|"
+    r"rationale|justification|reasoning|motivation)|"
     r"(?:what|which)\s+(?:were|are|was|is)\s+(?:the\s+)?(?:main\s+|primary\s+|key\s+|major\s+)?(?:reasons?|factors?|"
     r"drivers?|causes?|contributors?))\b", re.I)
 _YESNO = re.compile(r"^(?:(?:as\s+of|in|for|based\s+on|according\s+to|looking\s+at)\b[^,?]{1,80},\s*)?"

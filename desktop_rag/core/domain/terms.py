@@ -117,7 +117,8 @@ QUESTION_NOISE = frozenset(
     generate generated see saw happen happened look like did does year quarter period
     quarterly annual fiscal allocate allocated devote devoted disclose disclosed discuss discussed
     describe described note noted end ended ending beginning
-    main key primary principal major""".split()
+    main key primary principal major
+    versus vs against""".split()
 )
 
 _NUM_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")

@@ -16,7 +16,7 @@ import numpy as np
 from desktop_rag.core.calculate.calculator import _EXPLAIN, _names_a_part, _qualified, calculate
 from desktop_rag.core.calculate.concepts import find, named_in
 from desktop_rag.core.calculate.metrics import metric_in
-from desktop_rag.core.domain.companies import names_in, near_spelling, proper_names, subject_names
+from desktop_rag.core.domain.companies import abbreviates, names_in, near_spelling, proper_names, subject_names
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
@@ -191,6 +191,16 @@ class HybridRetriever:
         # looking at Walmart."); a company is all filings of the same registrant, whichever
         # of them printed the ticker the question uses.
         names_of = {d.doc_id: self._aliases(d) for d in docs}
+        taken = {a for names in names_of.values() for a in names}
+        for token in dict.fromkeys(re.findall(r"\b[A-Z]{3,5}\b", q)):
+            # "MCD" for McDonald's, whose earnings release never prints its symbol: a symbol
+            # written from one library company's name (and no other's) names that company
+            if token in taken or token.lower() in taken or expand_shorthand(token) != token or metric_in(token):
+                continue  # a name already, or the analyst's shorthand for a measure ("EPS", "ROE")
+            owners = {d.meta.company for d in docs if d.meta.company and abbreviates(token, d.meta.company)}
+            if len(owners) == 1:
+                names_of = {d.doc_id: names_of[d.doc_id] | {token} if d.meta.company in owners else names_of[d.doc_id]
+                            for d in docs}
         named = named_documents(q, names_of, {d.doc_id: d.meta for d in docs})
         if named:
             docs = [d for d in docs if d.doc_id in named]
@@ -756,6 +766,13 @@ class HybridRetriever:
         head = next((t for t in reversed(terms) if not (len(t) > 4 and t.endswith("ly"))), terms[-1])
         if absent and len(absent) < len(terms):
             absent = [t for t in absent if t == head or t in named]
+        if absent and plan.intent is not None and plan.intent.prose:
+            # a cause, a list, a description asked ("What rationale did the CEO give for the
+            # workforce reduction?"): the analyst's word for what is said is no thing a filing
+            # must print; only a name it never prints ("Vision Pro") says the filings lack it
+            absent = [t for t in absent if t in named]
+            if not absent:
+                return ""
         terms = [t for t in terms if t == head or t in named] if not absent else terms
         together = not absent and (len(terms) < 2 or bool(set.intersection(*(found[t] for t in terms))))
         if together:
@@ -793,9 +810,14 @@ class HybridRetriever:
         singular = noun[:-1] if noun.endswith("s") else noun
         # the noun as a whole word ("cans" is no "can"), singular or plural
         word = rf"\b(?:{re.escape(singular)}|{re.escape(noun)})\b" if len(singular) > 3 else rf"\b{re.escape(noun)}\b"
+        if noun in _PEOPLE:
+            # jobs cut are counted as the employees let go ("approximately 500 employees ... their
+            # jobs will be eliminated"): one count, whichever word for people it uses
+            word = rf"\b(?:{'|'.join(sorted(_PEOPLE))})\b"
         number = r"\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
         printed = re.compile(
             rf"(?<![\w.,]){number}[ \t]+(?:[A-Za-z&'-]+[ \t]+){{0,3}}{word}"  # "815 warehouses", "3,400 employees"
+            rf"|(?<![\w.,]){number}\s*\n\s*{word}"  # "approximately 500 [line break] employees"
             rf"|{word}[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
             rf"|{word}[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
             re.I)
@@ -875,6 +897,11 @@ class HybridRetriever:
                     lex.has_term(t) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
         return out
+
+
+# the words a filing counts people by: a count of one is a count of the others
+_PEOPLE = frozenset({"employees", "employee", "jobs", "job", "roles", "positions", "people", "staff", "workers",
+                     "headcount", "associates"})
 
 
 def name_neighbours(text: str, match: re.Match[str]) -> list[str]:

@@ -61,6 +61,9 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
 # -- the one reading: the shape of answer a question wants (QuestionIntent.ask) ------------------
 @pytest.mark.parametrize(("question", "ask"), [
     ("What was Adobe's total revenue for fiscal 2015?", "figure"),
+    # a name with "&" or an apostrophe between "does" and "expect"
+    ("How much capex does PG&E's utility expect to spend in 2020?", "outlook"),
+    ("What rationale did eBay's CEO give for the February 2023 workforce reduction?", "drivers"),
     ("How many full-time employees did the company have at the end of fiscal 2020?", "figure"),
     ("What is the FY2019 fixed asset turnover ratio for eBay?", "ratio"),
     ("What was the operating margin in Q2 2023?", "ratio"),
@@ -276,3 +279,13 @@ def test_year_to_date_asks_no_date() -> None:
     [ask] = read_question("INTC Q3 2022: year-to-date capex (additions to property, plant and equipment)?").asks
     assert ask.kind == "amount"
     assert [a.kind for a in read_question("What was the closing date of the acquisition?").asks] == ["date"]
+
+
+def test_a_counted_noun_after_another_asked_noun_asks_no_count() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    support = read_question("Under which Form 8-K item did eBay furnish the message, and what support did it "
+                            "promise affected employees?")
+    assert all(a.kind != "count" for a in support.asks)
+    assert [a.kind for a in read_question("What was the number of customers at year end?").asks] == ["count"]
+    assert [a.kind for a in read_question("How many employees did eBay have?").asks] == ["count"]
