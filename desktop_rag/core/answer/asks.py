@@ -324,7 +324,15 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
         share *= _OTHER_TIMING  # "during the nine months ended" is no answer for the quarter
     if ask.kind != "date" and _PAST_ASK.search(ask.words) and _EXPECTED.search(text):
         share *= _OTHER_TIMING  # "what did it cost": not what it is expected to cost
+    if ask.kind == "count" and all(_PORTION.match(text, b) for a, b in at):
+        # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
+        # asked, below "we employed approximately 14,100 people globally"
+        share *= _OTHER_TIMING
     return share
+
+
+# a figure followed by "of our", "of the", "of its": a portion of a whole ("7,300 of our employees")
+_PORTION = re.compile(r"\s+(?:of|out\s+of)\s+(?:our|the|its|their|these|those)\b", re.I)
 
 
 # the kinds of figure that may give an ask of each kind however the filing prints it: a bare
@@ -336,6 +344,11 @@ _MAY_GIVE: dict[str, frozenset[str]] = {
     "date": frozenset({DATE}), "rate": frozenset({RATE, CHANGE}),
     "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE, CHANGE, DATE}),
 }
+
+
+def gives_kind(text: str, ask: Ask) -> bool:
+    """Does ``text`` hold a figure of the kind ``ask`` asks (an amount for "how much")?"""
+    return bool(figure_kinds(text) & _ANSWERS.get(ask.kind, _ANSWERS["figure"]))
 
 
 def may_answer(text: str, ask: Ask) -> bool:

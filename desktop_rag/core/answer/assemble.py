@@ -365,6 +365,10 @@ def _with_list(p: Passage, a: int, b: int, quotes: list[tuple[Citation, bool]], 
 # a sentence offsetting the cause before it: "This activity was partially offset by ...", "Partially offsetting ..."
 _OFFSET = re.compile(r"^(?:(?:this|these|the|such)\b[^.]{0,60}?\b(?:partially|partly)?\s*offset\s+(?:in\s+\w+\s+)?by|"
                      r"(?:partially|partly)\s+offsetting|offsetting\s+(?:this|these))", re.I)
+# a sentence about the movement just told ("This decrease was primarily driven by ...", "The
+# increase reflects ..."): its cause, whatever words it names the measure by
+_ANAPHOR = re.compile(r"^(?:(?:this|these|that|such)\b|the\s+(?:\w+\s+)?(?:decrease|increase|decline|growth|"
+                      r"improvement|change|reduction|rise|drop|expansion|contraction|deterioration|shift)s?\b)", re.I)
 _TRIES = 3  # the best sentences tried as a drivers answer's anchor, per set of pages
 
 
@@ -469,7 +473,9 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
             0 <= p.start + ua - (c.char_start + len(c.quote)) <= 3 for c, _ in quotes)
         if fit is not None and fit.aside(seg, page[a:b]):
             continue
-        if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets):
+        # the cause of the anchor's movement told in the sentence right after it
+        after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(MOVED.search(page[a:b]))
+        if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets or after):
             quotes.append((_citation(p, ua, ub), False))
             seen.add(ua)
     if not has_list and not any(CAUSAL.search(c.quote) for c, _ in quotes):

@@ -8,8 +8,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from desktop_rag.core.answer.asks import MAX_ASK_QUOTES, answering_units, ask_bonus, read_asks
-from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, unit_citation
+from desktop_rag.core.answer.asks import (
+    MAX_ASK_QUOTES,
+    answered,
+    answering_units,
+    ask_bonus,
+    gives_kind,
+    read_asks,
+    unit_context,
+)
+from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, split_units, unit_citation, whole_page
 from desktop_rag.core.domain.measures import asked_measures, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods, names_a_report
@@ -59,12 +67,29 @@ def extractive_answer(
     # each, one quote per fact, the most specific to it (core/answer/asks.cover)
     # (on the passages' whole pages: the sentence that answers one may sit beside the chunk)
     chosen = [top[0]]
-    if len(asks) > 1:
+    _, p0, a0, b0 = top[0]
+    # one fact asked whose kind of figure the best unit of the passages does not hold at all
+    # ("how many employees": "Employees may purchase shares ... 10%") is looked for on the
+    # further pages too, where "we employed approximately 14,100 people" may sit; a quote found
+    # so carries every word asked (a row "Grocery 56%" is no "share of the grocery market", "Xbox
+    # 360" no count of graphics processors shipped)
+    further = len(asks) == 1 and not any(gives_kind(unit_context(p0.text, a0, b0), k) for k in asks)
+    if len(asks) > 1 or further:
         years = asked_years(plan.asked or plan.original) if want_numbers else None
         cap = min(MAX_ASK_QUOTES, max(max_quotes, len(asks)))
-        chosen = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,
-                                 asked_years=years) or chosen
+        found = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,
+                                asked_years=years)
+        if further:
+            found = [u for u in found
+                     if min(answered(unit_context(u[1].text, u[2], u[3]), asks).values(), default=0.0) >= 0.99]
+        chosen = found or chosen
     best = chosen[0]
+    after = _answering_next(best, asks)
+    if after is not None:
+        # "Fire Claims (at Emergence) represents compensation to be paid ..." names what was
+        # asked; the next sentence of its paragraph gives it ("The total compensation of
+        # $24.15 billion consists of ..."): both are quoted, in the page's order
+        chosen.insert(1, after)
     # A second quote only when it adds evidence of similar strength from elsewhere (not when
     # the quotes were chosen to answer the facts asked: they do).
     for cand in top[1:] if best is top[0] else []:
@@ -92,6 +117,28 @@ def extractive_answer(
         if figure:
             text = f"{figure} — “{cites[0].quote}”"
     return text, cites
+
+
+def _answering_next(unit: tuple[float, Passage, int, int], asks: list) -> tuple[float, Passage, int, int] | None:
+    """The sentence after ``unit`` in its paragraph (on its whole page), when ``unit`` gives
+    none of the facts asked and that sentence gives one; else None."""
+    score, p, a, b = unit
+    if not asks or answered(unit_context(p.text, a, b), asks):
+        return None
+    page = whole_page(p)
+    shift = p.start - page.start if p.page else 0
+    end = b + shift
+    for a2, b2 in split_units(page.text):
+        if a2 < end:
+            continue
+        gap = page.text[end:a2]
+        if gap.strip() or gap.count("\n") > 1:
+            return None
+        # the words in the first, the figure of the asked kind only in the second
+        first, second = page.text[a + shift:end], page.text[a2:b2]
+        gives = any(gives_kind(second, k) and not gives_kind(first, k) for k in asks)
+        return (score, page, a2, b2) if gives else None
+    return None
 
 
 def asked_years(question: str) -> set[int]:

@@ -273,3 +273,17 @@ def test_a_real_10q_lists_the_payments_of_its_obligations_year_by_year() -> None
     assert "2023 (remaining three months) $ 1,260" in quotes and "2027 1,013" in quotes
     assert out.cut and "the list continues" in out.text  # "Thereafter" and the total are past the items shown
     _exact(out, page)
+
+
+def test_the_cause_told_right_after_the_movement_by_this_decrease() -> None:
+    """"This decrease was primarily driven by ..." names the measure by "this": the cause of
+    the movement sentence before it, quoted with it."""
+    page = ("Gross Profit Margin\nGross profit margin is a ratio calculated by dividing gross profit by net operating "
+            "revenues.\nOur gross profit margin decreased to 59.3 percent in 2020 from 60.8 percent in 2019. This "
+            "decrease was primarily driven by unfavorable channel and package mix, partially offset by the impact of "
+            "acquisitions.\n")
+    question = "Why did the gross margin contract in 2020?"
+    out = assemble(read_question(question), _passages(page), set(tokenize("gross margin")))
+    assert out is not None and out.shape == "drivers"
+    assert [c.quote[:20] for c in out.citations] == ["Our gross profit mar", "This decrease was pr"]
+    _exact(out, page)

@@ -633,6 +633,7 @@ def test_a_failed_verification_is_retried_from_the_table_row_without_the_model(t
 
 
 def test_the_further_pages_are_the_asked_companys_retrieved_pages_not_read_yet() -> None:
+    from desktop_rag.core.answer.scope import PartsOfFilings
     from desktop_rag.core.answer.verify import passages_for
     from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta, Filters, Hit, QueryPlan
     from tests.conftest import PageLibrary
@@ -650,6 +651,7 @@ def test_the_further_pages_are_the_asked_companys_retrieved_pages_not_read_yet()
     library.docs = {own_doc.doc_id: own_doc, other.doc_id: other}  # type: ignore[attr-defined]
     engine = AnswerEngine.__new__(AnswerEngine)
     engine.library = library  # type: ignore[assignment]
+    engine.parts = PartsOfFilings(lambda doc_id: [(n, t) for (d, n), t in texts.items() if d == doc_id])
     plan = QueryPlan(original="q", cleaned="q", bm25_terms=[], content_terms=[], doc_ids=[own_doc.doc_id],
                      filters=Filters(company=["Example Corp"]))
     hits = [hit(own_doc, 1), hit(own_doc, 7), hit(other, 3)]

@@ -255,3 +255,45 @@ def test_a_sentence_counting_things_gets_no_scale_note() -> None:
                                   ["warehouse", "operate"], "d", 41)
     assert cites[0].quote == "At August 29, 2021, Acme operated 815 warehouses", text
     assert "(in millions)" not in text, text
+
+
+def _intent_plan(question: str, terms: list[str]):  # type: ignore[no-untyped-def]
+    from desktop_rag.core.domain.question import read_question
+    from desktop_rag.core.domain.terms import tokenize
+
+    plan = _plan_for(question)
+    plan.intent = read_question(question)
+    plan.content_terms = [t for t in tokenize(" ".join(terms))]
+    return plan
+
+
+def _passage(page: str):  # type: ignore[no-untyped-def]
+    from desktop_rag.core.answer.verify import Passage
+    from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta, Hit
+
+    doc = Document("e" * 64, "ACME_2019_10K.pdf", "/x/ACME_2019_10K.pdf", 90,
+                   DocumentMeta(company="Acme Corp", form_type="10-K", fiscal_year=2019))
+    return Passage(Hit(Chunk(8, doc.doc_id, 8, 30, 0, len(page), page), doc, 1.0), 0, len(page), page, page)
+
+
+def test_the_sentence_giving_the_amount_follows_the_one_naming_it() -> None:
+    from desktop_rag.core.answer.extractive import extractive_answer
+
+    page = ("Fire Claims (at Emergence) represents compensation to be paid on the Effective Date to holders of "
+            "wildfire-related claims. The total\ncompensation of $24.15 billion consists of (i) $12.15 billion "
+            "to be paid to the Fire Victim Trust and (ii) $12.0 billion to be paid to other holders.\n")
+    q = "How much will be paid to wildfire claimants at emergence?"
+    text, cites = extractive_answer(q, _intent_plan(q, ["paid", "wildfire", "claimants", "emergence"]),
+                                    [_passage(page)], max_quotes=1)
+    assert [c.quote.split()[0] for c in cites] == ["Fire", "The"]
+    assert "$24.15 billion" in text
+
+
+def test_a_portion_of_the_count_ranks_below_the_count() -> None:
+    from desktop_rag.core.answer.asks import ask_match, read_asks
+    from desktop_rag.core.domain.question import read_question
+
+    [ask] = read_asks(read_question("How many employees did Acme have at the end of 2017?"), set(), None)
+    whole = ask_match("As of December 31, 2017, we employed approximately 14,100 people globally.", ask)
+    part = ask_match("Approximately 7,300 of our employees were located in the U.S.", ask)
+    assert whole > part > 0
