@@ -370,6 +370,7 @@ _OFFSET = re.compile(r"^(?:(?:this|these|the|such)\b[^.]{0,60}?\b(?:partially|pa
 _ANAPHOR = re.compile(r"^(?:(?:this|these|that|such)\b|the\s+(?:\w+\s+)?(?:decrease|increase|decline|growth|"
                       r"improvement|change|reduction|rise|drop|expansion|contraction|deterioration|shift)s?\b)", re.I)
 _TRIES = 3  # the best sentences tried as a drivers answer's anchor, per set of pages
+_FURTHER = 0.8  # an anchor of the further pages retrieved, against one of the passages read
 
 
 def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
@@ -381,11 +382,17 @@ def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     retrieved of the same filings (``more``) are read."""
     numbers = [n for n in numbers_in(intent.asked) if not is_year(n)] if intent is not None else []
     fit = _DriverFit(intent) if intent is not None else None
-    for pages in (passages, more or []):
-        for anchor in _anchors(pages, terms, idf, CAUSAL, numbers=numbers, fit=fit.weight if fit else None)[:_TRIES]:
-            out = _drivers_at(anchor, terms, fit)
-            if out is not None:
-                return out
+    # the best anchors of the passages' pages, then of the further pages (ranked a little
+    # lower): a further page's "Client net revenue ... decreased by 10%" above a passage's
+    # "DATA CENTER segment annual revenue increased" when the question asks what declined
+    tries = []
+    for pages, weight in ((passages, 1.0), (more or [], _FURTHER)):
+        tries += [(score * weight, p, a, b) for score, p, a, b in
+                  _anchors(pages, terms, idf, CAUSAL, numbers=numbers, fit=fit.weight if fit else None)[:_TRIES]]
+    for anchor in sorted(tries, key=lambda t: -t[0]):
+        out = _drivers_at(anchor, terms, fit)
+        if out is not None:
+            return out
     return None
 
 
@@ -405,6 +412,13 @@ class _DriverFit:
         stated = intent.periods.every_year
         self.latest = max(stated) if stated else None
         self.years = asked_years(intent.asked)  # a fiscal year or quarter may end in the calendar year before
+        # the parts the question names by a capitalised word ("U.S." of "McDonald's U.S. comparable
+        # sales"), not the possessor, a month or a period
+        # the way the question says the measure moved ("saw revenue decline"), if it says one
+        ups, downs = bool(_UP.search(intent.asked)), bool(_DOWN.search(intent.asked))
+        self.direction = "up" if ups and not downs else "down" if downs and not ups else ""
+        self.named = {w for w in re.findall(r"(?<=\s)[A-Z][\w&.-]*(?![\w'\u2019])", intent.asked)
+                      if w.lower() not in _MONTHS and not find_periods(w).mentions}
 
     def _subject(self, seg: str) -> str:
         cut = _SUBJECT_END.search(seg[:200])
@@ -432,6 +446,19 @@ class _DriverFit:
         weight = 1.0
         if self._names_a_part(subject):
             weight *= 0.7
+        if self.named and any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", seg) for w in self.named):
+            weight *= 1.3  # "U.S.: Comparable sales results benefited from ..." for the U.S. asked
+        if _GENERIC_CAUSE.search(seg) and not numbers_in(seg):
+            weight *= 0.5  # "Comparable sales are driven by changes in guest counts": what drives it in general
+        # how the sentence's subject moved: its verb or its noun ("The increase in net revenue was")
+        verb = _SUBJECT_END.search(seg[:200])
+        told = seg[:verb.end()] if verb else ""
+        if not (_UP.search(told) or _DOWN.search(told)):
+            told = seg  # "Net revenue for 2022 was $23.6 billion, an increase of 44%"
+        up, down = _UP.search(told), _DOWN.search(told)
+        moved = "up" if up and (not down or up.start() < down.start()) else "down" if down else ""
+        if self.direction and moved and moved != self.direction:
+            weight *= 0.2  # "revenue increased to $4.6 billion" is no answer to which revenue declined
         if FORWARD.search(seg):
             weight *= 0.6
         named = find_periods(seg).every_year
@@ -441,6 +468,13 @@ class _DriverFit:
 
 
 _MONTHS = frozenset(MONTH_NAMES)
+# the words of a movement up and down
+_UP = re.compile(r"\b(?:increas\w*|grew|grow\w*|rose|rise[sn]?|rising|higher|improv\w*|expan\w*|jump\w*|surg\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:declin\w*|decreas\w*|fell|fall\w*|drop\w*|contract\w*|shr[aiu]nk\w*|lower|weaken\w*|"
+                   r"deteriorat\w*)\b", re.I)
+# a cause stated in the present, of the measure in general: a definition, not this period's drivers
+_GENERIC_CAUSE = re.compile(r"\b(?:are|is)\s+(?:\w+ly\s+)?(?:driven|affected|impacted|influenced|determined|"
+                            r"caused)\s+by\b", re.I)
 # where a sentence's subject ends: its verb of movement or its cause ("Operating income declined",
 # "The decrease in segment net income ... was primarily driven by")
 _SUBJECT_END = re.compile(rf"\b(?:increased|decreased|declined|grew|rose|fell|improved|expanded|contracted|dropped|"
@@ -473,6 +507,8 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
             0 <= p.start + ua - (c.char_start + len(c.quote)) <= 3 for c, _ in quotes)
         if fit is not None and fit.aside(seg, page[a:b]):
             continue
+        if _GENERIC_CAUSE.search(seg) and not numbers_in(seg):
+            continue  # what drives the measure in general, no cause of this movement
         # the cause of the anchor's movement told in the sentence right after it
         after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(MOVED.search(page[a:b]))
         if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets or after):

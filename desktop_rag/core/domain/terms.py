@@ -118,7 +118,11 @@ QUESTION_NOISE = frozenset(
     quarterly annual fiscal allocate allocated devote devoted disclose disclosed discuss discussed
     describe described note noted end ended ending beginning
     main key primary principal major
-    versus vs against""".split()
+    versus vs against
+    sharply significantly substantially materially dramatically notably considerably slightly
+    roughly mainly largely mostly really basically actually exactly specifically particularly
+    strongly rapidly quickly steadily meaningfully markedly drastically modestly greatly heavily
+    so very""".split()
 )
 
 _NUM_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")

@@ -287,3 +287,27 @@ def test_the_cause_told_right_after_the_movement_by_this_decrease() -> None:
     assert out is not None and out.shape == "drivers"
     assert [c.quote[:20] for c in out.citations] == ["Our gross profit mar", "This decrease was pr"]
     _exact(out, page)
+
+
+def test_the_part_asked_and_this_periods_causes_before_a_definition() -> None:
+    """"What drove the U.S. comparable sales growth?": the U.S. bullet's causes, not the
+    definition of what drives comparable sales in general."""
+    page = ("Comparable sales are driven by changes in guest counts and average check.\n"
+            "\u2022 International: Comparable sales results benefited from strong performance in the U.K.\n"
+            "\u2022 U.S.: Comparable sales results benefited from strategic menu price increases and positive guest counts.\n")
+    question = "What drove Acme's U.S. comparable sales growth in Q1 2023?"
+    out = assemble(read_question(question), _passages(page), set(tokenize("comparable sales")))
+    assert out is not None
+    assert out.citations[0].quote.startswith("\u2022 U.S.: Comparable sales results benefited")
+    _exact(out, page)
+
+
+def test_the_movement_asked_decides_the_anchor_over_the_pages_read_first() -> None:
+    """"Which segment saw revenue decline, and what caused it?": a further page's decrease and
+    its cause lead, not the passages' "revenue increased 64%"."""
+    read = _passages("Data Center segment revenue increased 64% in 2022, primarily driven by higher server sales.\n")
+    further = _passages("Client segment revenue decreased 10% in 2022, primarily due to a weak PC market.\n")
+    question = "Which segment saw revenue decline in 2022, and what caused it?"
+    out = assemble(read_question(question), read, set(tokenize("segment revenue")), more=further)
+    assert out is not None
+    assert out.citations[0].quote.startswith("Client segment revenue decreased 10%")
