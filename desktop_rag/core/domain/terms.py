@@ -120,7 +120,7 @@ QUESTION_NOISE = frozenset(
     main key primary principal major
     versus vs against
     sharply significantly substantially materially dramatically notably considerably slightly
-    roughly mainly largely mostly really basically actually exactly specifically particularly
+    roughly mainly largely mostly really basically exactly specifically particularly
     strongly rapidly quickly steadily meaningfully markedly drastically modestly greatly heavily
     so very""".split()
 )
