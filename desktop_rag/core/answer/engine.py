@@ -668,15 +668,16 @@ class AnswerEngine:
         question = plan.asked or plan.original
         measure = set(tokenize(asked_concept(question))) or set(plan.content_terms)
         measure -= self.retriever.filter_terms(plan, [p.hit for p in passages]) | COMPUTED_WORDS | _WHOLE_WORDS
-        out = []
-        for p in passages:
-            doc_id = p.hit.chunk.doc_id
-            asked = parts[doc_id].asked(question) if parts[doc_id].names else None
+        asked: dict[str, set[str] | None] = {}
+        for doc_id, of_doc in parts.items():
+            named = of_doc.asked(question) if of_doc.names else None
             # the whole company asked: only of a measure its own statements print ("Net interest
             # income"); "Azure and other cloud services revenue" is told of in its segment's section
-            if asked == set() and not self._a_statement_line(doc_id, measure):
-                asked = None
-            off = parts[doc_id].off_scope(p.hit.chunk.page, asked) if asked is not None else ()
+            asked[doc_id] = None if named == set() and not self._a_statement_line(doc_id, measure) else named
+        out = []
+        for p in passages:
+            scope = asked[p.hit.chunk.doc_id]
+            off = parts[p.hit.chunk.doc_id].off_scope(p.hit.chunk.page, scope) if scope is not None else ()
             out.append(replace(p, off_scope=off) if off else p)
         return out
 

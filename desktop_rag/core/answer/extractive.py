@@ -6,10 +6,11 @@ model is loaded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from desktop_rag.core.answer.asks import (
     MAX_ASK_QUOTES,
+    Ask,
     answered,
     answering_units,
     ask_bonus,
@@ -119,7 +120,7 @@ def extractive_answer(
     return text, cites
 
 
-def _answering_next(unit: tuple[float, Passage, int, int], asks: list) -> tuple[float, Passage, int, int] | None:
+def _answering_next(unit: tuple[float, Passage, int, int], asks: Sequence[Ask]) -> tuple[float, Passage, int, int] | None:
     """The sentence after ``unit`` in its paragraph (on its whole page), when ``unit`` gives
     none of the facts asked and that sentence gives one; else None."""
     score, p, a, b = unit

@@ -75,6 +75,7 @@ class FilingParts:
     def read(cls, pages: Iterable[tuple[int, str]]) -> FilingParts:
         """Read from the filing's pages ((page number, text) in page order)."""
         pages = list(pages)
+        headings = {page: _headings(text) for page, text in pages}  # each page's, read once
         counts: dict[str, int] = {}
         for _, text in pages:
             flat = " ".join(text.split())
@@ -91,7 +92,7 @@ class FilingParts:
                     for n in listed:
                         counts[n] = counts.get(n, 0) + 2
         names = {n: n for n, c in counts.items() if c >= 2}
-        for h in (h for _, text in pages for *_, h in _headings(text)):
+        for h in (h for lines in headings.values() for *_, h in lines):
             # "Sam's Club Segment", "WALMART INTERNATIONAL SEGMENT": a heading that says it
             if re.search(r"\bsegment\b", h, re.I) and not re.search(r"\b(?:information|reporting|results)\b|\bsegments\b", h, re.I):
                 words = re.sub(r"(?i)\s*segment.*$", "", h).split()
@@ -115,7 +116,7 @@ class FilingParts:
             spans: list[tuple[int, int, str]] = []
             start = 0
             set_here = False
-            for a, _, kind, h in _headings(text):
+            for a, _, kind, h in headings[page]:
                 named = names.get(_norm(_HEADING_DRESS.sub("", h)), "")
                 if kind == "minor" and not named and by_major:
                     continue  # "Quarterly results" inside "CONSUMER & COMMUNITY BANKING"
