@@ -19,6 +19,8 @@ from desktop_rag.core.answer.asks import MAX_ASK_QUOTES, Ask, answered, answerin
 from desktop_rag.core.answer.extractive import asked_years
 from desktop_rag.core.answer.verify import LIST_ITEM as _BULLET
 from desktop_rag.core.answer.verify import (
+    STOCK_LANGUAGE,
+    STOCK_LANGUAGE_WEIGHT,
     Passage,
     best_units,
     is_row_unit,
@@ -56,6 +58,7 @@ MOVED = re.compile(r"\b(?:increas|decreas|declin|grew|grow|rose|rise|fell|fall|i
 # A sentence introducing a table: "eBay is providing the following guidance ...", "... were as follows"
 _TABLE_LEAD = re.compile(r"\b(?:the\s+following|as\s+follows|(?:is|are)\s+(?:presented|shown|set\s+forth|summari[sz]ed)\s+"
                          r"(?:below|in\s+the\s+(?:following\s+)?table))\b", re.I)
+_LEAD_FIRST = 1.5  # a lead-in's weight among the sentences of an outlook, list or description
 _HEADER_LINES = 3  # the column heading of a table under a lead-in, at most
 # a table's row of one cell, below rows of several ("Thereafter 8,198")
 _ONE_CELL = re.compile(r"^\s*[A-Za-z(][^\n]{0,60}?\s\$?\s?\(?\d[\d,]*(?:\.\d+)?\)?\s?%?\s*$")
@@ -70,7 +73,6 @@ _LEAD_IN = re.compile(r":\s*$|\b(?:the\s+following|as\s+follows|include[sd]?|inc
 # A line that continues the item above it (wrapped mid-sentence): it starts in lower case or
 # with a figure, never as a new sentence, heading or lead-in.
 _CONTINUES = re.compile(r"^\s*(?:[a-z(\[$%]|\d)")
-
 MAX_ITEMS = 6  # a list longer than this is cut, and says so
 MAX_SENTENCES = 3
 _LEAD_IN_REACH = 3  # sentences between a statement and the lead-in of its list
@@ -176,6 +178,8 @@ def _anchors(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
             score += 0.002 * max(0, len(seg) - 220)
         if want is not None and want.search(seg):
             score *= 1.6
+        if STOCK_LANGUAGE.search(seg):
+            score *= STOCK_LANGUAGE_WEIGHT
         if fit is not None:
             score *= fit(seg)
             if not score or not terms & set(tokenize(seg)):
@@ -507,7 +511,7 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
             0 <= p.start + ua - (c.char_start + len(c.quote)) <= 3 for c, _ in quotes)
         if fit is not None and fit.aside(seg, page[a:b]):
             continue
-        if _GENERIC_CAUSE.search(seg) and not numbers_in(seg):
+        if (_GENERIC_CAUSE.search(seg) and not numbers_in(seg)) or STOCK_LANGUAGE.search(seg):
             continue  # what drives the measure in general, no cause of this movement
         # the cause of the anchor's movement told in the sentence right after it
         after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(MOVED.search(page[a:b]))
@@ -582,6 +586,9 @@ def _sentences(passages: list[Passage], terms: set[str], idf: dict[str, float] |
     cuts: list[bool] = []
     seen_text: set[str] = set()
     more = [] if lead and all_answered else _anchors(passages, terms, idf, want)
+    # a sentence introducing a table or list of what was asked ("The company is providing the
+    # following guidance for Q2") carries its items: it goes before sentences about it
+    more.sort(key=lambda u: -u[0] * (_LEAD_FIRST if _TABLE_LEAD.search(u[1].text[u[2]:u[3]]) else 1.0))
     for _, p, a, b in [*(lead or []), *more]:
         seg = p.text[a:b]
         if need and want is not None and not want.search(seg):

@@ -18,7 +18,16 @@ from desktop_rag.core.answer.asks import (
     read_asks,
     unit_context,
 )
-from desktop_rag.core.answer.verify import Passage, best_units, content_term_set, split_units, unit_citation, whole_page
+from desktop_rag.core.answer.verify import (
+    STOCK_LANGUAGE_WEIGHT,
+    Passage,
+    asks_stock_language,
+    best_units,
+    content_term_set,
+    split_units,
+    unit_citation,
+    whole_page,
+)
 from desktop_rag.core.domain.measures import asked_measures, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods, names_a_report
@@ -61,7 +70,8 @@ def extractive_answer(
     # event asked about is dated by its own sentence, whatever year the question names)
     top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf,
                      asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
-                     bonus=ask_bonus(asks))
+                     bonus=ask_bonus(asks),
+                     stock_language_weight=1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT)
     if not top:
         return "", []
     # several facts asked ("how much ... and how much remains"): the quotes together answer

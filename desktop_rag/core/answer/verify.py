@@ -297,7 +297,7 @@ def content_term_set(text: str) -> set[str]:
     return set(content_terms(text))
 
 
-_BOILERPLATE = re.compile(
+_FURNITURE = re.compile(
     r"(form\s+10-[qk]\s*\|\s*\d+\s*$)|(^\s*(page\s+)?\d+\s*$)|(^table of contents$)|(see accompanying notes)", re.I)
 
 
@@ -306,19 +306,46 @@ def _is_quotable(seg: str) -> bool:
     words = re.findall(r"[A-Za-z]{2,}", seg)
     # A bare label ("Net sales:") says nothing; a row needs its figures, prose a few words.
     enough = len(words) >= 3 or (len(words) >= 1 and bool(numbers_in(seg)))
-    return enough and not _BOILERPLATE.search(seg.strip())
+    return enough and not _FURNITURE.search(seg.strip())
+
+
+# What a filing says of its own measures and statements, true of any period and answering no
+# question about one: a safe-harbor caution ("assumes no obligation to update"), a definition
+# ("take rate is defined as ..."), why management reports a measure ("we believe that GMV
+# provides a useful measure"), where to read more ("For a reconciliation ..., see"). Weighed down as an answer's sentence (unless the question asks
+# about definitions or cautions: ``asks_stock_language``), never a cause.
+STOCK_LANGUAGE = re.compile(
+    r"\b(?:forward-looking\s+statements?|(?:assumes?|undertakes?)\s+no\s+obligation|no\s+(?:duty|obligation)\s+to\s+"
+    r"update|safe\s+harbor|(?:is|are)\s+defined\s+as|provides?\s+(?:a\s+)?useful\s+(?:measure|information|"
+    r"supplemental)|useful\s+(?:measure|information)\s+(?:to|for)\s+investors|should\s+not\s+be\s+(?:considered|"
+    r"relied)|actual\s+results\s+(?:could|may|might)\s+differ|(?:difficult|impossible)\s+to\s+predict|"
+    r"there\s+can\s+be\s+no\s+assurance|based\s+on\s+information\s+available\s+(?:to\s+us\s+)?(?:on|as\s+of)|"
+    r"(?:is|are)\s+provided\s+on\s+an?\s+[\w-]+\s+basis|"
+    # a pointer to another part of the filing ("For a reconciliation of these measures ... see")
+    r"^\W*for\s+(?:a|an|further|more|additional)\s+(?:\w+\s+){0,2}(?:reconciliations?|discussions?|descriptions?|"
+    r"information|details?)\b[^.]{0,300}?\bsee)\b", re.I)
+STOCK_LANGUAGE_WEIGHT = 0.3
+_ASKS_STOCK_LANGUAGE = re.compile(r"\b(?:defin\w*|mean(?:s|ing)?|useful|forward-looking|safe\s+harbor|caution\w*|"
+                               r"disclaim\w*)\b", re.I)
+
+
+def asks_stock_language(question: str) -> bool:
+    """The question asks what a filing says of its measures or statements ("How does it define
+    take rate?"): the sentences ``STOCK_LANGUAGE`` weighs down are its answer."""
+    return bool(_ASKS_STOCK_LANGUAGE.search(question))
 
 
 def best_units(
     passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
     rank_weight: bool = True, idf: dict[str, float] | None = None, asked_years: set[int] | None = None,
-    bonus: Callable[[str], float] | None = None,
+    bonus: Callable[[str], float] | None = None, stock_language_weight: float = 1.0,
 ) -> list[tuple[float, Passage, int, int]]:
     """Quotable units scored by (idf-weighted) term overlap, figure matches and rank.
     ``asked_years``: the years the question's period may end in; a sentence about another year
     only ranks below one about them (``about_other_years``). ``bonus``: added to a unit's score,
     which it ranks even without a term of ``terms`` (core/answer/asks: it answers a fact asked
-    in its own words, "TPV" for "total payment volume")."""
+    in its own words, "TPV" for "total payment volume"). ``stock_language_weight``: a unit's score
+    times this when it is ``STOCK_LANGUAGE`` (a caution, a definition)."""
     weights = {t: max(0.2, (idf or {}).get(t, 1.0)) for t in terms}
     total = sum(weights.values()) or 1.0
     scored: list[tuple[float, Passage, int, int]] = []
@@ -358,6 +385,8 @@ def best_units(
             if rank_weight and not p.hit.expanded:
                 score += 0.3 / (1 + rank) + 0.2 * p.hit.score
             score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
+            if stock_language_weight != 1.0 and score > 0 and STOCK_LANGUAGE.search(seg):
+                score *= stock_language_weight
             if score > 0 and asked_years and about_other_years(seg, asked_years):
                 # "During the year ended December 31, 2019, the Company repurchased 31.0 million
                 # shares" is the best-worded sentence for "How many shares did X repurchase in

@@ -611,7 +611,13 @@ _OUTLOOK = re.compile(
     r"(?:does|did|do)\s+(?:[\w&'\u2019.-]+\s+){1,4}(?:expect|anticipate|plan|intend)|management\s+expects?|"
     r"(?:is|are)\s+(?:[\w&'\u2019.-]+\s+){1,4}expected\s+to\s+(?!close\b|be\s+completed)|expect(?:s|ed)?\s+(?:for|in)\s+"
     r"(?:fiscal\s+|fy\s*)?(?:next|the\s+(?:coming|next|following)|20\d\d)|next\s+(?:fiscal\s+)?year'?s?\b|"
-    r"going\s+forward|in\s+the\s+coming\s+(?:year|quarters?))", re.I)
+    r"going\s+forward|in\s+the\s+coming\s+(?:year|quarters?)|"
+    # a later period's figure as management sees it: "expected fiscal 2022 capital expenditures"
+    r"(?:expected|anticipated|planned|projected|estimated|forecasted)\s+(?:fiscal\s+|fy\s*|calendar\s+)?"
+    r"(?:20\d\d|next|future|upcoming)|"
+    # "plans for equity issuance", not a benefit plan ("pension plans for employees")
+    r"(?<!pension\s)(?<!benefit\s)(?<!retirement\s)(?<!incentive\s)(?<!compensation\s)(?<!stock\s)(?<!savings\s)"
+    r"(?<!health\s)(?<!option\s)(?<!purchase\s)plans\s+(?:for|to)\b)", re.I)
 _DRIVERS = re.compile(
     r"\b(?:why|drove|drives|driving|drivers?|driven\s+by\s+what|what\s+(?:caused|led\s+to|contributed|explains?|"
     r"accounted\s+for|was\s+behind|were\s+behind|is\s+behind|are\s+behind)|reasons?\s+(?:for|behind|why)|"

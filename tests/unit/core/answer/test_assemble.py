@@ -311,3 +311,54 @@ def test_the_movement_asked_decides_the_anchor_over_the_pages_read_first() -> No
     out = assemble(read_question(question), read, set(tokenize("segment revenue")), more=further)
     assert out is not None
     assert out.citations[0].quote.startswith("Client segment revenue decreased 10%")
+
+
+# -- what a filing says of any period: cautions, definitions, why a measure is reported -------
+CAUTION_PAGE = """Business Outlook
+Such guidance is based on information available on the date of this press release, and the company assumes no obligation to update it.
+The guidance figures provided below are forward-looking statements and are approximate in nature because future performance is difficult to predict.
+For the third quarter, the company expects revenue of $2.47 billion to $2.54 billion, representing organic growth of 1% to 4%.
+Key metrics
+Take rate is defined as net revenues divided by GMV and is driven by our pricing.
+We believe that take rate provides a useful measure of our ability to monetize volume.
+Net revenues increased 5% in the quarter primarily due to a higher take rate driven by promoted listings and payments.
+"""
+
+
+def test_an_outlook_leads_with_the_guidance_not_the_caution_about_it() -> None:
+    question = "What guidance did the company give for the third quarter?"
+    out = assemble(read_question(question), _passages(CAUTION_PAGE), set(tokenize("guidance third quarter")))
+    assert out is not None and out.shape == "outlook"
+    assert out.citations[0].quote.startswith("For the third quarter, the company expects revenue of $2.47 billion")
+    _exact(out, CAUTION_PAGE)
+
+
+def test_a_definition_of_the_measure_is_no_driver_of_its_movement() -> None:
+    question = "What drove the 5% net revenue growth in the quarter even though GMV declined?"
+    out = assemble(read_question(question), _passages(CAUTION_PAGE), set(tokenize("net revenues take rate gmv")))
+    assert out is not None and out.shape == "drivers"
+    quotes = [c.quote for c in out.citations]
+    assert quotes[0].startswith("Net revenues increased 5% in the quarter primarily due to")
+    assert not any("defined as" in q or "useful measure" in q for q in quotes)
+    _exact(out, CAUTION_PAGE)
+
+
+GUIDANCE_TABLE_PAGE = """Business Outlook
+For a reconciliation of these non-GAAP measures to the nearest GAAP measures, see "Business Outlook" in this release.
+Further, the new accounting guidance introduces disclosure requirements for equity securities.
+The company is providing the following guidance for continuing operations for Q2 2023.
+In billions, except per share data Q2 2023 Guidance
+Revenue $2.47 - $2.54
+Diluted GAAP EPS $0.65 - $0.70
+"""
+
+
+def test_a_guidance_table_leads_an_outlook_before_a_pointer_to_it() -> None:
+    question = "What guidance did the company give for Q2 2023?"
+    out = assemble(read_question(question), _passages(GUIDANCE_TABLE_PAGE), set(tokenize("guidance q2 2023")))
+    assert out is not None and out.shape == "outlook"
+    quotes = [c.quote for c in out.citations]
+    assert quotes[0] == "The company is providing the following guidance for continuing operations for Q2 2023."
+    assert "Revenue $2.47 - $2.54" in quotes and "Diluted GAAP EPS $0.65 - $0.70" in quotes  # the table, row by row
+    assert not any(q.startswith("For a reconciliation") for q in quotes)
+    _exact(out, GUIDANCE_TABLE_PAGE)

@@ -89,6 +89,11 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     ("What did the company guide for 2023 in its FY2022 10-K?", "outlook"),
     ("What does management expect for capital expenditures next year?", "outlook"),
     ("What is the company's outlook for fiscal 2024 revenue?", "outlook"),
+    # a later period's figure as management sees it, and plans, but not a benefit plan
+    ("What did management say in the FY2021 10-K about expected fiscal 2022 capital expenditures?", "outlook"),
+    ("What did the utility say in its 2022 10-K about 2023 capital spending and plans for equity issuance?", "outlook"),
+    ("How much did the company contribute to its pension plans for employees in 2022?", "figure"),
+    ("What was the expected return on plan assets in 2022?", "ratio"),  # not an outlook
 ])
 def test_the_shape_asked(question: str, ask: str) -> None:
     from desktop_rag.core.domain.question import read_question
