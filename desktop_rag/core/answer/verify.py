@@ -228,8 +228,14 @@ _FOOTNOTE_LINE = re.compile(r"^\s*\*{1,3}\s*[A-Z]")
 
 
 def is_row_unit(text: str) -> bool:
-    """A table row: figure cells, ending in one (a prose line full of figures runs on into words)."""
-    return is_table_row(text) and not LIST_ITEM.match(text) and bool(_ENDS_IN_FIGURE.search(text))
+    """A table row: figure cells, ending in one (a prose line full of figures runs on into words).
+    A currency sign printed as a cell of its own and a "not meaningful" mark ("$ 747 * * $
+    (1,928)") are no words of a label."""
+    cells = _SIGN_CELL.sub(" ", text)
+    return is_table_row(cells) and not LIST_ITEM.match(text) and bool(_ENDS_IN_FIGURE.search(text))
+
+
+_SIGN_CELL = re.compile(r"(?<!\S)(?:[$\u20ac\u00a3\u00a5]|\*{1,3}|n/?m|NM)(?!\S)")
 # The opening of a list item on its own line: a bullet glyph, a dash, "(1)", "a.", "1)".
 LIST_ITEM = re.compile(r"^\s*(?:[\u2022\u25cf\u25e6\u25aa\u25a0\u2023\u2043\u2219\u00b7*\u2013\u2014-]|\(?[0-9ivxa-h]{1,3}[.)])\s+")
 

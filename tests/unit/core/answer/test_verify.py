@@ -941,3 +941,15 @@ def test_a_count_of_hires_quoted_twice_is_still_no_headcount() -> None:
                       "How many employees did Acme have at the end of 2024?", _annual_page(page), 2,
                       concept={"employee"})
     assert not v.ok and "of hired" in v.reason, v.reason
+
+
+@pytest.mark.parametrize(("line", "row"), [
+    ("Benefit from (provision for) income taxes $ 747 * * $ (1,928)", True),  # "not meaningful" cells
+    ("Total net revenues $ 40,479 4% 3% $ 39,068", True),
+    ("Effective tax (benefit) expense rate (5.7%) 16.0%", True),
+    ("We recognized a benefit from income taxes in fiscal 2021 of $747 million, compared with $1,928 million.", False),
+])
+def test_a_row_with_sign_and_not_meaningful_cells_is_a_row(line: str, row: bool) -> None:
+    from desktop_rag.core.answer.verify import is_row_unit
+
+    assert is_row_unit(line) is row
