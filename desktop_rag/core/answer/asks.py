@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.core.answer.verify import Passage, best_units, whole_pages
+from desktop_rag.core.answer.verify import Passage, best_units, statement_key, whole_pages
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
 from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, timing_of
@@ -460,6 +460,7 @@ def answering_units(asks: Sequence[Ask], pools: Sequence[Sequence[Passage]], ter
     out: list[tuple[float, Passage, int, int]] = []
     quoted = list(given)
     seen: set[tuple[str, int]] = set()
+    said: set[frozenset[str]] = set()  # a sentence printed again on another page ("$3.2 billion remained") is quoted once
     for passages in pools:
         pages = [p for p in whole_pages(list(passages)) if (p.hit.chunk.doc_id, p.hit.chunk.page) not in seen]
         seen |= {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in pages}
@@ -467,13 +468,14 @@ def answering_units(asks: Sequence[Ask], pools: Sequence[Sequence[Passage]], ter
             continue
         pool = [u for u in best_units(pages, terms, [], 400, want_numbers, idf=idf, asked_years=asked_years,
                                       bonus=ask_bonus(asks))
-                if keep is None or keep(u[1].text[u[2]:u[3]])]
+                if (keep is None or keep(u[1].text[u[2]:u[3]])) and statement_key(u[1].text[u[2]:u[3]]) not in said]
         texts = [unit_context(p.text, a, b) for _, p, a, b in pool]
         picks = cover(asks, texts, [], cap - len(out), given=quoted)
         if siblings:
             picks += _siblings(asks, pool, texts, picks, cap - len(out))
         out += [pool[i] for i in picks]
         quoted += [texts[i] for i in picks]
+        said |= {statement_key(pool[i][1].text[pool[i][2]:pool[i][3]]) for i in picks}
     contexts = [unit_context(p.text, a, b) for _, p, a, b in out]
     order = sorted(range(len(out)), key=lambda i: (min(answered(contexts[i], asks), default=len(asks)), i))
     return [out[i] for i in order]

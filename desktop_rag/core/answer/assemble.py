@@ -452,7 +452,7 @@ class _DriverFit:
             weight *= 0.7
         if self.named and any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", seg) for w in self.named):
             weight *= 1.3  # "U.S.: Comparable sales results benefited from ..." for the U.S. asked
-        if _GENERIC_CAUSE.search(seg) and not numbers_in(seg):
+        if _generic_cause(seg):
             weight *= 0.5  # "Comparable sales are driven by changes in guest counts": what drives it in general
         # how the sentence's subject moved: its verb or its noun ("The increase in net revenue was")
         verb = _SUBJECT_END.search(seg[:200])
@@ -479,6 +479,19 @@ _DOWN = re.compile(r"\b(?:declin\w*|decreas\w*|fell|fall\w*|drop\w*|contract\w*|
 # a cause stated in the present, of the measure in general: a definition, not this period's drivers
 _GENERIC_CAUSE = re.compile(r"\b(?:are|is)\s+(?:\w+ly\s+)?(?:driven|affected|impacted|influenced|determined|"
                             r"caused)\s+by\b", re.I)
+# the movement a sentence's subject names ("The decrease in quarter-over-quarter core earnings is
+# primarily driven by ..."): a cause of this period's movement, not of the measure in general
+_MOVEMENT_NOUN = re.compile(r"\b(?:increase|decrease|decline|growth|change|improvement|reduction|rise|drop|expansion|"
+                            r"contraction|deterioration|shift|swing)s?\b", re.I)
+
+
+def _generic_cause(seg: str) -> bool:
+    """A cause stated in the present of the measure in general ("Comparable sales are driven by
+    changes in guest counts"), with no figure and no movement as its subject."""
+    m = _GENERIC_CAUSE.search(seg)
+    return m is not None and not numbers_in(seg) and not _MOVEMENT_NOUN.search(seg[:m.start()])
+
+
 # where a sentence's subject ends: its verb of movement or its cause ("Operating income declined",
 # "The decrease in segment net income ... was primarily driven by")
 _SUBJECT_END = re.compile(rf"\b(?:increased|decreased|declined|grew|rose|fell|improved|expanded|contracted|dropped|"
@@ -511,7 +524,7 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
             0 <= p.start + ua - (c.char_start + len(c.quote)) <= 3 for c, _ in quotes)
         if fit is not None and fit.aside(seg, page[a:b]):
             continue
-        if (_GENERIC_CAUSE.search(seg) and not numbers_in(seg)) or STOCK_LANGUAGE.search(seg):
+        if _generic_cause(seg) or STOCK_LANGUAGE.search(seg):
             continue  # what drives the measure in general, no cause of this movement
         # the cause of the anchor's movement told in the sentence right after it
         after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(MOVED.search(page[a:b]))

@@ -299,6 +299,13 @@ def unit_citation(p: Passage, a: int, b: int) -> Citation:
 
 
 # -- support and extractive answers -------------------------------------------------------
+def statement_key(text: str) -> frozenset[str]:
+    """What a sentence says, as its set of terms: the same sentence printed again elsewhere in
+    the filing ("... under our stock repurchase program" and "... programs" a page later) has
+    the same key, and is quoted once."""
+    return frozenset(tokenize(text))
+
+
 def content_term_set(text: str) -> set[str]:
     return set(content_terms(text))
 

@@ -18,7 +18,7 @@ from desktop_rag.core.calculate.concepts import find, named_in
 from desktop_rag.core.calculate.metrics import metric_in
 from desktop_rag.core.domain.companies import abbreviates, names_in, near_spelling, proper_names, subject_names
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
-from desktop_rag.core.domain.periods import QuestionPeriods, find_periods
+from desktop_rag.core.domain.periods import MONTH_NAMES, QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
     COMPUTED_WORDS,
     asked_concept,
@@ -893,10 +893,20 @@ class HybridRetriever:
             toks = [t for t in tokenize(word) if not _PERIOD_TOKEN.match(t)]
             if word.lower() in ALIAS_WORDS:
                 continue  # a word of a finance phrase ("Research", "Development"): indexed as its alias
+            if _is_month(word):
+                continue  # "Jan 2023 8-K": a month as analysts shorten it, printed in full by the filing
             if toks and not any(lex.has_term(t) for t in toks) and not any(
                     lex.has_term(t) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
         return out
+
+
+def _is_month(word: str) -> bool:
+    """A month's name or its abbreviation ("Jan", "Sept")."""
+    return word.lower().rstrip(".") in _MONTH_WORDS
+
+
+_MONTH_WORDS = frozenset([*MONTH_NAMES, *(m[:3] for m in MONTH_NAMES), "sept"])
 
 
 # the words a filing counts people by: a count of one is a count of the others

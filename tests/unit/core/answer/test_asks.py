@@ -127,3 +127,23 @@ def test_a_quote_may_give_a_figure_however_the_filing_prints_it() -> None:
     [units] = _asks("How many pairs of shoes did Acme sell in fiscal 2019?")
     assert not may_answer("Unit sales of footwear increased 4%, while higher ASP per pair contributed approximately "
                           "4 percentage points of footwear revenue growth.", units)  # rates, no count of pairs
+
+
+def test_a_sentence_printed_on_two_pages_is_quoted_once() -> None:
+    from desktop_rag.core.answer.asks import answering_units
+    from desktop_rag.core.domain.terms import tokenize
+
+    said = "As of December 31, 2018, a total of approximately $3.2 billion remained available for future repurchases."
+    first = {33: f"Stock repurchases\n{said}\n"}
+    # the further page says it again, and not what else was asked
+    again = said.replace(" approximately ", "\napproximately ").replace("repurchases.", "repurchases under our programs.")
+    said = said.replace("repurchases.", "repurchases under our program.")
+    first = {33: f"Stock repurchases\n{said}\n"}
+    further = {48: f"Liquidity\n{again}\nIn January 2019, our Board authorized an additional $4.0 billion stock "
+                   "repurchase program.\n"}
+    question = "How much remained under the repurchase program at year-end 2018, and how much was authorized after?"
+    asks = read_asks(read_question(question), set(), None)
+    units = answering_units(asks, [_passages(first), _passages(further)], set(tokenize(question)), None, 3)
+    quotes = [p.text[a:b] for _, p, a, b in units]
+    assert len([q for q in quotes if "remained available" in q]) == 1
+    assert any("additional $4.0 billion" in q for q in quotes)

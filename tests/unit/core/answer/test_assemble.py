@@ -362,3 +362,35 @@ def test_a_guidance_table_leads_an_outlook_before_a_pointer_to_it() -> None:
     assert "Revenue $2.47 - $2.54" in quotes and "Diluted GAAP EPS $0.65 - $0.70" in quotes  # the table, row by row
     assert not any(q.startswith("For a reconciliation") for q in quotes)
     _exact(out, GUIDANCE_TABLE_PAGE)
+
+
+MOVEMENT_CAUSE_PAGE = """Non-GAAP Core Earnings
+Core earnings are driven by rate base growth and authorized returns.
+Core earnings were $494 million in the second quarter of 2023, compared with $536 million during the same period in 2022.
+The decrease in quarter-over-quarter core earnings is primarily driven by timing items and higher property taxes, partially
+offset by savings in operating and maintenance costs.
+"""
+
+
+def test_the_cause_of_a_movement_said_in_the_present_is_a_driver() -> None:
+    # "The decrease ... is primarily driven by": this quarter's causes, not what drives the
+    # measure in general ("Core earnings are driven by ...")
+    question = "Why did core earnings decline in Q2 2023 versus Q2 2022?"
+    out = assemble(read_question(question), _passages(MOVEMENT_CAUSE_PAGE), set(tokenize("core earnings")))
+    assert out is not None and out.shape == "drivers"
+    quotes = [c.quote for c in out.citations]
+    assert any(q.startswith("The decrease in quarter-over-quarter core earnings is primarily driven by") for q in quotes)
+    assert not any(q.startswith("Core earnings are driven by") for q in quotes)
+    _exact(out, MOVEMENT_CAUSE_PAGE)
+
+
+@pytest.mark.parametrize(("sentence", "generic"), [
+    ("Comparable sales are driven by changes in guest counts and average check.", True),
+    ("The decrease in quarter-over-quarter core earnings is primarily driven by timing items.", False),
+    ("The increase is mainly affected by higher volumes.", False),
+    ("Revenue is driven by transaction volume, which rose 5% in 2022.", False),  # a figure: this period's
+])
+def test_a_generic_cause_is_of_the_measure_not_of_its_movement(sentence: str, generic: bool) -> None:
+    from desktop_rag.core.answer.assemble import _generic_cause
+
+    assert _generic_cause(sentence) is generic

@@ -238,6 +238,12 @@ def test_unknown_entities_ignores_sentence_initial_capital(retriever: HybridRetr
     assert retriever.unknown_entities("What did Apple say about Zorblax?") == ["Zorblax"]
 
 
+@pytest.mark.parametrize("month", ["Jan", "Sept", "Dec.", "Oct"])
+def test_a_shortened_month_is_no_unknown_name(retriever: HybridRetriever, month: str) -> None:
+    # "restructuring (Jan 2023 8-K)": the filing prints "January"
+    assert retriever.unknown_entities(f"What did Apple say in its {month} 2023 8-K about Zorblax?") == ["Zorblax"]
+
+
 def test_gate_names_the_missing_company(retriever: HybridRetriever) -> None:
     # no hand-written list of companies: a proper name that no library company answers to
     # and that occurs nowhere in the library is a company the library lacks
