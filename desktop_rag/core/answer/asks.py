@@ -177,6 +177,9 @@ class Ask:
     weights: tuple[tuple[str, float], ...] = ()
     # the roots of what the question glosses the measure as ("notes (long-term debt)")
     gloss: frozenset[str] = frozenset()
+    # the clause's own words when the topic's were added to them ("U.S." of "..., and how many
+    # were in the U.S."): a unit carrying none of them answers the topic, not this ask
+    own: frozenset[str] = frozenset()
 
     def share(self, unit_roots: set[str], text: str = "") -> float:
         """The (idf-weighted) share of the ask's words the unit carries (1.0 when the ask names
@@ -195,7 +198,8 @@ class Ask:
             total = sum(weight.get(r, 1.0) for r in roots)
             return sum(weight.get(r, 1.0) for r in found & roots) / total if total else 0.0
 
-        return max(part(self.roots), _GLOSSED * part(self.gloss)) if self.gloss else part(self.roots)
+        share = max(part(self.roots), _GLOSSED * part(self.gloss)) if self.gloss else part(self.roots)
+        return share * _TOPIC_ONLY if self.own and not found & self.own else share
 
 
 def _acronyms(words: str) -> tuple[tuple[str, frozenset[str]], ...]:
@@ -248,6 +252,7 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         glossed = " ".join(_GLOSS.findall(fact.words))
         words = _OUTSIDE_HOME.sub("international", _GLOSS.sub(" ", fact.words))
         weights = {r: w for r, w in weighed(words).items() if r not in _KIND_ROOTS}
+        own = frozenset(weights) | frozenset(_INITIALS.findall(words))
         if fact.topic and (not weights or _POINTS_BACK.search(fact.words)):
             # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the
             # plan (the topic's words weigh half beside the clause's own)
@@ -255,15 +260,18 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
             topic = {r: share * w for r, w in weighed(_OUTSIDE_HOME.sub("international", fact.topic)).items()}
             weights = topic | weights
             words = f"{fact.topic} {words}"
+        else:
+            own = frozenset()
         gloss = weighed(glossed)
         roots = set(weights) | set(_INITIALS.findall(words))
         ask = Ask(fact.kind, frozenset(roots), words, fact.timing, _acronyms(f"{words} {glossed}"),
-                  tuple((gloss | weights).items()), frozenset(gloss) - roots)
+                  tuple((gloss | weights).items()), frozenset(gloss) - roots, own)
         if not any(a.kind == ask.kind and a.roots == ask.roots for a in out):
             out.append(ask)
     return out
 
 
+_TOPIC_ONLY = 0.5  # the weight of a unit carrying an ask's topic but none of its clause's own words
 _NEAR = 100  # characters between an asked word and the figure of its kind, at most, to be its figure
 _FAR = 0.75  # the weight of an ask's words whose figure of the asked kind is further away
 _OTHER_TIMING = 0.4  # the weight of a balance where a flow was asked, or the reverse, or of another span
@@ -324,7 +332,7 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
         share *= _OTHER_TIMING  # "during the nine months ended" is no answer for the quarter
     if ask.kind != "date" and _PAST_ASK.search(ask.words) and _EXPECTED.search(text):
         share *= _OTHER_TIMING  # "what did it cost": not what it is expected to cost
-    if ask.kind == "count" and all(_PORTION.match(text, b) for a, b in at):
+    if ask.kind == "count" and all(_PORTION.match(text, b) for a, b in at) and not _asks_a_part(ask.words):
         # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
         # asked, below "we employed approximately 14,100 people globally"
         share *= _OTHER_TIMING
@@ -333,6 +341,19 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
 
 # a figure followed by "of our", "of the", "of its": a portion of a whole ("7,300 of our employees")
 _PORTION = re.compile(r"\s+(?:of|out\s+of)\s+(?:our|the|its|their|these|those)\b", re.I)
+# a clause asking a part of a whole by where it is ("how many were in the U.S.", "outside of
+# Japan", "internationally"), not by when ("in Q2", "in fiscal 2023")
+_PART_ASKED = re.compile(r"\b(?:[Ii]n|[Oo]utside(?:\s+of)?|[Ww]ithin|located\s+in|based\s+in)\s+(?:the\s+)?"
+                         r"(?:(?!Q[1-4]\b|FY|H[12]\b)[A-Z][\w&.-]*|international|domestic|overseas|foreign)|"
+                         r"\b(?:internationally|domestically|overseas|abroad)\b")
+_LAST_QUESTION = re.compile(r".*\b(?:how|what|which)\b", re.I | re.S)
+
+
+def _asks_a_part(words: str) -> bool:
+    """The last clause of an ask's words asks a part by where it is ("..., and how many were in
+    the U.S."): a portion ("6,200 of our employees were located in the U.S.") is its answer."""
+    m = _LAST_QUESTION.match(words)
+    return bool(_PART_ASKED.search(words[m.end():] if m else words))
 
 
 # the kinds of figure that may give an ask of each kind however the filing prints it: a bare

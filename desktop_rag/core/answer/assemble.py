@@ -477,8 +477,8 @@ _UP = re.compile(r"\b(?:increas\w*|grew|grow\w*|rose|rise[sn]?|rising|higher|imp
 _DOWN = re.compile(r"\b(?:declin\w*|decreas\w*|fell|fall\w*|drop\w*|contract\w*|shr[aiu]nk\w*|lower|weaken\w*|"
                    r"deteriorat\w*)\b", re.I)
 # a cause stated in the present, of the measure in general: a definition, not this period's drivers
-_GENERIC_CAUSE = re.compile(r"\b(?:are|is)\s+(?:\w+ly\s+)?(?:driven|affected|impacted|influenced|determined|"
-                            r"caused)\s+by\b", re.I)
+_GENERIC_CAUSE = re.compile(r"\b(?:are|is|(?:have|has)\s+(?:historically|generally|typically|traditionally)\s+been)\s+"
+                            r"(?:\w+ly\s+)?(?:driven|affected|impacted|influenced|determined|caused)\s+by\b", re.I)
 # the movement a sentence's subject names ("The decrease in quarter-over-quarter core earnings is
 # primarily driven by ..."): a cause of this period's movement, not of the measure in general
 _MOVEMENT_NOUN = re.compile(r"\b(?:increase|decrease|decline|growth|change|improvement|reduction|rise|drop|expansion|"

@@ -68,6 +68,10 @@ _CAGR = re.compile(r"\bcagr\b|compound annual growth", re.I)
 _AVERAGE_YEARS = re.compile(r"(\d)[- ]year average|average .* from (fy)?\s?(\d{4}) to (fy)?\s?(\d{4})", re.I)
 _YEAR_END = re.compile(r"year[- ]end (rather than|instead of|not) (the )?average|not the average|rather than average|"
                        r"using year[- ]end", re.I)
+# "Sum capital expenditures over 2015-2017", "combined net income for fiscal 2016 through 2018":
+# one flow added up over the years asked
+_SUM_YEARS = re.compile(r"\b(?:sum(?:med)?|add(?:ed)?\s+up|combined|cumulative(?:ly)?|aggregate|in\s+total|"
+                        r"total\s+(?:over|across|for\s+the\s+(?:three|two|four|five)|from))\b", re.I)
 _EACH_YEAR = re.compile(r"\b(each|every) (fiscal )?year\b|\bin each of\b|\bper year from\b|\byear by year\b", re.I)
 # A trailing-twelve-month figure spans four quarters: no column of a 10-Q holds it.
 _TRAILING = re.compile(r"\btrailing\b|\bttm\b|\bltm\b|\blast twelve months\b|\btwelve months ended\b", re.I)
@@ -524,6 +528,8 @@ class Calculator:
                 return None
             return self._cagr(label) if _CAGR.search(self.q) else self._growth(label)
         concept = concepts[0]
+        if _SUM_YEARS.search(self.q) and len(self.years) >= 2 and "balance" not in concept.kinds and m is None:
+            return self._sum_over_years(concept)
         part = _part_asked(self.q, concept, self.statements, company_words)
         if part is None and _names_its_line(self.q, concept, self.statements):
             pass  # "operating revenues" of a filer whose revenue line is "Operating revenues": the line
@@ -815,6 +821,28 @@ class Calculator:
         avg = sum(values) / len(values)
         return self._outcome(f"{len(values)}-year average {m.title.lower()} FY{lo}-FY{hi}",
                              f"mean of {m.formula} over FY{lo}..FY{hi}", avg, m.unit, picks, self._decimals(2))
+
+    def _sum_over_years(self, concept: Concept) -> Outcome:
+        """A flow added up over the years asked, from the first to the last ("over 2015-2017"
+        is three years), each year's cell cited."""
+        lo, hi = self.years[0], self.years[-1]
+        picks: list[_Picked] = []
+        values: list[float] = []
+        for y in range(lo, hi + 1):
+            p = _pick(concept, self.statements, self._main_period(y), f" of {self.doc.file_name}", cite=self.cite)
+            value = float(p.cell.value or 0.0)
+            if concept.outflow:  # "Capital expenditures (5,641)": spent 5,641
+                value = abs(value)
+            elif concept.name in _EXPENSES and _added_as_printed(p):
+                value = -value
+            picks.append(p)
+            values.append(value)
+        total, scale = self._scaled(sum(values), picks)
+        shown = [self._scaled(v, [p])[0] for v, p in zip(values, picks, strict=True)]
+        decimals = self._decimals(2 if currency_scale_asked(self.q) else 0)
+        formula = _fmt(shown[0], decimals) + "".join(f" {'−' if v < 0 else '+'} {_fmt(abs(v), decimals)}" for v in shown[1:])
+        return self._outcome(f"{concept.title}, FY{lo}-FY{hi} added up", formula, total, "currency", picks, decimals,
+                             scale)
 
     def _line_item(self, concept: Concept, part: Found | None = None) -> Outcome | None:
         """The concept's row (or the part of it the question names) in the asked column."""
@@ -1177,7 +1205,8 @@ def wants_calculation(question: str) -> bool:
     if not concepts:
         return measure_label(question) is not None
     return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0])
-                or trend_asked(question) is not None)
+                or trend_asked(question) is not None
+                or (_SUM_YEARS.search(question) and len(find_periods(question).years) >= 2))
 
 
 def _defines_a_formula(question: str) -> bool:

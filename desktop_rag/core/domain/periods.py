@@ -556,7 +556,7 @@ def _mention(kind: str, m: re.Match[str]) -> PeriodMention | None:
     before = m.string[max(0, start - 30):start].lower()
     if re.search(rf"\b{MONTH_RE}\.?,?\s*$", before):
         return None  # "in January 2023": a month of the business, not a period of report
-    if _BUSINESS_DATE.search(before):
+    if _BUSINESS_DATE.search(before) and not _RANGE_END.search(before):
         return None  # "notes due 2026", "by 2030": a date in the business, not the period asked
     return PeriodMention(text, start, end, year=full_year(m.group("y")))
 
@@ -593,6 +593,9 @@ def _us_date(text: str) -> date | None:
 _DATE_LIST_TAIL = re.compile(
     rf"(?<![A-Za-z])(?P<m1>{MONTH_RE})\.?\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>(?:19|20)\d\d)"
     r"(?:\s*(?:,|and|or|&)\s*(?:19|20)\d\d)*,?\s*(?:,|and|or|&)\s*$", re.I)
+# the end of a range of years whose start is written just before: "2014 through 2016", "fiscal
+# 2016 until 2018" (a period asked, not a date of the business)
+_RANGE_END = re.compile(r"(?:19|20)\d\d\s+(?:through|thru|until|till)\s*$")
 _BUSINESS_DATE = re.compile(r"\b(?:due|matur\w*|through|until|till|by|expir\w*|beyond|after|thereafter|before|since|"
                             r"notes?|bonds?|debentures?|plan|act|vision|agenda|target|goal)\s*(?:in\s+|on\s+)?$")
 

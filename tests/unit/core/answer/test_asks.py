@@ -147,3 +147,15 @@ def test_a_sentence_printed_on_two_pages_is_quoted_once() -> None:
     quotes = [p.text[a:b] for _, p, a, b in units]
     assert len([q for q in quotes if "remained available" in q]) == 1
     assert any("additional $4.0 billion" in q for q in quotes)
+
+
+def test_a_part_asked_after_the_whole_is_answered_by_the_sentence_naming_the_part() -> None:
+    # "..., and how many were in the U.S.?": the clause's own words (its initials) must be
+    # carried; the global count carries only the topic's, and a portion ("6,200 of our
+    # employees") is what the part asks
+    asks = _asks("How many people did Acme employ at the end of 2015, and how many were in the U.S.?")
+    ranked = ["As of December 31, 2015, we employed approximately 11,600 people globally.",
+              "Approximately 6,200 of our employees were located in the U.S."]
+    assert answered(ranked[0], asks) == {0: 1.0}
+    assert set(answered(ranked[1], asks)) == {1}
+    assert cover(asks, ranked, [], 3) == [0, 1]

@@ -388,6 +388,7 @@ def test_the_cause_of_a_movement_said_in_the_present_is_a_driver() -> None:
     ("Comparable sales are driven by changes in guest counts and average check.", True),
     ("The decrease in quarter-over-quarter core earnings is primarily driven by timing items.", False),
     ("The increase is mainly affected by higher volumes.", False),
+    ("Quarterly revenues and operating income have historically been affected by seasonal factors.", True),
     ("Revenue is driven by transaction volume, which rose 5% in 2022.", False),  # a figure: this period's
 ])
 def test_a_generic_cause_is_of_the_measure_not_of_its_movement(sentence: str, generic: bool) -> None:

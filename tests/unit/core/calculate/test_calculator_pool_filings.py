@@ -70,3 +70,16 @@ def test_a_sign_asked_alone_gives_one_year(ebay) -> None:
     assert out is not None and out.calculation is not None, out
     assert "fell from" not in out.text
     assert {i.period for i in out.calculation.inputs} == {"2016-12-31"}
+
+
+@pytest.mark.parametrize("question", [
+    "Sum eBay's purchases of property and equipment over 2014-2016 from the cash flow statement.",
+    "What were eBay's combined capital expenditures for 2014 through 2016?",
+])
+def test_a_flow_added_up_over_the_years_asked(ebay, question: str) -> None:
+    out = _ask(ebay, question)
+    assert out is not None and out.calculation is not None, out
+    inputs = out.calculation.inputs
+    assert [i.period for i in inputs] == ["FY2014", "FY2015", "FY2016"]  # 2014-2016 is three years
+    assert out.calculation.result == sum(abs(i.value) for i in inputs)  # each year's outflow, as spent
+    assert out.text.startswith("Capital expenditures, FY2014-FY2016 added up:")

@@ -921,3 +921,12 @@ def test_the_month_a_fiscal_year_ends_from_what_a_filing_says_of_itself() -> Non
     assert fiscal_year_end_month_of(2023, 2, "2023-06-30") == 12
     assert fiscal_year_end_month_of(None, 2, "2023-06-30") is None
     assert fiscal_year_end_month_of(2021, 2, "2023-06-30") is None  # the three disagree
+
+
+@pytest.mark.parametrize(("text", "years"), [
+    ("combined capital expenditures for 2014 through 2016", {2014, 2016}),
+    ("net income from fiscal 2016 until 2018", {2016, 2018}),
+    ("the credit facility runs through 2026", set()),  # a date of the business, no period asked
+])
+def test_the_end_of_a_range_of_years_is_a_period_asked(text: str, years: set[int]) -> None:
+    assert find_periods(text).years == years
