@@ -59,6 +59,7 @@ MOVED = re.compile(r"\b(?:increas|decreas|declin|grew|grow|rose|rise|fell|fall|i
 _TABLE_LEAD = re.compile(r"\b(?:the\s+following|as\s+follows|(?:is|are)\s+(?:presented|shown|set\s+forth|summari[sz]ed)\s+"
                          r"(?:below|in\s+the\s+(?:following\s+)?table))\b", re.I)
 _LEAD_FIRST = 1.5  # a lead-in's weight among the sentences of an outlook, list or description
+_LEAD_NEAR = 0.6  # ... when it scores at least this share of the best sentence's
 _HEADER_LINES = 3  # the column heading of a table under a lead-in, at most
 # a table's row of one cell, below rows of several ("Thereafter 8,198")
 _ONE_CELL = re.compile(r"^\s*[A-Za-z(][^\n]{0,60}?\s\$?\s?\(?\d[\d,]*(?:\.\d+)?\)?\s?%?\s*$")
@@ -212,7 +213,7 @@ def assemble(intent: QuestionIntent, passages: list[Passage], terms: set[str],
     if shape == "drivers" or (intent.wants_reasons and shape in ("comparison", "ranking", "yesno", "change")):
         out = _drivers(passages, terms, idf, intent, more)
     elif shape == "outlook":
-        lead = _leading(asks, pools, terms, idf, FORWARD)
+        lead = _leading(asks, pools, terms, idf, FORWARD, siblings=True)  # each guided figure beside it
         out = _sentences(passages, terms, idf, FORWARD, "outlook", need=True, lead=lead,
                          all_answered=_answers_all(lead, asks))
     elif shape == "list":
@@ -601,7 +602,10 @@ def _sentences(passages: list[Passage], terms: set[str], idf: dict[str, float] |
     more = [] if lead and all_answered else _anchors(passages, terms, idf, want)
     # a sentence introducing a table or list of what was asked ("The company is providing the
     # following guidance for Q2") carries its items: it goes before sentences about it
-    more.sort(key=lambda u: -u[0] * (_LEAD_FIRST if _TABLE_LEAD.search(u[1].text[u[2]:u[3]]) else 1.0))
+    # (one about it nearly as well as the best sentence: not any table the pages introduce)
+    top = max((u[0] for u in more), default=0.0)
+    more.sort(key=lambda u: -u[0] * (_LEAD_FIRST if u[0] >= _LEAD_NEAR * top and _TABLE_LEAD.search(
+        u[1].text[u[2]:u[3]]) else 1.0))
     for _, p, a, b in [*(lead or []), *more]:
         seg = p.text[a:b]
         if need and want is not None and not want.search(seg):

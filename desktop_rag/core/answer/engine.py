@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 # The note that marks an answer whose model wording failed verification (the filing is quoted).
 EXTRACTIVE_NOTE = "extractive fallback:"
 NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model was there to ask
+PROSE_QUOTED_REASON = "a prose answer is the filing's own sentences"  # why the model was not asked
 # "per its Q2 2023 10-Q": the form names the filing, the filing's sentences do not name it
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 # the sentences or rows a retry from the evidence shows the model, at most
@@ -205,13 +206,19 @@ class AnswerEngine:
         assembled = self._assembled(plan, own, concept, ignore, more)
         if assembled is not None:
             extracted = (assembled.text, assembled.citations)
-        if self.generator is not None and extracted[1]:
+        # A cause, a list, a description or an outlook is shown as the filing's own sentences:
+        # the small model's rewording of them joined facts the quotes keep apart ("paid $306
+        # million ... for its Flipkart stake", "Accelerating the Arches 2.0 is a new leadership
+        # role") on blind batches, and a prose claim has no figure to check it by
+        quoted_prose = plan.intent is not None and plan.intent.prose and bool(extracted[1])
+        generator = None if quoted_prose else self.generator
+        if generator is not None and extracted[1]:
             result.evidence = Evidence(*extracted, ms=(time.perf_counter() - t0) * 1000)
             yield AnswerEvent("evidence", text=extracted[0], evidence=result.evidence)
         first_token = attempt_s = 0.0
         model_answer = ""
         model_quotes: list[str] = []
-        if self.generator is not None:
+        if generator is not None:
             prompt = self.generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
             stream = AnswerTextStream()
             budget = s.generation.answer_budget_s
@@ -233,8 +240,9 @@ class AnswerEngine:
         verdict = (
             verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
                           concept=concept, idf=self.library.lexical.idf)
-            if self.generator is not None and not result.cancelled
-            else Verdict(False, reason="cancelled" if result.cancelled else NO_MODEL_REASON)
+            if generator is not None and not result.cancelled
+            else Verdict(False, reason="cancelled" if result.cancelled else PROSE_QUOTED_REASON if quoted_prose
+                         else NO_MODEL_REASON)
         )
         if verdict.ok and assembled is not None and not _overlaps(verdict.citations, assembled.citations):
             # the model's wording is backed by quotes, but not by the causes, items or
@@ -242,7 +250,7 @@ class AnswerEngine:
             verdict = Verdict(False, reason=f"the answer names none of the {assembled.shape} the filing gives")
         if not verdict.ok and assembled is not None:
             result.notes.append(f"{assembled.shape} from the filing's sentences: {verdict.reason}")
-        elif not verdict.ok and self.generator is not None and not result.cancelled:
+        elif not verdict.ok and generator is not None and not result.cancelled:
             first = _FirstAttempt(asked, plan, passages, own, concept, ignore)
             retried = self._retry(query, doc_scope, cancel, verdict.reason, result, first, deadline=t0,
                                   attempt_s=attempt_s)

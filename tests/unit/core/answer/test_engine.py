@@ -695,3 +695,16 @@ def test_a_figure_asked_that_no_quote_gives_is_refused_with_the_nearest_passages
     # a figure the quotes do give is answered as before
     ans = engine.ask(QUESTION)
     assert ans.extractive and not ans.not_in_corpus and any("81,797" in c.quote for c in ans.citations)
+
+
+def test_a_prose_answer_is_the_filings_sentences_without_the_models_rewording(build_library) -> None:
+    # a description is shown as the filing's own sentences: the model is not asked to reword
+    # them (its rewordings joined facts the quotes keep apart), and nothing it wrote is shown
+    lib = build_library()
+    engine, gen = _engine(lib, json.dumps({"answer": "Apple's liquidity is a new leadership role.", "citations": []}))
+    ans = engine.ask("Describe Apple's liquidity and capital resources in Q3 2023.")
+    assert not ans.not_in_corpus and ans.extractive
+    assert gen.prompts == []
+    assert "leadership" not in ans.answer
+    assert any("sufficient to satisfy its cash requirements" in c.quote for c in ans.citations)
+    _check_citations(lib, ans)
