@@ -219,12 +219,12 @@ class AnswerEngine:
         model_answer = ""
         model_quotes: list[str] = []
         if generator is not None:
-            prompt = self.generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
+            prompt = generator.build_prompt(asked, self._prompt_passages(context, passages, extracted[1]))
             stream = AnswerTextStream()
             budget = s.generation.answer_budget_s
             timed = _Until(cancel, t0 + budget if budget > 0 else None)  # a slow machine's first attempt too
             t_gen = time.perf_counter()
-            for piece in self.generator.stream(prompt, timed):
+            for piece in generator.stream(prompt, timed):
                 shown = stream.feed(piece)
                 if shown:
                     if not first_token:  # the first answer text, not the prefilled JSON opener
