@@ -289,16 +289,20 @@ def _inflected(a: str, b: str) -> bool:
     return any(a == b + e or b == a + e for e in _INFLECTIONS) or word_root(a) == word_root(b)
 
 
-def correct_slips(text: str, vocabulary: frozenset[str] | set[str], spelled: Callable[[str, Iterable[str]], bool]) -> str:
+def correct_slips(text: str, vocabulary: frozenset[str] | set[str], spelled: Callable[[str, Iterable[str]], bool],
+                  is_word: Callable[[str], bool] | None = None) -> str:
     """``text`` with each lower-case word of 5 letters or more that is no word of
-    ``vocabulary`` (nor of the alias table, nor a stop word) replaced by the one word of them it
-    is a slip of the keyboard from ("slaes" -> "sales"; ``spelled(word, candidates)`` says
-    whether it is). A word with no such neighbour, or with two, is left as typed."""
+    ``vocabulary`` (nor of the alias table, nor a stop word, nor a word of the language:
+    ``is_word``) replaced by the one word of them it is a slip of the keyboard from ("slaes" ->
+    "sales"; ``spelled(word, candidates)`` says whether it is). A word with no such neighbour,
+    or with two, is left as typed: "slipped" is no slip of "shipped"."""
     known = vocabulary | ALIAS_WORDS
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
         if word in known or word in STOPWORDS or word in QUESTION_NOISE:
+            return word
+        if is_word is not None and is_word(word):
             return word
         near = [v for v in known if abs(len(v) - len(word)) <= 1 and v.isalpha() and spelled(word, [v])]
         if any(_inflected(word, v) for v in near):

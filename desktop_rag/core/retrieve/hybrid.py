@@ -287,7 +287,16 @@ class HybridRetriever:
 
     def corrected(self, text: str) -> str:
         """``text`` with its slips of the keyboard corrected towards the library's words."""
-        return correct_slips(text, self._vocabulary(), near_spelling)
+        return correct_slips(text, self._vocabulary(), near_spelling, self._a_word)
+
+    def _a_word(self, word: str) -> bool:
+        """A word the embedder's vocabulary holds whole ("slipped", "declined"): a word of the
+        language, never a slip of the keyboard, whether or not the library prints it."""
+        cost = getattr(self.library.embedder, "word_cost", None)
+        try:
+            return cost is not None and cost(word) == 1 and cost(word + "zq") > 1
+        except Exception:  # no tokenizer for this embedder: every word may be a slip, as before
+            return False
 
     def _vocabulary(self) -> frozenset[str]:
         """The library's indexed terms, as a set kept until the index changes."""

@@ -17,3 +17,13 @@ def test_a_slip_becomes_the_word_the_filings_print() -> None:
 def test_inflections_names_and_short_words_are_left_as_typed() -> None:
     for text in ("how many capital return programs", "Revnue of Salesforce", "the rate", "zorblax headsets"):
         assert correct_slips(text, VOCAB, near_spelling) == text
+
+
+def test_a_word_of_the_language_is_no_slip_even_when_the_library_never_prints_it() -> None:
+    vocab = frozenset({"shipped", "margin", "operating"})
+    # one edit from "shipped", and a word of its own: left as typed when the language has it
+    assert correct_slips("operating margin slipped in 2018", vocab, near_spelling) == "operating margin shipped in 2018"
+    words = {"slipped", "operating", "margin"}
+    assert correct_slips("operating margin slipped in 2018", vocab, near_spelling,
+                         words.__contains__) == "operating margin slipped in 2018"
+    assert correct_slips("operating margin shiped", vocab, near_spelling, words.__contains__) == "operating margin shipped"
