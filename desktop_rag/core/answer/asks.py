@@ -47,6 +47,10 @@ _DATE = re.compile(
 # numbers that name a document's part, not a figure: "Note 4", "Item 7", "Rule 10b5-1"
 _REFERENCE = re.compile(r"\b(?:notes?|items?|rules?|sections?|parts?|pages?|exhibits?|forms?|schedules?|articles?|"
                         r"chapter|level|tier|phase|class|series|no\.)\s+\(?\d[\w.-]*", re.I)
+# an exhibit index: "(d) Exhibits / 99.1 Employee Communication ... / 104 Cover Page ...", each
+# line opening with the exhibit's number, no figure
+_EXHIBITS = re.compile(r"\bexhibits?\b", re.I)
+_EXHIBIT_LINE = re.compile(r"^\s*\d{1,3}(?:\.\d{1,2})?(?=\s+[A-Z])", re.M)
 _FOOTNOTE = re.compile(r"\(\d{1,2}\)|^\s*\d{1,2}\s*$|^\s*\d{1,2}[.)]\s", re.M)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w%]|-[A-Za-z])")  # not "12-month", "10-K"
 
@@ -100,7 +104,8 @@ def figure_spans(text: str) -> list[tuple[int, int, str]]:
     rest = _blank(rest, rates)
     dates = [(m.start(), m.end(), DATE) for m in _DATE.finditer(rest)]
     spans += dates
-    rest = _blank(rest, dates + [(m.start(), m.end(), "") for rx in (_REFERENCE, _FOOTNOTE) for m in rx.finditer(rest)])
+    refs = (_REFERENCE, _FOOTNOTE, _EXHIBIT_LINE) if _EXHIBITS.search(text) else (_REFERENCE, _FOOTNOTE)
+    rest = _blank(rest, dates + [(m.start(), m.end(), "") for rx in refs for m in rx.finditer(rest)])
     bare = [m for m in _NUMBER.finditer(rest) if not re.fullmatch(_YEAR, m.group(0))]
     if bare:
         row = _is_row(text)

@@ -29,6 +29,9 @@ def test_the_kinds_of_figure_a_sentence_holds() -> None:
     assert figure_kinds("International 6,463 1 % 6,373 11% 5,740") == {"amount", "change"}
     assert figure_kinds("Total employees 288,000 290,000") == {"count"}
     assert figure_kinds("Percentage of net revenues 60% 59% 58%") == {"rate"}
+    # an exhibit index's numbers name exhibits: no count of employees
+    assert figure_kinds("(d) Exhibits\n99.1 Employee Communication Introducing the Plan.\n104 Cover Page "
+                        "Interactive Data File") == set()
 
 
 def _asks(question: str):  # type: ignore[no-untyped-def]
