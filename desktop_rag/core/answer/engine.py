@@ -53,7 +53,7 @@ from desktop_rag.core.answer.verify import (
 )
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
-from desktop_rag.core.domain.question import COMPUTED_WORDS, asked_concept
+from desktop_rag.core.domain.question import COMPUTED_WORDS, asked_concept, without_reasons
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 # The note that marks an answer whose model wording failed verification (the filing is quoted).
 EXTRACTIVE_NOTE = "extractive fallback:"
 NO_MODEL_REASON = "no generator loaded"  # the fallback's reason when no model was there to ask
+REASONS_LEAD = "What the filing gives as the reasons:"
+NO_REASONS = "The passages retrieved give no reason for it."
 PROSE_QUOTED_REASON = "a prose answer is the filing's own sentences"  # why the model was not asked
 # "per its Q2 2023 10-Q": the form names the filing, the filing's sentences do not name it
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
@@ -154,6 +156,14 @@ class AnswerEngine:
         # a company or period the library lacks is refused by the gate below: a statement of
         # another period (the latest quarter for "Q4 2022") is no answer
         computed = self._computed_answer(question, query, plan, t0) if self._retriable(plan) else None
+        # "Has debt increased over FY2018? ... and say what drove it": the verdict computed from
+        # the statements without the part asking why, the causes from the filing's sentences below
+        with_reasons: Answer | None = None
+        if computed is None and plan.intent is not None and plan.intent.wants_reasons and self._retriable(plan):
+            head = without_reasons(query)
+            figure = self._computed_answer(question, head, plan, t0) if head != query else None
+            if figure is not None and figure.calculation is not None:
+                with_reasons = figure
         if computed is not None:  # a statement figure or metric: numbers from cells, arithmetic from code
             yield AnswerEvent("retrieved", hits=[])
             yield AnswerEvent("answer", answer=computed)
@@ -204,6 +214,9 @@ class AnswerEngine:
         # A cause, a list, a description or an outlook is answered by the filing's own
         # sentences and lists, read from the structure of its pages (core/answer/assemble.py)
         assembled = self._assembled(plan, own, concept, ignore, more)
+        if with_reasons is not None:
+            yield AnswerEvent("answer", answer=self._with_reasons(with_reasons, assembled, t0, t_retrieve))
+            return
         if assembled is not None:
             extracted = (assembled.text, assembled.citations)
         # A cause, a list, a description or an outlook is shown as the filing's own sentences:
@@ -282,6 +295,20 @@ class AnswerEngine:
             result.timings_ms["evidence"] = result.evidence.ms
         yield AnswerEvent("answer", answer=result)
 
+
+    @staticmethod
+    def _with_reasons(computed: Answer, assembled: Assembled | None, t0: float, t_retrieve: float) -> Answer:
+        """The computed verdict or figure, and the causes the filing's sentences give for it (a
+        question asking both); the verdict alone, said so, when the pages give no cause."""
+        if assembled is not None:
+            computed.answer = f"{computed.answer}\n{REASONS_LEAD}\n{assembled.text}"
+            computed.citations = [*computed.citations, *assembled.citations]
+            computed.notes.append(f"{assembled.shape} from the filing's sentences")
+        else:
+            computed.answer = f"{computed.answer}\n{NO_REASONS}"
+            computed.notes.append("no cause found in the filing's sentences")
+        computed.timings_ms = {"retrieve": t_retrieve, "first_token": 0.0, "total": (time.perf_counter() - t0) * 1000}
+        return computed
 
     def _figure_not_given(self, plan: QueryPlan, cites: list[Citation], ignore: set[str]) -> str:
         """Why the quotes found are no answer: the question asks a figure (an amount, a count, a

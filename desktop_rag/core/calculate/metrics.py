@@ -81,7 +81,10 @@ METRICS: list[Metric] = [
        (r"\btotal debt\b(?!\s*(?:to|/|-to-|ratio))", r"\bdebt (?:on|in) (?:the |its |their )?balance sheets?\b",
         r"(?:\b(?:its|their|the company's)|\w(?:'s|s')) (?:total )?debt\b(?!\s*(?:securities|investments?|to\b|/|-to-|ratios?|covenants?|"
         r"ratings?|maturit\w*|issu\w*|instruments?|offerings?|costs?|interest|repay\w*|refinanc\w*|holders?|markets?))",
-        r"\bhow much debt\b", r"\bdebt (?:levels?|loads?|balances?|outstanding)\b", r"\boutstanding debt\b"), "currency",
+        r"\bhow much debt\b", r"\bdebt (?:levels?|loads?|balances?|outstanding)\b", r"\boutstanding debt\b",
+        # debt by its other name ("Has Oracle's borrowing increased?"), not the terms of borrowing
+        r"\btotal borrowings\b", r"(?:\b(?:its|their|the company's)|\w(?:'s|s')) (?:total )?borrowings?\b(?!\s*(?:rates?|"
+        r"costs?|capacity|base|availability|under|facilit\w*|agreements?|arrangements?|limits?))"), "currency",
        "short-term borrowings + current portion of long-term debt + long-term debt (the balance sheet's debt lines)",
        (("debt", "debt", "cur"),), lambda v: v["debt"]),
     _M("debt_to_equity", "Debt-to-equity ratio", (r"debt[- /]+to[- /]+(?:total\s+)?(?:shareholders'? |stockholders'? )?equity",

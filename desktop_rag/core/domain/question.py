@@ -904,6 +904,23 @@ def ask_kind(asked: str) -> AskKind:
     return "figure"
 
 
+# where a clause begins: the part of a question asking why starts at the last one before its
+# word for causes ("... and say what new issuance drove it", ", and what were the main reasons?")
+_CLAUSE_START = re.compile(r",?\s+(?:and|&)\s+|[,;:]\s*|(?<=[.?!])\s+", re.I)
+
+
+def without_reasons(asked: str) -> str:
+    """``asked`` without its part asking why, when it asks a figure or a verdict besides
+    ("Has debt increased over FY2018? ... and say what new issuance drove it" -> "Has debt
+    increased over FY2018? ..."); as it is when the whole question asks why."""
+    why = _DRIVERS.search(asked)
+    starts = list(_CLAUSE_START.finditer(asked[:why.start()])) if why else []
+    if not starts or len(asked[:starts[-1].start()].split()) < 3:
+        return asked  # "In 2022, why did margins fall?": the whole question asks why
+    head = asked[:starts[-1].start()].rstrip(" ,;:")
+    return head if head.endswith(("?", ".")) else f"{head}?"
+
+
 def read_question(text: str) -> QuestionIntent:
     """The question read once: instructions apart, the shape asked, the periods named."""
     parsed = parse_question(text)

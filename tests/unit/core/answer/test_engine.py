@@ -708,3 +708,34 @@ def test_a_prose_answer_is_the_filings_sentences_without_the_models_rewording(bu
     assert "leadership" not in ans.answer
     assert any("sufficient to satisfy its cash requirements" in c.quote for c in ans.citations)
     _check_citations(lib, ans)
+
+
+def test_a_computed_verdict_asked_with_its_reasons_comes_with_the_filings_causes(build_library, monkeypatch) -> None:
+    # the statements give the verdict of the question without its part asking why; the
+    # filing's sentences give the causes; the model is not asked
+    from desktop_rag.core.calculate import calculator
+    from desktop_rag.core.calculate.calculator import Outcome
+    from desktop_rag.core.domain.types import Calculation
+
+    asked: list[str] = []
+
+    def calculate(question: str, *a: object, **k: object) -> Outcome | None:
+        asked.append(question)
+        if "why" in question.lower():
+            return None  # the calculator answers no question asking why
+        return Outcome("Yes: revenue rose from $6,704 million to $13,507 million.", [],
+                       Calculation("Revenue", "", [], 13507.0, "usd_millions"))
+
+    monkeypatch.setattr(calculator, "calculate", calculate)
+    from tests.conftest import NVIDIA_PAGES
+
+    mdna = ("Item 2. Management's Discussion and Analysis\nRevenue\nRevenue increased 101% in the second quarter of "
+            "fiscal 2024, primarily due to higher Data Center sales to cloud service providers.\n")
+    lib = build_library({"2023 Q2 NVDA.pdf": [*NVIDIA_PAGES, mdna]})
+    engine, gen = _engine(lib, json.dumps({"answer": "Revenue fell.", "citations": []}))
+    ans = engine.ask("Did NVIDIA's revenue increase in Q2 2023, and why?")
+    assert ans.computed and ans.answer.startswith("Yes: revenue rose from $6,704 million")
+    assert "Did NVIDIA's revenue increase in Q2 2023?" in asked
+    assert "primarily due to higher Data Center sales" in ans.answer  # the cause, quoted
+    assert gen.prompts == []
+    _check_citations(lib, ans)

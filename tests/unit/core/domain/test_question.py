@@ -294,3 +294,19 @@ def test_a_counted_noun_after_another_asked_noun_asks_no_count() -> None:
     assert all(a.kind != "count" for a in support.asks)
     assert [a.kind for a in read_question("What was the number of customers at year end?").asks] == ["count"]
     assert [a.kind for a in read_question("How many employees did eBay have?").asks] == ["count"]
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    ("Has the company's borrowing increased over FY2018? Compare notes payable at May 31, 2018 vs 2017 and say what "
+     "new issuance drove it.", "Has the company's borrowing increased over FY2018? Compare notes payable at May 31, "
+     "2018 vs 2017?"),
+    ("Did the effective tax rate go up or down in FY2019 versus FY2018, and what were the main reasons?",
+     "Did the effective tax rate go up or down in FY2019 versus FY2018?"),
+    ("What was revenue growth in 2022? Why?", "What was revenue growth in 2022?"),
+    ("Why did net income fall in 2022?", "Why did net income fall in 2022?"),  # the whole question asks why
+    ("In 2022, why did margins fall?", "In 2022, why did margins fall?"),
+])
+def test_the_part_asking_why_is_set_apart_from_the_verdict_asked(question: str, head: str) -> None:
+    from desktop_rag.core.domain.question import without_reasons
+
+    assert without_reasons(question) == head
