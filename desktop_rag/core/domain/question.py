@@ -641,7 +641,8 @@ _RANKING = re.compile(
     re.I)
 _COMPARISON = re.compile(
     r"\b(?:compare[ds]?|comparison|versus|vs\.?|relative\s+to|how\s+did\s+(?:\w+\s+){1,5}(?:do|perform|fare)|"
-    r"how\s+did\s+the\s+others?|(?:which|what)\s+(?:\w+\s+){0,3}(?:grew|declined|increased|decreased|rose|fell)\b|"
+    r"how\s+did\s+the\s+others?|(?:which|what)\s+(?:[\w'\u2019&.-]+\s+){0,4}(?:grew|declined|increased|decreased|rose|fell|"
+    r"shrank|shrunk)\b|"
     r"difference\s+between|outperform\w*)", re.I)
 _LIST = re.compile(
     r"^(?:list|name|enumerate|identify)\b|\b(?:who\s+(?:are|were)|what\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?"
@@ -674,7 +675,8 @@ _PART_KIND = (
     r"(?:segments?|regions?|geograph(?:y|ies)|geographic(?:al)?\s+(?:areas?|markets?|regions?|segments?)|"
     r"product\s+(?:lines?|categor(?:y|ies)|groups?|families)|products?|service\s+(?:offerings?|lines?)|services|"
     r"offerings?|markets?|business(?:es|\s+units?|\s+lines?|\s+groups?)?|divisions?|categor(?:y|ies)|brands?|"
-    r"(?:operating|reporting|reportable)\s+units?|channels?)")
+    r"(?:operating|reporting|reportable)\s+units?|channels?|(?:revenue|sales)\s+(?:lines?|streams?|sources?)|"
+    r"lines\s+of\s+business)")
 _PART_WORDS = r"(?:(?:the|its|their|his|her|our|each|all|of)\s+|[\w&.'’-]+\s+){0,5}?"
 # "Which service offering ...", "Which of the company's market segments ...", "Rank the three
 # segments by ...", "Among the geographic segments, which ...", "Across its three businesses, which ..."
@@ -722,7 +724,7 @@ _NAMED_PARTS = re.compile(r"(?:,|:|\bbetween)\s*(?P<a>[A-Z][^,?;:]{1,60}?)\s*,?\
                           r"(?P<b>[A-Z][^,?;:]{1,60}?)\s*[?.]*$")
 # "... segments grew net sales", "... regions have declined": which parts moved that way
 _MOVED_WHICH = re.compile(r"\s*(?:have\s+|has\s+|had\s+)?(?P<verb>grew|increased|rose|expanded|improved|declined|"
-                          r"decreased|fell|shrank|dropped|contracted)\b", re.I)
+                          r"decreased|fell|shrank|shrunk|dropped|contracted)\b", re.I)
 _CLAUSE_END = re.compile(r"\?|;|,\s*(?:and|but)\b|\s+and\s+(?:how|what|why|which|by|when|where|did|does|was|is)\b|"
                          r"\.\s|\.$")
 

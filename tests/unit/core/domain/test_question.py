@@ -77,6 +77,8 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     ("Which segment had the highest operating income in 2022?", "ranking"),
     ("Among the geographic segments, which grew revenue in fiscal 2022 and which one declined?", "comparison"),
     ("How did the Americas compare with Europe in Q3?", "comparison"),
+    # a possessive among the words before the verb, and "shrank"
+    ("Which of Acme's revenue lines grew in FY2018 and which shrank?", "comparison"),
     ("Why did net income fall 18% in 2022?", "drivers"),
     ("What drove the 120 basis point gross margin expansion in FY22?", "drivers"),
     ("What were the main factors behind the decline in operating income?", "drivers"),
@@ -310,3 +312,12 @@ def test_the_part_asking_why_is_set_apart_from_the_verdict_asked(question: str, 
     from desktop_rag.core.domain.question import without_reasons
 
     assert without_reasons(question) == head
+
+
+def test_revenue_lines_are_parts_compared_and_the_explanation_asked_is_a_reason() -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    intent = read_question("Which of Acme's revenue lines grew in FY2018 and which shrank, and how does management "
+                           "explain the hardware decline?")
+    assert intent.ask == "comparison" and intent.wants_reasons
+    assert intent.ranking is not None and intent.ranking.kind == "revenue lines" and intent.ranking.select == "grew"
