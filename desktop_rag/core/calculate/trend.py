@@ -22,6 +22,9 @@ _UP = re.compile(r"\b(?:increas(?:e|es|ed|ing)|gr(?:ow|ew|own|owing|ows)|ris(?:e
                  r"went up|gone up)\b", re.I)
 _DOWN = re.compile(r"\b(?:decreas(?:e|es|ed|ing)|declin(?:e|es|ed|ing)|f(?:all|ell|allen|alling|alls)|drop(?:ped|ping|s)?|"
                    r"lower|shr(?:ink|ank|unk|inking)|contract(?:ed|ing)|reduc(?:e|ed|es|ing)|went down|gone down)\b", re.I)
+# both directions asked ("did the tax rate go up or down", "increase or decrease"): the answer is which
+_EITHER_WAY = re.compile(r"\b(?:go(?:ne)?|went|moved?)\s+up\s+or\s+down\b|\b(?:increas\w*|ris\w*|rose|gr[eo]w\w*)\s+or\s+"
+                         r"(?:decreas\w*|declin\w*|f[ae]ll\w*|drop\w*|shr\w*)\b", re.I)
 _BETTER = re.compile(r"\bimprov(?:e|es|ed|ing|ement)\b|\bstrengthen(?:ed|ing|s)?\b", re.I)
 _WORSE = re.compile(r"\b(?:deteriorat(?:e|es|ed|ing|ion)|worsen(?:ed|ing|s)?|weaken(?:ed|ing|s)?)\b", re.I)
 _SIGN = re.compile(r"\b(positive|negative)\b", re.I)
@@ -83,6 +86,8 @@ def trend_asked(question: str) -> TrendAsk | None:
     q = without_conditional_asides(question)
     if _NOT_A_TREND.search(q):
         return None
+    if _EITHER_WAY.search(q):
+        return TrendAsk("change")  # "did it go up or down": which way, stated, no yes or no
     yes_no = bool(_YES_NO.search(q))
     if yes_no:
         sign = _SIGN.search(q)

@@ -55,3 +55,14 @@ def test_verdict_follows_the_measures_better_direction() -> None:
     assert verdict(TrendAsk("direction", "up", True), "total_debt", -2544.0, 47237.0) == "No"
     assert verdict(TrendAsk("sign", "positive", True), "working_capital", 0.0, -1561.0) == "No"
     assert verdict(TrendAsk("change"), "effective_tax_rate", 2.7, 22.9) is None  # not a yes/no question
+
+
+@pytest.mark.parametrize("question", [
+    "Did the effective tax rate go up or down in FY2019 versus FY2018?",
+    "Did revenue increase or decrease in 2022?",
+    "Has the operating margin gone up or down since last year?",
+])
+def test_both_directions_asked_is_a_change_stated_not_a_yes_or_no(question: str) -> None:
+    from desktop_rag.core.calculate.trend import TrendAsk, trend_asked
+
+    assert trend_asked(question) == TrendAsk("change")
