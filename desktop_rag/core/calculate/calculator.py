@@ -738,8 +738,9 @@ class Calculator:
                     by, signed = by + pct, signed + pct
             span = f"from {show(values[0])} ({names[0]}) to {show(later)} ({names[-1]})"
             if ask.kind == "change":
+                # which way, said in words ("fell by $784 million (-7.8%)"), not a signed "changed by"
                 headline = f"{head}{subject} changed {span}"
-                text = f"{head}{subject} changed by {signed}, {span}."
+                text = f"{head}{subject} {moved(delta)} by {by}, {span}." if delta else f"{head}{subject} was unchanged, {span}."
             else:
                 went = moved(delta)
                 direction = "up" if delta > 0 else "down"

@@ -464,7 +464,7 @@ def test_how_much_a_ratio_changed_is_in_percentage_points(apple) -> None:
     assert out is not None and out.calculation is not None
     late, early = 22998 / 81797 * 100, 23076 / 82959 * 100
     assert out.calculation.result == round(round(late, 2) - round(early, 2), 2)
-    assert "percentage points" in out.text and out.text.startswith("Operating margin changed by +")
+    assert "percentage points" in out.text and out.text.startswith("Operating margin rose by 0.30 percentage points")
 
 
 def test_is_it_positive_reads_the_asked_balance_sheet_date(apple) -> None:
