@@ -134,6 +134,9 @@ _SAME: tuple[frozenset[str], ...] = (
     frozenset({"international", "internationally", "outsid"}),
     frozenset({"accru", "accrual", "record"}),
     frozenset({"cost", "incurr", "charg"}),
+    # a workforce reduction as analysts say it ("how big is the headcount cut") and as filings print it
+    frozenset({"headcount", "workforc", "employe", "staff", "position"}),
+    frozenset({"cut", "reduct", "layoff", "elimin"}),
 )
 # words that name only the kind of figure asked ("the coupons" are the notes' rates, "the
 # maturities" their dates): a clause of these alone asks them of the question's topic

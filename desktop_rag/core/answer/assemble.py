@@ -255,6 +255,9 @@ def _answers_all(units: list[_Unit], asks: list[Ask]) -> bool:
     return bool(asks) and len(got) == len(asks)
 
 
+_PRESENT_ASK = re.compile(r"\b(?:is|are|was|were|did|has|have|had)\b", re.I)
+
+
 def _answer_asks(out: Assembled, asks: list[Ask], pools: list[list[Passage]], terms: set[str],
                  idf: dict[str, float] | None, want: re.Pattern[str] | None) -> Assembled:
     """``out`` with, for the facts asked that none of its quotes answers, the sentences of the
@@ -262,15 +265,28 @@ def _answer_asks(out: Assembled, asks: list[Ask], pools: list[list[Passage]], te
     ``MAX_ASK_QUOTES`` in all; only those matching ``want``, a forecast for an outlook), after
     its own quotes."""
     quoted = [c.quote for c in out.citations]
-    keep = want.search if want is not None else None
-    added = []
-    for _, p, a, b in answering_units(asks, pools, terms, idf, MAX_ASK_QUOTES, given=quoted,
-                                      keep=(lambda t: bool(keep(t))) if keep else None):
-        if _is_heading(p.text[a:b]):
+    # a fact asked in the present of an outlook question ("how big is the headcount cut ... and
+    # what charges does it expect") is answered by any sentence, the forecast asked by a forecast
+    def forecast(text: str) -> bool:
+        return want is not None and bool(want.search(text))
+
+    def present(ask: Ask) -> bool:  # asked in its own tense: "how big is the cut", not "capex" of a guidance asked
+        return not forecast(ask.words) and bool(_PRESENT_ASK.search(ask.words))
+
+    groups: list[tuple[list[Ask], Callable[[str], bool] | None]] = [
+        ([a for a in asks if not present(a)], forecast), ([a for a in asks if present(a)], None)
+    ] if want is not None else [(asks, None)]
+    added: list[Citation] = []
+    for group, keeping in groups:
+        if not group:
             continue
-        cite = _citation(p, a, b)
-        if not any(_overlaps(cite, c) for c in out.citations):
-            added.append(cite)
+        for _, p, a, b in answering_units(group, pools, terms, idf, MAX_ASK_QUOTES - len(added),
+                                          given=quoted + [c.quote for c in added], keep=keeping):
+            if _is_heading(p.text[a:b]):
+                continue
+            cite = _citation(p, a, b)
+            if not any(_overlaps(cite, c) for c in [*out.citations, *added]):
+                added.append(cite)
     if not added:
         return out
     lines = [out.text, *(c.quote.strip() for c in added)]

@@ -423,6 +423,9 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
                         r"matur(?:e|es|ed|ing)|expir(?:e|es|ed|ation|y))\b", re.I)),
     ("rate", re.compile(r"\b(?:(?:as\s+a\s+)?share\s+of|percent(?:age)?s?|proportion|growth|grow|grew|rates?|"
                         r"coupons?|yields?|basis\s+points)\b|%", re.I)),
+    # "how big is the headcount cut": a change's size, as a count or a share ("approximately 10%")
+    ("any", re.compile(r"\bhow\s+(?:big|large|deep|significant|sizable)\b(?=[^?;]*\b(?:cuts?|reductions?|declines?|"
+                       r"decreases?|increases?|layoffs?|drops?|changes?)\b)", re.I)),
     # "how large was the fire": its size, in acres, structures, square feet
     ("count", re.compile(r"\bhow\s+(?:many|large|big|extensive)\b|\bnumber\s+of\b|\b(?:size|extent)\s+of\b", re.I)),
     ("amount", re.compile(

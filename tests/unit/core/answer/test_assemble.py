@@ -395,3 +395,19 @@ def test_a_generic_cause_is_of_the_measure_not_of_its_movement(sentence: str, ge
     from desktop_rag.core.answer.assemble import _generic_cause
 
     assert _generic_cause(sentence) is generic
+
+
+def test_a_fact_asked_in_the_present_of_an_outlook_is_answered_by_any_sentence() -> None:
+    # "how big is the headcount cut" (the filing: "a reduction of the workforce by 10 percent",
+    # no forecast) beside "what charges does it expect" (a forecast)
+    page = """Restructuring
+The Plan includes a reduction of the current workforce by approximately 10 percent and select office exits.
+The Company expects to incur approximately $1.4 billion to $2.1 billion in charges in connection with the Plan.
+"""
+    out = assemble(read_question("How big is Example's headcount cut, and what total charges does Example expect?"),
+                   _passages(page), set(tokenize("headcount cut charges")))
+    assert out is not None and out.shape == "outlook"
+    quotes = [c.quote for c in out.citations]
+    assert any("by approximately 10 percent" in q for q in quotes)
+    assert any("$1.4 billion to $2.1 billion" in q for q in quotes)
+    _exact(out, page)
