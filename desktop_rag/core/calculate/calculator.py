@@ -35,7 +35,14 @@ from desktop_rag.core.calculate.metrics import (
     substituted_inputs,
 )
 from desktop_rag.core.calculate.shares import cover_shares, share_rows_scale
-from desktop_rag.core.calculate.trend import TrendAsk, moved, trend_asked, verdict, without_conditional_asides
+from desktop_rag.core.calculate.trend import (
+    TrendAsk,
+    asks_either_way,
+    moved,
+    trend_asked,
+    verdict,
+    without_conditional_asides,
+)
 from desktop_rag.core.domain.companies import abbreviates
 from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
 from desktop_rag.core.domain.page_labels import cited_page, describe_page
@@ -541,7 +548,8 @@ class Calculator:
             if part is None or _CAGR.search(self.q) or _GROWTH.search(self.q) or not _is_lookup(self.q, concept):
                 return None
             return self._line_item(concept, part)
-        if ask is not None and ask.kind != "change" and concept.unit != "shares" and not _narrowing_follows(self.q, concept):
+        if ask is not None and (ask.kind != "change" or asks_either_way(self.q)) and concept.unit != "shares" \
+                and not _narrowing_follows(self.q, concept):
             # "Did revenue increase in FY2022?", "Is net income positive?" (a line item's change
             # in amount and percent stays the growth answer below)
             return self._trend(ask, None, concept)

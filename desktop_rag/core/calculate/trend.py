@@ -81,12 +81,17 @@ def without_conditional_asides(question: str) -> str:
     return " ".join(_CONDITIONAL_ASIDE.sub(" ", question).split())
 
 
+def asks_either_way(question: str) -> bool:
+    """"Did it go up or down?": which way is asked, both directions named."""
+    return bool(_EITHER_WAY.search(question))
+
+
 def trend_asked(question: str) -> TrendAsk | None:
     """The trend a question asks about, or None when it asks none."""
     q = without_conditional_asides(question)
     if _NOT_A_TREND.search(q):
         return None
-    if _EITHER_WAY.search(q):
+    if asks_either_way(q):
         return TrendAsk("change")  # "did it go up or down": which way, stated, no yes or no
     yes_no = bool(_YES_NO.search(q))
     if yes_no:

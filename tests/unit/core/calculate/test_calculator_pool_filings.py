@@ -83,3 +83,10 @@ def test_a_flow_added_up_over_the_years_asked(ebay, question: str) -> None:
     assert [i.period for i in inputs] == ["FY2014", "FY2015", "FY2016"]  # 2014-2016 is three years
     assert out.calculation.result == sum(abs(i.value) for i in inputs)  # each year's outflow, as spent
     assert out.text.startswith("Capital expenditures, FY2014-FY2016 added up:")
+
+
+def test_a_line_item_asked_up_or_down_is_said_which_way_with_both_years(ebay) -> None:
+    out = _ask(ebay, "Did eBay's net revenues go up or down in 2016 versus 2015?")
+    assert out is not None and out.calculation is not None, out
+    assert out.text.startswith("Revenue rose by $") and "(FY2015) to $" in out.text and "(FY2016)" in out.text
+    assert {i.period for i in out.calculation.inputs} == {"FY2015", "FY2016"}
