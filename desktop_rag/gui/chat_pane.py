@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.core.answer.engine import EXTRACTIVE_NOTE, NO_MODEL_REASON
+from desktop_rag.core.answer.engine import EXTRACTIVE_NOTE, NO_MODEL_REASON, PROSE_QUOTED_REASON
 from desktop_rag.core.conversation.router import is_route_note, route_in
 from desktop_rag.core.conversation.styles import STYLES
 from desktop_rag.core.domain.page_labels import describe_page
@@ -58,6 +58,10 @@ BADGE_HELP = {
 # notes it exactly so; the badge help and the details both read that one note.
 EXTRACTIVE_WITHOUT_MODEL = "No language model is loaded, so the answer quotes the filing's own sentences."
 _NO_MODEL_NOTE = f"{EXTRACTIVE_NOTE} {NO_MODEL_REASON}"
+# A cause, list, description or outlook: the filing's sentences by design, the model not asked
+EXTRACTIVE_PROSE = ("A cause, list, description or outlook is answered with the filing's own sentences, each "
+                    "quoted and highlighted; the model does not reword them.")
+_PROSE_NOTE = f"{EXTRACTIVE_NOTE} {PROSE_QUOTED_REASON}"
 
 
 def extractive_lead(answer: Answer) -> str:
@@ -463,6 +467,9 @@ def details_lines(answer: Answer) -> list[str]:
         if n == _NO_MODEL_NOTE:
             lines.append(EXTRACTIVE_WITHOUT_MODEL)
             continue
+        if n == _PROSE_NOTE:
+            lines.append(EXTRACTIVE_PROSE)
+            continue
         if n.startswith(EXTRACTIVE_NOTE):
             # The verifier's reason is for the log and the eval ("figure(s) 1.0323e+07 ... not
             # found"); the analyst gets what it means in plain words.
@@ -730,7 +737,9 @@ class ExchangeWidget(QWidget):
             self._badge(badge, BADGE_STYLES[badge])
         # The badge says it in words too, not only in a hover tooltip.
         unasked = _NO_MODEL_NOTE in answer.notes
-        explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else BADGE_HELP[b]
+        prose = _PROSE_NOTE in answer.notes
+        explain = [EXTRACTIVE_WITHOUT_MODEL if b == "Extractive" and unasked else
+                   EXTRACTIVE_PROSE if b == "Extractive" and prose else BADGE_HELP[b]
                    for b in self.badge_texts() if b in BADGE_HELP]
         set_plain(self.badge_help, " ".join(explain))
         self.badge_help.setVisible(bool(explain))

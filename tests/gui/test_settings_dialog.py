@@ -156,6 +156,16 @@ def test_help_page_and_badges_speak_plain_words(qtbot, fake_window) -> None:  # 
     assert "No language model is loaded" in displayed_text(ex2.badge_help)
     assert "could not be checked" not in displayed_text(ex2.badge_help)
 
+    # A cause, list, description or outlook is the filing's sentences by design: no check failed.
+    from desktop_rag.core.answer.engine import PROSE_QUOTED_REASON
+
+    ex3 = win.chat.add_exchange("What drove the increase?")
+    win._answered(ex3, Answer("What drove the increase?", "Revenue increased primarily due to higher volumes.",
+                              [Citation("d", "a.pdf", 2, "Revenue increased primarily due to higher volumes.")],
+                              extractive=True, notes=[f"{EXTRACTIVE_NOTE} {PROSE_QUOTED_REASON}"]), win.conv_id)
+    assert "the model does not reword them" in displayed_text(ex3.badge_help)
+    assert "could not be checked" not in displayed_text(ex3.badge_help)
+
 
 def test_a_library_location_with_a_password_is_not_saved(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Save stays in the dialog and says where passwords go; the password leaves the field
