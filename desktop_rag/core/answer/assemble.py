@@ -29,7 +29,7 @@ from desktop_rag.core.answer.verify import (
     unit_citation,
     whole_pages,
 )
-from desktop_rag.core.domain.measures import asked_measures, measure_phrase, measure_terms
+from desktop_rag.core.domain.measures import asked_measures, measure_phrase, measure_terms, moves_through
 from desktop_rag.core.domain.numbers import numbers_in
 from desktop_rag.core.domain.periods import MONTH_NAMES, find_periods
 from desktop_rag.core.domain.question import QuestionIntent
@@ -227,7 +227,8 @@ def assemble(intent: QuestionIntent, passages: list[Passage], terms: set[str],
         # coupons ...") leads with the sentence giving it; another ("Describe the plan: ... and
         # what did it cost") with its best sentence, the facts asked after it
         lead = _leading(asks, pools, terms, idf) if intent.asks and not intent.asks[0].topic else []
-        out = _description(passages, terms, idf, lead, items=bool(_ITEMS_ASKED.search(intent.asked)))
+        out = _description(passages, terms, idf, lead, items=bool(_ITEMS_ASKED.search(intent.asked)),
+                           latest=bool(_STANDING_ASKED.search(intent.asked)))
     if out is None or not asks:
         return out
     return _answer_asks(out, asks, pools, terms, idf, FORWARD if shape == "outlook" else None)
@@ -403,11 +404,22 @@ def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     retrieved of the same filings (``more``) are read."""
     numbers = [n for n in numbers_in(intent.asked) if not is_year(n)] if intent is not None else []
     fit = _DriverFit(intent) if intent is not None else None
+    out = _drivers_of(passages, more or [], terms, idf, numbers, fit)
+    if out is None and fit is not None and fit.related:
+        # none about the asked measure names a cause: the lines it moves through do ("Provision
+        # for income taxes decreased ... primarily due to" for the effective tax rate)
+        through = _DriverFit(fit.intent, related=True)
+        out = _drivers_of(passages, more or [], terms | fit.related, idf, numbers, through)
+    return out
+
+
+def _drivers_of(passages: list[Passage], more: list[Passage], terms: set[str], idf: dict[str, float] | None,
+                numbers: list[float], fit: _DriverFit | None) -> Assembled | None:
     # the best anchors of the passages' pages, then of the further pages (ranked a little
     # lower): a further page's "Client net revenue ... decreased by 10%" above a passage's
     # "DATA CENTER segment annual revenue increased" when the question asks what declined
     tries = []
-    for pages, weight in ((passages, 1.0), (more or [], _FURTHER)):
+    for pages, weight in ((passages, 1.0), (more, _FURTHER)):
         tries += [(score * weight, p, a, b) for score, p, a, b in
                   _anchors(pages, terms, idf, CAUSAL, numbers=numbers, fit=fit.weight if fit else None)[:_TRIES]]
     for anchor in sorted(tries, key=lambda t: -t[0]):
@@ -427,8 +439,13 @@ class _DriverFit:
     asked. ``aside``: a cause of a part, an expectation or another year's movement beside an
     anchor of the latest year asked, not quoted beside the anchor's."""
 
-    def __init__(self, intent: QuestionIntent) -> None:
+    def __init__(self, intent: QuestionIntent, related: bool = False) -> None:
+        self.intent = intent
         self.asked = asked_measures(intent.asked)
+        # the lines the asked measure moves through (``moves_through``); with ``related`` their
+        # sentences are about the asked measure too, a little below its own
+        self.related = moves_through(self.asked)
+        self.through = related
         self.question_words = {w.lower() for w in re.findall(r"[A-Za-z][\w&'-]*", intent.text)}
         stated = intent.periods.every_year
         self.latest = max(stated) if stated else None
@@ -462,9 +479,15 @@ class _DriverFit:
     def weight(self, seg: str) -> float:
         subject = self._subject(seg)
         head = set(tokenize(measure_phrase(subject))) & measure_terms()
-        if self.asked and head and not head & self.asked:
-            return 0.0  # "segment net income decreased ... driven by" is no cause of net sales
         weight = 1.0
+        direction = self.direction
+        if self.asked and head and not head & self.asked:
+            if not (self.through and head & self.related):
+                return 0.0  # "segment net income decreased ... driven by" is no cause of net sales
+            weight *= 0.8
+            if head & _COSTS and not self.asked & _RATES_OF_COST:
+                # a cost moves against the profit it is taken from: expenses rose as income fell
+                direction = {"up": "down", "down": "up"}.get(direction, "")
         if self._names_a_part(subject):
             weight *= 0.7
         if self.named and any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", seg) for w in self.named):
@@ -478,17 +501,25 @@ class _DriverFit:
             told = seg  # "Net revenue for 2022 was $23.6 billion, an increase of 44%"
         up, down = _UP.search(told), _DOWN.search(told)
         moved = "up" if up and (not down or up.start() < down.start()) else "down" if down else ""
-        if self.direction and moved and moved != self.direction:
+        if direction and moved and moved != direction:
             weight *= 0.2  # "revenue increased to $4.6 billion" is no answer to which revenue declined
         if FORWARD.search(seg):
             weight *= 0.6
         named = find_periods(seg).every_year
         if self.latest is not None and named:
-            weight *= 1.25 if self.latest in named else 1.0 if named & self.years else 0.7
+            if self.latest in named:
+                weight *= 1.25
+            elif min(named) < min(self.years or {self.latest}):
+                weight *= 0.5  # an earlier comparison: "2014 as compared to 2013" for 2015 against 2014
+            elif not named & self.years:
+                weight *= 0.7
         return weight
 
 
 _MONTHS = frozenset(MONTH_NAMES)
+# lines taken from a profit (as tokens), and the measures that rise with them (a tax rate with the tax)
+_COSTS = frozenset({"expense", "cost", "opex", "cog", "charge", "impairment", "tax", "taxe", "provision"})
+_RATES_OF_COST = frozenset({"etr"})
 # the words of a movement up and down
 _UP = re.compile(r"\b(?:increas\w*|grew|grow\w*|rose|rise[sn]?|rising|higher|improv\w*|expan\w*|jump\w*|surg\w*)\b", re.I)
 _DOWN = re.compile(r"\b(?:declin\w*|decreas\w*|fell|fall\w*|drop\w*|contract\w*|shr[aiu]nk\w*|lower|weaken\w*|"
@@ -569,8 +600,31 @@ def _list(passages: list[Passage], terms: set[str], idf: dict[str, float] | None
     return _sentences(passages, terms, idf, None, "list", need=False, lead=lead, all_answered=all_answered)
 
 
+# where a matter stands: its status, its outcome, how it was resolved
+_STANDING_ASKED = re.compile(r"\b(?:status|outcome|resolved|resolution|concluded|stand(?:s|ing)?|latest|"
+                             r"currently|verdict|settled)\b", re.I)
+
+
+def _latest_told(page: str, a: int, b: int) -> tuple[int, int] | None:
+    """The first sentence of the section around ``page[a:b]`` that dates its latest event (the
+    latest year the section names, after the anchor's), when it is not the anchor: where a
+    matter told from its start stands now."""
+    s_a, s_b = _section(page, a)
+    units = [(ua, ub) for ua, ub in _units_in(page, s_a, s_b)
+             if not (_is_heading(page[ua:ub]) or is_row_unit(page[ua:ub]) or is_page_furniture(page[ua:ub]))]
+    years = [(max(find_periods(page[ua:ub]).every_year, default=0), ua, ub) for ua, ub in units]
+    latest = max((y for y, _, _ in years), default=0)
+    anchor_year = max(find_periods(page[a:b]).every_year, default=0)
+    if not latest or latest <= anchor_year:
+        return None
+    told = next((ua, ub) for y, ua, ub in years if y == latest)
+    # already among the sentences quoted after the anchor: the anchor leads, as it would
+    following = [u for u in units if u[0] >= a][:MAX_SENTENCES]
+    return None if told in following else told
+
+
 def _description(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
-                 lead: list[_Unit] | None = None, items: bool = False) -> Assembled | None:
+                 lead: list[_Unit] | None = None, items: bool = False, latest: bool = False) -> Assembled | None:
     """The paragraph about what was asked: its best sentence (the first answering a fact
     asked, ``lead``, when there is one) and the ones after it. When the question asks for the
     things a paragraph enumerates sentence by sentence (``items``: "the key terms of the
@@ -581,6 +635,9 @@ def _description(passages: list[Passage], terms: set[str], idf: dict[str, float]
         return None
     _, p, a, b = anchors[0]
     page = p.text
+    if latest and not lead:
+        # the status asked: the section's latest event and what follows it, not the matter's start
+        a, b = _latest_told(page, a, b) or (a, b)
     if items:
         s_a, _ = _section(page, a)
         opening = [u for u in _units_in(page, s_a, a) if not (_is_heading(page[u[0]:u[1]]) or is_row_unit(

@@ -53,7 +53,7 @@ from desktop_rag.core.answer.verify import (
 )
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
-from desktop_rag.core.domain.question import COMPUTED_WORDS, asked_concept, without_reasons
+from desktop_rag.core.domain.question import asked_concept, computed_words, without_reasons
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
@@ -702,7 +702,7 @@ class AnswerEngine:
             return passages
         question = plan.asked or plan.original
         measure = set(tokenize(asked_concept(question))) or set(plan.content_terms)
-        measure -= self.retriever.filter_terms(plan, [p.hit for p in passages]) | COMPUTED_WORDS | _WHOLE_WORDS
+        measure -= self.retriever.filter_terms(plan, [p.hit for p in passages]) | computed_words(question) | _WHOLE_WORDS
         asked: dict[str, set[str] | None] = {}
         for doc_id, of_doc in parts.items():
             named = of_doc.asked(question) if of_doc.names else None

@@ -209,3 +209,27 @@ def asked_measures(question: str) -> set[str]:
     from desktop_rag.core.domain.terms import tokenize
 
     return (set(tokenize(question)) & measure_terms()) | ({"revenue"} if asks_sales_by_verb(question) else set())
+
+
+# The lines a derived measure moves through, as tokens: a filing explains the movement of these
+# where the analyst asks about the derived one ("Provision for income taxes decreased ...
+# primarily due to" for a fall of the effective tax rate; the tax charge for a net loss beside
+# an operating profit). Accounting identities, the same for every filer: a rate of tax is the
+# provision over pre-tax income, an operating margin moves with operating costs, a gross margin
+# with the cost of sales, net income with everything below operating income.
+_BELOW_OPERATING = frozenset({"tax", "taxe", "provision", "etr", "opincome", "charge", "impairment", "expense", "income"})
+_MOVES_THROUGH: dict[str, frozenset[str]] = {
+    "etr": frozenset({"tax", "taxe", "provision"}),
+    "opincome": frozenset({"opex", "cost", "cog", "expense", "grossmargin", "charge"}),
+    "grossmargin": frozenset({"cog", "cost"}),
+    "netincome": _BELOW_OPERATING,
+    "loss": _BELOW_OPERATING,
+    "earning": _BELOW_OPERATING,
+    "eps": _BELOW_OPERATING,
+}
+
+
+def moves_through(asked: set[str]) -> set[str]:
+    """The measures (tokens) whose movement a filing gives as the movement of the ``asked``
+    ones (tokens, ``asked_measures``), not those asked themselves."""
+    return set().union(*(_MOVES_THROUGH.get(a, frozenset()) for a in asked)) - asked

@@ -350,10 +350,28 @@ COMPUTED_WORDS = frozenset(
     # how a figure moved: filings print the figures (or "increased"), the analyst says "grow", "fall"
     + """grow grew grown fall fell fallen move moved evolve evolved change changed perform performed rise rose
     decline declined increase increased decrease decreased jump jumped drop dropped compare compared trend
-    dependent improving improve drove drive drives driver drivers fast yoy qoq""".split()
+    dependent improving improve drove drive drives driver drivers fast yoy qoq
+    slip slipped slide slid surge surged plunge plunged soar soared climb climbed swing swung shrink shrank
+    widen widened accelerate accelerated slow slowed weaken weakened strengthen strengthened""".split()
+    # the analyst asking for a cause: the filing states it with its own connective ("due to")
+    + "cause caused causes causing reason reasons explain explains explained explanation behind".split()
+    # how big the analyst finds the move: "a large net loss" is the net loss
+    + "large larger big bigger huge sharp steep".split()
     # rounding and unit words the instruction parser left in a short trailing sentence
     + "decimal decimals place places rounded round percent".split()
 )
+_NAMED_WORD = re.compile(r"(?<=[\w,;:'\u2019\"(]\s)[A-Z][\w&'-]*")
+
+
+def computed_words(text: str) -> frozenset[str]:
+    """``COMPUTED_WORDS`` less those ``text`` capitalises within a sentence: "Big Macs" and
+    "Large Cap" are names, not how big a move was."""
+    from desktop_rag.core.domain.terms import tokenize
+
+    named = {t for m in _NAMED_WORD.finditer(text) for t in tokenize(m.group(0))}
+    return COMPUTED_WORDS - named if named & COMPUTED_WORDS else COMPUTED_WORDS
+
+
 # A question that defines what it asks ("... defined as", "measured as", "i.e.", "using A over B")
 # names a computation: its words are the analyst's, not the filing's.
 _DEFINED_HERE = re.compile(
@@ -661,7 +679,20 @@ _DESCRIPTION = re.compile(
     r"\bwhat\s+(?:did|does|do|has|have)\s+(?:\w+\s+){1,5}(?:announce|disclose|say|report\s+about|agree|enter|"
     r"conclude|decide|issue|do\s+about)|\bhow\s+(?:does|do|did)\s+(?:\w+\s+){1,5}(?:make\s+money|generate|"
     r"recogni[sz]e|account\s+for|manage|finance|fund)\b|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?"
-    r"(?:(?:key|main|principal|material|significant)\s+)?(?:nature|purpose|status|terms|business|strategy)\b", re.I)
+    r"(?:(?:key|main|principal|material|significant)\s+)?(?:nature|purpose|status|terms|business|strategy)\b|"
+    # how a matter ended or what became of it: "How was the lawsuit resolved", "What was the
+    # outcome of the trial", "What happened with the transaction", "How did the strikes affect it",
+    # "What did it report in its 8-K dated ..."
+    r"\bhow\s+(?:was|were|is|are|has|have|had)\s+(?:[\w&'\u2019().-]+\s+){1,10}?(?:been\s+)?(?:resolved|settled|"
+    r"concluded|decided|structured|financed|funded)\b|\bwhat\s+(?:is|was|were|are)\s+the\s+(?:\w+\s+)?"
+    r"(?:outcome|resolution|verdict)s?\s+of\b|\bwhat\s+(?:has\s+)?happened\s+(?:with|to|at)\b|"
+    r"\bhow\s+(?:did|does|do|will|would)\s+(?:[\w&'\u2019().-]+\s+){1,8}?(?:affect|impact|hurt|help)\b|"
+    r"\bwhat\s+did\s+(?:[\w&'\u2019().-]+\s+){1,4}report\s+(?:in|with)\s+(?:its|the|a|this)\s+"
+    r"(?:\w+\s+)?(?:8-k|form\s+8-k|current\s+report|press\s+release|release|announcement)\b", re.I)
+# "What is McDonald's 'Accelerating the Arches 2.0'?", "What was the Tax Act?": a thing the
+# filing names (capitalised or quoted, no measure word), described by its sentences
+_WHAT_IS_NAMED = re.compile(r"^(?i:what\s+(?:is|are|was|were)\s+(?:the\s+)?)(?:[\w&.'\u2019-]+(?:'s|\u2019s)\s+)?"
+                            r"(?P<thing>['\u2018\u201c\"]?[A-Z][^?,;]*)")
 _CHANGE = re.compile(
     r"\b(?:how\s+much\s+(?:did|has|have|had)\s+(?:\w+\s+){1,6}(?:change|grow|increase|decrease|decline|rise|fall)|"
     r"by\s+how\s+much|growth\s+rate|(?:yoy|year[- ]over[- ]year|quarter[- ]over[- ]quarter)\s+(?:growth|change)|"
@@ -898,7 +929,7 @@ def ask_kind(asked: str) -> AskKind:
         return "list"
     if _COMPARISON.search(q):
         return "comparison"
-    if _DESCRIPTION.search(q):
+    if _DESCRIPTION.search(q) or _names_a_thing(q):
         return "description"
     if _DRIVERS.search(q):
         return "drivers"
@@ -907,6 +938,27 @@ def ask_kind(asked: str) -> AskKind:
     if _RATIO_WORDS.search(q) or defines_its_concept(q):
         return "ratio"
     return "figure"
+
+
+def _names_a_thing(question: str) -> bool:
+    """The question asks what a named thing is ("What is the Tax Act?"), not a figure: the
+    name carries no measure word and no period."""
+    from desktop_rag.core.domain.measures import measure_phrase
+
+    m = _WHAT_IS_NAMED.match(question)
+    if m is None:
+        return False
+    rest = m.group("thing").strip()
+    thing = re.split(r"\s+(?:per|according|in|as|under|from|and)\s", rest)[0].strip()
+    words = thing.split()
+    # a name: each word capitalised, quoted or a number ("Accelerating the Arches 2.0"), not a
+    # possessor ("NVIDIA's share of the GPU market")
+    named = bool(words) and all(w[0].isupper() or w[0].isdigit() or w[0] in "'\u2018\u201c\"" or w.lower() in _JOINERS
+                                for w in words) and not re.search(r"(?:'s|\u2019s|s')$", words[-1].rstrip("'\u2019\u201d\""))
+    return named and not measure_phrase(rest) and not _RATIO_WORDS.search(rest) and not find_periods(thing).mentions
+
+
+_JOINERS = frozenset(("of", "the", "and", "&", "for", "on", "de", "to"))
 
 
 # where a clause begins: the part of a question asking why starts at the last one before its

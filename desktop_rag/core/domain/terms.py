@@ -264,11 +264,16 @@ def tokenize(text: str) -> list[str]:
     return [_stem(t) for t in _TOKEN_RE.findall(normalise(text)) if t not in STOPWORDS]
 
 
+# the tail of a figure the analyst wrote short: "$2.3B" tokenizes to "2" and "3b", "$9.3bn" to "9" and "3bn"
+_FIGURE_TAIL = re.compile(r"\d+(?:b|bn|m|mm|mn)")
+
+
 def content_terms(question: str) -> list[str]:
-    """Distinct evidence-bearing terms of a question (for the context gate)."""
+    """Distinct evidence-bearing terms of a question (for the context gate): not the pieces of
+    a figure it quotes ("earned $2.3B": the filing prints 2,265)."""
     seen: dict[str, None] = {}
     for t in tokenize(question):
-        if t not in QUESTION_NOISE and len(t) > 1:
+        if t not in QUESTION_NOISE and len(t) > 1 and not _FIGURE_TAIL.fullmatch(t):
             seen.setdefault(t, None)
     return list(seen)
 

@@ -20,8 +20,8 @@ from desktop_rag.core.domain.companies import abbreviates, names_in, near_spelli
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import MONTH_NAMES, QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
-    COMPUTED_WORDS,
     asked_concept,
+    computed_words,
     concept_gloss,
     counted_noun,
     defines_its_concept,
@@ -729,10 +729,11 @@ class HybridRetriever:
         scope = plan.doc_ids if plan.doc_ids is not None else []
         names = {t for d in scope if d in lib.docs for t in tokenize(" ".join(company_aliases(lib.docs[d].meta)))}
         tokens = tokenize(concept)
+        computed = computed_words(plan.asked or plan.original)
         # "terms of the LinkedIn deal Microsoft announced": the company starts a relative clause
         cut = next((i for i, t in enumerate(tokens) if i and t in names), len(tokens))
         return [t for t in dict.fromkeys(tokens[:cut])
-                if len(t) > 1 and t not in QUESTION_NOISE and t not in COMPUTED_WORDS and t not in names
+                if len(t) > 1 and t not in QUESTION_NOISE and t not in computed and t not in names
                 and not _PERIOD_TOKEN.match(t)]
 
     def concept_refusal(self, plan: QueryPlan) -> str:
@@ -861,7 +862,8 @@ class HybridRetriever:
         order: not the company or period (``filter_terms``) and not words of computation or
         trend ("ratio", "drove"): filings print the figures and their own verbs."""
         ignore = cls.filter_terms(plan, hits)
-        return [t for t in plan.content_terms if t not in ignore and t not in COMPUTED_WORDS]
+        computed = computed_words(plan.asked or plan.original)
+        return [t for t in plan.content_terms if t not in ignore and t not in computed]
 
     @staticmethod
     def filter_terms(plan: QueryPlan, hits: list[Hit]) -> set[str]:

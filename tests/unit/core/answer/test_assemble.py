@@ -411,3 +411,70 @@ The Company expects to incur approximately $1.4 billion to $2.1 billion in charg
     assert any("by approximately 10 percent" in q for q in quotes)
     assert any("$1.4 billion to $2.1 billion" in q for q in quotes)
     _exact(out, page)
+
+
+# -- drivers through the lines a derived measure moves with --------------------------------------
+TAX_PAGE = """Provision for Income Taxes: Our effective income tax rates for each of the periods presented were the result of the mix of
+income earned in various tax jurisdictions.
+Provision for income taxes $ 1,185 -87% $ 8,837
+Effective tax rate 9.7% 71.1%
+Provision for income taxes decreased in fiscal 2019 relative to fiscal 2018 primarily due to the absence of the initial
+accounting charges related to the Tax Act that were recorded in fiscal 2018.
+Revenue increased in fiscal 2019 primarily due to cloud growth.
+"""
+
+
+def test_a_rate_asked_is_explained_by_the_line_it_moves_with() -> None:
+    # no sentence says why the effective tax rate fell; the provision's does
+    out = _drivers("Why did the effective tax rate fall so sharply in FY2019 compared with FY2018?",
+                   "effective tax rate", TAX_PAGE)
+    assert out is not None and out.citations[0].quote.startswith("Provision for income taxes decreased in fiscal 2019")
+    assert not any("cloud" in c.quote for c in out.citations)  # revenue is not a line the rate moves with
+    _exact(out, TAX_PAGE)
+
+
+def test_the_asked_measure_own_cause_comes_before_a_related_line() -> None:
+    page = TAX_PAGE + "Our effective tax rate decreased in fiscal 2019 primarily due to a shift in our earnings mix.\n"
+    out = _drivers("Why did the effective tax rate fall in FY2019 compared with FY2018?", "effective tax rate", page)
+    assert out is not None and out.citations[0].quote.startswith("Our effective tax rate decreased in fiscal 2019")
+
+
+
+def test_an_earlier_years_comparison_gives_way_to_the_asked_years() -> None:
+    page = """Operating and Maintenance
+The Utility's operating and maintenance expenses increased $1.2 billion or 27% in 2015 compared to 2014, primarily due to $907 million in
+charges associated with the Penalty Decision.
+The Utility's operating and maintenance expenses decreased $127 million or 3% in 2014 compared to 2013, primarily due to lower third-party
+claims. These decreases were offset by higher benefit-related expenses and other operating expenses of $120 million in 2014 as compared to 2013.
+"""
+    out = _drivers("Acme's operating income dropped from $2.45bn in 2014 to about $1.5bn in 2015. What drove it?",
+                   "operating income", page)
+    assert out is not None and "Penalty Decision" in out.citations[0].quote
+    assert not any("2014 as compared to 2013" in c.quote for c in out.citations)
+
+
+# -- a matter's status: its latest event, not its start -----------------------------------------
+LITIGATION_PAGE = """Itanium Litigation
+On June 15, 2011, a customer filed a complaint in the Superior Court against Example Corp over Itanium support, starting this litigation.
+The complaint alleged that Example breached a settlement agreement signed on September 20, 2010.
+Example filed a cross-complaint on December 2, 2011.
+A jury trial in the Itanium litigation began on May 23, 2016. On June 30, 2016, the jury returned a verdict awarding $3.0 billion in damages.
+Example appealed the judgment in January 2017. On June 14, 2021, the Court of Appeal affirmed the judgment.
+Example has posted a surety bond with the trial court for the amounts owing.
+Other Litigation
+We are party to various other legal proceedings.
+"""
+
+
+def test_the_status_of_a_matter_is_its_latest_event_and_what_follows() -> None:
+    question = "What is the status of the Itanium litigation against Example, and what is the exposure?"
+    out = assemble(read_question(question), _passages(LITIGATION_PAGE), set(tokenize("Itanium litigation")))
+    assert out is not None and out.shape == "description"
+    assert out.citations[0].quote.startswith("On June 14, 2021, the Court of Appeal affirmed")
+    assert any("surety bond" in c.quote for c in out.citations)
+    assert not any("June 15, 2011" in c.quote for c in out.citations)
+    _exact(out, LITIGATION_PAGE)
+    # asked what it is, not where it stands: told from its start
+    told = assemble(read_question("Describe the Itanium litigation against Example."), _passages(LITIGATION_PAGE),
+                    set(tokenize("Itanium litigation")))
+    assert told is not None and not told.citations[0].quote.startswith("On June 14, 2021")

@@ -80,3 +80,12 @@ def test_a_measure_asked_by_its_verb() -> None:
     assert measure_phrase("How much had it declared per share in 2017?") == "declared per share"
     # a bank's repurchase agreements are a borrowing, not a buyback
     assert measure_phrase("repurchase agreements at year end") == ""
+
+
+def test_a_derived_measure_moves_through_its_lines_not_through_itself() -> None:
+    from desktop_rag.core.domain.measures import asked_measures, moves_through
+
+    assert {"taxe", "provision"} <= moves_through(asked_measures("Why did the effective tax rate fall?"))
+    through_net = moves_through(asked_measures("Why did net income fall while operating income rose?"))
+    assert "taxe" in through_net and "opincome" not in through_net  # asked itself: not a line it moves through
+    assert moves_through(asked_measures("Why did revenue grow?")) == set()  # revenue moves through its parts

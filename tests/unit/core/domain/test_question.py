@@ -96,6 +96,20 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     ("What did the utility say in its 2022 10-K about 2023 capital spending and plans for equity issuance?", "outlook"),
     ("How much did the company contribute to its pension plans for employees in 2022?", "figure"),
     ("What was the expected return on plan assets in 2022?", "ratio"),  # not an outlook
+    # a thing the filing names, capitalised or quoted: described, not a figure
+    ("What is Acme's 'Accelerating the Arches 2.0' per the January 2023 8-K, and what does it change?", "description"),
+    ("What is the Inflation Reduction Act?", "description"),
+    ("What was Acme's Data Center and AI (DCAI) revenue in Q1 2023?", "figure"),  # a measure of a named part
+    ("What was Acme's share of the discrete GPU market in Q2 2023?", "figure"),  # the possessor is no name asked
+    ("What was Acme Water Works' year-over-year change in operating revenues in FY2022?", "change"),
+    # how a matter ended or what became of it
+    ("How was the company's lawsuit against SAP (TomorrowNow) resolved, and what did it mean for fiscal 2015?",
+     "description"),
+    ("What was the outcome of the 2016 federal criminal trial, and what sentence was imposed?", "description"),
+    ("What happened with the company's Flipkart transaction in 2017?", "description"),
+    ("How did the 2023 WGA and SAG-AFTRA strikes affect the company, according to its Q2 2023 10-Q?", "description"),
+    ("What did the company report in its 8-K dated August 14, 2023?", "description"),
+    ("What was the impact of foreign exchange on revenue in 2022?", "figure"),  # an amount
 ])
 def test_the_shape_asked(question: str, ask: str) -> None:
     from desktop_rag.core.domain.question import read_question
@@ -321,3 +335,15 @@ def test_revenue_lines_are_parts_compared_and_the_explanation_asked_is_a_reason(
                            "explain the hardware decline?")
     assert intent.ask == "comparison" and intent.wants_reasons
     assert intent.ranking is not None and intent.ranking.kind == "revenue lines" and intent.ranking.select == "grew"
+
+
+@pytest.mark.parametrize(("question", "word", "computed"), [
+    ("What caused the company's large net loss in 2019?", "large", True),  # how big the move was
+    ("What caused the company's large net loss in 2019?", "caused", True),  # asking for a cause
+    ("How many Big Macs did the company sell in Q2 2023?", "big", False),  # a name the question capitalises
+])
+def test_words_of_a_move_or_a_cause_are_no_evidence_unless_capitalised_as_a_name(
+        question: str, word: str, computed: bool) -> None:
+    from desktop_rag.core.domain.question import computed_words
+
+    assert (word in computed_words(question)) is computed

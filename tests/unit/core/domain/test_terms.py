@@ -27,3 +27,11 @@ def test_a_word_of_the_language_is_no_slip_even_when_the_library_never_prints_it
     assert correct_slips("operating margin slipped in 2018", vocab, near_spelling,
                          words.__contains__) == "operating margin slipped in 2018"
     assert correct_slips("operating margin shiped", vocab, near_spelling, words.__contains__) == "operating margin shipped"
+
+
+def test_a_figure_written_short_leaves_no_piece_among_the_evidence_terms() -> None:
+    from desktop_rag.core.domain.terms import content_terms
+
+    terms = content_terms("Acme earned $2.3B of operating income in 2017 but net income fell to $9.3bn. Why?")
+    assert not {"3b", "3bn", "2", "9"} & set(terms)
+    assert "opincome" in terms and "netincome" in terms
