@@ -798,6 +798,16 @@ def _measure_words(text: str) -> str:
     return re.sub(r"\s+", " ", words).strip(" .,'’-")
 
 
+def _measure_after_in(text: str) -> str:
+    """The measure named after "in"/"of" ("the steepest decline in net operating revenues"), not
+    a period ("fastest in fiscal 2022")."""
+    from desktop_rag.core.domain.measures import measure_phrase
+
+    m = re.match(r"\s*(?:in|of)\s+", text)
+    words = _measure_words(text[m.end():]) if m else ""
+    return words if words and measure_phrase(words) else ""
+
+
 def ranking_asked(asked: str) -> RankingAsk | None:
     """The ranking a question asks (``RankingAsk``), or None: it needs a kind of part after
     "which"/"rank"/"among" and a superlative of a measure (or a comparative between parts it
@@ -852,7 +862,7 @@ def ranking_asked(asked: str) -> RankingAsk | None:
         return RankingAsk(False, "increase", _measure_words(clause[drove.end():]), kind, quals, named)
     # the measure: the words after the superlative ("highest revenue growth"), else between the
     # verb and it ("grew net sales faster")
-    measure = _measure_words(right) or _measure_words(re.sub(r"^.*?\b(?:grew|grow\w*|increased|rose|declined|"
+    measure = _measure_words(right) or _measure_after_in(right) or _measure_words(re.sub(r"^.*?\b(?:grew|grow\w*|increased|rose|declined|"
                                                            r"decreased|fell|had|has|posted|saw|showed|delivered|"
                                                            r"generated|recorded|reported|achieved)\b", "", left,
                                                            flags=re.I))

@@ -228,6 +228,10 @@ def test_the_size_of_a_thing_is_asked_as_a_count() -> None:
 # -- the ranking a question asks (QuestionIntent.ranking) ----------------------------------------
 @pytest.mark.parametrize(("question", "lowest", "by", "measure", "kind"), [
     ("Which segment had the highest revenue growth in Q2 2023?", False, "growth", "revenue", "segment"),
+    # the measure after "in", not the period after it
+    ("Which operating segment saw the steepest decline in net operating revenues in 2020 versus 2019?", True,
+     "growth", "net operating revenues", "segment"),
+    ("Which segment grew fastest in fiscal 2022?", False, "growth", "", "segment"),
     ("Which service offering grew fastest year over year?", False, "growth", "", "service offering"),
     ("Which of the company's market segments had the strongest comparable sales?", False, "growth",
      "comparable sales", "segments"),
