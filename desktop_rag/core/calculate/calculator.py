@@ -93,6 +93,18 @@ _HOW_MANY = re.compile(r"\bhow many\b", re.I)
 # The EPS wording a weighted-average share count is asked with ("shares used in computing
 # earnings per share") is no per-share question.
 _EPS_WORDING = re.compile(r"\bweighted[- ]average\b|\b(?:earnings|net income|income) per (?:common )?share\b|\beps\b", re.I)
+# a share of something asked ("what percentage of free cash flow was returned"), not a change in percent
+_SHARE_ASKED = re.compile(r"\b(?:what|which)\s+(?:percent(?:age)?|share|portion|proportion|fraction)\s+of\b|"
+                          r"\bas\s+a\s+(?:percent(?:age)?|share|proportion|fraction)\s+of\b", re.I)
+def _names_measure_of(text: str, title: str) -> bool:
+    """``text`` names the measure ``title`` names ("COGS" for "Cost of sales")."""
+    from desktop_rag.core.domain.measures import measure_terms
+    from desktop_rag.core.domain.terms import tokenize
+
+    own = set(tokenize(title)) & measure_terms()
+    return bool(own) and own <= set(tokenize(text))
+
+
 _PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\bas a (share|proportion|fraction)\b|\bdecimal", re.I)
 _DECIMALS = {"one": 1, "two": 2, "three": 3, "zero": 0, "no": 0}
 
@@ -618,6 +630,12 @@ class Calculator:
     # -- outcomes ----------------------------------------------------------------------------
     def _outcome(self, title: str, formula: str, value: float, unit: str, picks: list[_Picked], decimals: int,
                  scale: str = "") -> Outcome:
+        share = _SHARE_ASKED.search(self.q) if unit == "currency" else None
+        if share is not None and not _names_measure_of(self.q[:share.start()], title):
+            # "what percentage of free cash flow was returned to shareholders": a share is asked,
+            # and an amount is no answer to it (the calculation answers the measure asked) unless
+            # the question asks the amount too ("what was COGS, and what share of sales was it")
+            raise ReadTwoWays(f"a share is asked; {title.lower()} is an amount")
         inputs, cites, where = self._receipts(picks)
         text, result, unit_out = _result_text(value, unit, decimals, scale)
         answer = f"{title}: {text}" + (f" = {formula}" if formula else "") + f" [{where}]"
@@ -804,7 +822,7 @@ class Calculator:
             picks.extend(got)
             ok = value >= threshold if op == ">=" else value <= threshold
             met.append(ok)
-            shown = _result_text(value, m.unit, 1 if m.unit == "percent" else 2, "units")[0]
+            shown = _result_text(value, m.unit, self._decimals(1 if m.unit == "percent" else 2), "units")[0]
             limit = _result_text(threshold, m.unit, 0 if float(threshold).is_integer() else 1, "units")[0]
             name = m.title if m.title[1:2].isupper() else m.title[0].lower() + m.title[1:]  # "PP&E" stays
             parts.append(f"{name} {shown} ({'meets' if ok else 'below'} the usual {op.replace('>=', '≥').replace('<=', '≤')} "

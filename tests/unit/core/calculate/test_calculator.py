@@ -632,3 +632,22 @@ def test_a_symbol_written_from_the_name_is_the_company_not_a_part(apple) -> None
                     lambda _id: statements, lambda _id, page: texts[page - 1])
     assert out is not None and out.calculation is not None
     assert out.calculation.result == round(36413 / 81797 * 100, 2)
+
+
+def test_a_judgement_shows_its_measures_in_the_decimals_asked(apple) -> None:
+    out = _ask(apple, "Is Apple liquid as of July 1, 2023? Give the current ratio to three decimals.")
+    assert out is not None and out.calculation is not None
+    assert "current ratio 0.982 (below" in out.text and "quick ratio 0.656 (below" in out.text
+
+
+def test_an_amount_is_no_answer_to_a_share_asked(apple) -> None:
+    # free cash flow is computed; the share of it returned to shareholders is asked: no figure is
+    # shown as computed, the question goes to the filing's words
+    assert _ask(apple, "What was Apple's free cash flow for the nine months ended July 1, 2023?") is not None
+    out = _ask(apple, "For the nine months ended July 1, 2023, what percentage of Apple's free cash flow (operating "
+                      "cash flow minus capex) was returned to shareholders through dividends and buybacks?")
+    assert out is None or out.calculation is None or out.calculation.unit != "currency"
+    # the amount asked too, before the share: the amount is computed
+    both = _ask(apple, "What was Apple's free cash flow for the nine months ended July 1, 2023, and what percentage of "
+                       "net sales was it?")
+    assert both is not None and both.calculation is not None
