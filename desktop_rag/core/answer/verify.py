@@ -550,6 +550,11 @@ def verify_answer(
             if all(sections):
                 return Verdict(False, reason=f"figure {n:g} is quoted from the section on "
                                              f"{min(y for y in sections if y)}, not the period asked")
+            if all(_PRIOR_OPENING.match(c.quote) for c in naming[n]) and not _PRIOR_ASKED.search(question):
+                # "Prior year net income and diluted EPS were positively impacted by ... $3.3 billion
+                # and $0.43, respectively" is no figure of the period asked
+                return Verdict(False, reason=f"figure {n:g} is quoted from a sentence about the prior period, "
+                                             "not the period asked")
             events = [counted_event(c, n, question, pages) for c in naming[n]]
             if all(events):
                 return Verdict(False, reason=f"figure {n:g} is of {min(events)}, not the level the question asks")
@@ -735,6 +740,13 @@ def printed_as(text: str, n: float) -> set[str]:
         else:
             kinds.add("plain")
     return kinds
+
+
+# a sentence about the period before ("Prior year net income ... was", "In the previous quarter, ..."),
+# and a question asking that period
+_PRIOR_OPENING = re.compile(r"^\W*(?:in\s+)?(?:the\s+)?(?:prior|previous|preceding|last)[\s-]+(?:fiscal\s+)?"
+                            r"(?:year|period|quarter)\b", re.I)
+_PRIOR_ASKED = re.compile(r"\b(?:prior|previous|preceding|last|year[\s-]ago|a\s+year\s+(?:earlier|before))\b", re.I)
 
 
 def figure_context(quote: str, n: float) -> str:

@@ -953,3 +953,23 @@ def test_a_row_with_sign_and_not_meaningful_cells_is_a_row(line: str, row: bool)
     from desktop_rag.core.answer.verify import is_row_unit
 
     assert is_row_unit(line) is row
+
+
+EPS_PAGE = (
+    "Diluted earnings per share 2.20 2.48 (11)%\n"
+    "Prior year net income and diluted EPS were positively impacted\n"
+    "by the net tax benefit related to the transfer of intangible properties, which resulted in an increase to net income and "
+    "diluted EPS of $3.3\nbillion and $0.43, respectively.\n"
+)
+
+
+def test_a_figure_of_a_sentence_about_the_prior_period_is_no_answer_for_the_period_asked() -> None:
+    passages = _page_passages(EPS_PAGE, 11)
+    wrong = verify_answer("Q1 2023 diluted EPS was $0.43.", [], "Microsoft Q1 2023 diluted EPS?", passages, 2,
+                          concept={"eps", "diluted"})
+    assert not wrong.ok and "prior period" in wrong.reason
+    # the prior year asked: that sentence is its evidence
+    asked = verify_answer("The prior year's diluted EPS benefit was $0.43.", [],
+                          "How much did the tax benefit add to diluted EPS in the prior year?", passages, 2,
+                          concept={"eps", "diluted"})
+    assert "prior period" not in asked.reason
