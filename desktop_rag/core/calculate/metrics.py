@@ -355,10 +355,17 @@ _PERCENT_OF = re.compile(r"\b(?:is|was|were|are|the|its|their)\s+(?P<a>[A-Za-z][
                          r"(?=$|[?;]|,\s|\s(?:in|for|at|as\s+of|during|over)\s)", re.I)
 
 
+# "what share of total net revenue came from net interest income", "what percentage of revenue was
+# R&D": the part after the verb, the whole after "of"
+_SHARE_OF = re.compile(r"\bwhat\s+(?P<pct>percent(?:age)?|share|proportion|portion|fraction)\s+of\s+(?P<b>[^?;]+?)\s+"
+                       r"(?:came|comes|come)\s+from\s+(?P<a>.+?)\s*(?=$|[?;]|,\s|\s(?:in|for|at|as\s+of|during|over)\s)",
+                       re.I)
+
+
 def ratio_asked(question: str) -> Metric | None:
     """The ratio of two line items a question asks for by the form of its words (no standard
     metric named), read as a definition over concepts or printed labels; None otherwise."""
-    m = _RATIO_OF.search(question) or _PERCENT_OF.search(question)
+    m = _RATIO_OF.search(question) or _PERCENT_OF.search(question) or _SHARE_OF.search(question)
     if m is None:
         return None
     # "Oracle's total cloud revenues": the possessor is the company the filters already chose

@@ -70,6 +70,9 @@ def test_a_ratio_asked_by_its_words_is_a_definition_over_concepts_or_labels() ->
     assert m is not None and m.unit == "percent"
     assert [c for _, c, _ in m.needs] == ["label:total cloud revenues", "revenue"]  # the possessor is dropped
     assert ratio_asked("What was revenue in 2017?") is None
+    # the share of a whole that came from a part: the part over the whole
+    m = ratio_asked("What share of Acme's reported total net revenue came from net interest income in Q2 2023?")
+    assert m is not None and m.unit == "percent" and [c for _, c, _ in m.needs] == ["net_interest_income", "revenue"]
 
 
 def test_a_comma_closes_the_difference_that_is_divided() -> None:
