@@ -605,22 +605,30 @@ _STANDING_ASKED = re.compile(r"\b(?:status|outcome|resolved|resolution|concluded
                              r"currently|verdict|settled)\b", re.I)
 
 
-def _latest_told(page: str, a: int, b: int) -> tuple[int, int] | None:
-    """The first sentence of the section around ``page[a:b]`` that dates its latest event (the
-    latest year the section names, after the anchor's), when it is not the anchor: where a
-    matter told from its start stands now."""
+def _latest_told(p: Passage, a: int, b: int, passages: list[Passage]) -> tuple[Passage, int, int] | None:
+    """The first sentence of the section around ``p.text[a:b]`` that dates its latest event (the
+    latest year the section names, after the anchor's), when it is not among the anchor's own:
+    where a matter told from its start stands now. A section running to the page's end goes on
+    at the top of the next page, when that page is among ``passages``."""
+    page = p.text
     s_a, s_b = _section(page, a)
-    units = [(ua, ub) for ua, ub in _units_in(page, s_a, s_b)
-             if not (_is_heading(page[ua:ub]) or is_row_unit(page[ua:ub]) or is_page_furniture(page[ua:ub]))]
-    years = [(max(find_periods(page[ua:ub]).every_year, default=0), ua, ub) for ua, ub in units]
-    latest = max((y for y, _, _ in years), default=0)
+    stretches = [(p, s_a, s_b)]
+    if s_b >= len(page.rstrip()) - 40:  # to the page's end (its number printed under it aside)
+        after = next((q for q in whole_pages(passages) if q.hit.chunk.doc_id == p.hit.chunk.doc_id
+                      and q.hit.chunk.page == p.hit.chunk.page + 1), None)
+        if after is not None:
+            stretches.append((after, 0, _section(after.text, 0)[1]))
+    units = [(q, ua, ub) for q, x, y in stretches for ua, ub in _units_in(q.text, x, y)
+             if not (_is_heading(q.text[ua:ub]) or is_row_unit(q.text[ua:ub]) or is_page_furniture(q.text[ua:ub]))]
+    years = [(max(find_periods(q.text[ua:ub]).every_year, default=0), q, ua, ub) for q, ua, ub in units]
+    latest = max((y for y, _, _, _ in years), default=0)
     anchor_year = max(find_periods(page[a:b]).every_year, default=0)
     if not latest or latest <= anchor_year:
         return None
-    told = next((ua, ub) for y, ua, ub in years if y == latest)
+    told = next((q, ua, ub) for y, q, ua, ub in years if y == latest)
     # already among the sentences quoted after the anchor: the anchor leads, as it would
-    following = [u for u in units if u[0] >= a][:MAX_SENTENCES]
-    return None if told in following else told
+    following = [(ua, ub) for q, ua, ub in units if q is p and ua >= a][:MAX_SENTENCES]
+    return None if told[0] is p and told[1:] in following else told
 
 
 def _description(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
@@ -637,7 +645,8 @@ def _description(passages: list[Passage], terms: set[str], idf: dict[str, float]
     page = p.text
     if latest and not lead:
         # the status asked: the section's latest event and what follows it, not the matter's start
-        a, b = _latest_told(page, a, b) or (a, b)
+        p, a, b = _latest_told(p, a, b, passages) or (p, a, b)
+        page = p.text
     if items:
         s_a, _ = _section(page, a)
         opening = [u for u in _units_in(page, s_a, a) if not (_is_heading(page[u[0]:u[1]]) or is_row_unit(

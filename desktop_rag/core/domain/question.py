@@ -559,6 +559,13 @@ def _clauses(sentence: str) -> list[str]:
     return [re.sub(r"\s*\x00(\d+)\x00", lambda m: glosses[int(m.group(1))], c).strip() for c in out]
 
 
+# where the analyst says the answer is ("According to the 8-K dated February 13, 2023", "Per its
+# FY2022 10-K", "As disclosed in the Q3 10-Q"): a source, not a fact asked
+_SOURCE_CLAUSE = re.compile(r"(?:according\s+to|per|based\s+on|as\s+(?:stated|disclosed|described|reported|noted)\s+in|"
+                            r"in\s+(?:its|the|their)\s+(?:[\w-]+\s+){0,3}?(?:8-k|10-k|10-q|filing|release|report))\b"
+                            r"(?![^,]*\b(?:what|which|how|when|who|why)\b)", re.I)
+
+
 def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[FactAsk, ...]:
     """The facts a question asks, one per clause that asks a figure of a kind (``FactAsk``), in
     the order asked. Only sentences that ask are read: questions, and requests for content
@@ -581,7 +588,7 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
         no_fact = split = False
         for clause in _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence))):
             clause = re.sub(r"^(?:and|or|but|also)\s+", "", clause.strip(), flags=re.I)
-            if not clause or _FORMULA.search(_GLOSS.sub(" ", clause)):
+            if not clause or _FORMULA.search(_GLOSS.sub(" ", clause)) or _SOURCE_CLAUSE.match(clause):
                 continue
             own = bool(_OWN_CLAUSE.match(clause))
             if _NO_FACT_CLAUSE.match(clause) and not re.match(r"(?:how|when)\b", clause, re.I):
@@ -672,6 +679,11 @@ _LIST = re.compile(
     r"suppliers|subsidiaries|proceedings|lawsuits|matters|items|components|categories|programs|initiatives|"
     r"priorities|businesses|divisions|channels|sources|uses))\b|\bwhich\s+(?:\w+\s+)?(?:acquisitions|companies|"
     r"businesses|deals|segments|products|markets|countries)\s+(?:did|has|have|were|closed|completed)\b", re.I)
+# "which performance metrics and weightings determine the payouts", "which notes were issued": the
+# things a filing enumerates (a verb of what they are, not of how they moved: that ranks or compares)
+_WHICH_THINGS = re.compile(r"(?:^|,\s*)which\s+(?:[\w&'-]+\s+){0,3}?[a-z][a-z-]*[^s\W]s\s+(?:and\s+(?:[\w-]+\s+){0,2}?"
+                           r"[a-z][a-z-]*s\s+)?(?:determine[sd]?|make\s+up|comprise[sd]?|include[sd]?|appl(?:y|ied|ies)|"
+                           r"cover(?:s|ed)?|were|are)\b", re.I)
 _DESCRIPTION = re.compile(
     r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|"
     r"description))\b|\bwhat\s+(?:deal|agreement|transaction|plan|program|settlement|acquisition|announcement|"
@@ -935,7 +947,7 @@ def ask_kind(asked: str) -> AskKind:
         return "ranking"
     if _YESNO.match(q):
         return "yesno"
-    if _LIST.search(q):
+    if _LIST.search(q) or _WHICH_THINGS.search(q):
         return "list"
     if _COMPARISON.search(q):
         return "comparison"

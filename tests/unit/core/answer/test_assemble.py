@@ -478,3 +478,21 @@ def test_the_status_of_a_matter_is_its_latest_event_and_what_follows() -> None:
     told = assemble(read_question("Describe the Itanium litigation against Example."), _passages(LITIGATION_PAGE),
                     set(tokenize("Itanium litigation")))
     assert told is not None and not told.citations[0].quote.startswith("On June 14, 2021")
+
+
+def test_a_status_told_on_the_next_page_is_found_there() -> None:
+    first = """Federal Criminal Trial
+On June 14, 2016, a federal criminal trial against the Utility began on 12 felony counts over the pipeline explosion.
+On July 26, 2016, the court granted the government's motion to dismiss one count of the criminal trial.
+"""
+    second = """On January 26, 2017, the court issued a judgment of conviction sentencing the Utility to a five-year probation.
+The Utility has decided not to appeal the convictions.
+Other Matters
+In 2018 the Utility filed a rate case.
+"""
+    question = "What was the outcome of the 2016 federal criminal trial against the Utility, and what sentence was imposed?"
+    out = assemble(read_question(question), [_page_passage(first, 40), _page_passage(second, 41)],
+                   set(tokenize("federal criminal trial")))
+    assert out is not None and out.citations[0].page == 41
+    assert out.citations[0].quote.startswith("On January 26, 2017, the court issued a judgment")
+    assert not any("rate case" in c.quote for c in out.citations)  # the next heading ends the section

@@ -3,6 +3,8 @@ must use for the question to be answerable."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from desktop_rag.core.domain.question import asked_concept, concept_gloss, counted_noun, parse_question
@@ -110,6 +112,10 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     ("How did the 2023 WGA and SAG-AFTRA strikes affect the company, according to its Q2 2023 10-Q?", "description"),
     ("What did the company report in its 8-K dated August 14, 2023?", "description"),
     ("What was the impact of foreign exchange on revenue in 2022?", "figure"),  # an amount
+    # things a filing enumerates, after the source the analyst names
+    ("According to the 8-K dated February 13, 2023, which performance metrics and weightings determine the 2023 "
+     "payouts?", "list"),
+    ("Which of the segments grew net sales in Q2 2023?", "comparison"),  # how they moved: no list
 ])
 def test_the_shape_asked(question: str, ask: str) -> None:
     from desktop_rag.core.domain.question import read_question
@@ -351,3 +357,14 @@ def test_words_of_a_move_or_a_cause_are_no_evidence_unless_capitalised_as_a_name
     from desktop_rag.core.domain.question import computed_words
 
     assert (word in computed_words(question)) is computed
+
+
+@pytest.mark.parametrize("question", [
+    "According to Acme's 8-K dated February 13, 2023, which performance metrics determine the payouts?",
+    "What is the CEO's 2023 base salary in dollars, per the company's February 2023 8-K?",
+    "What total purchase price did Acme pay for Slack, according to its 8-K dated July 21, 2021?",
+])
+def test_the_source_an_analyst_names_is_no_fact_asked(question: str) -> None:
+    from desktop_rag.core.domain.question import read_question
+
+    assert not any(re.search(r"according|per the|8-K", a.words, re.I) for a in read_question(question).asks)
