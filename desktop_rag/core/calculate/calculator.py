@@ -694,7 +694,8 @@ class Calculator:
     def _trend(self, ask: TrendAsk, m: Metric | None, concept: Concept | None) -> Outcome | None:
         """A trend or yes/no question: the metric (or line item) computed for each period
         compared, every input cited, and the verdict the figures give."""
-        if len(self.years) > 2 or len(self.dates) > 2 or (ask.kind == "sign" and len(self.years) > 1):
+        if len(self.years) > 2 or len(self.dates) > 2 or (ask.kind == "sign" and len(self.years) > 1
+                                                             and not ask.against_prior):
             return None  # more periods than one comparison: the other paths
         name = m.name if m is not None else concept.name if concept is not None else ""
         title = m.title if m is not None else concept.title if concept is not None else ""

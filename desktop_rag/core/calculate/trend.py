@@ -73,7 +73,10 @@ class TrendAsk:
 _AGAINST_PRIOR = re.compile(
     r"\b(?:compare[sd]?|comparison|versus|vs\.?|against|change[sd]?|from)\b[^?.;]{0,40}?"
     r"\b(?:the\s+)?(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?(?:year|quarter|period|year[- ]end)\b"
-    r"|\byear[- ]over[- ]year\b|\byoy\b", re.I)
+    r"|\byear[- ]over[- ]year\b|\byoy\b"
+    # "..., and did the deficit get bigger or smaller versus 2021?": the earlier year named
+    r"|\b(?:compared?\s+(?:with|to)|versus|vs\.?|against|than)\s+(?:(?:the\s+)?end\s+of\s+)?(?:fiscal\s+|fy\s*)?"
+    r"(?:19|20)\d\d\b|\b(?:get|got|grow|grew)\s+(?:bigger|larger|smaller|wider|narrower)\b", re.I)
 
 
 def without_conditional_asides(question: str) -> str:

@@ -66,3 +66,13 @@ def test_both_directions_asked_is_a_change_stated_not_a_yes_or_no(question: str)
     from desktop_rag.core.calculate.trend import TrendAsk, trend_asked
 
     assert trend_asked(question) == TrendAsk("change")
+
+
+@pytest.mark.parametrize("question", [
+    "Is the company's shareholders' equity negative at the end of 2022, and did the deficit get bigger or smaller "
+    "versus 2021?",
+    "Was working capital positive at the end of fiscal 2023 compared with fiscal 2022?",
+])
+def test_a_sign_asked_against_an_earlier_year_named(question: str) -> None:
+    ask = trend_asked(question)
+    assert ask is not None and ask.kind == "sign" and ask.against_prior
