@@ -658,7 +658,14 @@ class Calculator:
     def _trend_periods(self, ask: TrendAsk) -> list[Period]:
         """The periods compared: the two years asked (earlier first), or the asked year (the
         filing's latest when none is named) and the one before it; a sign is asked of one."""
-        later = self._main_period(self.years[-1] if self.years else None)
+        try:
+            later = self._main_period(self.years[-1] if self.years else None)
+        except CannotCompute:
+            if ask.kind != "sign" or ask.against_prior:
+                raise
+            # "Does it have positive working capital as of June 30, 2023?" of an earnings
+            # release: a balance at the date asked, with no year's column of flows
+            later = self._main_period_or_balance()
         if ask.kind == "sign" and not ask.against_prior:
             return [later]
         if len(self.years) == 2:

@@ -90,3 +90,17 @@ def test_a_line_item_asked_up_or_down_is_said_which_way_with_both_years(ebay) ->
     assert out is not None and out.calculation is not None, out
     assert out.text.startswith("Revenue rose by $") and "(FY2015) to $" in out.text and "(FY2016)" in out.text
     assert {i.period for i in out.calculation.inputs} == {"FY2015", "FY2016"}
+
+
+@pytest.fixture(scope="module")
+def ebay_release() -> tuple[Document, list[Statement], list[str]]:
+    return _filing("EBAY_2023Q2_EARNINGS.pdf", DocumentMeta(company="eBay Inc.", ticker="EBAY", form_type="8-K",
+                                                            fiscal_year=2023, fiscal_quarter=2,
+                                                            period_end="2023-06-30"))
+
+
+def test_a_sign_of_a_balance_asked_at_a_date_of_an_earnings_release(ebay_release) -> None:
+    # the release prints the quarter's flows and the balance sheet at June 30, 2023: no year's column
+    out = _ask(ebay_release, "Does eBay have positive working capital as of June 30, 2023?")
+    assert out is not None and out.calculation is not None, out
+    assert out.text.startswith("Yes: net working capital was positive, $5,162 million (2023-06-30)")
