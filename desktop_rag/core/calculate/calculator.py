@@ -105,6 +105,11 @@ def _names_measure_of(text: str, title: str) -> bool:
     return bool(own) and own <= set(tokenize(text))
 
 
+# a cell printed as nothing: a dash, a zero
+_NIL = re.compile(r"[\u2014\u2013\-]+|\$?\s*0(?:\.0+)?|nil|none", re.I)
+# "Did it pay a dividend in 2019?", "Has it recorded ...": whether a line has an amount in the period
+_EXISTENCE = re.compile(r"\s*(?:did|does|has|have|had)\s+(?:[\w&.'\u2019-]+\s+){1,4}?(?:pay|paid|declare|declared|"
+                        r"record|recorded|recogni[sz]e|recogni[sz]ed|incur|incurred)\b", re.I)
 _PERCENT_ASKED = re.compile(r"%|\bpercent|\bratio\b|\bas a (share|proportion|fraction)\b|\bdecimal", re.I)
 _DECIMALS = {"one": 1, "two": 2, "three": 3, "zero": 0, "no": 0}
 
@@ -549,6 +554,9 @@ class Calculator:
         concept = concepts[0]
         if _SUM_YEARS.search(self.q) and len(self.years) >= 2 and "balance" not in concept.kinds and m is None:
             return self._sum_over_years(concept)
+        if ask is None and _EXISTENCE.match(self.q) and concept.unit == "currency" and "balance" not in concept.kinds:
+            # "Did PG&E pay a common stock dividend in 2019?": the line's cell of the year asked
+            return self._existence(concept)
         part = _part_asked(self.q, concept, self.statements, company_words)
         if part is None and _names_its_line(self.q, concept, self.statements):
             pass  # "operating revenues" of a filer whose revenue line is "Operating revenues": the line
@@ -878,6 +886,30 @@ class Calculator:
         formula = _fmt(shown[0], decimals) + "".join(f" {'−' if v < 0 else '+'} {_fmt(abs(v), decimals)}" for v in shown[1:])
         return self._outcome(f"{concept.title}, FY{lo}-FY{hi} added up", formula, total, "currency", picks, decimals,
                              scale)
+
+    def _existence(self, concept: Concept) -> Outcome | None:
+        """"Did it pay / record <a line> in <period>?": yes with the amount when the line's cell
+        of the period is an amount, no when the line is printed with a dash or zero there; None
+        (the filing's words) when the statements print no such line."""
+        period = self._main_period()
+        found = find(concept, [s for s in self.statements
+                               if any(q.end == period.end and q.months == period.months for q in s.periods)], self.q)
+        cell = found.row.cell_for(period.end, period.months) if found is not None else None
+        if found is None or cell is None or (cell.value is None and not _NIL.fullmatch(cell.text.strip())):
+            return None
+        p = _Picked(concept, found.statement, found.row, cell, period)
+        value = abs(float(p.cell.value or 0.0))
+        yes = value > 0
+        when = column_period_name(period)
+        inputs, cites, where = self._receipts([p])
+        label = p.row.label
+        if yes:
+            scaled, scale = self._scaled(value, [p])
+            shown = _result_text(scaled, "currency", self._decimals(0), scale)[0]
+            headline = f"Yes: {label} {shown} ({when})"
+        else:
+            headline = f"No: {label} printed as {p.cell.text.strip() or '—'} ({when})"
+        return Outcome(f"{headline} [{where}]", cites, Calculation(headline, "", inputs, float(yes), "verdict"))
 
     def _line_item(self, concept: Concept, part: Found | None = None) -> Outcome | None:
         """The concept's row (or the part of it the question names) in the asked column."""
@@ -1240,7 +1272,7 @@ def wants_calculation(question: str) -> bool:
     if not concepts:
         return measure_label(question) is not None
     return bool(_CAGR.search(question) or _GROWTH.search(question) or _is_lookup(question, concepts[0])
-                or trend_asked(question) is not None
+                or trend_asked(question) is not None or _EXISTENCE.match(question) is not None
                 or (_SUM_YEARS.search(question) and len(find_periods(question).years) >= 2))
 
 

@@ -104,3 +104,18 @@ def test_a_sign_of_a_balance_asked_at_a_date_of_an_earnings_release(ebay_release
     out = _ask(ebay_release, "Does eBay have positive working capital as of June 30, 2023?")
     assert out is not None and out.calculation is not None, out
     assert out.text.startswith("Yes: net working capital was positive, $5,162 million (2023-06-30)")
+
+
+@pytest.fixture(scope="module")
+def pge_2019() -> tuple[Document, list[Statement], list[str]]:
+    return _filing("PG_E_2019_10K.pdf", DocumentMeta(company="PG&E Corporation", ticker="PCG", form_type="10-K",
+                                                     fiscal_year=2019, period_end="2019-12-31"))
+
+
+def test_whether_a_line_was_paid_is_its_cell_a_dash_is_no(pge_2019) -> None:
+    no = _ask(pge_2019, "Did PG&E pay a common stock dividend in 2019?")
+    assert no is not None and no.calculation is not None and no.calculation.result == 0.0
+    assert no.text.startswith("No: Common stock dividends paid printed as —")
+    yes = _ask(pge_2019, "Did PG&E pay a common stock dividend in 2017?")
+    assert yes is not None and yes.calculation is not None and yes.calculation.result == 1.0
+    assert "$1,021 million" in yes.text
