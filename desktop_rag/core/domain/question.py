@@ -767,7 +767,10 @@ _MEASURE_NOISE = re.compile(r"\b(?:the|a|an|its|their|of|had|has|have|was|were|i
                             r"generated|recorded|reported|achieved|did|do|does|rate|terms|one|ones)\b", re.I)
 # "..., North America or International?": the parts the question names
 _NAMED_PARTS = re.compile(r"(?:,|:|\bbetween)\s*(?P<a>[A-Z][^,?;:]{1,60}?)\s*,?\s+(?:or|and|versus|vs\.?)\s+"
-                          r"(?P<b>[A-Z][^,?;:]{1,60}?)\s*[?.]*$")
+                          r"(?P<b>[A-Z][^,?;:]{1,60}?)\s*[?.]*$"
+                          # "..., electric or natural gas?": two short names of lines the filing prints
+                          r"|,\s*(?P<a2>[a-z][a-z&-]*(?:\s+[a-z&-]+){0,2})\s+or\s+(?P<b2>[a-z][a-z&-]*(?:\s+[a-z&-]+){0,2})"
+                          r"\s*\?\s*$")
 # "... segments grew net sales", "... regions have declined": which parts moved that way
 _MOVED_WHICH = re.compile(r"\s*(?:have\s+|has\s+|had\s+)?(?P<verb>grew|increased|rose|expanded|improved|declined|"
                           r"decreased|fell|shrank|shrunk|dropped|contracted)\b", re.I)
@@ -843,7 +846,8 @@ def ranking_asked(asked: str) -> RankingAsk | None:
     end = _CLAUSE_END.search(tail)
     clause = tail[:end.start()] if end else tail
     named_m = _NAMED_PARTS.search(q)
-    named = tuple(x.strip() for x in (named_m.group("a"), named_m.group("b"))) if named_m else ()
+    named = tuple(x.strip() for x in ((named_m.group("a"), named_m.group("b")) if named_m.group("a")
+                                       else (named_m.group("a2"), named_m.group("b2")))) if named_m else ()
     if q.lower().startswith("rank") or _RANK_PART.search(q):
         # "Rank the segments by 2022 comparable sales growth": the measure follows "by"
         measure = _measure_words(re.sub(r"^\s*(?:(?:19|20)\d\d|fiscal\s+\S+|fy\S*|q[1-4]\S*)\s+", "", clause))

@@ -272,6 +272,11 @@ def test_a_ranking_keeps_the_parts_it_names_and_its_qualifiers() -> None:
     named = read_question("Which segment grew net sales faster in FY22, North America or International?")
     assert named.ask == "ranking" and named.ranking is not None
     assert named.ranking.named == ("North America", "International") and named.ranking.by == "growth"
+    # the lines named as the filing prints them, in lower case, after "grew faster"
+    lines = read_question("In the first half of 2023, which revenue line grew faster year over year, electric or "
+                          "natural gas?")
+    assert lines.ask == "ranking" and lines.ranking is not None and not lines.ranking.select
+    assert lines.ranking.named == ("electric", "natural gas") and lines.ranking.by == "growth"
     geo = read_question("Among the geographic segments, which grew revenue fastest in fiscal 2022?")
     assert geo.ranking is not None and geo.ranking.kind == "geographic segments" and geo.ranking.measure == "revenue"
     # a company's name before the kind is no qualifier of it
