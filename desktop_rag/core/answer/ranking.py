@@ -947,7 +947,10 @@ _PROSE_ITEMS = (
     re.compile(rf"^[\W\d]{{0,3}}{_PART_NAME}{_KIND_WORD}(?:\u2019s|'s)?\s+(?P<measure>[a-z]+(?:\s+[a-z]+){{0,4}}?)\s+"
                rf"{_MOVE}"),
 )
-_NOT_A_PART_NAME = re.compile(r"^(?:global|total|consolidated|overall|company|the\s+company|our|we|systemwide)\b", re.I)
+# the whole, or the basis a figure is stated on ("FX-Neutral net revenues increased 8%"): no part
+_NOT_A_PART_NAME = re.compile(r"^(?:global|total|consolidated|overall|company|the\s+company|our|we|systemwide|"
+                              r"(?:fx|currency|constant[\s-]currency)[\s-]neutral|organic|reported|adjusted|"
+                              r"non-gaap|gaap)\b", re.I)
 _PROSE_REACH = 700  # characters above a list's first item where its period is printed
 
 

@@ -721,7 +721,7 @@ _PART_KIND = (
     r"(?:segments?|regions?|geograph(?:y|ies)|geographic(?:al)?\s+(?:areas?|markets?|regions?|segments?)|"
     r"product\s+(?:lines?|categor(?:y|ies)|groups?|families)|products?|service\s+(?:offerings?|lines?)|services|"
     r"offerings?|markets?|business(?:es|\s+units?|\s+lines?|\s+groups?)?|divisions?|categor(?:y|ies)|brands?|"
-    r"(?:operating|reporting|reportable)\s+units?|channels?|(?:revenue|sales)\s+(?:lines?|streams?|sources?)|"
+    r"(?:operating|reporting|reportable)\s+units?|channels?|(?:revenue|sales)\s+(?:lines?|streams?|sources?)|platforms?|"
     r"lines\s+of\s+business)")
 _PART_WORDS = r"(?:(?:the|its|their|his|her|our|each|all|of)\s+|[\w&.'’-]+\s+){0,5}?"
 # "Which service offering ...", "Which of the company's market segments ...", "Rank the three
@@ -767,7 +767,7 @@ _MEASURE_NOISE = re.compile(r"\b(?:the|a|an|its|their|of|had|has|have|was|were|i
                             r"generated|recorded|reported|achieved|did|do|does|rate|terms|one|ones)\b", re.I)
 # "..., North America or International?": the parts the question names
 _NAMED_PARTS = re.compile(r"(?:,|:|\bbetween)\s*(?P<a>[A-Z][^,?;:]{1,60}?)\s*,?\s+(?:or|and|versus|vs\.?)\s+"
-                          r"(?P<b>[A-Z][^,?;:]{1,60}?)\s*[?.]*$"
+                          r"(?P<b>[A-Z][^,?;:]{1,60}?)\s*(?:[?.]*$|,\s*(?:and|or)\s+(?:by\s+)?(?:how|what|why|which|by)\b)"
                           # "..., electric or natural gas?": two short names of lines the filing prints
                           r"|,\s*(?P<a2>[a-z][a-z&-]*(?:\s+[a-z&-]+){0,2})\s+or\s+(?P<b2>[a-z][a-z&-]*(?:\s+[a-z&-]+){0,2})"
                           r"\s*\?\s*$")

@@ -433,3 +433,13 @@ def test_a_breakdown_by_region_ranks_no_businesses_or_products() -> None:
     assert _rank("Which product line grew revenue fastest in Q2 2023?", {7: REGIONS_OF_ONE_BUSINESS}) is None
     out = _rank("Which region grew revenue fastest in Q2 2023?", {7: REGIONS_OF_ONE_BUSINESS})
     assert out is not None and out.text.startswith("Americas")
+
+
+def test_the_basis_of_a_figure_is_no_part_ranked() -> None:
+    page = ("2022 FINANCIAL PERFORMANCE\n"
+            "In 2022, global comparable sales increased 10.9%, primarily due to strong sales performance.\n"
+            "\u2022 FX-Neutral comparable sales increased 14.0%, on a constant currency basis.\n"
+            "\u2022 Comparable sales in the U.S. increased 5.9%, benefiting primarily from strong average check growth.\n"
+            "\u2022 Comparable sales in the International Operated segment increased 13.3%.\n")
+    out = _rank("Rank the segments by 2022 comparable sales growth.", {8: page}, ANNUAL)
+    assert out is not None and [n for n, _ in out.ranked] == ["International Operated", "U.S."]

@@ -277,6 +277,11 @@ def test_a_ranking_keeps_the_parts_it_names_and_its_qualifiers() -> None:
                           "natural gas?")
     assert lines.ask == "ranking" and lines.ranking is not None and not lines.ranking.select
     assert lines.ranking.named == ("electric", "natural gas") and lines.ranking.by == "growth"
+    # the parts named before a last clause asking more; a platform is a part
+    platforms = read_question("Within net transaction revenues for 2015, which platform grew fastest, Marketplace or "
+                              "StubHub, and by how much?")
+    assert platforms.ranking is not None and platforms.ranking.kind == "platform"
+    assert platforms.ranking.named == ("Marketplace", "StubHub")
     geo = read_question("Among the geographic segments, which grew revenue fastest in fiscal 2022?")
     assert geo.ranking is not None and geo.ranking.kind == "geographic segments" and geo.ranking.measure == "revenue"
     # a company's name before the kind is no qualifier of it
