@@ -408,7 +408,7 @@ def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     if out is None and fit is not None and fit.related:
         # none about the asked measure names a cause: the lines it moves through do ("Provision
         # for income taxes decreased ... primarily due to" for the effective tax rate)
-        through = _DriverFit(fit.intent, related=True)
+        through = _DriverFit(fit.intent, through=True)
         out = _drivers_of(passages, more or [], terms | fit.related, idf, numbers, through)
     return out
 
@@ -439,13 +439,13 @@ class _DriverFit:
     asked. ``aside``: a cause of a part, an expectation or another year's movement beside an
     anchor of the latest year asked, not quoted beside the anchor's."""
 
-    def __init__(self, intent: QuestionIntent, related: bool = False) -> None:
+    def __init__(self, intent: QuestionIntent, through: bool = False) -> None:
         self.intent = intent
         self.asked = asked_measures(intent.asked)
-        # the lines the asked measure moves through (``moves_through``); with ``related`` their
+        # the lines the asked measure moves through (``moves_through``); with ``through`` their
         # sentences are about the asked measure too, a little below its own
         self.related = moves_through(self.asked)
-        self.through = related
+        self.through = through
         self.question_words = {w.lower() for w in re.findall(r"[A-Za-z][\w&'-]*", intent.text)}
         stated = intent.periods.every_year
         self.latest = max(stated) if stated else None

@@ -245,11 +245,16 @@ def _plain_page(page: int) -> str:
     return describe_page("", page)
 
 
+def _row_with_column(concept: Concept, statements: list[Statement], period: Period, question: str = "") -> Found | None:
+    """The concept's row among the statements that print ``period``'s column."""
+    return find(concept, [s for s in statements
+                          if any(p.end == period.end and p.months == period.months for p in s.periods)], question)
+
+
 def _pick(concept: Concept, statements: list[Statement], period: Period, what: str, question: str = "",
           found: Found | None = None, cite: Callable[[int], str] = _plain_page) -> _Picked:
     if found is None:
-        found = find(concept, [s for s in statements
-                               if any(p.end == period.end and p.months == period.months for p in s.periods)], question)
+        found = _row_with_column(concept, statements, period, question)
     if found is None:
         kinds = " or ".join({"income": "income statement", "balance": "balance sheet", "cash_flow": "cash flow statement"}
                             .get(k, k) for k in concept.kinds)
@@ -892,23 +897,21 @@ class Calculator:
         of the period is an amount, no when the line is printed with a dash or zero there; None
         (the filing's words) when the statements print no such line."""
         period = self._main_period()
-        found = find(concept, [s for s in self.statements
-                               if any(q.end == period.end and q.months == period.months for q in s.periods)], self.q)
+        found = _row_with_column(concept, self.statements, period, self.q)
         cell = found.row.cell_for(period.end, period.months) if found is not None else None
         if found is None or cell is None or (cell.value is None and not _NIL.fullmatch(cell.text.strip())):
             return None
         p = _Picked(concept, found.statement, found.row, cell, period)
-        value = abs(float(p.cell.value or 0.0))
+        value = abs(float(cell.value or 0.0))
         yes = value > 0
         when = column_period_name(period)
         inputs, cites, where = self._receipts([p])
-        label = p.row.label
         if yes:
             scaled, scale = self._scaled(value, [p])
             shown = _result_text(scaled, "currency", self._decimals(0), scale)[0]
-            headline = f"Yes: {label} {shown} ({when})"
+            headline = f"Yes: {found.row.label} {shown} ({when})"
         else:
-            headline = f"No: {label} printed as {p.cell.text.strip() or '—'} ({when})"
+            headline = f"No: {found.row.label} printed as {cell.text.strip() or '—'} ({when})"
         return Outcome(f"{headline} [{where}]", cites, Calculation(headline, "", inputs, float(yes), "verdict"))
 
     def _line_item(self, concept: Concept, part: Found | None = None) -> Outcome | None:
