@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from desktop_rag.core.answer.verify import Passage, best_units, statement_key, whole_pages
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
-from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, timing_of
+from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, counted_noun, timing_of
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, tokenize, word_root
 from desktop_rag.core.ingest.chunking import is_table_row
 
@@ -52,16 +52,19 @@ _REFERENCE = re.compile(r"\b(?:notes?|items?|rules?|sections?|parts?|pages?|exhi
 _EXHIBITS = re.compile(r"\bexhibits?\b", re.I)
 _EXHIBIT_LINE = re.compile(r"^\s*\d{1,3}(?:\.\d{1,2})?(?=\s+[A-Z])", re.M)
 _FOOTNOTE = re.compile(r"\(\d{1,2}\)|^\s*\d{1,2}\s*$|^\s*\d{1,2}[.)]\s", re.M)
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w%]|-[A-Za-z])")  # not "12-month", "10-K"
+_NUMBER = re.compile(r"(?<![\w.])(?<![A-Za-z]-)\d[\d,]*(?:\.\d+)?(?![\w%]|-[A-Za-z])")  # not "12-month", "10-K", "COVID-19"
 
 AMOUNT, PER_UNIT, COUNT, DATE, RATE, CHANGE = "amount", "per_unit", "count", "date", "rate", "change"
+DURATION = "duration"
+_TIME_UNIT = re.compile(r"\s+(?:calendar\s+|business\s+|consecutive\s+)?(?:weeks?|months?|days?|years?|hours?|minutes?)\b",
+                        re.I)
 # the kinds of figure that answer an ask of each kind: a measure asked plainly ("what were total
 # payment volume ...") is a level, never its growth rate; guidance asks any figure
 _ANSWERS: dict[str, frozenset[str]] = {
     "amount": frozenset({AMOUNT}), "per_unit": frozenset({PER_UNIT}), "count": frozenset({COUNT}),
     "date": frozenset({DATE}), "rate": frozenset({RATE}),
-    "figure": frozenset({AMOUNT, PER_UNIT, COUNT}),
-    "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE}),
+    "figure": frozenset({AMOUNT, PER_UNIT, COUNT, DURATION}),
+    "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE, DURATION}),
 }
 
 
@@ -111,7 +114,9 @@ def figure_spans(text: str) -> list[tuple[int, int, str]]:
         row = _is_row(text)
         first = _NUMBER.search(text)
         kind = (COUNT if is_count_label(text[:first.start()] if first else text) else AMOUNT) if row else COUNT
-        spans += [(m.start(), m.end(), kind) for m in bare]
+        # "12 weeks", "30 days": a length of time, no count of anything asked (a row's cells stay its kind)
+        spans += [(m.start(), m.end(), DURATION if not row and _TIME_UNIT.match(text, m.end()) else kind)
+                  for m in bare]
         if row and not _SHARE_ROW.match(text):
             # "International 6,463 1 % 6,373 11%": in a row of amounts a percent is their change
             spans = [(a, b, CHANGE if k == RATE else k) for a, b, k in spans]
@@ -369,9 +374,9 @@ def _asks_a_part(words: str) -> bool:
 # per share", a rate may be printed as a change
 _MAY_GIVE: dict[str, frozenset[str]] = {
     "amount": frozenset({AMOUNT, PER_UNIT, COUNT}), "per_unit": frozenset({AMOUNT, PER_UNIT, COUNT}),
-    "count": frozenset({AMOUNT, PER_UNIT, COUNT}), "figure": frozenset({AMOUNT, PER_UNIT, COUNT}),
+    "count": frozenset({AMOUNT, PER_UNIT, COUNT}), "figure": frozenset({AMOUNT, PER_UNIT, COUNT, DURATION}),
     "date": frozenset({DATE}), "rate": frozenset({RATE, CHANGE}),
-    "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE, CHANGE, DATE}),
+    "any": frozenset({AMOUNT, PER_UNIT, COUNT, RATE, CHANGE, DATE, DURATION}),
 }
 
 
@@ -437,6 +442,27 @@ def ask_bonus(asks: Sequence[Ask], weight: float = 0.6) -> Callable[[str], float
     return bonus
 
 
+_SCALE_OR_LINK = re.compile(r"(?:million|billion|thousand|and|or|to|[\d,.$%]+),?", re.I)
+# a count of the whole, not of a place or a group: "approximately 79,100 employees worldwide"
+_WHOLE_COUNT = re.compile(r"\b(?:worldwide|globally|in\s+total|a\s+total\s+of|company-wide|across\s+the\s+company)\b", re.I)
+
+
+def _detail(text: str, ask: Ask, a: int, b: int, kind: str) -> float:
+    """What the figure text[a:b] of ``kind`` adds to a unit answering ``ask``: 1 when of the
+    asked kind; for a count, only when an asked word follows it within three words ("40
+    buildings" is no detail of how many employees; "19 million and 28 million shares" counts
+    shares), and a little more for a count of the whole."""
+    if kind not in _ANSWERS.get(ask.kind, _ANSWERS["figure"]):
+        return 0.0
+    if ask.kind != "count" or not ask.roots:
+        return 1.0
+    after = " ".join(w for w in text[b:b + 80].split()[:6] if not _SCALE_OR_LINK.fullmatch(w))
+    counted = ask.roots | _roots(counted_noun(ask.words))  # "how many shares did it buy back": shares
+    if not any(_same(r, x) for r in _roots(after) for x in counted):
+        return 0.0
+    return 1.5 if _WHOLE_COUNT.search(text) else 1.0
+
+
 def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap: int,
           given: Sequence[str] = ()) -> list[int]:
     """Indexes of ``ranked`` (unit texts, best first) to add to ``chosen`` so that the quotes
@@ -451,8 +477,8 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     table = [_shares(text, asks) for text in ranked]
     # of equal answers, the one giving more figures of the kinds asked ("The DIP Credit Agreement
     # provides for $5.5 billion in the form of $3.5 billion ..., $1.5 billion ... and $500 million")
-    detail = [0.02 * min(5, sum(k in _ANSWERS.get(a.kind, _ANSWERS["figure"]) for a in asks
-                                for _, _, k in figure_spans(text))) for text in ranked]
+    detail = [0.02 * min(5, sum(_detail(text, a, x, y, k) for a in asks for x, y, k in figure_spans(text)))
+              for text in ranked]
     open_ = set(range(len(asks)))
     for shares, _ in [table[i] for i in picked] + [_shares(text, asks) for text in given]:
         open_ -= {k for k, s in enumerate(shares) if s >= _ANSWERED}

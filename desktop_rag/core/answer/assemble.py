@@ -24,6 +24,7 @@ from desktop_rag.core.answer.verify import (
     Passage,
     best_units,
     is_row_unit,
+    is_title_line,
     is_year,
     split_units,
     unit_citation,
@@ -41,7 +42,9 @@ from desktop_rag.core.ingest.chunking import heading_of, is_page_furniture, subh
 CAUSAL = re.compile(
     r"\b(?:due\s+(?:primarily\s+|mainly\s+|largely\s+|in\s+part\s+)?to|driven\s+(?:primarily\s+|mainly\s+|largely\s+)?by|"
     r"primarily\s+(?:as\s+a\s+result\s+of|from|by|related\s+to|reflecting|attributable\s+to|because)|"
-    r"as\s+a\s+result\s+of|result(?:ed|ing)?\s+from|attributable\s+to|reflect(?:s|ed|ing)?|"
+    # (not a line's name: "Net income attributable to common stock", "Income (loss) Attributable to")
+    r"as\s+a\s+result\s+of|result(?:ed|ing)?\s+from|(?<!income\s)(?<!\(loss\)\s)(?<!loss\s)(?<!earnings\s)"
+    r"(?<!amounts\s)attributable\s+to|reflect(?:s|ed|ing)?|"
     r"(?:partially|partly)\s+offset\s+by|offset\s+by|because\s+of|led\s+by|caused\s+by|owing\s+to|"
     r"contribut(?:ed|ing)\s+to|on\s+(?:higher|lower|strong|weak)|thanks\s+to|impacted\s+by|affected\s+by|"
     r"benefit(?:ed)?\s+from|unfavorabl[ey]\s+impact|favorabl[ey]\s+impact|headwinds?|tailwinds?|drivers?\s+of|"
@@ -172,22 +175,58 @@ def _anchors(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     out = []
     for score, p, a, b in best_units(pages, terms, numbers or [], max(5 * k, 60), want_numbers=False, idf=idf):
         seg = p.text[a:b]
-        if is_row_unit(seg) or _is_heading(seg):
+        if is_row_unit(seg) or _is_heading(seg) or is_title_line(seg):
             continue
         if fit is not None:
             # a cause is no worse for being long ("... was primarily due to A, B and C, partially offset by D")
             score += 0.002 * max(0, len(seg) - 220)
         if want is not None and want.search(seg):
             score *= 1.6
+        elif want is not None and _cause_follows(p.text, b, want):
+            score *= 1.3  # its cause told next: below a sentence telling its own
         if STOCK_LANGUAGE.search(seg):
             score *= STOCK_LANGUAGE_WEIGHT
         if fit is not None:
-            score *= fit(seg)
+            # "The increase was primarily due to ...": its subject is the sentence before's
+            before = _sentence_before(p.text, a) if _ANAPHOR.match(seg) and not _names_measure(seg) else ""
+            score *= fit(f"{before} {seg}" if before else seg)
             if not score or not terms & set(tokenize(seg)):
                 continue  # not about the asked measure (a sentence holding the question's figure only)
         out.append((score, p, a, b))
     out.sort(key=lambda s: -s[0])
     return out[:k]
+
+
+def _names_measure(seg: str) -> bool:
+    """The sentence names its own measure before its verb ("The increase in GAAP results was
+    ..."), not only the movement ("The increase was primarily due to ...")."""
+    verb = _SUBJECT_END.search(seg[:200])
+    subject = seg[:verb.start()] if verb else seg[:80]
+    # "The increase in GAAP results": what moved is named after "in" / "of"
+    return bool(set(tokenize(measure_phrase(subject))) & measure_terms()) or bool(
+        re.search(r"\b(?:in|of)\s+(?!(?:the\s+)?(?:quarter|year|period|first|second|third|fourth|fiscal|19\d\d|20\d\d)\b)[A-Za-z]",
+                  subject, re.I))
+
+
+def _cause_follows(page: str, end: int, want: re.Pattern[str]) -> bool:
+    """The sentence right after the one ending at ``end`` tells its cause: "... totaled $35.9
+    billion, compared with $35.6 billion ... The net increase in 2022 was due to ..."."""
+    nxt = split_units(page[end:end + 600])
+    if not nxt:
+        return False
+    a, b = nxt[0]
+    seg = page[end + a:end + b]
+    return not page[end:end + a].strip() and bool(_ANAPHOR.match(seg)) and bool(want.search(seg))
+
+
+def _sentence_before(page: str, at: int) -> str:
+    """The sentence of ``page`` ending right before offset ``at`` (same paragraph), else ""."""
+    prior = [(a, b) for a, b in split_units(page[max(0, at - 600):at])]
+    if not prior:
+        return ""
+    a, b = prior[-1]
+    start = max(0, at - 600)
+    return page[start + a:start + b] if page[start + b:at].count("\n") <= 1 and not page[start + b:at].strip() else ""
 
 
 def _covers(tokens: Iterable[str], terms: set[str]) -> int:
@@ -468,8 +507,15 @@ class _DriverFit:
         parts = {w.lower() for w in re.findall(r"(?<=\s)[A-Z][\w&'-]*|\bsegments?\b", rest)}
         return bool(parts - self.question_words - _MONTHS)
 
+    def other_basis(self, seg: str, basis: re.Pattern[str] | None = None) -> bool:
+        """``seg`` tells of a basis of the figure the question does not ask ("non-GAAP core
+        earnings", "organic net sales"; with ``basis``, of that kind)."""
+        rx = basis or _OTHER_BASIS
+        return bool(rx.search(self._subject(seg) or seg[:120])) and not rx.search(self.intent.asked)
+
     def aside(self, seg: str, anchor: str) -> bool:
-        if self._names_a_part(self._subject(seg)) or FORWARD.search(seg):
+        # (an organic or constant-currency movement explains the reported one: it stays beside it)
+        if self._names_a_part(self._subject(seg)) or FORWARD.search(seg) or self.other_basis(seg, _NON_GAAP):
             return True
         # another year's comparison, beside an anchor of the latest year asked
         named = find_periods(seg).every_year
@@ -490,7 +536,10 @@ class _DriverFit:
                 direction = {"up": "down", "down": "up"}.get(direction, "")
         if self._names_a_part(subject):
             weight *= 0.7
-        if self.named and any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", seg) for w in self.named):
+        if self.other_basis(seg):
+            weight *= 0.5  # "non-GAAP core earnings ... were" for the GAAP earnings asked
+        # (a whole word: "GAAP" is not the "GAAP" of "non-GAAP")
+        if self.named and any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", seg) for w in self.named):
             weight *= 1.3  # "U.S.: Comparable sales results benefited from ..." for the U.S. asked
         if _generic_cause(seg):
             weight *= 0.5  # "Comparable sales are driven by changes in guest counts": what drives it in general
@@ -505,6 +554,8 @@ class _DriverFit:
             weight *= 0.2  # "revenue increased to $4.6 billion" is no answer to which revenue declined
         if FORWARD.search(seg):
             weight *= 0.6
+        if not MOVED.search(seg) and not _SET_AGAINST.search(seg):
+            weight *= 0.5  # "no provisions ... as a result of a change in credit ratings": no movement told
         named = find_periods(seg).every_year
         if self.latest is not None and named:
             if self.latest in named:
@@ -517,6 +568,13 @@ class _DriverFit:
 
 
 _MONTHS = frozenset(MONTH_NAMES)
+# a basis of a figure other than the reported one: a cause of it is no cause of the GAAP figure
+_OTHER_BASIS = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b|\bconstant[\s-]currency\b|"
+                          r"\b(?:fx|currency)[\s-]neutral\b|\borganic\b", re.I)
+_NON_GAAP = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b", re.I)
+# a figure set against another period's, a movement told without its verb: "totaled $35.9
+# billion, compared with $35.6 billion", "versus", "from $1.3 billion ... to $102 million"
+_SET_AGAINST = re.compile(r"\bcompared\s+(?:with|to)\b|\bversus\b|\bvs\.?\s|\bfrom\s+\$?\d[^.;]{0,40}?\bto\s+\$?\d", re.I)
 # lines taken from a profit (as tokens), and the measures that rise with them (a tax rate with the tax)
 _COSTS = frozenset({"expense", "cost", "opex", "cog", "charge", "impairment", "tax", "taxe", "provision"})
 _RATES_OF_COST = frozenset({"etr"})
@@ -575,7 +633,8 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
         if _generic_cause(seg) or STOCK_LANGUAGE.search(seg):
             continue  # what drives the measure in general, no cause of this movement
         # the cause of the anchor's movement told in the sentence right after it
-        after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(MOVED.search(page[a:b]))
+        after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(
+            MOVED.search(page[a:b]) or _SET_AGAINST.search(page[a:b]))
         if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets or after):
             quotes.append((_citation(p, ua, ub), False))
             seen.add(ua)

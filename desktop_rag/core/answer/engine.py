@@ -53,7 +53,7 @@ from desktop_rag.core.answer.verify import (
 )
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
-from desktop_rag.core.domain.question import asked_concept, computed_words, without_reasons
+from desktop_rag.core.domain.question import asked_concept, computed_words, counted_noun, printed_count, without_reasons
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
@@ -321,6 +321,11 @@ class AnswerEngine:
         asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any",)]
         if not asks:
             return ""
+        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
+        noun = counted_noun(intent.asked) if len(asks) == 1 and asks[0].kind == "count" else ""
+        if noun and not any(printed_count(noun).search(c.quote) for c in cites):
+            # "How many employees": "1,373,961 shares ... of employee restricted stock units" counts shares
+            return f"No passage of the filings of {who} gives a number of {noun}; the nearest passages are shown."
         for c in cites:
             page = self.library.page_text(c.doc_id, c.page) if c.doc_id else ""
             at = page.find(c.quote) if page else -1
@@ -337,7 +342,6 @@ class AnswerEngine:
                     first.char_start + len(first.quote)) <= 3 and any(
                     may_answer(f"{first.quote} {second.quote}", a) for a in asks):
                 return ""
-        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
         what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
         return f"No passage of the filings of {who} gives what was asked ({what}); the nearest passages are shown."
 
@@ -514,9 +518,42 @@ class AnswerEngine:
         not hold, of the asked company only, in retrieval order."""
         read = {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in own}
         rest = [h for h in hits if (h.chunk.doc_id, h.chunk.page) not in read]
-        if not rest or not own:
+        if not own:
             return []
-        return self._asked_companies_passages(plan, passages_for(self.library, rest), doc_scope, own[0].hit)
+        further = self._asked_companies_passages(plan, passages_for(self.library, rest), doc_scope,
+                                                 own[0].hit) if rest else []
+        return further + self._counted_pages(plan, read | {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in further})
+
+    def _counted_pages(self, plan: QueryPlan, read: set[tuple[str, int]], most: int = 2) -> list[Passage]:
+        """For "how many X": the pages of the asked company's filings (a few filings in scope)
+        that print a count of X right before it ("approximately 79,100 employees"), those the
+        passages read do not hold, most such counts first. Retrieval ranks a page by its words,
+        and X is a word of many pages ("employees" of every benefits bullet); the count is
+        printed once."""
+        noun = counted_noun(plan.asked or plan.original)
+        lib = self.library
+        if not noun or plan.doc_ids is None or len(plan.doc_ids) > 6:
+            return []
+        printed = printed_count(noun, labelled=False)  # a figure right before the noun
+        found: list[tuple[int, str, int]] = []
+        for doc_id in plan.doc_ids:
+            if doc_id not in lib.docs:
+                continue
+            for page in range(1, lib.docs[doc_id].pages + 1):
+                if (doc_id, page) in read:
+                    continue
+                text = lib.page_text(doc_id, page) or ""
+                close = len(printed.findall(text))
+                if close:
+                    found.append((close, doc_id, page))
+        found.sort(key=lambda f: (-f[0], f[1], f[2]))
+        out: list[Passage] = []
+        for _, doc_id, page in found[:most]:
+            chunk = next((lib.chunks[c] for c in lib.doc_chunks.get(doc_id, ()) if lib.chunks[c].page == page), None)
+            text = lib.page_text(doc_id, page) or ""
+            if chunk is not None and text:
+                out.append(Passage(Hit(chunk, lib.docs[doc_id], 0.0, expanded=True), 0, len(text), text, text))
+        return out
 
     def _assembled(self, plan: QueryPlan, own: list[Passage], concept: set[str], ignore: set[str],
                    more: list[Passage] | None = None) -> Assembled | None:

@@ -32,7 +32,7 @@ from desktop_rag.core.answer.verify import (
 from desktop_rag.core.domain.measures import asked_measures, is_count_label, measure_modifiers, measure_terms
 from desktop_rag.core.domain.numbers import nearest_scale, numbers_in, parse_cell, scale_factor, scale_of
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods, names_a_report
-from desktop_rag.core.domain.question import asked_concept, format_figure
+from desktop_rag.core.domain.question import asked_concept, counted_noun, format_figure, printed_count
 from desktop_rag.core.domain.terms import STOPWORDS, tokenize
 from desktop_rag.core.domain.types import Citation, QueryPlan
 from desktop_rag.core.ingest.chunking import is_page_furniture, is_table_row, subheading_of
@@ -86,11 +86,18 @@ def extractive_answer(
     # so carries every word asked (a row "Grocery 56%" is no "share of the grocery market", "Xbox
     # 360" no count of graphics processors shipped)
     further = len(asks) == 1 and not any(gives_kind(unit_context(p0.text, a0, b0), k) for k in asks)
+    # "how many employees": a count of the noun counted, not any count ("over 1 million face
+    # coverings" in a sentence about employees' safety)
+    noun = counted_noun(plan.asked or plan.original) if len(asks) == 1 and asks[0].kind == "count" else ""
+    counted = printed_count(noun, labelled=False) if noun else None
+    if counted is not None and not counted.search(p0.text[a0:b0]):
+        further = True
     if len(asks) > 1 or further:
         years = asked_years(plan.asked or plan.original) if want_numbers else None
         cap = min(MAX_ASK_QUOTES, max(max_quotes, len(asks)))
         found = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,
-                                asked_years=years)
+                                asked_years=years,
+                                keep=(lambda text: bool(counted.search(text))) if further and counted else None)
         if further:
             found = [u for u in found
                      if min(answered(unit_context(u[1].text, u[2], u[3]), asks).values(), default=0.0) >= 0.99]

@@ -232,7 +232,14 @@ def is_row_unit(text: str) -> bool:
     A currency sign printed as a cell of its own and a "not meaningful" mark ("$ 747 * * $
     (1,928)") are no words of a label."""
     cells = _SIGN_CELL.sub(" ", text)
-    return is_table_row(cells) and not LIST_ITEM.match(text) and bool(_ENDS_IN_FIGURE.search(text))
+    return (is_table_row(cells) and not LIST_ITEM.match(text) and bool(_ENDS_IN_FIGURE.search(text))
+            and not _PROSE_FIGURES.search(text))
+
+
+# what only prose prints among its figures: a scale word spelt out twice ("totaled $35.9 billion,
+# compared with $35.6 billion"), or one sentence ending and the next beginning on the line
+_PROSE_FIGURES = re.compile(r"(?:million|billion|thousand).*(?:million|billion|thousand)|"
+                            r"[a-z%)\d]\.\s+(?:The|This|These|That|In|During|As|Our|We|It)\b")
 
 
 _SIGN_CELL = re.compile(r"(?<!\S)(?:[$\u20ac\u00a3\u00a5]|\*{1,3}|n/?m|NM)(?!\S)")
@@ -348,6 +355,18 @@ def asks_stock_language(question: str) -> bool:
     return bool(_ASKS_STOCK_LANGUAGE.search(question))
 
 
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)|\*+")
+
+
+def is_title_line(seg: str) -> bool:
+    """A heading or a line's name, no statement: a few words on one line, no figure (past its
+    footnote marks), no closing stop ("Debt highlights (1)", "Hewlett-Packard Company
+    Litigation", "Income (loss) Attributable to Common"). Quoted alone it answers nothing."""
+    text = _FOOTNOTE_MARK.sub(" ", seg).strip()
+    return (bool(text) and "\n" not in text and len(text.split()) <= 6 and not re.search(r"\d", text)
+            and not text.endswith((".", "?", "!", ";")))
+
+
 def best_units(
     passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
     rank_weight: bool = True, idf: dict[str, float] | None = None, asked_years: set[int] | None = None,
@@ -398,6 +417,8 @@ def best_units(
             if rank_weight and not p.hit.expanded:
                 score += 0.3 / (1 + rank) + 0.2 * p.hit.score
             score -= 0.002 * max(0, len(seg) - 220)  # prefer crisp quotes
+            if score > 0 and is_title_line(seg):
+                score *= 0.5  # a heading names the topic; the sentences under it say something of it
             if stock_language_weight != 1.0 and score > 0 and STOCK_LANGUAGE.search(seg):
                 score *= stock_language_weight
             if score > 0 and asked_years and about_other_years(seg, asked_years):

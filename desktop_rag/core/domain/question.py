@@ -192,11 +192,16 @@ def without_frame(text: str) -> str:
     return _FRAME_TAIL.sub("", q).strip()
 
 
+# "What's the status ...", "how's", "where's": the verb written short after a question word (or
+# "it", "that", "there"); a possessive never follows these words
+_IS_CONTRACTED = re.compile(r"\b(what|who|how|where|when|which|that|there|it)['\u2019]s\b", re.I)
+
+
 def plain_question(text: str) -> str:
     """The question as asked, without its frame (``without_frame``) and without discourse words,
     which carry the analyst's tone, never what is asked ("total actually payment volume" is the
-    total payment volume)."""
-    q = without_frame(re.sub(r"\s+", " ", text).strip())
+    total payment volume); a verb written short is written out ("What's" is "What is")."""
+    q = without_frame(_IS_CONTRACTED.sub(r"\1 is", re.sub(r"\s+", " ", text).strip()))
     return re.sub(r"\s{2,}", " ", _DISCOURSE.sub("", q)).strip()
 
 
@@ -310,7 +315,10 @@ _CONCEPT_PATTERNS = (
     re.compile(rf"^(?:what|which)\s+(?P<np>(?!{_AUX}\b)[^?]+?)\s+(?:did|does|do|has|have|might|may|must|could|would|"
                rf"should|will|can)\b", re.I),
 )
-_LEAD_IN = re.compile(r"^[^?]{3,120}?[,:]\s+(?=(?:how\s+(?:many|much)|what|which)\b)", re.I)
+# a lead-in is no question itself: "How much stock was bought back, what authorization was
+# left ..." asks twice
+_LEAD_IN = re.compile(r"^(?!(?:how|what|which|who|when|did|does|do|is|are|was|were|has|have)\b)[^?]{3,120}?[,:]\s+"
+                      r"(?=(?:how\s+(?:many|much)|what|which)\b)", re.I)
 _POSSESSOR = re.compile(r"^[^?]*?(?:'s|’s|s'|s’)\s+", re.I)
 
 
@@ -329,6 +337,9 @@ def asked_concept(question: str) -> str:
             cut = _CONCEPT_STOP.search(concept)
             if cut and rx is _CONCEPT_PATTERNS[0]:
                 return ""  # "How much revenue came from the Americas ... did": a verb inside, no plain shape
+            verb = re.search(rf"\s{_AUX}\b", concept, re.I)
+            if rx is _CONCEPT_PATTERNS[2] and verb and (not cut or verb.start() < cut.start()):
+                return ""  # "what authorization was left at year-end, and did ...": a clause, no noun phrase
             concept = concept[:cut.start()] if cut else concept  # "purchase price for iRobot did ..."
             if re.search(r"(?:'s|’s|s'|s’)\s", concept):
                 concept = _POSSESSOR.sub("", concept)
@@ -398,6 +409,36 @@ def counted_noun(question: str) -> str:
     nouns = [w for w in words if not (len(w) > 4 and w.lower().endswith("ly"))]
     head = nouns[-1].strip(".,").lower() if nouns else ""
     return "" if head in _MONEY_WORDS or len(head) < 3 else head
+
+
+# the words a filing counts people by: a count of one is a count of the others
+PEOPLE_WORDS = frozenset({"employees", "employee", "jobs", "job", "roles", "positions", "people", "staff", "workers",
+                          "headcount", "associates"})
+
+
+def printed_count(noun: str, labelled: bool = True) -> re.Pattern[str]:
+    """Where a page prints a count of ``noun`` (``counted_noun``): "815 warehouses", "approximately
+    79,100 employees", and with ``labelled`` also "Paid memberships at end of period 27,438" or a
+    heading "Votes For" over rows of figures. Any word for people counts people ("500 employees
+    ... their jobs")."""
+    singular = noun[:-1] if noun.endswith("s") else noun
+    # the noun as a whole word ("cans" is no "can"), singular or plural
+    word = rf"\b(?:{re.escape(singular)}|{re.escape(noun)})\b" if len(singular) > 3 else rf"\b{re.escape(noun)}\b"
+    if noun in PEOPLE_WORDS:
+        word = rf"\b(?:{'|'.join(sorted(PEOPLE_WORDS))})\b"
+    # not a year ("the 1998 Employee Stock Purchase Plan")
+    number = r"(?!(?:19|20)\d\d(?![\d,]))\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
+    # "12 months for employees" is a length of time
+    before = (rf"(?<![\w.,]){number}(?![ \t]+(?:weeks?|months?|days?|years?|hours?)\b)"
+              rf"[ \t]+(?:[A-Za-z&'-]+[ \t]+){{0,3}}{word}"  # "815 warehouses", "3,400 employees"
+              rf"|(?<![\w.,]){number}\s*\n\s*{word}")  # "approximately 500 [line break] employees"
+    if not labelled:
+        return re.compile(before, re.I)
+    return re.compile(
+        rf"{before}"
+        rf"|{word}[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
+        rf"|{word}[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
+        re.I)
 
 
 def concept_gloss(question: str) -> str:
@@ -566,6 +607,11 @@ _SOURCE_CLAUSE = re.compile(r"(?:according\s+to|per|based\s+on|as\s+(?:stated|di
                             r"(?![^,]*\b(?:what|which|how|when|who|why)\b)", re.I)
 
 
+# a short label before a colon and a question: "Headcount check: how many ...", "Buybacks: what ..."
+_LABEL_LEAD = re.compile(r"^((?:[\w&'\u2019-]+\s+){0,3}[\w&'\u2019-]+):\s+(?=(?:how|what|which|who|when|where|why|did|does|"
+                         r"do|is|are|was|were|has|have|can|will)\b)", re.I)
+
+
 def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[FactAsk, ...]:
     """The facts a question asks, one per clause that asks a figure of a kind (``FactAsk``), in
     the order asked. Only sentences that ask are read: questions, and requests for content
@@ -583,6 +629,10 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
         sentence = sentence.strip()
         if not (_QUESTION_START.match(sentence) or sentence.endswith("?") or _CONTENT_REQUEST.match(sentence)):
             continue
+        label = _LABEL_LEAD.match(sentence)
+        if label:
+            # "Headcount check: how many employees ...": the label names the topic, asks nothing
+            topic, sentence = topic or label.group(1), sentence[label.end():]
         topic = topic or _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence)))[0]
         previous: FactAsk | None = None
         no_fact = split = False
@@ -1014,6 +1064,9 @@ def read_question(text: str) -> QuestionIntent:
     ranking = ranking_asked(asked)
     if ranking is not None and not ranking.select and kind in ("figure", "ratio", "change", "comparison"):
         kind = "ranking"  # "Which segment posted the strongest comparable sales growth?" ranks the segments
-    reasons = kind != "drivers" and bool(_DRIVERS.search(asked))
+    # why may be asked in a request set apart from the question ("Has debt gone up? Give the
+    # totals, what drove the change, and ...")
+    reasons = kind != "drivers" and (bool(_DRIVERS.search(asked)) or any(
+        _CONTENT_REQUEST.match(r) and _DRIVERS.search(r) for r in parsed.instructions.removed))
     return QuestionIntent(text, asked, parsed.instructions, kind, reasons, find_periods(asked),
                           fact_asks(asked, parsed.instructions.removed), ranking)

@@ -25,6 +25,7 @@ from desktop_rag.core.domain.question import (
     concept_gloss,
     counted_noun,
     defines_its_concept,
+    printed_count,
     read_question,
 )
 from desktop_rag.core.domain.terms import (
@@ -817,20 +818,7 @@ class HybridRetriever:
         lib = self.library
         if plan.doc_ids is None or len(plan.doc_ids) > 6:
             return True
-        singular = noun[:-1] if noun.endswith("s") else noun
-        # the noun as a whole word ("cans" is no "can"), singular or plural
-        word = rf"\b(?:{re.escape(singular)}|{re.escape(noun)})\b" if len(singular) > 3 else rf"\b{re.escape(noun)}\b"
-        if noun in _PEOPLE:
-            # jobs cut are counted as the employees let go ("approximately 500 employees ... their
-            # jobs will be eliminated"): one count, whichever word for people it uses
-            word = rf"\b(?:{'|'.join(sorted(_PEOPLE))})\b"
-        number = r"\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
-        printed = re.compile(
-            rf"(?<![\w.,]){number}[ \t]+(?:[A-Za-z&'-]+[ \t]+){{0,3}}{word}"  # "815 warehouses", "3,400 employees"
-            rf"|(?<![\w.,]){number}\s*\n\s*{word}"  # "approximately 500 [line break] employees"
-            rf"|{word}[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
-            rf"|{word}[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
-            re.I)
+        printed = printed_count(noun)
         return any(printed.search(lib.page_text(doc_id, page))
                    for doc_id in plan.doc_ids if doc_id in lib.docs
                    for page in range(1, lib.docs[doc_id].pages + 1))
@@ -918,11 +906,6 @@ def _is_month(word: str) -> bool:
 
 
 _MONTH_WORDS = frozenset([*MONTH_NAMES, *(m[:3] for m in MONTH_NAMES), "sept"])
-
-
-# the words a filing counts people by: a count of one is a count of the others
-_PEOPLE = frozenset({"employees", "employee", "jobs", "job", "roles", "positions", "people", "staff", "workers",
-                     "headcount", "associates"})
 
 
 def name_neighbours(text: str, match: re.Match[str]) -> list[str]:

@@ -162,3 +162,26 @@ def test_a_part_asked_after_the_whole_is_answered_by_the_sentence_naming_the_par
     assert answered(ranked[0], asks) == {0: 1.0}
     assert set(answered(ranked[1], asks)) == {1}
     assert cover(asks, ranked, [], 3) == [0, 1]
+
+
+def test_a_length_of_time_is_no_count_and_a_name_s_number_no_figure() -> None:
+    assert figure_kinds("Our Military Leave benefit provides up to 12 weeks of paid time off every 12 months") == {
+        "duration"}
+    assert figure_kinds("facilitating access to COVID-19 testing for employees") == set()
+    assert figure_kinds("As of May 31, 2022, we had approximately 79,100 employees worldwide") >= {"count"}
+
+
+def test_of_two_counts_the_count_of_the_asked_noun_of_the_whole_is_quoted() -> None:
+    """"approximately 11,200 employees" of a campus and "79,100 employees worldwide": both count
+    employees; the whole is asked. "over 40 buildings" counts no employee."""
+    intent = read_question("How many employees did Nike have at the end of fiscal 2022?")
+    asks = read_asks(intent, {"nike", "fy2022"})
+    campus = ("The campus is an approximately 400-acre site consisting of over 40 buildings and is occupied by "
+              "approximately 11,200 employees engaged in management.")
+    whole = "As of May 31, 2022, we had approximately 79,100 employees worldwide, including part-time employees."
+    assert cover(asks, [campus, whole], [], 1) == [1]
+    # "19 million and 28 million shares": the scale and the joining words lie between figure and noun
+    bought = read_asks(read_question("How many shares did it buy back in Q2 and for how much?"), set())
+    stated = "we repurchased 19 million and 28 million shares for $3.35 billion and $5.34 billion, respectively."
+    returned = "we returned $3.28 billion in share repurchases and $99 million and $199 million in cash dividends."
+    assert cover(bought, [returned, stated], [], 2)[0] == 1

@@ -496,3 +496,36 @@ In 2018 the Utility filed a rate case.
     assert out is not None and out.citations[0].page == 41
     assert out.citations[0].quote.startswith("On January 26, 2017, the court issued a judgment")
     assert not any("rate case" in c.quote for c in out.citations)  # the next heading ends the section
+
+
+def test_a_line_s_name_is_no_cause_and_a_cause_told_next_is_found() -> None:
+    """"Income (loss) Attributable to Common" names a line ("attributable to" is no cause there);
+    "Debt obligations ... totaled $35.9 billion, compared with $35.6 billion" is a movement told
+    without its verb, its cause in the next sentence; "no provisions ... as a result of a change in
+    credit ratings" tells no movement."""
+    from desktop_rag.core.answer.assemble import CAUSAL
+
+    assert not CAUSAL.search("Income (loss) Attributable to Common")
+    assert not CAUSAL.search("Net income attributable to noncontrolling interests")
+    assert CAUSAL.search("The decrease was primarily attributable to lower volumes")
+    page = ("Financing and market risk\nThe Company generally borrows on a long-term basis. Debt obligations\nat "
+            "December 31, 2022 totaled $35.9 billion, compared with $35.6 billion at December 31, 2021. The net "
+            "increase in 2022 was due to net issuances of $1.2\nbillion, partly offset by the impact of changes in "
+            "exchange rates of $814 million.\nThere are no provisions in the Company's debt obligations that would "
+            "accelerate repayment of debt as a result of a change in credit ratings.\n")
+    out = assemble(read_question("Has its debt gone up in 2022, and what drove the change?"), _passages(page),
+                   set(tokenize("debt")))
+    assert out is not None
+    quotes = [c.quote for c in out.citations]
+    assert quotes[0].startswith("Debt obligations") and quotes[1].startswith("The net increase in 2022 was due to")
+    _exact(out, page)
+
+
+def test_the_cause_of_another_basis_of_the_figure_is_set_below_the_reported_one() -> None:
+    page = ("Results\nPG&E Corporation's non-GAAP core earnings were $615\nmillion in the first quarter of 2023, "
+            "compared with $639 million in 2022. The change in non-GAAP core earnings was primarily\ndriven by lower "
+            "operating costs.\nThe increase in GAAP results was primarily driven by lower costs related to "
+            "investigation remedies.\n")
+    out = assemble(read_question("What drove the increase in its GAAP earnings in Q1 2023 vs Q1 2022?"),
+                   _passages(page), set(tokenize("gaap earnings")))
+    assert out is not None and out.citations[0].quote.startswith("The increase in GAAP results")

@@ -739,3 +739,31 @@ def test_a_computed_verdict_asked_with_its_reasons_comes_with_the_filings_causes
     assert "primarily due to higher Data Center sales" in ans.answer  # the cause, quoted
     assert gen.prompts == []
     _check_citations(lib, ans)
+
+
+_BENEFITS = ("Human capital\nWe offer our employees competitive pay. Our leave benefit provides up to 12 weeks of paid "
+             "time off every 12 months for employees. Employees may join our Sport Centers and over 1 million face "
+             "coverings were given to teammates, facilitating access to COVID-19 testing for employees.")
+
+
+def test_a_count_asked_is_the_sentence_counting_that_noun_wherever_its_page_ranks(build_library) -> None:
+    """"How many employees": retrieval ranks the pages full of the word "employees" (benefits);
+    the count is printed once, on a page the passages may lack, and is quoted from there. A
+    filing that prints no count of employees is no answer ("12 weeks", "1 million face
+    coverings" count other things)."""
+    from tests.conftest import APPLE_PAGES
+
+    pages = [APPLE_PAGES[0], *[_BENEFITS] * 14,
+             "Employee base\nAs of September 30, 2023, we had approximately 161,000 full-time equivalent employees.",
+             *[_BENEFITS] * 4]
+    lib = build_library({"2023 Q3 AAPL.pdf": pages})
+    ans = AnswerEngine(lib, Settings(), None).ask("How many employees did Apple have?")
+    assert not ans.not_in_corpus and "161,000" in ans.answer, ans.answer
+    _check_citations(lib, ans)
+    lacking = build_library({"2023 Q3 AAPL.pdf": [*pages[:15], "Employee base\nWe value our full-time employees.",
+                                                  *pages[16:]]})
+    # (the fake embedder's cosines are no measure of relevance: the gate on them is set aside)
+    near = Settings()
+    near.retrieval.gate_min_cosine = 0.0
+    ans = AnswerEngine(lacking, near, None).ask("How many employees did Apple have?")
+    assert ans.not_in_corpus and "number of employees" in ans.answer, ans.answer

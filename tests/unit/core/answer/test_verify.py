@@ -973,3 +973,25 @@ def test_a_figure_of_a_sentence_about_the_prior_period_is_no_answer_for_the_peri
                           "How much did the tax benefit add to diluted EPS in the prior year?", passages, 2,
                           concept={"eps", "diluted"})
     assert "prior period" not in asked.reason
+
+
+def test_a_heading_or_a_line_s_name_is_no_statement() -> None:
+    from desktop_rag.core.answer.verify import is_title_line
+
+    assert is_title_line("Debt highlights (1)") and is_title_line("Hewlett-Packard Company Litigation")
+    assert is_title_line("Income (loss) Attributable to Common")
+    assert not is_title_line("Revenue increased 5%.") and not is_title_line("Net revenues $ 10,800 $ 10,746")
+    assert not is_title_line("Oracle filed its opening brief on March 7, 2019.")
+
+
+def test_a_prose_line_dense_with_figures_is_no_table_row() -> None:
+    from desktop_rag.core.answer.verify import is_row_unit
+
+    line = ("at December 31, 2022 totaled $35.9 billion, compared with $35.6 billion at December 31, 2021. The net "
+            "increase in 2022 was due to net issuances of $1.2")
+    assert not is_row_unit(line)
+    assert is_row_unit("Net revenues $ 10,800 $ 10,746 $ 9,927") and is_row_unit("Total debt 35,904 35,623")
+    # a sentence is split where it ends, not at the line that looked like a row
+    page = "Debt obligations\n" + line + "\nbillion, partly offset by exchange rates of $814 million.\n"
+    units = [page[a:b] for a, b in split_units(page)]
+    assert any(u.startswith("The net increase in 2022 was due to") for u in units)

@@ -7,7 +7,14 @@ import re
 
 import pytest
 
-from desktop_rag.core.domain.question import asked_concept, concept_gloss, counted_noun, parse_question
+from desktop_rag.core.domain.question import (
+    asked_concept,
+    concept_gloss,
+    counted_noun,
+    parse_question,
+    printed_count,
+    read_question,
+)
 
 
 @pytest.mark.parametrize(
@@ -378,3 +385,42 @@ def test_the_source_an_analyst_names_is_no_fact_asked(question: str) -> None:
     from desktop_rag.core.domain.question import read_question
 
     assert not any(re.search(r"according|per the|8-K", a.words, re.I) for a in read_question(question).asks)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What's the status of the Hewlett-Packard (Itanium) lawsuit against Oracle?", "description"),
+    ("What is the status of the Hewlett-Packard (Itanium) lawsuit against Oracle?", "description"),
+    ("What's Apple's revenue in 2023?", "figure"),
+])
+def test_a_verb_written_short_reads_as_written_out(question: str, kind: str) -> None:
+    assert read_question(question).ask == kind
+
+
+def test_a_label_before_a_colon_names_the_topic_and_asks_nothing() -> None:
+    asks = read_question("Headcount check: how many employees did Nike have at the end of fiscal 2022?").asks
+    assert [(a.kind, a.topic) for a in asks] == [("count", "Headcount check")]
+    assert counted_noun("Headcount check: how many employees did Nike have?") == "employees"
+
+
+def test_a_question_before_a_comma_is_no_lead_in_and_a_clause_no_concept() -> None:
+    """"How much stock was bought back in 2019, what authorization was left ..." asks twice: its
+    concept is not "authorization was left" (whose "left" no filing need print)."""
+    q = "How much eBay stock was bought back in 2019, what authorization was left at year-end, and did the board add more?"
+    assert "left" not in asked_concept(q)
+    assert asked_concept("As a retail analyst covering COST, how many warehouses did Costco operate?") == "warehouses"
+
+
+def test_why_asked_in_a_request_beside_the_question() -> None:
+    intent = read_question("Has McDonald's debt load gone up in 2022? Give the year-end totals, what drove the "
+                           "change, and the company's long-term credit ratings.")
+    assert intent.ask == "yesno" and intent.wants_reasons
+
+
+def test_a_printed_count_is_a_figure_before_the_noun_never_a_year() -> None:
+    tight = printed_count("employees", labelled=False)
+    assert tight.search("we had approximately 79,100 employees worldwide")
+    assert tight.search("we employed approximately 14,100 people globally")  # any word for people
+    assert not tight.search("Registrant's Amended and Restated 1998 Employee Stock Purchase Plan")
+    assert not tight.search("EMPLOYEE BASE\nAs of May 31, 2022")
+    assert not tight.search("up to 12 weeks of paid time off every 12 months for employees")
+    assert printed_count("memberships").search("Paid memberships at end of period 27,438")
