@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.core.answer.verify import Passage, best_units, statement_key, whole_pages
+from desktop_rag.core.answer.verify import Passage, best_units, restates, statement_key, whole_pages
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
 from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, counted_noun, timing_of
@@ -142,6 +142,9 @@ _SAME: tuple[frozenset[str], ...] = (
     # a workforce reduction as analysts say it ("how big is the headcount cut") and as filings print it
     frozenset({"headcount", "workforc", "employe", "staff", "position"}),
     frozenset({"cut", "reduct", "layoff", "elimin"}),
+    # money raised in a debt deal, as analysts say it and as filings print it
+    frozenset({"rais", "issu", "issuanc", "proceeds"}),
+    frozenset({"bond", "bonds", "note", "notes", "debentur"}),
 )
 # words that name only the kind of figure asked ("the coupons" are the notes' rates, "the
 # maturities" their dates): a clause of these alone asks them of the question's topic
@@ -486,8 +489,8 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     while open_ and len(picked) < cap:
         best, gain = -1, 0.0
         for i, (shares, words) in enumerate(table):
-            if i in picked:
-                continue
+            if i in picked or any(restates(ranked[i], t) for t in [*(ranked[j] for j in picked), *given]):
+                continue  # the same sentence printed again on another page
             g = sum(_specific(shares, words, asks, k) for k in open_ if shares[k] >= _ANSWERED)
             g += detail[i] if g else 0.0
             if g > gain + 1e-9:

@@ -114,9 +114,11 @@ def extractive_answer(
     for cand in top[1:] if best is top[0] else []:
         if len(chosen) >= max_quotes:
             break
-        if cand not in chosen and cand[0] >= 0.75 * best[0] and fold_text(
-                cand[1].text[cand[2]:cand[3]]) not in fold_text(best[1].text) and statement_key(
-                cand[1].text[cand[2]:cand[3]]) not in {statement_key(c[1].text[c[2]:c[3]]) for c in chosen}:
+        if cand in chosen or fold_text(cand[1].text[cand[2]:cand[3]]) in fold_text(best[1].text):
+            continue  # a part of the best quote's passage
+        # (a restatement elsewhere is kept as corroboration: the next candidate would rank lower)
+        if cand[0] >= 0.75 * best[0] and statement_key(cand[1].text[cand[2]:cand[3]]) not in {
+                statement_key(c[1].text[c[2]:c[3]]) for c in chosen}:
             chosen.append(cand)
     cites = [unit_citation(p, a, b) for _, p, a, b in chosen]
     # a row of a table printed "(in thousands)" is read with its scale ("$ 17,694,642" is $17.7

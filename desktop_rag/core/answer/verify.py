@@ -313,6 +313,17 @@ def statement_key(text: str) -> frozenset[str]:
     return frozenset(tokenize(text))
 
 
+def restates(text: str, other: str) -> bool:
+    """``text`` says what ``other`` says: the same figures, and at least four in five of the
+    shorter one's terms in the longer ("As of June 30, 2023, approximately $3.3 billion remains
+    available under the Company's 2019 Authorization." and, pages later, "... under our 2019
+    Authorization, which does not have an expiration date ..."). Quoted once."""
+    a, b = statement_key(text), statement_key(other)
+    if not a or not b or set(numbers_in(text)) != set(numbers_in(other)):
+        return False
+    return len(a & b) >= 0.8 * min(len(a), len(b))
+
+
 def content_term_set(text: str) -> set[str]:
     return set(content_terms(text))
 
@@ -341,6 +352,8 @@ STOCK_LANGUAGE = re.compile(
     r"relied)|actual\s+results\s+(?:could|may|might)\s+differ|(?:difficult|impossible)\s+to\s+predict|"
     r"there\s+can\s+be\s+no\s+assurance|based\s+on\s+information\s+available\s+(?:to\s+us\s+)?(?:on|as\s+of)|"
     r"(?:is|are)\s+provided\s+on\s+an?\s+[\w-]+\s+basis|"
+    # the safe harbor's list of its own verbs ("may contain words such as 'will,' 'believe,' ...")
+    r"(?:contain|use|include)s?\s+words\s+such\s+as|"
     # a pointer to another part of the filing ("For a reconciliation of these measures ... see")
     r"^\W*for\s+(?:a|an|further|more|additional)\s+(?:\w+\s+){0,2}(?:reconciliations?|discussions?|descriptions?|"
     r"information|details?)\b[^.]{0,300}?\bsee)\b", re.I)

@@ -51,7 +51,8 @@ _ROUND = re.compile(
     r"(?:nearest\s+)?(?P<n>\d+|zero|no|one|two|three|four|five)\s+decimal(?:\s+places?|\s+points?)?"
     r"|(?:please\s+)?round(?:ed)?\s+(?:your\s+(?:final\s+)?answer\s+|the\s+answer\s+)?to\s+the\s+nearest\s+(?P<unit>whole\s+number|integer|percent|cent|million|billion|thousand)"
     r"|(?:please\s+)?(?:round|rounded)\s+(?:your\s+answer\s+)?to\s+(?P<n2>\d+)\s*dp"
-    r"|\bto\s+(?P<n3>\d+|one|two|three)\s+decimal\s+places?)"
+    r"|\bto\s+(?P<n3>\d+|one|two|three)\s+decimal\s+places?"
+    r"|\b(?:(?:percent|percentage|ratio)\s+)?(?:to|with)\s+(?P<n4>\d|one|two|three|four)\s+decimals\b)"
     r"[^.?:]*[.?]?",  # the rest of the instruction, not past a colon (the question follows it)
     re.I,
 )
@@ -142,13 +143,19 @@ _DISCOURSE = re.compile(
 # a second term defined in the same sentence: "..., and equity as total equity"
 _MORE_DEFINITIONS = re.compile(r",?\s+and\s+(?:define\s+)?(?P<term>[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,3})\s+as\s+", re.I)
 _DEFINE = re.compile(r"^\s*define\s+(?P<term>.+?)\s+as\s+(?P<formula>.+?)\.*$", re.I)
+# "Use revenues from franchised restaurants divided by total revenues on the income statement,
+# percent to two decimals.": the formula of what the question asks, its term unnamed
+_USE_FORMULA = re.compile(
+    r"^\s*(?:use|using|take|compute\s+(?:it|this)\s+as|calculate\s+(?:it|this)\s+as|measure\s+(?:it|this)\s+as)\s+"
+    r"(?P<formula>[^,;.]+?\s(?:divided\s+by|over|/|minus|less|plus|as\s+a\s+(?:percentage|percent|share)\s+of)\s"
+    r"[^,;]+?)(?=\s+(?:on|from|in)\s+the\s+(?:[\w-]+\s+){0,3}statements?\b|,|;|\.\s*$|$)", re.I)
 
 
 def _units_and_rounding(text: str, inst: Instructions) -> bool:
     """Read units/rounding from an instruction text; True when it held any."""
     found = False
     for m in _ROUND.finditer(text):
-        n = m.group("n") or m.group("n2") or m.group("n3")
+        n = m.group("n") or m.group("n2") or m.group("n3") or m.group("n4")
         unit = (m.group("unit") or "").lower()
         if n is not None:
             inst.decimals = int(n) if n.isdigit() else _NUMBER_WORDS.get(n.lower(), 2)
@@ -234,6 +241,15 @@ def parse_question(text: str) -> ParsedQuestion:
     kept: list[str] = []
     for sentence in (s.strip() for s in _SENTENCE.split(q) if s and s.strip()):
         sentence = _HERES.sub("", sentence)
+        use = _USE_FORMULA.match(sentence)
+        if use and kept:
+            # the measure the question before asks, written as this formula
+            term = asked_concept(kept[-1]) or "the asked measure"
+            inst.definitions[term] = use.group("formula").strip(" .,")
+            _units_and_rounding(sentence, inst)
+            _statements(sentence, inst)
+            inst.removed.append(sentence)
+            continue
         d = _DEFINITION.search(sentence) or _DEFINE.match(sentence)
         if d:
             # "Define debt as A plus B, and equity as total equity": one definition per term

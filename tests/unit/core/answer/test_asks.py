@@ -185,3 +185,9 @@ def test_of_two_counts_the_count_of_the_asked_noun_of_the_whole_is_quoted() -> N
     stated = "we repurchased 19 million and 28 million shares for $3.35 billion and $5.34 billion, respectively."
     returned = "we returned $3.28 billion in share repurchases and $99 million and $199 million in cash dividends."
     assert cover(bought, [returned, stated], [], 2)[0] == 1
+
+
+def test_money_raised_in_a_bond_deal_is_the_notes_issued() -> None:
+    asks = read_asks(read_question("Oracle did a large bond deal in April 2020. How much did it raise?"), {"oracle"})
+    issued = "In April 2020, we issued $20.0 billion of senior notes for general corporate purposes."
+    assert answered(issued, asks)

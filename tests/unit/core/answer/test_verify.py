@@ -995,3 +995,21 @@ def test_a_prose_line_dense_with_figures_is_no_table_row() -> None:
     page = "Debt obligations\n" + line + "\nbillion, partly offset by exchange rates of $814 million.\n"
     units = [page[a:b] for a, b in split_units(page)]
     assert any(u.startswith("The net increase in 2022 was due to") for u in units)
+
+
+def test_a_sentence_printed_again_in_other_words_restates_it() -> None:
+    from desktop_rag.core.answer.verify import restates
+
+    first = "As of June 30, 2023, approximately $3.3 billion remains available under the Company's 2019 Authorization."
+    again = ("As of June 30, 2023, approximately $3.3 billion remains available under our 2019 Authorization, which "
+             "does not have an expiration date.")
+    assert restates(first, again) and restates(again, first)
+    assert not restates(first, first.replace("$3.3", "$4.1"))  # another figure is another statement
+    assert not restates(first, "As of June 30, 2023, the Company had 1,234 employees in 2023.")
+
+
+def test_the_safe_harbors_list_of_verbs_is_stock_language() -> None:
+    from desktop_rag.core.answer.verify import STOCK_LANGUAGE
+
+    assert STOCK_LANGUAGE.search("These statements relate to plans, objectives, expectations and estimates and may "
+                                 "contain words such as \u201cwill,\u201d \u201cbelieve,\u201d \u201canticipate\u201d")

@@ -424,3 +424,14 @@ def test_a_printed_count_is_a_figure_before_the_noun_never_a_year() -> None:
     assert not tight.search("EMPLOYEE BASE\nAs of May 31, 2022")
     assert not tight.search("up to 12 weeks of paid time off every 12 months for employees")
     assert printed_count("memberships").search("Paid memberships at end of period 27,438")
+
+
+def test_a_formula_to_use_defines_what_the_question_before_asks() -> None:
+    parsed = parse_question("What share of McDonald's 2022 total revenues came from franchised restaurants? Use revenues "
+                            "from franchised restaurants divided by total revenues on the income statement, percent to "
+                            "two decimals.")
+    assert list(parsed.instructions.definitions.values()) == ["revenues from franchised restaurants divided by total revenues"]
+    assert parsed.instructions.decimals == 2 and parsed.instructions.statements == ["income"]
+    assert parsed.question.endswith("came from franchised restaurants?")
+    # a sentence using no formula is no definition
+    assert not parse_question("What was Nike's revenue in fiscal 2022? Use the income statement.").instructions.definitions
