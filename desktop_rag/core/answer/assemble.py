@@ -551,7 +551,11 @@ class _DriverFit:
         up, down = _UP.search(told), _DOWN.search(told)
         moved = "up" if up and (not down or up.start() < down.start()) else "down" if down else ""
         if direction and moved and moved != direction:
-            weight *= 0.2  # "revenue increased to $4.6 billion" is no answer to which revenue declined
+            # "revenue increased to $4.6 billion" is no answer to which revenue declined; but the
+            # asked measure of the whole company moving the other way answers a wrong premise
+            # ("what drove the gross margin decline": "Gross margin increased 120 basis points")
+            whole = bool(head & self.asked) and not self._names_a_part(subject)
+            weight *= 0.5 if whole else 0.2
         if FORWARD.search(seg):
             weight *= 0.6
         if not MOVED.search(seg) and not _SET_AGAINST.search(seg):

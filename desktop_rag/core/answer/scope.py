@@ -27,7 +27,9 @@ _NAMED_SEGMENT = re.compile(
     r"segments?\b")
 # "four major reportable business segments – Consumer & Community Banking, Corporate & ...",
 # "our segments are: Data Center, Client, Gaming, and Embedded"
-_SEGMENT_LIST = re.compile(r"\bsegments?\s*(?:are|include|consist\s+of|comprise|:|\u2013|\u2014|-)\s*:?\s*(?P<items>[^.;]{3,300})")
+# (also "segments for the NIKE Brand are: North America; Europe, Middle East & Africa (EMEA); ...")
+_SEGMENT_LIST = re.compile(r"\bsegments?(?:\s+(?:for|of)\s+(?:the\s+)?(?:[A-Z][\w&'\u2019-]*\s+){1,3}?)?\s*"
+                           r"(?:are|include|consist\s+of|comprise|:|\u2013|\u2014|-)\s*:?\s*(?P<items>[^.]{3,300})")
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 _ABBREVIATION = r"\s*\(\s*[\u201c\"']?(?P<abbr>[A-Z][A-Z&]{1,5})[\u201d\"']?\s*\)"
 # words that begin a phrase before "segment" but are no part's name
@@ -46,6 +48,22 @@ MIN_NAME = 3  # characters: "CB" is an abbreviation, never a name
 # a sentence under another part's heading ranks below one about what was asked, not out: when
 # nothing else answers, it is still the nearest evidence
 OFF_SCOPE_WEIGHT = 0.35
+
+
+# a capitalised line of a table's column heading or a period's subheading, no section of its own
+_COLUMN_HEADING = re.compile(r"[\d%$]|\b(?:change|changes|excluding|currency|dollars|millions|thousands|compared|"
+                             r"amounts?|percent)\b", re.I)
+
+
+def _listed(text: str) -> list[str]:
+    """The names a list of parts gives: split at commas and "and", or, when its names carry
+    commas ("North America; Europe, Middle East & Africa; Greater China; and Asia Pacific"), at
+    semicolons, the last name ending where the sentence goes on ("..., and include results")."""
+    if ";" not in text or len(text.split(";")) < 3:
+        return [i for i in _LIST_SPLIT.split(text.split(";")[0]) if i]
+    parts = [re.sub(r"^\s*and\s+", "", p).strip() for p in text.split(";")]
+    last = re.split(r",|\s+(?:and|which|that|each)\s+(?=[a-z])", parts[-1])[0].strip()
+    return [p for p in [*parts[:-1], last] if p]
 
 
 def _norm(text: str) -> str:
@@ -84,7 +102,7 @@ class FilingParts:
                 if name:
                     counts[name] = counts.get(name, 0) + 1
             for m in _SEGMENT_LIST.finditer(flat):
-                items = [i for i in _LIST_SPLIT.split(re.sub(_ABBREVIATION, "", m.group("items"))) if i]
+                items = _listed(re.sub(_ABBREVIATION, "", m.group("items")))
                 listed = [_name_of(i) for i in items]
                 # a list of names only ("Data Center, Client, Gaming, and Embedded"), not a sentence
                 if len(listed) >= 2 and all(n and n[0].isalpha() and len(n.split()) <= 5 for n in listed) and all(
@@ -120,6 +138,8 @@ class FilingParts:
                 named = names.get(_norm(_HEADING_DRESS.sub("", h)), "")
                 if kind == "minor" and not named and by_major:
                     continue  # "Quarterly results" inside "CONSUMER & COMMUNITY BANKING"
+                if part and not named and _COLUMN_HEADING.search(h):
+                    continue  # "% CHANGE", "EXCLUDING", "FISCAL 2022 COMPARED TO FISCAL 2021" inside "GREATER CHINA"
                 if part and a > start:
                     spans.append((start, a, part))
                 part, by_major, start, set_here = named, bool(named) and kind == "major", a, True

@@ -529,3 +529,13 @@ def test_the_cause_of_another_basis_of_the_figure_is_set_below_the_reported_one(
     out = assemble(read_question("What drove the increase in its GAAP earnings in Q1 2023 vs Q1 2022?"),
                    _passages(page), set(tokenize("gaap earnings")))
     assert out is not None and out.citations[0].quote.startswith("The increase in GAAP results")
+
+
+def test_a_wrong_premise_is_answered_by_the_whole_companys_movement() -> None:
+    """"What drove the gross margin decline": the company's gross margin rose; its sentence and
+    causes answer (and correct the premise), not a segment's decline under its heading."""
+    page = ("GROSS MARGIN\nGross margin increased 120 basis points to 46.0% for fiscal 2022 compared to 44.8% for "
+            "fiscal 2021, primarily due to higher margin in our Direct business.\n")
+    out = assemble(read_question("What drove the gross margin decline in fiscal 2022?"), _passages(page),
+                   set(tokenize("gross margin")))
+    assert out is not None and out.citations[0].quote.startswith("Gross margin increased 120 basis points")

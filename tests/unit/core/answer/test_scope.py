@@ -96,3 +96,20 @@ def test_a_segments_sentence_ranks_below_the_companys() -> None:
 def test_no_parts_named_means_no_spans() -> None:
     parts = FilingParts.read([(1, "MANAGEMENT'S DISCUSSION\nRevenue grew 5% due to higher volumes.\n")])
     assert parts.names == {} and parts.spans == {}
+
+
+def test_parts_listed_with_semicolons_and_a_part_section_through_its_table_heading() -> None:
+    """"segments for the NIKE Brand are: North America; Europe, Middle East & Africa (EMEA);
+    Greater China; and Asia Pacific & Latin America (APLA), and include ...": four names (commas
+    inside them). Under "GREATER CHINA", the table's capitalised column heading ("% CHANGE",
+    "EXCLUDING") and "FISCAL 2022 COMPARED TO FISCAL 2021" are no sections of their own."""
+    overview = ("The Company's reportable operating segments for the NIKE Brand are: North\nAmerica; Europe, Middle East "
+                "& Africa (EMEA); Greater China; and Asia Pacific & Latin America (APLA), and include results for the "
+                "NIKE and Jordan brands.\n")
+    segment = ("GREATER CHINA\n% CHANGE\nEXCLUDING\nCURRENCY\n(Dollars in millions) FISCAL 2022 FISCAL 2021\n"
+               "TOTAL REVENUES $ 7,547 $ 8,290\nFISCAL 2022 COMPARED TO FISCAL 2021\nGross margin decreased "
+               "approximately 390 basis points, reflecting higher inventory obsolescence reserves.\n")
+    parts = FilingParts.read([(4, overview), (41, segment)])
+    assert {"north america", "europe, middle east & africa", "greater china", "asia pacific & latin america"} <= set(
+        parts.names.values())
+    assert parts.spans[41] == [(0, len(segment), "greater china")]
