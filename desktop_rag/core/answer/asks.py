@@ -123,6 +123,11 @@ def figure_spans(text: str) -> list[tuple[int, int, str]]:
     return sorted(spans)
 
 
+def _figure_key(text: str) -> str:
+    """A figure as written, without spaces, commas and currency signs ("$15 billion" -> "15billion")."""
+    return re.sub(r"[\s,$\u20ac\u00a3]+", "", text).lower()
+
+
 def figure_kinds(text: str) -> set[str]:
     """The kinds of figure ``text`` holds (``figure_spans``)."""
     return {k for _, _, k in figure_spans(text)}
@@ -196,6 +201,9 @@ class Ask:
     # the clause's own words when the topic's were added to them ("U.S." of "..., and how many
     # were in the U.S."): a unit carrying none of them answers the topic, not this ask
     own: frozenset[str] = frozenset()
+    # the figures the whole question states ("its $15 billion repurchase program"): what it
+    # names, never what it asks (``_figure_key`` of each, space-joined)
+    stated: str = ""
 
     def share(self, unit_roots: set[str], text: str = "") -> float:
         """The (idf-weighted) share of the ask's words the unit carries (1.0 when the ask names
@@ -258,6 +266,7 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
     if intent is None or intent.ask in ("ranking", "comparison") or _SUPERLATIVE.search(intent.asked):
         return []
     skip = set(ignore)
+    stated = _figure_key(intent.asked)
     out: list[Ask] = []
     def weighed(text: str) -> dict[str, float]:
         tokens = [t for t in tokenize(text) if t not in STOPWORDS and t not in QUESTION_NOISE and t not in ASK_GRAMMAR
@@ -281,7 +290,7 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         gloss = weighed(glossed)
         roots = set(weights) | set(_INITIALS.findall(words))
         ask = Ask(fact.kind, frozenset(roots), words, fact.timing, _acronyms(f"{words} {glossed}"),
-                  tuple((gloss | weights).items()), frozenset(gloss) - roots, own)
+                  tuple((gloss | weights).items()), frozenset(gloss) - roots, own, stated)
         if not any(a.kind == ask.kind and a.roots == ask.roots for a in out):
             out.append(ask)
     return out
@@ -329,8 +338,11 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     kinds = _ANSWERS.get(ask.kind, _ANSWERS["figure"])
     # a date the question itself names ("as of June 2, 2023") is its period, no date it asks
     named = re.sub(r"[,\s]+", " ", ask.words).lower()
+    # ... and an amount it states ("its $15 billion repurchase program") is the thing it names
+    stated = ask.stated or _figure_key(ask.words)
     at = [(a, b) for a, b, k in spans if k in kinds
-          and not (k == DATE and re.sub(r"[,\s]+", " ", text[a:b]).strip().lower() in named)]
+          and not (k == DATE and re.sub(r"[,\s]+", " ", text[a:b]).strip().lower() in named)
+          and not (k == AMOUNT and re.search(rf"(?<![\d.]){re.escape(_figure_key(text[a:b]))}(?![\d.])", stated))]
     if not at:
         return 0.0
     share = ask.share(_roots(text) if roots is None else roots, text)
@@ -348,7 +360,8 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
         share *= _OTHER_TIMING  # "during the nine months ended" is no answer for the quarter
     if ask.kind != "date" and _PAST_ASK.search(ask.words) and _EXPECTED.search(text):
         share *= _OTHER_TIMING  # "what did it cost": not what it is expected to cost
-    if ask.kind == "count" and all(_PORTION.match(text, b) for a, b in at) and not _asks_a_part(ask.words):
+    if ask.kind == "count" and (all(_PORTION.match(text, b) for a, b in at) or _PORTION_FIRST.match(text)) and not (
+            _asks_a_part(ask.words)):
         # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
         # asked, below "we employed approximately 14,100 people globally"
         share *= _OTHER_TIMING
@@ -365,11 +378,22 @@ _PART_ASKED = re.compile(r"\b(?:[Ii]n|[Oo]utside(?:\s+of)?|[Ww]ithin|located\s+i
 _LAST_QUESTION = re.compile(r".*\b(?:how|what|which)\b", re.I | re.S)
 
 
+# the whole named first, then its portion: "Of the Utility's regular employees, approximately
+# 16,000 are covered by collective bargaining agreements"
+_PORTION_FIRST = re.compile(r"^\W*of\s+(?:the|our|its|their|these|those|all)\b[^,;.]{0,100},\s*(?:approximately\s+|about\s+)?"
+                            r"\d", re.I)
+# "how many of the Utility's workers are covered": a portion of a whole asked
+# ("how were they split between the U.S. and international": the parts of a whole)
+_PORTION_ASKED = re.compile(r"\bhow\s+many\s+(?:of|out\s+of)\s+(?:the|its|their|our|these|those)\b|\bsplit\b|"
+                            r"\bbroken\s+down\b|\bbreak(?:down|\s+down)\b|\bdivided\s+(?:between|among)\b", re.I)
+
+
 def _asks_a_part(words: str) -> bool:
     """The last clause of an ask's words asks a part by where it is ("..., and how many were in
-    the U.S."): a portion ("6,200 of our employees were located in the U.S.") is its answer."""
+    the U.S.") or of a whole ("how many of its workers are unionised"): a portion ("6,200 of our
+    employees were located in the U.S.") is its answer."""
     m = _LAST_QUESTION.match(words)
-    return bool(_PART_ASKED.search(words[m.end():] if m else words))
+    return bool(_PART_ASKED.search(words[m.end():] if m else words)) or bool(_PORTION_ASKED.search(words))
 
 
 # the kinds of figure that may give an ask of each kind however the filing prints it: a bare

@@ -24,6 +24,7 @@ from desktop_rag.core.answer.verify import (
     asks_stock_language,
     best_units,
     content_term_set,
+    is_row_unit,
     split_units,
     statement_key,
     unit_citation,
@@ -300,7 +301,8 @@ _PERIOD_HEADER = re.compile(
 def column_header(p: Passage, row_start: int) -> Citation | None:
     """The column-heading lines of the table a row belongs to (same passage, above it)."""
     row_end = p.text.find("\n", row_start)
-    if p.hit.chunk.kind != "table" or not is_table_row(p.text[row_start:row_end if row_end >= 0 else len(p.text)]):
+    # (a prose line full of figures in a table chunk is no row: ``is_row_unit``)
+    if p.hit.chunk.kind != "table" or not is_row_unit(p.text[row_start:row_end if row_end >= 0 else len(p.text)]):
         return None
     read = read_row(p.text, row_start)
     if read is not None and not any(c.column.kind in (PERIOD, CHANGE) for c in read[0]):

@@ -191,3 +191,25 @@ def test_money_raised_in_a_bond_deal_is_the_notes_issued() -> None:
     asks = read_asks(read_question("Oracle did a large bond deal in April 2020. How much did it raise?"), {"oracle"})
     issued = "In April 2020, we issued $20.0 billion of senior notes for general corporate purposes."
     assert answered(issued, asks)
+
+
+def test_a_whole_count_and_its_portion_each_answer_their_own_ask() -> None:
+    asks = read_asks(read_question("How many regular employees did PG&E have at the end of 2021, and how many of the "
+                                   "Utility's workers are covered by union contracts?"), {"pg&e"})
+    whole = "As of December 31, 2021, PG&E Corporation and the Utility had approximately 26,000 regular employees."
+    part = ("Of the Utility's regular employees, approximately 16,000 are covered by collective bargaining agreements "
+            "with three labor unions.")
+    assert sorted(cover(asks, [part, whole], [], 2)) == [0, 1]
+    assert 0 in answered(whole, asks) and 0 not in answered(part, asks)
+
+
+def test_an_amount_the_question_states_is_what_it_names_not_an_answer() -> None:
+    """"its $15 billion repurchase program": the sentence authorizing "up to $15 billion" gives
+    the program, not how much was spent or remains."""
+    asks = read_asks(read_question("How much did McDonald's spend buying back stock in 2022, and how much capacity "
+                                   "remained under its $15 billion repurchase program at year-end?"), {"mcdonald"})
+    program = ("On December 31, 2019, the Board approved a share repurchase program that authorized the purchase of up "
+               "to $15 billion of the Company's outstanding common stock.")
+    spent = "In 2022, approximately 15.8 million shares were repurchased for $3.9 billion under the program."
+    assert not answered(program, asks)
+    assert 0 in answered(spent, asks)
