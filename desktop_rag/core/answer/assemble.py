@@ -48,7 +48,10 @@ CAUSAL = re.compile(
     r"(?:partially|partly)\s+offset\s+by|offset\s+by|because\s+of|led\s+by|caused\s+by|owing\s+to|"
     r"contribut(?:ed|ing)\s+to|on\s+(?:higher|lower|strong|weak)|thanks\s+to|impacted\s+by|affected\s+by|"
     r"benefit(?:ed)?\s+from|unfavorabl[ey]\s+impact|favorabl[ey]\s+impact|headwinds?|tailwinds?|drivers?\s+of|"
-    r"(?:partially|partly)\s+offset\s+in\s+\w+\s+by)\b", re.I)
+    r"(?:partially|partly)\s+offset\s+in\s+\w+\s+by|"
+    # "The majority of the tax provision was related to taxes from profitable jurisdictions"
+    r"(?:majority|most|bulk|substantially\s+all)\s+of\b[^.;]{0,80}?\b(?:was|were)\s+(?:related|attributable|due)\s+to)\b",
+    re.I)
 # A sentence about the future: what management expects, plans or guides.
 FORWARD = re.compile(
     r"\b(?:expect(?:s|ed|ing)?|anticipat(?:e|es|ed|ing)|outlook|guidance|forecast(?:s|ed)?|plan(?:s|ned)?\s+to|"
@@ -515,7 +518,8 @@ class _DriverFit:
 
     def aside(self, seg: str, anchor: str) -> bool:
         # (an organic or constant-currency movement explains the reported one: it stays beside it)
-        if self._names_a_part(self._subject(seg)) or FORWARD.search(seg) or self.other_basis(seg, _NON_GAAP):
+        if (self._names_a_part(self._subject(seg)) or FORWARD.search(seg) or _HYPOTHETICAL.search(seg)
+                or self.other_basis(seg, _NON_GAAP)):
             return True
         # another year's comparison, beside an anchor of the latest year asked
         named = find_periods(seg).every_year
@@ -558,6 +562,8 @@ class _DriverFit:
             weight *= 0.5 if whole else 0.2
         if FORWARD.search(seg):
             weight *= 0.6
+        if _HYPOTHETICAL.search(seg):
+            weight *= 0.3  # "Our effective tax rate could be impacted by ...": a risk, no cause of what happened
         if not MOVED.search(seg) and not _SET_AGAINST.search(seg):
             weight *= 0.5  # "no provisions ... as a result of a change in credit ratings": no movement told
         named = find_periods(seg).every_year
@@ -575,6 +581,9 @@ _MONTHS = frozenset(MONTH_NAMES)
 # a basis of a figure other than the reported one: a cause of it is no cause of the GAAP figure
 _OTHER_BASIS = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b|\bconstant[\s-]currency\b|"
                           r"\b(?:fx|currency)[\s-]neutral\b|\borganic\b", re.I)
+# what might move a measure (a risk factor's wording), not what moved it
+_HYPOTHETICAL = re.compile(r"\b(?:could|may|might)\s+(?:also\s+)?(?:be\s+)?(?:\w+ly\s+)?(?:impacted|affected|"
+                           r"influenced|subject|fluctuate|vary|change|increase|decrease|harm|result)\b", re.I)
 _NON_GAAP = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b", re.I)
 # a figure set against another period's, a movement told without its verb: "totaled $35.9
 # billion, compared with $35.6 billion", "versus", "from $1.3 billion ... to $102 million"
@@ -595,9 +604,19 @@ _MOVEMENT_NOUN = re.compile(r"\b(?:increase|decrease|decline|growth|change|impro
                             r"contraction|deterioration|shift|swing)s?\b", re.I)
 
 
+# what a line is made of: "Interest and other, net primarily consists of interest earned on cash
+# ..., gains and losses due to changes in fair value ...": a definition, whatever its connectives
+_DEFINES_LINE = re.compile(r"^[^.;]{0,120}?\b(?:(?:primarily|principally|mainly)\s+)?(?:consists?\s+of|"
+                           r"(?:is|are)\s+(?:comprised|composed|made\s+up)\s+of|represents?\s+the)\b", re.I)
+
+
 def _generic_cause(seg: str) -> bool:
     """A cause stated in the present of the measure in general ("Comparable sales are driven by
-    changes in guest counts"), with no figure and no movement as its subject."""
+    changes in guest counts"), with no figure and no movement as its subject; or what a line
+    consists of (its definition)."""
+    made = _DEFINES_LINE.match(seg)
+    if made is not None and not _MOVEMENT_NOUN.search(seg[:made.end()]):
+        return True
     m = _GENERIC_CAUSE.search(seg)
     return m is not None and not numbers_in(seg) and not _MOVEMENT_NOUN.search(seg[:m.start()])
 
@@ -637,8 +656,10 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
         if _generic_cause(seg) or STOCK_LANGUAGE.search(seg):
             continue  # what drives the measure in general, no cause of this movement
         # the cause of the anchor's movement told in the sentence right after it
-        after = _ANAPHOR.match(seg) is not None and 0 <= ua - b <= 3 and bool(
-            MOVED.search(page[a:b]) or _SET_AGAINST.search(page[a:b]))
+        # (an anaphor of a movement told, or a sentence on the asked terms: "The majority of the
+        # tax provision was related to ..." after "we recognized a tax provision of $452 million")
+        anaphor = _ANAPHOR.match(seg) is not None and bool(MOVED.search(page[a:b]) or _SET_AGAINST.search(page[a:b]))
+        after = 0 <= ua - b <= 3 and (anaphor or _covers(tokenize(seg), terms) >= 1)
         if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets or after):
             quotes.append((_citation(p, ua, ub), False))
             seen.add(ua)
@@ -665,7 +686,8 @@ def _list(passages: list[Passage], terms: set[str], idf: dict[str, float] | None
 
 # where a matter stands: its status, its outcome, how it was resolved
 _STANDING_ASKED = re.compile(r"\b(?:status|outcome|resolved|resolution|concluded|stand(?:s|ing)?|latest|"
-                             r"currently|verdict|settled)\b", re.I)
+                             r"currently|verdict|settled|(?:came|become|becomes)\s+of|happened|where\s+(?:does|do|did)\s+"
+                             r"\w+(?:\s+\w+)?\s+stand)\b", re.I)
 
 
 def _latest_told(p: Passage, a: int, b: int, passages: list[Passage]) -> tuple[Passage, int, int] | None:

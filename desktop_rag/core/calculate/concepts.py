@@ -85,9 +85,13 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
        words=(r"net (income|earnings|profit)", r"net loss\b(?! per)")),
     _C("pretax_income", "Income before income taxes", ("income",), (
         r"^(income|earnings)( \(loss\))?( from continuing operations)? before (provision for |benefit from )?income tax",
+        # "Income before benefit from (provision for) income taxes"
+        r"^(income|earnings)( \(loss\))?( from continuing operations)? before (\(?(provision for|benefit from)\)? ?){1,2}income tax",
         r"before (provision for )?income tax",), words=(r"pre-?tax (income|earnings)", r"before (income )?tax")),
     _C("income_tax", "Income tax expense", ("income",), (
         r"^(provision for|\(provision\) benefit for|provision \(benefit\) for) income taxes?$", r"^income tax (expense|provision)( \(benefit\))?$",
+        # "Benefit from (provision for) income taxes", "(Provision for) benefit from income taxes"
+        r"^\(?(benefit from|provision for)\)? \(?(provision for|benefit from)\)? income taxes?$",
         r"^(provision for|income tax) ", r"^income taxes?$",
         # Coca-Cola's "Income taxes from continuing operations"
         r"^income taxes?( \(benefit\))? (from|on) (income from )?continuing operations$"), exclude=r"before",

@@ -763,7 +763,7 @@ _DESCRIPTION = re.compile(
     # "What did it report in its 8-K dated ..."
     r"\bhow\s+(?:was|were|is|are|has|have|had)\s+(?:[\w&'\u2019().-]+\s+){1,10}?(?:been\s+)?(?:resolved|settled|"
     r"concluded|decided|structured|financed|funded)\b|\bwhat\s+(?:is|was|were|are)\s+the\s+(?:\w+\s+)?"
-    r"(?:outcome|resolution|verdict)s?\s+of\b|\bwhat\s+(?:has\s+)?happened\s+(?:with|to|at)\b|"
+    r"(?:outcome|resolution|verdict)s?\s+of\b|\bwhat\s+(?:has\s+)?happened\s+(?:with|to|at)\b|\bwhat\s+(?:came|(?:has\s+)?become|became)\s+of\b|"
     r"\bhow\s+(?:did|does|do|will|would)\s+(?:[\w&'\u2019().-]+\s+){1,8}?(?:affect|impact|hurt|help)\b|"
     r"\bwhat\s+did\s+(?:[\w&'\u2019().-]+\s+){1,4}report\s+(?:in|with)\s+(?:its|the|a|this)\s+"
     r"(?:\w+\s+)?(?:8-k|form\s+8-k|current\s+report|press\s+release|release|announcement)\b", re.I)

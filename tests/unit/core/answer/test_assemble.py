@@ -539,3 +539,27 @@ def test_a_wrong_premise_is_answered_by_the_whole_companys_movement() -> None:
     out = assemble(read_question("What drove the gross margin decline in fiscal 2022?"), _passages(page),
                    set(tokenize("gross margin")))
     assert out is not None and out.citations[0].quote.startswith("Gross margin increased 120 basis points")
+
+
+def test_what_a_line_consists_of_is_no_cause_of_its_movement() -> None:
+    page = ("Interest and other, net\nInterest and other, net primarily consists of interest earned on cash, as well "
+            "as gains and losses due to changes in fair value of the warrant.\nThe decrease in interest and other, net "
+            "in 2019 compared to 2018 was primarily attributable to the gain recognized on the sale of our investment in "
+            "Flipkart of $313 million that did not occur in 2019.\n")
+    out = assemble(read_question("Interest and other, net went from a $496 million gain in 2018 to a $114 million loss "
+                                 "in 2019. What drove the swing?"), _passages(page), set(tokenize("interest other net")))
+    assert out is not None and [c.quote[:26] for c in out.citations] == ["The decrease in interest a"]
+
+
+def test_the_cause_after_the_figure_told_and_not_what_might_move_it() -> None:
+    """"we recognized a tax provision of $452 million on a pretax income of $660 million. The
+    majority of the tax provision was related to taxes from profitable jurisdictions": the
+    figure and its cause; "Our effective tax rate could be impacted by ..." is a risk."""
+    page = ("Income Taxes\nOur effective tax rate could be impacted by changes in our earnings in countries with differing "
+            "statutory tax rates.\nProvision for Income Taxes\nIn fiscal 2023, we recognized a tax provision of $452 "
+            "million on a pretax income of $660 million. The majority of the tax provision was related to taxes from "
+            "profitable jurisdictions outside of the United States.\n")
+    out = assemble(read_question("Why was the effective tax rate so high in fiscal 2023?"), _passages(page),
+                   set(tokenize("tax provision pretax")))
+    assert out is not None
+    assert [c.quote[:22] for c in out.citations] == ["In fiscal 2023, we rec", "The majority of the ta"]

@@ -45,3 +45,19 @@ def test_debt_printed_gross_and_net_of_its_current_portion_is_not_summed() -> No
     assert debt_rows(st, "2023-06-30") == []
     netted = _balance([("Long-term debt", "Liabilities", 50.0), ("Current maturities of long-term debt", "Liabilities", -5.0)])
     assert debt_rows(netted, "2023-06-30") == []
+
+
+@pytest.mark.parametrize(("label", "concept"), [
+    ("Benefit from (provision for) income taxes", "income_tax"),
+    ("(Provision for) benefit from income taxes", "income_tax"),
+    ("Provision for income taxes", "income_tax"),
+    ("Income before benefit from (provision for) income taxes", "pretax_income"),
+    ("Income before provision for income taxes", "pretax_income"),
+])
+def test_tax_lines_printed_with_both_signs_in_their_label(label: str, concept: str) -> None:
+    from desktop_rag.core.calculate.concepts import CONCEPTS, find
+
+    st = Statement("income", "Statements of Operations", 61, "millions", [Period("FY2023", "2023-01-31", 12)])
+    st.rows.append(Row(label, "", 61, (0, 1), (0, 1), [Cell("2023-01-31", 12, "(452)", -452.0, 61, (0, 1))]))
+    found = find(CONCEPTS[concept], [st])
+    assert found is not None and found.row.label == label

@@ -391,6 +391,7 @@ def test_the_source_an_analyst_names_is_no_fact_asked(question: str) -> None:
     ("What's the status of the Hewlett-Packard (Itanium) lawsuit against Oracle?", "description"),
     ("What is the status of the Hewlett-Packard (Itanium) lawsuit against Oracle?", "description"),
     ("What's Apple's revenue in 2023?", "figure"),
+    ("What came of PayPal Australia's self-reported AML reporting issue with AUSTRAC?", "description"),
 ])
 def test_a_verb_written_short_reads_as_written_out(question: str, kind: str) -> None:
     assert read_question(question).ask == kind
