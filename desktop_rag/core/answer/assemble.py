@@ -505,9 +505,11 @@ class _DriverFit:
         return seg[:cut.start()] if cut else ""
 
     def _names_a_part(self, subject: str) -> bool:
-        opening = re.match(r"[^A-Za-z]*[A-Za-z][\w&'-]*", subject)
+        opening = re.match(r"[^A-Za-z]*([A-Za-z][\w&'-]*)", subject)
         rest = subject[opening.end():] if opening else subject  # not the capital a sentence opens with
         parts = {w.lower() for w in re.findall(r"(?<=\s)[A-Z][\w&'-]*|\bsegments?\b", rest)}
+        if opening and re.search(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]*$", opening.group(1)):
+            parts.add(opening.group(1).lower())  # a name opening it ("StubHub net transaction revenues")
         return bool(parts - self.question_words - _MONTHS)
 
     def other_basis(self, seg: str, basis: re.Pattern[str] | None = None) -> bool:
@@ -592,9 +594,10 @@ _SET_AGAINST = re.compile(r"\bcompared\s+(?:with|to)\b|\bversus\b|\bvs\.?\s|\bfr
 _COSTS = frozenset({"expense", "cost", "opex", "cog", "charge", "impairment", "tax", "taxe", "provision"})
 _RATES_OF_COST = frozenset({"etr"})
 # the words of a movement up and down
-_UP = re.compile(r"\b(?:increas\w*|grew|grow\w*|rose|rise[sn]?|rising|higher|improv\w*|expan\w*|jump\w*|surg\w*)\b", re.I)
+_UP = re.compile(r"\b(?:increas\w*|grew|grow\w*|rose|rise[sn]?|rising|higher|improv\w*|expan\w*|jump\w*|surg\w*|"
+                 r"(?:went|gone|go|goes|going|moved|move)\s+up)\b", re.I)
 _DOWN = re.compile(r"\b(?:declin\w*|decreas\w*|fell|fall\w*|drop\w*|contract\w*|shr[aiu]nk\w*|lower|weaken\w*|"
-                   r"deteriorat\w*)\b", re.I)
+                   r"deteriorat\w*|(?:went|gone|go|goes|going|moved|move)\s+down)\b", re.I)
 # a cause stated in the present, of the measure in general: a definition, not this period's drivers
 _GENERIC_CAUSE = re.compile(r"\b(?:are|is|(?:have|has)\s+(?:historically|generally|typically|traditionally)\s+been)\s+"
                             r"(?:\w+ly\s+)?(?:driven|affected|impacted|influenced|determined|caused)\s+by\b", re.I)

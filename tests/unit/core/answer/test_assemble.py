@@ -563,3 +563,15 @@ def test_the_cause_after_the_figure_told_and_not_what_might_move_it() -> None:
                    set(tokenize("tax provision pretax")))
     assert out is not None
     assert [c.quote[:22] for c in out.citations] == ["In fiscal 2023, we rec", "The majority of the ta"]
+
+
+def test_went_up_is_a_direction_and_a_name_opening_a_sentence_a_part() -> None:
+    """"GMV fell, yet revenues went up": both directions asked, so neither sentence is set below;
+    "StubHub net transaction revenues ..." is a part's (its name opens the sentence)."""
+    page = ("Net transaction revenues\nStubHub net transaction revenues in 2019 compared to 2018 decreased slightly "
+            "primarily driven by lower GMV from concerts and theater.\nMarketplace net transaction revenues increased in "
+            "2019 compared to 2018 primarily due to growth in promoted listing fees and a higher take rate.\n")
+    out = assemble(read_question("Marketplace GMV fell in 2019, yet Marketplace net transaction revenues went up. What "
+                                 "explains the divergence?"), _passages(page),
+                   set(tokenize("marketplace gmv net transaction revenues")))
+    assert out is not None and out.citations[0].quote.startswith("Marketplace net transaction revenues increased")
