@@ -589,6 +589,12 @@ def verify_answer(
                 # and $0.43, respectively" is no figure of the period asked
                 return Verdict(False, reason=f"figure {n:g} is quoted from a sentence about the prior period, "
                                              "not the period asked")
+            listed = [respectively_year(c.quote, n, question) for c in naming[n]]
+            if all(listed):
+                # "$318.5 billion, $307.8 billion and $298.4 billion for fiscal 2018, 2017 and 2016,
+                # respectively": $307.8 billion is 2017's, not the 2018 asked
+                return Verdict(False, reason=f"figure {n:g} is, in its quote, {min(y for y in listed if y)}'s, "
+                                             "not the period asked")
             events = [counted_event(c, n, question, pages) for c in naming[n]]
             if all(events):
                 return Verdict(False, reason=f"figure {n:g} is of {min(events)}, not the level the question asks")
@@ -778,6 +784,31 @@ def printed_as(text: str, n: float) -> set[str]:
 
 # a sentence about the period before ("Prior year net income ... was", "In the previous quarter, ..."),
 # and a question asking that period
+_AMOUNT_IN_LIST = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?%")
+_LIST_YEAR = re.compile(r"(?<![\d,.$])((?:19|20)\d\d)(?![\d,.%])")
+
+
+def respectively_year(quote: str, n: float, question: str) -> int | None:
+    """The year a "respectively" list gives figure ``n`` ("$318.5 billion, $307.8 billion and
+    $298.4 billion for fiscal 2018, 2017 and 2016, respectively": $307.8 billion is 2017's) when
+    that is not a year the question asks and the list gives an asked year another figure; else
+    None."""
+    if "respectively" not in quote.lower():
+        return None
+    amounts = [(m.start(), found[0]) for m in _AMOUNT_IN_LIST.finditer(quote) if (found := numbers_in(m.group(0)))]
+    if len(amounts) < 2:
+        return None
+    last = amounts[-1][0]
+    years = [int(m.group(1)) for m in _LIST_YEAR.finditer(quote, last)]
+    asked = {int(y) for y in _LIST_YEAR.findall(question)}
+    if len(years) != len(amounts) or not asked & set(years):
+        return None
+    at = [i for i, (_, v) in enumerate(amounts) if number_supported(n, [v])]
+    if len(at) != 1 or years[at[0]] in asked:
+        return None
+    return years[at[0]]
+
+
 _PRIOR_OPENING = re.compile(r"^\W*(?:in\s+)?(?:the\s+)?(?:prior|previous|preceding|last)[\s-]+(?:fiscal\s+)?"
                             r"(?:year|period|quarter)\b", re.I)
 _PRIOR_ASKED = re.compile(r"\b(?:prior|previous|preceding|last|year[\s-]ago|a\s+year\s+(?:earlier|before))\b", re.I)

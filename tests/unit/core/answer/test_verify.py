@@ -1013,3 +1013,15 @@ def test_the_safe_harbors_list_of_verbs_is_stock_language() -> None:
 
     assert STOCK_LANGUAGE.search("These statements relate to plans, objectives, expectations and estimates and may "
                                  "contain words such as \u201cwill,\u201d \u201cbelieve,\u201d \u201canticipate\u201d")
+
+
+def test_a_figure_of_a_respectively_list_is_the_year_at_its_place() -> None:
+    from desktop_rag.core.answer.verify import respectively_year
+
+    quote = ("The Walmart U.S. segment had net sales of $318.5 billion , $307.8 billion and $298.4 billion for\nfiscal "
+             "2018 , 2017 and 2016 , respectively.")
+    question = "What were net sales of the Walmart U.S. segment in fiscal 2018?"
+    assert respectively_year(quote, 307.8, question) == 2017
+    assert respectively_year(quote, 318.5, question) is None  # the asked year's own figure
+    assert respectively_year("Net sales were $318.5 billion in fiscal 2018.", 318.5, question) is None
+    assert respectively_year(quote, 307.8, "What were its net sales in fiscal 2017?") is None
