@@ -581,12 +581,13 @@ class _DriverFit:
 
 _MONTHS = frozenset(MONTH_NAMES)
 # a basis of a figure other than the reported one: a cause of it is no cause of the GAAP figure
-_OTHER_BASIS = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b|\bconstant[\s-]currency\b|"
-                          r"\b(?:fx|currency)[\s-]neutral\b|\borganic\b", re.I)
+# (``_NON_GAAP``, or the reported figure without currency or deals: "organic", "constant currency")
+_NON_GAAP = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b", re.I)
+_OTHER_BASIS = re.compile(rf"{_NON_GAAP.pattern}|\bconstant[\s-]currency\b|\b(?:fx|currency)[\s-]neutral\b|\borganic\b",
+                          re.I)
 # what might move a measure (a risk factor's wording), not what moved it
 _HYPOTHETICAL = re.compile(r"\b(?:could|may|might)\s+(?:also\s+)?(?:be\s+)?(?:\w+ly\s+)?(?:impacted|affected|"
                            r"influenced|subject|fluctuate|vary|change|increase|decrease|harm|result)\b", re.I)
-_NON_GAAP = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b", re.I)
 # a figure set against another period's, a movement told without its verb: "totaled $35.9
 # billion, compared with $35.6 billion", "versus", "from $1.3 billion ... to $102 million"
 _SET_AGAINST = re.compile(r"\bcompared\s+(?:with|to)\b|\bversus\b|\bvs\.?\s|\bfrom\s+\$?\d[^.;]{0,40}?\bto\s+\$?\d", re.I)
