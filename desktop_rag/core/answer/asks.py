@@ -470,20 +470,26 @@ def ask_bonus(asks: Sequence[Ask], weight: float = 0.6) -> Callable[[str], float
 
 
 _SCALE_OR_LINK = re.compile(r"(?:million|billion|thousand|and|or|to|[\d,.$%]+),?", re.I)
+_PHRASE_END = re.compile(r"(?:is|are|was|were|be|been|has|have|had|which|who|that)[,.;:]?", re.I)
 # a count of the whole, not of a place or a group: "approximately 79,100 employees worldwide"
 _WHOLE_COUNT = re.compile(r"\b(?:worldwide|globally|in\s+total|a\s+total\s+of|company-wide|across\s+the\s+company)\b", re.I)
 
 
 def _detail(text: str, ask: Ask, a: int, b: int, kind: str) -> float:
     """What the figure text[a:b] of ``kind`` adds to a unit answering ``ask``: 1 when of the
-    asked kind; for a count, only when an asked word follows it within three words ("40
+    asked kind; for a count, only when an asked word follows it within its noun phrase (eight words, to a verb) ("40
     buildings" is no detail of how many employees; "19 million and 28 million shares" counts
     shares), and a little more for a count of the whole."""
     if kind not in _ANSWERS.get(ask.kind, _ANSWERS["figure"]):
         return 0.0
     if ask.kind != "count" or not ask.roots:
         return 1.0
-    after = " ".join(w for w in text[b:b + 80].split()[:6] if not _SCALE_OR_LINK.fullmatch(w))
+    words = text[b:b + 100].split()[:8]
+    # a count's noun phrase ends at a verb: "40 buildings and is occupied by 11,200 employees"
+    # counts buildings; "328,000 permanent full-time and approximately 201,000 part-time
+    # employees" counts employees
+    cut = next((i for i, w in enumerate(words) if _PHRASE_END.fullmatch(w)), len(words))
+    after = " ".join(w for w in words[:cut] if not _SCALE_OR_LINK.fullmatch(w))
     counted = ask.roots | _roots(counted_noun(ask.words))  # "how many shares did it buy back": shares
     if not any(_same(r, x) for r in _roots(after) for x in counted):
         return 0.0

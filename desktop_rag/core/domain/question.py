@@ -443,7 +443,7 @@ def printed_count(noun: str, labelled: bool = True) -> re.Pattern[str]:
     if noun in PEOPLE_WORDS:
         word = rf"\b(?:{'|'.join(sorted(PEOPLE_WORDS))})\b"
     # not a year ("the 1998 Employee Stock Purchase Plan")
-    number = r"(?!(?:19|20)\d\d(?![\d,]))\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
+    number = r"(?!(?:19|20)\d\d(?!\d|,\d))\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
     # "12 months for employees" is a length of time
     before = (rf"(?<![\w.,]){number}(?![ \t]+(?:weeks?|months?|days?|years?|hours?)\b)"
               rf"[ \t]+(?:[A-Za-z&'-]+[ \t]+){{0,3}}{word}"  # "815 warehouses", "3,400 employees"

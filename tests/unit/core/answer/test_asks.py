@@ -180,6 +180,12 @@ def test_of_two_counts_the_count_of_the_asked_noun_of_the_whole_is_quoted() -> N
               "approximately 11,200 employees engaged in management.")
     whole = "As of May 31, 2022, we had approximately 79,100 employees worldwide, including part-time employees."
     assert cover(asks, [campus, whole], [], 1) == [1]
+    # two counts joined by "and" before one noun both count it; a noun phrase ends at its verb
+    pair = read_asks(read_question("How many employees does the company have?"), set())
+    offices = "We lease 12 offices, which house about 900 employees."
+    joined = ("We employ approximately 328,000 permanent full-time and approximately 201,000 "
+              "permanent part-time employees.")
+    assert cover(pair, [offices, joined], [], 1) == [1]
     # "19 million and 28 million shares": the scale and the joining words lie between figure and noun
     bought = read_asks(read_question("How many shares did it buy back in Q2 and for how much?"), set())
     stated = "we repurchased 19 million and 28 million shares for $3.35 billion and $5.34 billion, respectively."

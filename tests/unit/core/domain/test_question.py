@@ -424,6 +424,7 @@ def test_a_printed_count_is_a_figure_before_the_noun_never_a_year() -> None:
     assert not tight.search("Registrant's Amended and Restated 1998 Employee Stock Purchase Plan")
     assert not tight.search("EMPLOYEE BASE\nAs of May 31, 2022")
     assert not tight.search("up to 12 weeks of paid time off every 12 months for employees")
+    assert not tight.search("Prior to 2009, certain employees earned benefits")
     assert printed_count("memberships").search("Paid memberships at end of period 27,438")
 
 
