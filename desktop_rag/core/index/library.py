@@ -48,9 +48,9 @@ from desktop_rag.core.ingest.pdf import (
     EXTRACTOR_VERSION,
     PageText,
     PdfError,
+    check_text_layer,
     extract_document,
     file_sha256,
-    is_image_only,
     open_pdf,
 )
 from desktop_rag.core.ingest.statements.model import EXTRACTOR_VERSION as STATEMENTS_VERSION
@@ -996,8 +996,7 @@ class Library:
             read_statements: list[Statement] | None = None
             if self.pdf_reader.in_process:
                 pages: list[PageText] = extract_document(pdf)
-                if is_image_only(pages, pdf):
-                    raise PdfError("image_only")
+                check_text_layer(pages, pdf)
             else:  # pages and statements read in a helper process (core/index/pdf_reader)
                 pdf.close()
                 read = self.pdf_reader.read(path)

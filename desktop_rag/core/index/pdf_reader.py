@@ -27,7 +27,7 @@ import pymupdf
 
 from desktop_rag.core.domain.page_labels import PageLabels
 from desktop_rag.core.index import statement_store
-from desktop_rag.core.ingest.pdf import PageText, PdfError, extract_document, is_image_only, open_pdf
+from desktop_rag.core.ingest.pdf import PageText, PdfError, check_text_layer, extract_document, open_pdf
 from desktop_rag.core.ingest.statements.model import Statement
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,7 @@ def read_pdf(path: Path) -> ReadPdf:
     pdf = open_pdf(Path(path))
     try:
         pages = extract_document(pdf)
-        if is_image_only(pages, pdf):
-            raise PdfError("image_only")
+        check_text_layer(pages, pdf)
         return ReadPdf(pages, statement_store.extract_from_pdf(pdf, pages))
     finally:
         pdf.close()

@@ -23,6 +23,7 @@ Canonical text rules (the same at ingest and in the viewer, by construction):
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +89,8 @@ class PdfError(Exception):
         "encrypted": "the PDF is protected by a password",
         "empty": "the PDF has no pages",
         "image_only": "the PDF has no text layer (scanned images); run OCR on it first",
+        "garbled": "the PDF's text layer cannot be read (its fonts map glyphs to no letters, so "
+                   "copied text comes out scrambled); run OCR on it first",
     }
 
     def __init__(self, kind: str, detail: str = "") -> None:
@@ -447,3 +450,34 @@ def is_image_only(pages: list[PageText], doc: pymupdf.Document) -> bool:
     """No usable text layer: fewer than ~20 characters per page on average."""
     chars = sum(len(p.text.strip()) for p in pages)
     return chars < 20 * len(pages)
+
+
+# A token of a readable page: a word (with its quotes, apostrophes, hyphens and punctuation) or
+# a figure ("$(1,234.5)", "12%"). Fonts without a character map (Type 3 glyphs numbered in
+# drawing order) give text like "+,-./,0-12,03" for "Revenues": tokens of neither kind.
+_WORD_TOKEN = re.compile(r"[(\"'“‘]*[A-Za-z][A-Za-z'’.&/-]*[)\"'”’,.;:!?]*")
+_FIGURE_TOKEN = re.compile(r"[(\-–$€£]*\$?\d[\d,.]*%?[)*,.;:]*")
+
+
+def garbled_share(text: str) -> float:
+    """The share of a page's tokens (of two or more characters) that are neither words nor
+    figures; 0 for a page of fewer than 30 tokens. Filings measured here: at most 0.43 on any
+    page of 97 readable filings (tables of eBay's and PG&E's filings), 0.62-0.82 on every page
+    of an earnings release whose fonts carry no character map."""
+    tokens = text.split()
+    if len(tokens) < 30:
+        return 0.0
+    junk = sum(1 for t in tokens if len(t) > 1 and not _WORD_TOKEN.fullmatch(t) and not _FIGURE_TOKEN.fullmatch(t))
+    return junk / len(tokens)
+
+
+def check_text_layer(pages: list[PageText], doc: pymupdf.Document) -> None:
+    """Raise PdfError when the PDF cannot be read as text: no text layer ("image_only"), or
+    a text layer that is not the page's words on most pages ("garbled"): indexing it would
+    quote scrambled characters and take the file name for the company."""
+    if is_image_only(pages, doc):
+        raise PdfError("image_only")
+    texts = [p.text for p in pages if len(p.text.split()) >= 30]
+    garbled = sum(1 for t in texts if garbled_share(t) > 0.5)
+    if texts and garbled * 2 > len(texts):
+        raise PdfError("garbled", f"{garbled} of {len(pages)} pages")

@@ -12,11 +12,13 @@ import pytest
 from desktop_rag.core.ingest.pdf import (
     PageText,
     PdfError,
+    check_text_layer,
     extract_document,
     extract_page,
     file_sha256,
     fold_char,
     fold_text,
+    garbled_share,
     is_image_only,
     match_form,
     open_pdf,
@@ -267,6 +269,28 @@ def test_image_only(tmp_path: Path, sample_pdf: Path) -> None:
     src.close()
     assert _kind(path) == "image_only"
     assert "OCR" in PdfError("image_only").args[0]
+
+
+# the first lines of an earnings release whose Type 3 fonts carry no character map, as the
+# text layer gives them (the real words are "Revenues", "Company-operated sales" ...)
+_SCRAMBLED = ("!\"!! #$ %&$' ( )$* +,-./,0-12,03 4./0-.5 0/6.-7 %8$9 %9$: +,-./,0-12,03 ;.<.324=.,-03 "
+              "1>.,7.5 0/6.-7 ?@AB CD$E FG?H 9:;< =>?@ 7$8* 3,4-5 (6)7 /,0-12 ;.<.3 +,-./ 0/6. 1>.,7 ")
+_READABLE = ("Revenues from franchised restaurants 14,105.8 13,085.4 10,726.1 Company-operated sales "
+             "8,748.3 9,787.4 8,139.2 Total revenues $ 23,182.6 $ 23,222.9 (in millions, except per "
+             "share data) Operating income increased 12% (14% in constant currencies) due to stronger sales. ")
+
+
+def test_a_text_layer_that_is_not_words_is_refused_with_its_reason() -> None:
+    """Scrambled glyph codes are neither words nor figures; statements and prose are."""
+    assert garbled_share(_SCRAMBLED * 2) > 0.5
+    assert garbled_share(_READABLE * 2) < 0.1
+    scrambled = [PageText(i, _SCRAMBLED * 2) for i in range(1, 9)] + [PageText(9, _READABLE * 2)]
+    with pytest.raises(PdfError) as info:
+        check_text_layer(scrambled, None)  # type: ignore[arg-type]
+    assert info.value.kind == "garbled" and "OCR" in str(info.value) and "8 of 9 pages" in str(info.value)
+    # a few scrambled pages (a logo page, a chart) among readable ones are kept
+    mostly = [PageText(i, _READABLE * 2) for i in range(1, 9)] + [PageText(9, _SCRAMBLED * 2)]
+    check_text_layer(mostly, None)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("content", [b"just a text file\n", "zip"])
