@@ -33,6 +33,8 @@ _CHANGED = re.compile(r"\bchang(?:e|es|ed|ing)\b", re.I)
 # the difference between two periods, asked without a direction
 _HOW_MUCH_CHANGE = re.compile(r"\b(?:how much|by how much|by what amount)\b[^?.]*\bchang(?:e|ed)\b|"
                               r"\bwhat (?:is|was|were) the (?:change|difference) in\b", re.I)
+# a growth rate asked ("By what percentage did revenue grow YoY"): the growth answer, not a trend
+_GROWTH_ASKED = re.compile(r"\b(?:by\s+what\s+(?:percent(?:age)?|%)|growth|grow|grew|grown|cagr)\b", re.I)
 # "If operating margin is not a useful metric for a company like this, then state that and
 # explain why": an instruction for the case where the metric does not fit, not the question
 _CONDITIONAL_ASIDE = re.compile(
@@ -75,8 +77,10 @@ _AGAINST_PRIOR = re.compile(
     r"\b(?:the\s+)?(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?(?:year|quarter|period|year[- ]end)\b"
     r"|\byear[- ]over[- ]year\b|\byoy\b"
     # "..., and did the deficit get bigger or smaller versus 2021?": the earlier year named
-    r"|\b(?:compared?\s+(?:with|to)|versus|vs\.?|against|than)\s+(?:(?:the\s+)?end\s+of\s+)?(?:fiscal\s+|fy\s*)?"
-    r"(?:19|20)\d\d\b|\b(?:get|got|grow|grew)\s+(?:bigger|larger|smaller|wider|narrower)\b", re.I)
+    r"|\b(?:compared?\s+(?:with|to)|versus|vs\.?|against|than)\s+(?:(?:the\s+)?end\s+of\s+|year[- ]end\s+|"
+    # "how does it compare with December 31, 2019?", "compared with year-end 2019"
+    r"(?:(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2},?\s+))?"
+    r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d\b|\b(?:get|got|grow|grew)\s+(?:bigger|larger|smaller|wider|narrower)\b", re.I)
 
 
 def without_conditional_asides(question: str) -> str:
@@ -109,6 +113,10 @@ def trend_asked(question: str) -> TrendAsk | None:
         return None
     if _HOW_MUCH_CHANGE.search(q):
         return TrendAsk("change")
+    if _AGAINST_PRIOR.search(q) and not _GROWTH_ASKED.search(q):
+        # "What was the gross margin in FY2021, and how much did it compress vs FY2020?": the
+        # figure of both periods and which way it moved, no yes or no
+        return TrendAsk("direction", "", False, True)
     return None
 
 

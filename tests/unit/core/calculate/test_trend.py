@@ -20,6 +20,13 @@ from desktop_rag.core.calculate.trend import TrendAsk, trend_asked, verdict, wit
     ("Has the effective tax rate changed since FY2021?", TrendAsk("change", "", True)),
     ("Was the gross margin higher in FY2022 than in FY2021?", TrendAsk("direction", "up", True)),
     ("Is net income lower than last year?", TrendAsk("direction", "down", True)),
+    # a figure asked with its comparison to an earlier period: both figures and the way it moved
+    ("What was the gross margin in FY2021 and how much did it compress vs FY2020?",
+     TrendAsk("direction", "", False, True)),
+    ("What was the current ratio at December 31, 2020, and how does it compare with year-end 2019?",
+     TrendAsk("direction", "", False, True)),
+    ("What was the quick ratio at June 30, 2023 compared with December 31, 2022?",
+     TrendAsk("direction", "", False, True)),
 ])
 def test_trend_asked(question: str, ask: TrendAsk) -> None:
     assert trend_asked(question) == ask
@@ -35,6 +42,8 @@ def test_trend_asked(question: str, ask: TrendAsk) -> None:
     "Did currency have a negative impact on revenue in FY2022?",  # the sign of an effect, not of revenue
     "Was the gross margin higher than 80% in FY2022?",  # a threshold, not the year before
     "Is its operating margin above its peers'?",
+    "By what percentage did revenue grow YoY in the quarter?",  # a growth rate, answered as one
+    "What was revenue growth in 2021 versus 2020?",
 ])
 def test_not_a_trend(question: str) -> None:
     assert trend_asked(question) is None
