@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.core.answer.verify import Passage, best_units, restates, statement_key, whole_pages
+from desktop_rag.core.answer.verify import Passage, best_units, restates, split_units, statement_key, whole_pages
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
 from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, counted_noun, timing_of
@@ -325,6 +325,11 @@ def _word_roots_at(text: str) -> list[tuple[int, str]]:
             for r in (word_root(t),)] + [(m.start(), m.group(0)) for m in _INITIALS.finditer(text)]
 
 
+def _sentence_of(text: str, a: int, b: int) -> str:
+    """The sentence (``split_units``) of ``text`` holding text[a:b]."""
+    return next((text[s:e] for s, e in split_units(text) if s <= a < e), text)
+
+
 def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = None,
               roots: set[str] | None = None) -> float:
     """How well ``text`` answers ``ask``: the share of its words it carries, when it holds a
@@ -358,8 +363,12 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     asked, spoken = span_months(ask.words), span_months(text)
     if asked and spoken and not asked & spoken:
         share *= _OTHER_TIMING  # "during the nine months ended" is no answer for the quarter
-    if ask.kind != "date" and _PAST_ASK.search(ask.words) and _EXPECTED.search(text):
-        share *= _OTHER_TIMING  # "what did it cost": not what it is expected to cost
+    if ask.kind != "date" and _PAST_ASK.search(ask.words) and any(_EXPECTED.search(_sentence_of(text, a, b))
+                                                                  for a, b in at):
+        # "what did it cost": not what it is expected to cost (said in the figure's own
+        # sentence: "... located in the U.S. eBay has programs to attract our future employees"
+        # speaks of the future after the figure's sentence ended)
+        share *= _OTHER_TIMING
     if ask.kind == "count" and (all(_PORTION.match(text, b) for a, b in at) or _PORTION_FIRST.match(text)) and not (
             _asks_a_part(ask.words)):
         # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
@@ -475,11 +484,19 @@ _PHRASE_END = re.compile(r"(?:is|are|was|were|be|been|has|have|had|which|who|tha
 _WHOLE_COUNT = re.compile(r"\b(?:worldwide|globally|in\s+total|a\s+total\s+of|company-wide|across\s+the\s+company)\b", re.I)
 
 
+# the subject of a count: capitalised words, then the verb ("FedEx Express employed approximately")
+_COUNT_SUBJECT = re.compile(r"(?P<name>[A-Z][\w&.\u2019'-]*(?:\s+[A-Z][\w&.\u2019'-]*)*)\s+(?:employed|employs|had|has|have)"
+                            r"\s+(?:(?:approximately|about|around|over|nearly|roughly|some|more\s+than)\s+)?$")
+_LEGAL_FORMS = frozenset({"inc", "incorporated", "corporation", "corp", "company", "co", "ltd", "plc", "llc", "n.v",
+                          "group", "holdings"})
+
+
 def _detail(text: str, ask: Ask, a: int, b: int, kind: str) -> float:
     """What the figure text[a:b] of ``kind`` adds to a unit answering ``ask``: 1 when of the
-    asked kind; for a count, only when an asked word follows it within its noun phrase (eight words, to a verb) ("40
-    buildings" is no detail of how many employees; "19 million and 28 million shares" counts
-    shares), and a little more for a count of the whole."""
+    asked kind; for a count, only when an asked word follows it within its noun phrase (eight
+    words, to a verb: "40 buildings" is no detail of how many employees; "19 million and 28
+    million shares" counts shares), a little more for a count of the whole, less for a part's ("FedEx Express
+    employed ...")."""
     if kind not in _ANSWERS.get(ask.kind, _ANSWERS["figure"]):
         return 0.0
     if ask.kind != "count" or not ask.roots:
@@ -493,6 +510,14 @@ def _detail(text: str, ask: Ask, a: int, b: int, kind: str) -> float:
     counted = ask.roots | _roots(counted_noun(ask.words))  # "how many shares did it buy back": shares
     if not any(_same(r, x) for r in _roots(after) for x in counted):
         return 0.0
+    part = _COUNT_SUBJECT.search(text[max(0, a - 120):a])
+    if part:
+        # "FedEx Express employed 188,000 ...": the company's name and more words before the
+        # verb name a part of it (a subsidiary, a segment); "FedEx employed 328,000 ..." and
+        # "eBay Inc. had ..." the whole. A part the question names is asked.
+        extra = [w for w in part.group("name").split()[1:] if w.lower().rstrip(".,") not in _LEGAL_FORMS]
+        if extra and not any(_same(r, x) for r in _roots(" ".join(extra)) for x in ask.roots):
+            return 0.5
     return 1.5 if _WHOLE_COUNT.search(text) else 1.0
 
 

@@ -531,6 +531,9 @@ class _DriverFit:
     def weight(self, seg: str) -> float:
         subject = self._subject(seg)
         head = set(tokenize(measure_phrase(subject))) & measure_terms()
+        # the asked measure under a name the filing writes longer ("Net cash provided by operating
+        # activities" is the operating cash flow asked; its measure phrase stops at "Net cash")
+        head |= self.asked & set(tokenize(subject))
         weight = 1.0
         direction = self.direction
         if self.asked and head and not head & self.asked:

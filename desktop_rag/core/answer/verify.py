@@ -50,8 +50,10 @@ _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent
 # a sentence ends at "." or ";" before a capital, but not after an initial or an abbreviation
 # ("contracts with the U.S. Government", "Richard A. Johnson", "JPMorgan Chase & Co. and")
 # (not after an initial, "Inc.", "Co.", "No.", "Corp." or a time's "a.m."/"p.m.": "at 7:46 a.m. Pacific Time")
+# A name written camel-case ("eBay", "iPhone") after a stop starts a sentence even after an
+# initial: "... were located in the U.S. eBay has ..."
 _SENTENCE_END = re.compile(r"(?<=[.;])(?<!\b[A-Z]\.)(?<!\bInc\.)(?<!\bCo\.)(?<!\bNo\.)(?<!\bCorp\.)(?<!\d\sa\.m\.)"
-                           r"(?<!\d\sp\.m\.)\s+(?=[A-Z(])")
+                           r"(?<!\d\sp\.m\.)\s+(?=[A-Z(])|(?<=\.)\s+(?=[a-z]{1,2}[A-Z][a-z])")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
 
 

@@ -122,6 +122,8 @@ _INSTRUCTION_CUE = re.compile(
     r"solution|judg(?:e)?ments?|perspective|approximation|reasonable|outlined|shown|provided|primarily|only)\b", re.I)
 # an instruction clause before the question, closed by a comma or a colon ("Using the cash flow
 # statement, what ...", "Answer in USD billions rounded to one decimal place: how much ...")
+# a sentence stating a figure ("fell from $15.9bn to $9.5bn", "grew 12%")
+_STATES_FIGURES = re.compile(r"[$\u20ac\u00a3]\s?\d|\d[\d,.]*\s*(?:%|percent\b|bn\b|billion\b|million\b|mm\b)", re.I)
 _CLAUSE = re.compile(r"^(?P<clause>[^,:?]{10,240}?)[,:]\s*(?=(?:what|how|which|who|does|did|is|are|was|were|has|have)\b)", re.I)
 _PAREN = re.compile(r"\(([^()]{0,160})\)")
 # The conversational frame around a question: a greeting or a lead-in before it ("Hi,", "Quick
@@ -271,6 +273,12 @@ def parse_question(text: str) -> ParsedQuestion:
             sentence = (asked + inline.group("end")).strip()
         is_question = bool(_QUESTION_START.match(sentence)) or sentence.rstrip().endswith("?")
         if not is_question:
+            if (_STATES_FIGURES.search(sentence) and not _INSTRUCTION_CUE.search(sentence)
+                    and not _ROUND.search(sentence) and not _UNITS.search(sentence)):
+                # a premise ("Oracle's operating cash flow fell from $15.9bn in FY21 to $9.5bn in
+                # FY22. What drove the decrease?"): it names what the question asks about
+                kept.append(sentence)
+                continue
             # an instruction sentence: units, rounding, statements to use, or other directions
             held = _units_and_rounding(sentence, inst) | _statements(sentence, inst)
             if held or _INSTRUCTION_CUE.search(sentence):
@@ -445,14 +453,24 @@ def printed_count(noun: str, labelled: bool = True) -> re.Pattern[str]:
     # not a year ("the 1998 Employee Stock Purchase Plan")
     number = r"(?!(?:19|20)\d\d(?!\d|,\d))\(?\$?\d[\d,]*(?:\.\d+)?\)?(?:[ \t]+(?:million|billion|thousand))?"
     # "12 months for employees" is a length of time
-    before = (rf"(?<![\w.,]){number}(?![ \t]+(?:weeks?|months?|days?|years?|hours?)\b)"
-              rf"[ \t]+(?:[A-Za-z&'-]+[ \t]+){{0,3}}{word}"  # "815 warehouses", "3,400 employees"
-              rf"|(?<![\w.,]){number}\s*\n\s*{word}")  # "approximately 500 [line break] employees"
+    # between the words a space or a line break ("201,000 permanent part-time [line break]
+    # employees"); right after the figure a line break only before the noun itself ("Shares
+    # outstanding were 400 [line break] first- and third-party console games" counts no consoles)
+    gap = r"(?:[ \t]+\n?|\n)[ \t]*"
+    before = (rf"(?<![\w.,]){number}(?!\s+(?:weeks?|months?|days?|years?|hours?)\b)"
+              rf"(?:[ \t]+(?:[A-Za-z&'-]+{gap}){{0,3}}|[ \t]*\n[ \t]*){word}")  # "815 warehouses", "3,400 employees"
     if not labelled:
         return re.compile(before, re.I)
+    if noun in PEOPLE_WORDS:
+        # a row labelled by the people word itself ("Full time equivalent headcount 72,970",
+        # "Employees at year end 1,500"), not a label the word modifies ("employee benefit plan
+        # stock 5,548")
+        return re.compile(rf"{before}|{word}(?:[ \t]+(?:at|as\s+of|end\s+of)\b[^\n\d]{{0,30}})?[ \t:]+{number}", re.I)
     return re.compile(
         rf"{before}"
-        rf"|{word}[^\n\d.;]{{0,60}}?{number}"  # "Paid memberships at end of period 27,438"
+        # "Paid memberships at end of period 27,438" (two digits at least: "employee benefit plan
+        # stock — — 1" is a row of another thing, in millions)
+        rf"|{word}[^\n\d.;]{{0,60}}?(?=\(?\$?\d[\d,]*\d){number}"
         rf"|{word}[^\n\d]*\n[^\n]*\d[\d,]{{2,}}[^\n]*\d[\d,]{{2,}}",  # a heading over figures
         re.I)
 
@@ -519,7 +537,9 @@ _WHAT_NOUN = re.compile(r"(?:what|which)\s+(?!(?:was|were|is|are|has|have|had|di
 LEVEL_WORDS = re.compile(r"\b(?:as\s+of|at\s+(?:the\s+)?(?:end|close)\b|year[- ]end|left|remain(?:s|ed|ing)?|outstanding|"
                          r"balance|available)\b", re.I)
 FLOW_WORDS = re.compile(rf"\b(?:during|over\s+the|in\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|"
-                        rf"for\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|(?:in|on)\s+{MONTH_NAME_RE}\b)", re.I)
+                        rf"for\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|(?:in|on)\s+{MONTH_NAME_RE}\b|"
+                        # "repurchased in fiscal 2022", "in FY23", "in Q2 2023": over a year or quarter
+                        rf"in\s+(?:fiscal\s+(?:year\s+)?|fy\s*'?)(?:19|20)?\d\d\b|in\s+q[1-4]\b)", re.I)
 
 
 def timing_of(text: str) -> Literal["level", "flow", ""]:

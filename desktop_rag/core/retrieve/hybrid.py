@@ -20,6 +20,7 @@ from desktop_rag.core.domain.companies import abbreviates, names_in, near_spelli
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import MONTH_NAMES, QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
+    PEOPLE_WORDS,
     asked_concept,
     computed_words,
     concept_gloss,
@@ -765,6 +766,9 @@ class HybridRetriever:
             near = self._near_term(t)
             if near:
                 found[t] = pages(near)
+        for t in [t for t in terms if not found[t] and t in PEOPLE_WORDS]:
+            # "headcount" of a filing that counts "people" or "employees": one thing, its words
+            found[t] = set().union(*(pages(w) for w in PEOPLE_WORDS))
         absent = [t for t in terms if not found[t]]
         # only the asked thing itself (the phrase's head: its last word that is no adverb,
         # "employees basically") and the names the question capitalises are reasons: a
@@ -787,7 +791,8 @@ class HybridRetriever:
         terms = [t for t in terms if t == head or t in named] if not absent else terms
         together = not absent and (len(terms) < 2 or bool(set.intersection(*(found[t] for t in terms))))
         if together:
-            noun = counted_noun(asked)
+            # "headcount" is a count asked, however the question is worded ("what was its headcount")
+            noun = counted_noun(asked) or ("headcount" if "headcount" in terms else "")
             if noun and not self._count_printed(plan, noun):
                 where = f"filings of {' and '.join(plan.filters.company)}" if plan.filters.company else "library's filings"
                 return f"The {where} give no number of {concept}."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.answer.asks import answered, cover, figure_kinds, read_asks
+from desktop_rag.core.answer.asks import answered, ask_match, cover, figure_kinds, read_asks
 from desktop_rag.core.answer.extractive import extractive_answer
 from desktop_rag.core.answer.verify import Passage
 from desktop_rag.core.domain.question import parse_question, read_question
@@ -186,6 +186,13 @@ def test_of_two_counts_the_count_of_the_asked_noun_of_the_whole_is_quoted() -> N
     joined = ("We employ approximately 328,000 permanent full-time and approximately 201,000 "
               "permanent part-time employees.")
     assert cover(pair, [offices, joined], [], 1) == [1]
+    # the count of a part (the company's name and more before the verb) yields to the whole's
+    fedex = read_asks(read_question("How many permanent full-time and part-time employees did FedEx have?"), {"fedex"})
+    part = ("As of May 31, 2023, FedEx Express employed approximately 188,000 permanent full-time and "
+            "approximately 56,000 permanent part-time employees.")
+    whole_company = ("As of May 31, 2023, FedEx employed approximately 328,000 permanent full-time and "
+                     "approximately 201,000 permanent part-time employees.")
+    assert cover(fedex, [part, whole_company], [], 1) == [1]
     # "19 million and 28 million shares": the scale and the joining words lie between figure and noun
     bought = read_asks(read_question("How many shares did it buy back in Q2 and for how much?"), set())
     stated = "we repurchased 19 million and 28 million shares for $3.35 billion and $5.34 billion, respectively."
@@ -219,3 +226,14 @@ def test_an_amount_the_question_states_is_what_it_names_not_an_answer() -> None:
     spent = "In 2022, approximately 15.8 million shares were repurchased for $3.9 billion under the program."
     assert not answered(program, asks)
     assert 0 in answered(spent, asks)
+
+
+def test_the_future_of_another_sentence_is_no_expectation_of_the_figure() -> None:
+    """"... located in the U.S. eBay ... attracts our future employees": the figure's sentence
+    states a past count; the next sentence's "future" does not make it a forecast."""
+    asks = read_asks(read_question("How many employees were located in the U.S. at year-end 2021?"), set())
+    text = ("Approximately 6,300 of our employees were located in the\nU.S. eBay has robust programs to "
+            "attract our future employees.")
+    assert ask_match(text, asks[0]) > 0.9
+    assert ask_match("Approximately 6,300 of our future employees are expected to be located in the U.S.",
+                     asks[0]) < 0.5

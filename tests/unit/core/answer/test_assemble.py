@@ -76,6 +76,18 @@ def test_causes_after_a_connective_answer_a_what_drove_question() -> None:
     _exact(out)
 
 
+def test_the_asked_measure_under_the_filings_longer_name_anchors_its_drivers() -> None:
+    """"Net cash provided by operating activities decreased ... primarily due to" is the
+    operating cash flow the question asks about, not another measure."""
+    from desktop_rag.core.answer.assemble import _DriverFit
+
+    fit = _DriverFit(read_question("Operating cash flow fell from $15.9bn to $9.5bn in FY22. What drove the decrease?"))
+    assert fit.weight("Net cash provided by operating activities decreased during fiscal 2022 primarily due to "
+                      "lower net income.") > 0.5
+    assert fit.weight("Net cash used for investing activities decreased during fiscal 2022 primarily due to "
+                      "lower purchases.") == 0.0
+
+
 def test_an_outlook_is_the_expectations_the_filing_states() -> None:
     question = "What does the company expect for capital expenditures and operating margin in 2023?"
     out = assemble(read_question(question), _passages(), set(tokenize("capital expenditures operating margin")))

@@ -326,6 +326,14 @@ def test_sentences_are_not_cut_after_an_abbreviation_or_a_decimal() -> None:
                      "infringed patents.", "The plaintiff seeks damages of $1.5 billion."]
 
 
+def test_a_camel_case_name_after_an_initial_starts_a_sentence() -> None:
+    text = ("Approximately 6,300 of our employees were located in the\nU.S. eBay has robust programs. "
+            "We sell to the U.S. Government.")
+    units = [text[a:b] for a, b in split_units(text)]
+    assert units == ["Approximately 6,300 of our employees were located in the\nU.S.", "eBay has robust programs.",
+                     "We sell to the U.S. Government."]
+
+
 def test_a_cut_answer_not_from_the_page_loses_its_dangling_sentence() -> None:
     from desktop_rag.core.answer.verify import complete_cut_sentence
 

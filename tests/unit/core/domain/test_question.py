@@ -219,6 +219,13 @@ def test_instructions_that_ask_for_content_ask_facts_and_premises_or_reasons_do_
     assert _asks("What drove the increase in subscription and support revenues?") == []
     # a premise stated before the question asks nothing
     assert _asks("GMV fell in 2019, yet net transaction revenues went up. What explains the divergence?") == []
+    # a premise stating figures is kept with the question (it names what "the decrease" is), not
+    # read as an instruction because it names a statement's measure ("operating cash flow")
+    from desktop_rag.core.domain.question import read_question
+    premised = read_question("Oracle's operating cash flow fell from $15.9bn in FY21 to $9.5bn in FY22. What drove "
+                             "the decrease according to the FY2022 10-K?")
+    assert premised.ask == "drivers" and "operating cash flow" in premised.asked
+    assert read_question("Use the cash flow statement. What was capex in FY2022?").asked == "What was capex in FY2022?"
     # a margin is printed in dollars or as a percentage: any figure
     assert _asks("What was the gross margin? Gross margin = gross profit / total revenues.") == [
         ("any", "What was the gross margin")]
@@ -426,6 +433,11 @@ def test_a_printed_count_is_a_figure_before_the_noun_never_a_year() -> None:
     assert not tight.search("up to 12 weeks of paid time off every 12 months for employees")
     assert not tight.search("Prior to 2009, certain employees earned benefits")
     assert printed_count("memberships").search("Paid memberships at end of period 27,438")
+    # a people count labelled by the word itself, not by a label the word modifies
+    assert printed_count("headcount").search("Full time equivalent headcount 72,970 79,390")
+    assert not printed_count("headcount").search("Issuance of employee benefit plan stock 5,548 — — 1")
+    # a line break inside the sentence is a space
+    assert tight.search("approximately 201,000 permanent part-time \nemployees, and FedEx Ground utilized")
 
 
 def test_a_formula_to_use_defines_what_the_question_before_asks() -> None:
