@@ -184,7 +184,8 @@ def _scale_note(p: Passage, a: int, quote: str,
         return ""
     whole = page_text(p.hit.chunk.doc_id, p.hit.chunk.page) if page_text else None
     above = whole[:p.start + a] if whole else p.text[:a]
-    scale = nearest_scale(above)
+    label = re.match(r"[^\d$(\u2014-]*", quote)
+    scale = nearest_scale(above, label=label.group(0) if label else "")
     return f" (in {scale})" if scale else ""
 
 

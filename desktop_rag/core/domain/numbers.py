@@ -113,11 +113,33 @@ def scale_of(text: str) -> str | None:
     return "thousands" if word == "000" else word.lower()
 
 
-def nearest_scale(text_above: str, window: int = 3000) -> str | None:
+def nearest_scale(text_above: str, window: int = 3000, label: str = "") -> str | None:
     """The scale of a table row from the last scale note above it on its page (the row's own
-    table's, not an earlier table's): "thousands" | "millions" | "billions", else None."""
-    found = list(_SCALE_RE.finditer(text_above[-window:]))
-    return scale_of(found[-1].group(0)) if found else None
+    table's, not an earlier table's): "thousands" | "millions" | "billions", else None. A
+    caption giving two scales, each after the items it scopes ("operating income (dollars in
+    millions), ... package statistics (in thousands)"), gives the row (its ``label``) the one
+    whose items name it, and none when no item does: no scale is said rather than a wrong one."""
+    tail = text_above[-window:]
+    found = list(_SCALE_RE.finditer(tail))
+    if not found:
+        return None
+    last = found[-1]
+    # the notes of the last one's caption: close before it, no row of figures (a line with two
+    # numbers) between them
+    caption = [m for m in found if last.start() - m.end() < 400
+               and not re.search(r"\n[^\n]*\d[^\n]*\s\$?\(?\d[^\n]*\n", tail[m.end():last.start()])]
+    if not label or len({scale_of(m.group(0)) for m in caption}) <= 1:
+        return scale_of(last.group(0))
+    words = _scope_words(label)
+    for m in reversed(caption):
+        items = re.split(r"[,;:.)]", tail[max(0, m.start() - 200):m.start()])[-1]
+        if words & _scope_words(items):
+            return scale_of(m.group(0))
+    return None
+
+
+def _scope_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{3,}", text.lower())) - {"the", "and", "dollars", "except", "selected", "amounts", "in"}
 
 
 # A count written with its scale word in prose ("4,127 million shares", "2.47 billion",

@@ -108,3 +108,18 @@ def test_nearest_scale_is_the_last_note_above_the_row() -> None:
     page = "Revenue table (in millions)\nRevenue $ 5 $ 4\nContractual obligations (in thousands):\nTotal\n"
     assert nearest_scale(page) == "thousands"
     assert nearest_scale("Human capital\nTotal employees") is None
+
+
+def test_a_caption_with_two_scales_gives_a_row_the_one_naming_it() -> None:
+    """"operating income (dollars in millions), ... package statistics (in thousands)": the
+    operating income row is in millions; a row neither names gets no scale, never a wrong one."""
+    from desktop_rag.core.domain.numbers import nearest_scale
+
+    caption = ("The following table compares revenue, operating expenses, operating income (dollars in millions), "
+               "operating margin, selected package\nstatistics (in thousands, except yield amounts), and operating "
+               "expenses as a percent of revenue for the years ended May 31:\n")
+    assert nearest_scale(caption, label="Operating income ") == "millions"
+    assert nearest_scale(caption, label="Average daily package volume ") == "thousands"
+    assert nearest_scale(caption, label="Fuel ") is None
+    assert nearest_scale("CONSOLIDATED BALANCE SHEETS (in millions)\nCash 1,234\n", label="Total assets ") == "millions"
+
