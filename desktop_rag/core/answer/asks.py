@@ -262,8 +262,14 @@ _SUPERLATIVE = re.compile(r"\b(?:highest|lowest|largest|smallest|biggest|fastest
 def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: dict[str, float] | None = None
               ) -> list[Ask]:
     """The intent's facts asked, each with its words' roots (weighed by ``idf``); none for a
-    question whose shape ranks or compares parts (read by the table of parts, not by sentences)."""
-    if intent is None or intent.ask in ("ranking", "comparison") or _SUPERLATIVE.search(intent.asked):
+    question whose shape ranks or compares parts (read by the table of parts, not by sentences)
+    unless it asks facts of several kinds."""
+    if intent is None or intent.ask == "ranking" or _SUPERLATIVE.search(intent.asked):
+        return []
+    if intent.ask == "comparison" and len({fact.kind for fact in intent.asks}) < 2:
+        # one measure compared across parts or periods; a question asking facts of several kinds
+        # ("how many shares did it issue, and what were they worth versus the liability") is
+        # answered by the sentences giving each
         return []
     skip = set(ignore)
     stated = _figure_key(intent.asked)

@@ -527,6 +527,8 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
         r"repurchas(?:e|es|ed|ing)|dividends?|capex|capital\s+expenditures?|financing|principal|authori[sz]ation|"
         r"revenues?|sales|income|earnings|expenses?|cash|debt|borrowings?|loans?)\b", re.I)),
 )
+# a date that qualifies the figure asked ("worth on the transfer date", "as of the record date")
+_WHEN_QUALIFIER = re.compile(r"\b(?:on|at|as\s+of)\s+(?:the\s+|that\s+|its\s+)?(?:[\w-]+\s+){0,2}date\b", re.I)
 # Words for things counted: "active accounts", "employees", "restaurant openings"
 _COUNTED = re.compile(r"\b(?:employees|headcount|accounts|customers|users|members(?:hips)?|subscribers|stores|"
                       r"restaurants|openings|locations|units|shares|vehicles|deliveries)\b", re.I)
@@ -686,7 +688,9 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             split = split or bool(_SPLIT.search(clause))
             kind: FactKind | None = "any" if _GUIDANCE.search(clause) else None
             for k, rx in _KIND_CUES:
-                if kind is None and rx.search(clause):
+                # "what were they worth on the transfer date": a date that says when, not one asked
+                cue_text = _WHEN_QUALIFIER.sub(" ", clause) if k == "date" else clause
+                if kind is None and rx.search(cue_text):
                     kind = k
             named = _WHAT_NOUN.match(clause)
             if kind is None and _COUNTED.search(clause) and not (named and not _COUNTED.match(named.group(1))):

@@ -237,3 +237,14 @@ def test_the_future_of_another_sentence_is_no_expectation_of_the_figure() -> Non
     assert ask_match(text, asks[0]) > 0.9
     assert ask_match("Approximately 6,300 of our future employees are expected to be located in the U.S.",
                      asks[0]) < 0.5
+
+
+def test_a_comparison_asking_facts_of_several_kinds_is_answered_fact_by_fact() -> None:
+    """"How many shares did it issue, and what were they worth on the transfer date versus the
+    liability accrued?": a count and an amount (the date says when), each answered by its
+    sentence; one measure compared across parts stays with the table of parts."""
+    intent = read_question("How many shares did the Utility issue to the Trust on July 1, 2020, and what were they "
+                           "worth on the transfer date versus the liability accrued in 2019?")
+    assert [a.kind for a in read_asks(intent, set())] == ["count", "amount"]
+    assert read_asks(read_question("How did Data Center revenue compare with Gaming revenue in Q2?"), set()) == []
+
