@@ -620,6 +620,10 @@ def verify_answer(
         # "Apple Q2 2023: Services net sales and YoY growth" for "Apple Q2 2023: Services net
         # sales and YoY growth?": the small model echoing the question says nothing the quotes back
         return Verdict(False, reason="the answer only repeats the question")
+    if _repeats_itself(text):
+        # "No, the 10-K describes the resumption of dividends in 2020. The 10-K describes the
+        # resumption of dividends in 2020.": a small model looping is no statement to check
+        return Verdict(False, reason="the answer repeats a sentence of its own")
     # Wording check on words only: figures were checked above, scale words go with them.
     answer_terms = {t for t in content_term_set(text) if not t.replace(".", "").isdigit() and t not in _SCALE_WORDS}
     if answer_terms:
@@ -627,6 +631,21 @@ def verify_answer(
         if len(backed) / len(answer_terms) < 0.8:
             return Verdict(False, reason="most of the answer's wording is not in the quoted text")
     return Verdict(True, cites, answer=stated_with_scale(text, cites, passages))
+
+
+def _repeats_itself(text: str) -> bool:
+    """A sentence of six words or more that the answer says twice (its opening "Yes, "/"No, "
+    aside)."""
+    seen: set[str] = set()
+    for a, b in split_units(text):
+        words = re.findall(r"[a-z0-9]+", re.sub(r"^\s*(?:yes|no)\b[,.]?", "", text[a:b], flags=re.I).lower())
+        if len(words) < 6:
+            continue
+        key = " ".join(words)
+        if key in seen:
+            return True
+        seen.add(key)
+    return False
 
 
 _SCALE_WORD_AFTER = re.compile(r"\s*(?:thousand|million|billion|trillion|bn|mn|[mbk]\b|%|percent)", re.I)

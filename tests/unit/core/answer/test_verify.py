@@ -124,6 +124,16 @@ def test_verify_rejects_number_not_in_any_quote() -> None:
     assert "99999" in v.reason
 
 
+def test_an_answer_saying_a_sentence_twice_is_not_shown() -> None:
+    """A small model looping ("No, X. X.") is no statement to check, even over true quotes."""
+    said = "Apple's total net sales were $81.8 billion in the quarter."
+    v = verify_answer(f"{said} {said}", ["Total net sales 81,797 82,959"],
+                      "What were Apple's total net sales in Q3 2023?", _passages(), 2)
+    assert not v.ok and "repeats" in v.reason
+    assert verify_answer(said, ["Total net sales 81,797 82,959"], "What were Apple's total net sales in Q3 2023?",
+                         _passages(), 2).ok
+
+
 def test_verify_accepts_rescaled_number() -> None:
     v = verify_answer("Apple's total net sales were $81.8 billion.", ["Total net sales 81,797 82,959"],
                       "What were Apple's total net sales in Q3 2023?", _passages(), 2)
