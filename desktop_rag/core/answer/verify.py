@@ -1121,7 +1121,8 @@ _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+
 # "How much ...", "what damages range ...": a sentence around the figure without the figure
 # (a small model's usual way to fall short) is no answer to it.
 _FIGURE_ASKED = re.compile(
-    r"\b(how\s+much|how\s+many|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:\w+\s+){0,4}(?:amount|range|total|"
+    # "What was Apple's total net sales": a possessive name before the measure ("Apple's") is a word
+    r"\b(how\s+much|how\s+many|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:[\w.&'’-]+\s+){0,4}(?:amount|range|total|"
     r"revenues?|sales|income|expenses?|costs?|eps|earnings\s+per\s+share|cash\s+flows?|margin|rate|ratio|percentage)"
     # a balance as the head of the question: "What was Coca-Cola's long-term debt at the end of 2017?"
     r"|what\s+(?:was|were|is|are)\s+(?:the\s+)?(?:(?!(?:to|of|about|regarding|related|on|in|with|risks?)\b)"
@@ -1136,7 +1137,7 @@ _FIGURE_ASKED = re.compile(
 # "What drove the change in gross margin?" asks for the reasons, and the reasons are amounts
 # ("lower charges for severance of $89 million"): no ratio figure is expected of the answer.
 _EXPLANATION_ASKED = re.compile(
-    r"\b(why|drove|drivers?|caused?|causes|reasons?|factors?|explain\w*|attribut\w+|contribut\w+)\b", re.I)
+    r"\b(why|drove|drivers?|caused?|causes|reasons?|factors?|explain\w*|explanations?|attribut\w+|contribut\w+)\b", re.I)
 _AMOUNT_GIVEN = re.compile(r"\$|\b(thousand|million|billion|trillion)s?\b", re.I)
 # "What is the backlog ...", "how much ...": an amount asked (a rate is _RATIO_ASKED's)
 _AMOUNT_ASKED = re.compile(r"\b(how\s+much|what\s+(?:is|was|were|are)\b)", re.I)

@@ -845,6 +845,21 @@ def test_a_question_about_a_balance_is_not_always_a_figure_asked() -> None:
     assert not asks_for_figure("What were the risks related to the debt?")
 
 
+def test_a_possessive_name_before_the_measure_still_asks_a_figure() -> None:
+    """"What was Apple's total net sales in Q3 2023?" answered "Apple's total net sales
+    decreased ... due primarily to lower net sales of laptops": a true sentence, no figure."""
+    from desktop_rag.core.answer.verify import asks_for_figure
+
+    assert asks_for_figure("What was Apple's total net sales in Q3 2023?")
+    assert asks_for_figure("What were PG&E's operating revenues in 2020?")
+    assert not asks_for_figure("What was Apple's explanation for the sales decline?")
+    mdna = ("Apple's total net sales decreased during the third quarter and first nine months of 2023 compared "
+            "to the same periods in 2022 due primarily to lower net sales of laptops.")
+    verdict = verify_answer(mdna, [], "What was Apple's total net sales in Q3 2023?", _page_passages(mdna, 5), 3,
+                            concept={"total", "net", "sales"})
+    assert not verdict.ok and "gives none" in verdict.reason
+
+
 def test_a_figure_said_in_another_scale_than_its_sentence_prints_it() -> None:
     # "Microsoft's research and development expenses decreased $10 million" was verified over
     # "Impairment, integration, and restructuring expenses were $10.0 billion", in a list whose
