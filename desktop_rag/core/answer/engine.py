@@ -252,7 +252,7 @@ class AnswerEngine:
             model_answer = complete_cut_sentence(model_answer, passages)
         verdict = (
             verify_answer(model_answer, model_quotes, asked, passages, s.generation.max_citations,
-                          concept=concept, idf=self.library.lexical.idf)
+                          concept=concept, idf=self.library.lexical.idf, verdict_asked=_verdict_asked(plan))
             if generator is not None and not result.cancelled
             else Verdict(False, reason="cancelled" if result.cancelled else PROSE_QUOTED_REASON if quoted_prose
                          else NO_MODEL_REASON)
@@ -501,7 +501,7 @@ class AnswerEngine:
             # consolidated balance sheets") are the app's, no backing for an answer's wording
             verdict = verify_answer(model_answer, model_quotes, first_plan.asked or query, passages,
                                     self.settings.generation.max_citations, concept=concept,
-                                    idf=self.library.lexical.idf)
+                                    idf=self.library.lexical.idf, verdict_asked=_verdict_asked(first_plan))
             if verdict.ok and not self._cites_only(verdict, companies):
                 result.notes.append(f"attempt {n} ({ref.how}): rejected, it cites another company "
                                     f"({', '.join(sorted(self._cited(verdict) - companies))})")
@@ -656,7 +656,8 @@ class AnswerEngine:
         holding = [u.quote for u in units if any(number_supported(x, numbers_in(u.quote)) for x in figures)]
         s = self.settings.generation
         verdict = verify_answer(model_answer, [*holding, *model_quotes], first.asked, first.passages,
-                                s.max_citations, concept=first.concept, idf=self.library.lexical.idf)
+                                s.max_citations, concept=first.concept, idf=self.library.lexical.idf,
+                                verdict_asked=_verdict_asked(first.plan))
         return verdict.answer or model_answer.strip(), verdict
 
     def _supporting_units(self, first: _FirstAttempt) -> list[Citation]:
@@ -910,3 +911,9 @@ def _header(h: Hit) -> str:
     m = h.doc.meta
     who = " ".join(x for x in (m.company or h.doc.file_name, m.form_type, m.period_label()) if x)
     return f"{who} | page {h.chunk.page}" + (f" | {h.chunk.section}" if h.chunk.section else "")
+
+
+def _verdict_asked(plan: QueryPlan) -> bool:
+    """The question is a yes/no claim (its ``QuestionIntent``): a model answer is shown as its
+    verdict and the quoted sentences (``verify.verdict_with_quotes``)."""
+    return plan.intent is not None and plan.intent.ask == "yesno"

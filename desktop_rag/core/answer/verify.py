@@ -456,7 +456,9 @@ def best_units(
 
 
 # a sentence comparing with another year ("up 25% compared to 2020") speaks of the asked one too
-_COMPARED = re.compile(r"\b(?:compared|comparison|versus|vs\.?|than|from|prior|previous|preceding|increase[ds]?|"
+# ("from" only before a figure or period: "$2.2 billion of proceeds from debt issuances" compares nothing)
+_COMPARED = re.compile(r"\b(?:compared|comparison|versus|vs\.?|than|prior|previous|preceding|increase[ds]?|"
+                       r"from(?=\s+(?:\$|\d|the\s+(?:prior|previous|same|preceding)\b|(?:fiscal|fy|q[1-4])\b))|"
                        r"decrease[ds]?|grew|growth|rose|fell|declined?|change[ds]?|respectively)\b", re.I)
 
 
@@ -495,13 +497,15 @@ class Verdict:
 
 def verify_answer(
     answer: str, model_quotes: list[str], question: str, passages: list[Passage], max_citations: int,
-    concept: set[str] | None = None, idf: dict[str, float] | None = None,
+    concept: set[str] | None = None, idf: dict[str, float] | None = None, verdict_asked: bool = False,
 ) -> Verdict:
     """Keep the model's answer only if its figures and words are backed by real quotes.
     ``concept``: the question's evidence terms (not company or period); a figure counts as
     supported only by a quote that carries what was asked: its most distinctive term (by
     ``idf``) and most of the terms' weight ("1.0" in a current-ratio row is no support for
-    a dividend of $1.00, nor "cash at end of year" for current liabilities at year end)."""
+    a dividend of $1.00, nor "cash at end of year" for current liabilities at year end).
+    ``verdict_asked``: the question is a yes/no claim; an answer opening with its verdict is
+    shown as the verdict and the quoted sentences behind it (``verdict_with_quotes``)."""
     text = answer.strip()
     if not text or _REFUSAL_RE.search(text) or text.lower().startswith(NOT_IN_CORPUS.lower()):
         return Verdict(False, reason="the model gave no answer although passages matched")
@@ -630,7 +634,35 @@ def verify_answer(
         backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | content_term_set(question))
         if len(backed) / len(answer_terms) < 0.8:
             return Verdict(False, reason="most of the answer's wording is not in the quoted text")
+    verdict_word = _VERDICT_WORD.match(text) if verdict_asked else None
+    if verdict_word:
+        restated = verdict_with_quotes(verdict_word.group(1), cites, concept, idf)
+        if restated is None:
+            return Verdict(False, reason="the answer says yes, and every quote of what was asked says no")
+        return Verdict(True, cites, answer=restated)
     return Verdict(True, cites, answer=stated_with_scale(text, cites, passages))
+
+
+_VERDICT_WORD = re.compile(r"\s*(yes|no)\b", re.I)
+
+
+def verdict_with_quotes(word: str, cites: list[Citation], concept: set[str] | None,
+                        idf: dict[str, float] | None) -> str | None:
+    """A yes/no answer as its verdict and the filing's own sentences about what was asked, not
+    the small model's wording after the verdict: on blind batches every model-worded reason was
+    false ("No, the 10-K describes the resumption of common stock dividends in fiscal 2020" over
+    quotes of the restriction that kept them suspended), because the verifier checks figures and
+    words, not what a sentence claims. For "no" the sentences that deny come first (the
+    verifier required one); "yes" when every quote of what was asked denies it is None."""
+    about = [c for c in cites if not concept or carries_concept(tokenize(c.quote), concept, idf)] or cites
+    denying = [c for c in about if _DENIAL.search(c.quote)]
+    verdict = word.lower()
+    if verdict == "yes" and concept and denying and len(denying) == len(about):
+        return None
+    ordered = ([*denying, *(c for c in about if c not in denying)] if verdict == "no" else
+               [*(c for c in about if c not in denying), *denying])
+    shown = " … ".join(re.sub(r"\s+", " ", c.quote).strip() for c in ordered[:2])
+    return f"{verdict.capitalize()}. {shown}"
 
 
 def _repeats_itself(text: str) -> bool:

@@ -18,7 +18,7 @@ from desktop_rag.core.answer.verify import (
     verify_answer,
 )
 from desktop_rag.core.domain.terms import tokenize
-from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta, Hit
+from desktop_rag.core.domain.types import Chunk, Citation, Document, DocumentMeta, Hit
 from desktop_rag.core.ingest.pdf import fold_text, match_form
 from tests.conftest import REPO_ROOT, PageLibrary
 
@@ -1058,3 +1058,37 @@ def test_a_figure_of_a_respectively_list_is_the_year_at_its_place() -> None:
     assert respectively_year(quote, 318.5, question) is None  # the asked year's own figure
     assert respectively_year("Net sales were $318.5 billion in fiscal 2018.", 318.5, question) is None
     assert respectively_year(quote, 307.8, "What were its net sales in fiscal 2017?") is None
+
+
+def test_a_yes_no_answer_is_shown_as_its_verdict_and_the_filings_sentences() -> None:
+    """The model's words after "No," claimed the opposite of its quotes; the verdict stays, the
+    reason is the filing's sentence that denies."""
+    page = ("Dividends. The Dividend Restriction provides that PG&E Corporation may not pay dividends on shares "
+            "of its common stock until it recognizes $6.2 billion in Non-GAAP Core Earnings. "
+            "The Board of Directors declared quarterly preferred dividends of the Utility.")
+    question = ("Did PG&E pay common stock dividends in 2020? What restrictions does the FY2020 10-K describe on "
+                "resuming them?")
+    concept = {"common", "stock", "dividends"}
+    model = "No, the 10-K describes the resumption of common stock dividends in fiscal year 2020."
+    verdict = verify_answer(model, [], question, _page_passages(page, 9), 2, concept=concept, verdict_asked=True)
+    assert verdict.ok, verdict.reason
+    assert verdict.answer.startswith("No. The Dividend Restriction provides that PG&E Corporation may not pay")
+    assert "resumption" not in verdict.answer
+    # without the question read as a yes/no claim the model's sentence is checked as it stands
+    plain = verify_answer(model, [], question, _page_passages(page, 9), 2, concept=concept)
+    assert not plain.ok or "resumption" in plain.answer
+
+
+def test_a_yes_against_quotes_that_all_deny_it_is_not_shown() -> None:
+    from desktop_rag.core.answer.verify import verdict_with_quotes
+
+    denies = Citation("d", "10q.pdf", 4, "There were no repurchases of our common stock during the nine months.")
+    listed = Citation("d", "10q.pdf", 4, "Our common stock is listed on the Nasdaq Global Select Market.")
+    concept = set(tokenize("repurchases of our common stock"))
+    assert verdict_with_quotes("Yes", [denies, listed], concept, None) is None  # the one quote about it denies
+    assert verdict_with_quotes("No", [listed, denies], concept, None) == (
+        "No. There were no repurchases of our common stock during the nine months.")
+    authorised = Citation("d", "10q.pdf", 4, "In 2022 the Board authorized repurchases of our common stock.")
+    assert verdict_with_quotes("yes", [denies, authorised], concept, None) == (
+        "Yes. In 2022 the Board authorized repurchases of our common stock. … There were no repurchases of our "
+        "common stock during the nine months.")
