@@ -120,6 +120,19 @@ _INSTRUCTION_CUE = re.compile(
     r"\b(?:answer|respond|response|round|provide|give|base|basing|based|use|using|utili[sz]e|refer|referencing|rely|"
     r"relying|consult|take|taking|look|looking|please|compute|calculate|extract|assume|assuming|help|state|explain|"
     r"solution|judg(?:e)?ments?|perspective|approximation|reasonable|outlined|shown|provided|primarily|only)\b", re.I)
+# words that direct the analyst's helper wherever they stand in a sentence stating figures ("Assume
+# a 21% tax rate", "use $5bn as the base"); the other cues direct only as the sentence's opening
+# word ("Only the 10-K's figures ..."), not as a premise's adverb ("revenue only grew 3% YoY")
+_DIRECTING = re.compile(r"\b(?:answer|respond|round|please|assume|assuming|compute|calculate|use|using|utili[sz]e)\b",
+                        re.I)
+
+
+def _directs(sentence: str) -> bool:
+    """The sentence is an instruction, not a premise stating figures (``_STATES_FIGURES``)."""
+    opening = " ".join(sentence.split()[:1])
+    return bool(_DIRECTING.search(sentence) or _INSTRUCTION_CUE.search(opening))
+
+
 # an instruction clause before the question, closed by a comma or a colon ("Using the cash flow
 # statement, what ...", "Answer in USD billions rounded to one decimal place: how much ...")
 # a sentence stating a figure ("fell from $15.9bn to $9.5bn", "grew 12%")
@@ -273,7 +286,7 @@ def parse_question(text: str) -> ParsedQuestion:
             sentence = (asked + inline.group("end")).strip()
         is_question = bool(_QUESTION_START.match(sentence)) or sentence.rstrip().endswith("?")
         if not is_question:
-            if (_STATES_FIGURES.search(sentence) and not _INSTRUCTION_CUE.search(sentence)
+            if (_STATES_FIGURES.search(sentence) and not _directs(sentence)
                     and not _ROUND.search(sentence) and not _UNITS.search(sentence)):
                 # a premise ("Oracle's operating cash flow fell from $15.9bn in FY21 to $9.5bn in
                 # FY22. What drove the decrease?"): it names what the question asks about
@@ -738,6 +751,7 @@ _OUTLOOK = re.compile(
     r"(?<!health\s)(?<!option\s)(?<!purchase\s)plans\s+(?:for|to)\b)", re.I)
 _DRIVERS = re.compile(
     r"\b(?:why|drove|drives|driving|drivers?|driven\s+by\s+what|what\s+(?:caused|led\s+to|contributed|explains?|"
+    r"pushed|pulled|dragged|weighed\s+on|hurt|helped|boosted|lifted|"
     r"accounted\s+for|was\s+behind|were\s+behind|is\s+behind|are\s+behind)|reasons?\s+(?:for|behind|why)|"
     r"(?:main|primary|key)\s+(?:reasons?|factors?|causes?|contributors?)|explain\s+(?:the|why|how)|"
     r"attributable\s+to\s+what|what\s+(?:factors|items)|what\s+(?:rationale|justification|reasoning|motivation)|"
@@ -746,6 +760,8 @@ _DESCRIBE_OPENING = re.compile(r"^(?:describe|summari[sz]e|explain|tell\s+me\s+a
                                r"give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|description))\b", re.I)
 _DRIVERS_OPENING = re.compile(
     r"^(?:why|what\s+(?:drove|drives|caused|causes|led\s+to|contributed|explains|accounts\s+for|was\s+behind|were\s+behind|"
+    # "What pushed its effective tax rate so high?": a verb of moving a figure asks its causes
+    r"pushed|pulled|dragged|weighed\s+on|hurt|helped|boosted|lifted|made(?!\s+up\b)|"
     r"rationale|justification|reasoning|motivation)|"
     r"(?:what|which)\s+(?:were|are|was|is)\s+(?:the\s+)?(?:main\s+|primary\s+|key\s+|major\s+)?(?:reasons?|factors?|"
     r"drivers?|causes?|contributors?))\b", re.I)

@@ -90,6 +90,10 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     ("Which of Acme's revenue lines grew in FY2018 and which shrank?", "comparison"),
     ("Why did net income fall 18% in 2022?", "drivers"),
     ("What drove the 120 basis point gross margin expansion in FY22?", "drivers"),
+    # a verb that moves the figure: its causes asked
+    ("What pushed eBay's effective tax rate so high in 2017?", "drivers"),
+    ("What weighed on Nike's gross margin in fiscal 2023?", "drivers"),
+    ("What made up Apple's total net sales in 2023?", "figure"),
     ("What were the main factors behind the decline in operating income?", "drivers"),
     ("What are the main risks the company lists for its cloud business?", "list"),
     ("Who are the company's main competitors?", "list"),
@@ -226,6 +230,13 @@ def test_instructions_that_ask_for_content_ask_facts_and_premises_or_reasons_do_
                              "the decrease according to the FY2022 10-K?")
     assert premised.ask == "drivers" and "operating cash flow" in premised.asked
     assert read_question("Use the cash flow statement. What was capex in FY2022?").asked == "What was capex in FY2022?"
+    # "only" is a premise's adverb there, an instruction as a sentence's first word
+    only = read_question("Netflix revenue only grew 3% YoY in Q2 2023 even though memberships grew faster. What "
+                         "explains it?")
+    assert only.ask == "drivers" and "memberships grew faster" in only.asked
+    assert read_question("Only use figures in $ millions. What was net income in 2023?").asked == (
+        "What was net income in 2023?")
+    assert read_question("Assume a 21% tax rate. What was net income in 2023?").asked == "What was net income in 2023?"
     # a margin is printed in dollars or as a percentage: any figure
     assert _asks("What was the gross margin? Gross margin = gross profit / total revenues.") == [
         ("any", "What was the gross margin")]
