@@ -19,9 +19,10 @@ TrendKind = Literal["direction", "sign", "change"]
 # margin improved ...", "As of FY2022, is ..."), not "What is ..." or "How much has ...".
 _YES_NO = re.compile(r"(?:^|[.?!]\s+|,\s+)(?:does|did|do|has|have|had|is|was|were|are)\s+(?!there\b)", re.I)
 _UP = re.compile(r"\b(?:increas(?:e|es|ed|ing)|gr(?:ow|ew|own|owing|ows)|ris(?:e|en|es|ing)|rose|higher|expand(?:ed|ing|s)?|"
-                 r"went up|gone up)\b", re.I)
+                 r"(?:go|goes|going|went|gone)\s+up)\b", re.I)
 _DOWN = re.compile(r"\b(?:decreas(?:e|es|ed|ing)|declin(?:e|es|ed|ing)|f(?:all|ell|allen|alling|alls)|drop(?:ped|ping|s)?|"
-                   r"lower|shr(?:ink|ank|unk|inking)|contract(?:ed|ing)|reduc(?:e|ed|es|ing)|went down|gone down)\b", re.I)
+                   r"lower|shr(?:ink|ank|unk|inking)|contract(?:ed|ing)|reduc(?:e|ed|es|ing)|(?:go|goes|going|went|gone)\s+down)\b",
+                   re.I)
 # both directions asked ("did the tax rate go up or down", "increase or decrease"): the answer is which
 _EITHER_WAY = re.compile(r"\b(?:go(?:ne)?|went|moved?)\s+up\s+or\s+down\b|\b(?:increas\w*|ris\w*|rose|gr[eo]w\w*)\s+or\s+"
                          r"(?:decreas\w*|declin\w*|f[ae]ll\w*|drop\w*|shr\w*)\b", re.I)

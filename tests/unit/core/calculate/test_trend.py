@@ -12,6 +12,8 @@ from desktop_rag.core.calculate.trend import TrendAsk, trend_asked, verdict, wit
     ("Has Microsoft increased its debt on balance sheet between FY2023 and the FY2022 period?",
      TrendAsk("direction", "up", True)),
     ("As of FY2021, did the company's gross margin decline?", TrendAsk("direction", "down", True)),
+    ("Did eBay's total debt go up in 2017?", TrendAsk("direction", "up", True)),
+    ("Does the tax rate go down in FY2019?", TrendAsk("direction", "down", True)),
     ("Is the current ratio deteriorating?", TrendAsk("direction", "worse", True)),
     ("Does Corning have positive working capital based on FY2022 data?", TrendAsk("sign", "positive", True)),
     ("Was free cash flow negative in 2020?", TrendAsk("sign", "negative", True)),
