@@ -748,6 +748,16 @@ class HybridRetriever:
                 plan.instructions is not None and plan.instructions.definitions):
             return ""  # a metric is computed from printed figures: its name need not be printed
         concept = asked_concept(asked)
+        parts = [p.strip() for p in re.split(r"\s+and\s+", concept) if p.strip()] if concept else []
+        if len(parts) > 1:
+            # "monthly churn rate and total hours viewed": two things asked; the filings lack
+            # the question's concept only when they lack each (one found is answered)
+            reasons = [self._refusal_for(p, plan, asked) for p in parts]
+            return reasons[0] if all(reasons) else ""
+        return self._refusal_for(concept, plan, asked)
+
+    def _refusal_for(self, concept: str, plan: QueryPlan, asked: str) -> str:
+        """``concept_refusal`` of one asked thing."""
         terms = self.concept_terms(concept, plan) if concept else []
         if not terms:
             return ""
@@ -778,7 +788,9 @@ class HybridRetriever:
         # a first name or short form ("Chris") of a name whose other word is printed is no reason
         named -= {t for m in re.finditer(r"\b[A-Z][\w&'-]*", concept) for t in tokenize(m.group(0))
                   if any(found.get(n) for other in name_neighbours(concept, m) for n in tokenize(other))}
-        head = next((t for t in reversed(terms) if not (len(t) > 4 and t.endswith("ly"))), terms[-1])
+        head = next((t for i, t in reversed(list(enumerate(terms))) if not (len(t) > 4 and t.endswith("ly"))
+                     # "hours viewed", "shares repurchased": a participle after the noun qualifies it
+                     and not (i > 0 and len(t) > 4 and t.endswith("ed"))), terms[-1])
         if absent and len(absent) < len(terms):
             absent = [t for t in absent if t == head or t in named]
         if absent and plan.intent is not None and plan.intent.prose:

@@ -340,6 +340,15 @@ def test_gate_refuses_a_concept_no_filing_in_scope_mentions(retriever: HybridRet
     assert gate.reason == "The filings of Apple Inc. do not mention Vision Pro headsets."
 
 
+def test_two_things_asked_are_refused_only_when_the_filings_lack_both(retriever: HybridRetriever) -> None:
+    # "hours viewed": the participle qualifies the noun, "hours" is the thing asked
+    both = retriever.plan("What was Apple's monthly churn rate and total hours viewed in Q3 2023?")
+    gate = retriever.gate(both, retriever.search(both))
+    assert not gate.passed and "churn" in gate.reason
+    one = retriever.plan("What were Apple's monthly churn rate and total net sales in Q3 2023?")
+    assert retriever.concept_refusal(one) == ""
+
+
 def test_the_asked_things_head_and_names_must_meet_not_its_ordinary_words(retriever: HybridRetriever) -> None:
     # each word is in the filing (R&D on the income statement, cash requirements in the MD&A);
     # the head ("requirement") is printed: modifiers printed on other pages are no reason to
