@@ -17,7 +17,15 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.core.answer.verify import Passage, best_units, restates, split_units, statement_key, whole_pages
+from desktop_rag.core.answer.verify import (
+    Passage,
+    about_other_years,
+    best_units,
+    restates,
+    split_units,
+    statement_key,
+    whole_pages,
+)
 from desktop_rag.core.domain.measures import is_count_label
 from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
 from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, counted_noun, timing_of
@@ -309,11 +317,14 @@ _OTHER_TIMING = 0.4  # the weight of a balance where a flow was asked, or the re
 
 # a figure asked of the past ("what did it cost", "how much was paid"), and a sentence of expectations
 _PAST_ASK = re.compile(r"\b(?:did|was|were|had|has\s+been|have\s+been)\b", re.I)
-_EXPECTED = re.compile(r"\b(?:expects?|expected|anticipat\w+|future|will\s+be|estimated?\s+to)\b", re.I)
+# ("remained available for future repurchases", "reserved for future issuance" is what is left now)
+_EXPECTED = re.compile(r"\b(?:expects?|expected|anticipat\w+|(?<!for\s)future|will\s+be|estimated?\s+to)\b", re.I)
 
 # the length of the span a text speaks of, in months: "the quarter", "nine months ended", "fiscal year"
 _SPANS = (
-    (3, re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarter\b|\bQ[1-4]\b", re.I)),
+    # "During the three and six months ended June 30": both spans, the first without its noun
+    (3, re.compile(r"\b(?:three|3)(?:[\s-]+months?\b|\s+and\s+(?:six|6|nine|9)[\s-]+months?\b)|\bquarter\b|\bQ[1-4]\b",
+                   re.I)),
     (6, re.compile(r"\b(?:six|6)[\s-]+months?\b|\b(?:first|second)\s+half\b|\bhalf[\s-]+year\b", re.I)),
     (9, re.compile(r"\b(?:nine|9)[\s-]+months?\b", re.I)),
     (12, re.compile(r"\b(?:fiscal\s+)?year\s+ended\b|\b(?:twelve|12)[\s-]+months?\b|\bfull[\s-]+year\b|"
@@ -461,14 +472,18 @@ def answered(text: str, asks: Sequence[Ask]) -> dict[int, float]:
     return {i: s for i, s in enumerate(shares) if s >= _ANSWERED}
 
 
-def _specific(shares: list[float], words: list[float], asks: Sequence[Ask], k: int) -> float:
+def _specific(shares: list[float], words: list[float], asks: Sequence[Ask], k: int,
+              among: set[int] | None = None) -> float:
     """How well a unit answers ask ``k`` (its ``shares``) and nothing else: less half the words
     of the other asks it carries (its ``words``) as far as it does not answer them. "The Board
     authorized a program to repurchase up to $10.0 billion" names the stock bought back, and the
     authorization (a word of "how much authorization is left"): it answers "how much stock did
-    they buy back" less well than "we repurchased 28 million shares for $4.0 billion"."""
+    they buy back" less well than "we repurchased 28 million shares for $4.0 billion".
+    ``among``: the asks still unanswered; the words of one already answered mislead no longer
+    ("As of June 30, 2023, $3.4 billion remain available for repurchases" once the shares
+    repurchased are quoted)."""
     return shares[k] - 0.5 * sum(w * (1.0 - shares[j]) for j, w in enumerate(words)
-                                 if j != k and not asks[j].roots <= asks[k].roots)
+                                 if j != k and not asks[j].roots <= asks[k].roots and (among is None or j in among))
 
 
 def ask_bonus(asks: Sequence[Ask], weight: float = 0.6) -> Callable[[str], float] | None:
@@ -552,7 +567,7 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
         for i, (shares, words) in enumerate(table):
             if i in picked or any(restates(ranked[i], t) for t in [*(ranked[j] for j in picked), *given]):
                 continue  # the same sentence printed again on another page
-            g = sum(_specific(shares, words, asks, k) for k in open_ if shares[k] >= _ANSWERED)
+            g = sum(_specific(shares, words, asks, k, open_) for k in open_ if shares[k] >= _ANSWERED)
             g += detail[i] if g else 0.0
             if g > gain + 1e-9:
                 best, gain = i, g
@@ -588,6 +603,13 @@ def answering_units(asks: Sequence[Ask], pools: Sequence[Sequence[Passage]], ter
         pool = [u for u in best_units(pages, terms, [], 400, want_numbers, idf=idf, asked_years=asked_years,
                                       bonus=ask_bonus(asks))
                 if (keep is None or keep(u[1].text[u[2]:u[3]])) and statement_key(u[1].text[u[2]:u[3]]) not in said]
+        if asked_years:
+            # ``cover`` weighs what a unit answers, not its rank: "cash outflows from $2.1 billion
+            # to repurchase common stock, $850 million ..." of 2015 gives more figures than "During
+            # 2017, we repurchased approximately $2.7 billion" for a 2017 question; a sentence about
+            # another year is quoted only when no unit of the asked years is left
+            of_years = [u for u in pool if not about_other_years(u[1].text[u[2]:u[3]], asked_years)]
+            pool = of_years or pool
         texts = [unit_context(p.text, a, b) for _, p, a, b in pool]
         picks = cover(asks, texts, [], cap - len(out), given=quoted)
         if siblings:

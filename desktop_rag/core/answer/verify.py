@@ -456,9 +456,11 @@ def best_units(
 
 
 # a sentence comparing with another year ("up 25% compared to 2020") speaks of the asked one too
-# ("from" only before a figure or period: "$2.2 billion of proceeds from debt issuances" compares nothing)
+# ("from" only before a period or in "from $X to $Y": "$2.2 billion of proceeds from debt
+# issuances", "cash outflows from $2.1 billion to repurchase common stock" compare nothing)
 _COMPARED = re.compile(r"\b(?:compared|comparison|versus|vs\.?|than|prior|previous|preceding|increase[ds]?|"
-                       r"from(?=\s+(?:\$|\d|the\s+(?:prior|previous|same|preceding)\b|(?:fiscal|fy|q[1-4])\b))|"
+                       r"from(?=\s+(?:the\s+(?:prior|previous|same|preceding)\b|(?:fiscal|fy|q[1-4])\b|(?:19|20)\d\d\b))|"
+                       r"from\s+\$?\s?[\d.,]+\s*(?:%|percent|[mb]illion|thousand)?\s+to\s+\$?\s?\d|"
                        r"decrease[ds]?|grew|growth|rose|fell|declined?|change[ds]?|respectively)\b", re.I)
 
 

@@ -248,3 +248,34 @@ def test_a_comparison_asking_facts_of_several_kinds_is_answered_fact_by_fact() -
     assert [a.kind for a in read_asks(intent, set())] == ["count", "amount"]
     assert read_asks(read_question("How did Data Center revenue compare with Gaming revenue in Q2?"), set()) == []
 
+
+
+def test_each_fact_of_a_buyback_question_gets_its_sentence() -> None:
+    """Shares and dollars bought back in the quarter, and what remains: the remaining amount's
+    sentence names the repurchases too, which misleads no longer once those are quoted; "three
+    and six months" names both spans; "available for future repurchases" is what is left now."""
+    from desktop_rag.core.answer.asks import answering_units, span_months
+    from desktop_rag.core.domain.terms import tokenize
+
+    assert span_months("During the three and six months ended June 30, 2023") == {3, 6}
+    page = ("Stock Repurchases\nIn March 2021, our Board of Directors authorized the repurchase of up to $5 billion "
+            "of our common stock, with no expiration date. During the three and six months ended June 30, 2023, the "
+            "Company repurchased 1,849,324 and 3,071,380 shares, respectively, for an aggregate amount of $645 "
+            "million and $1,045 million, respectively. As of June 30, 2023, $3.4 billion remain available for future "
+            "repurchases.\n")
+    question = ("How many shares did Apple repurchase in Q2 2023 and for how much? How much buyback capacity "
+                "remained at June 30, 2023?")
+    asks = read_asks(read_question(question), {"apple"}, None)
+    units = answering_units(asks, [_passages({18: page})], set(tokenize(question)), None, 3)
+    quotes = " … ".join(p.text[a:b] for _, p, a, b in units)
+    assert "1,849,324" in quotes and "$645" in quotes and "$3.4 billion remain" in quotes
+
+
+def test_a_sentence_about_another_year_is_not_a_comparison_for_its_proceeds_from() -> None:
+    from desktop_rag.core.answer.verify import about_other_years
+
+    assert about_other_years("The net cash used in financing activities of $744 million in 2016 was primarily due "
+                             "to $2.9 billion of cash paid to repurchase common stock, partially offset by $2.2 "
+                             "billion of proceeds from debt issuances.", {2017})
+    assert not about_other_years("Net revenues grew from $9.6 billion to $10.4 billion in 2016 on higher "
+                                 "transaction volumes across the marketplaces.", {2017})
