@@ -382,13 +382,14 @@ def table_rows(page: str, lead_end: int) -> tuple[tuple[int, int] | None, list[t
 
 
 def _with_list(p: Passage, a: int, b: int, quotes: list[tuple[Citation, bool]], seen: set[int],
-               cuts: list[bool] | None = None, tables: bool = False) -> bool:
+               cuts: list[bool] | None = None, tables: bool = False, breakdown: bool = False) -> bool:
     """Add the sentence at a..b and, when it leads a list (it ends in a colon, or a lead-in
     follows within ``_LEAD_IN_REACH`` sentences of its paragraph), that list: the sentences up
     to the lead-in, the lead-in and each item (and to ``cuts`` whether the list was longer than
     shown). With ``tables``, a table it introduces is such a list too ("the following guidance"
     and its rows: ``table_rows``), each row quoted whole, after its column heading. True when a
-    list was added."""
+    list was added. With ``breakdown``, a sentence leading no list brings the next one when that
+    says what it is made of (``_BREAKDOWN``)."""
     quotes.append((_citation(p, a, b), False))
     seen.add(a)
     page = p.text
@@ -408,6 +409,13 @@ def _with_list(p: Passage, a: int, b: int, quotes: list[tuple[Citation, bool]], 
                 break
             between.append((ua, ub))
     if lead is None:
+        after = _units_in(page, b, len(page))[:1]
+        if breakdown and after and "\n\n" not in page[b:after[0][0]] and _BREAKDOWN.match(
+                page[after[0][0]:after[0][1]]):
+            # "Our full-year capital spending is expected to be $265 million. The forecast
+            # includes $182 million related to ...": the next sentence says what it is made of
+            quotes.append((_citation(p, *after[0]), False))
+            seen.add(after[0][0])
         return False
     items, cut = list_items(page, lead[1])
     header: tuple[int, int] | None = None
@@ -426,6 +434,12 @@ def _with_list(p: Passage, a: int, b: int, quotes: list[tuple[Citation, bool]], 
     return True
 
 
+# a sentence saying what the one before is made of: "The forecast includes $182 million related to
+# ...", "This amount consists of ...", "Of this total, ..." (its subject points back)
+_BREAKDOWN = re.compile(
+    r"^\s*(?:(?:the|this|that|such)\s+(?:[\w-]+\s+){0,2}?(?:forecast|guidance|outlook|estimate|budget|plan|amount|total|"
+    r"figure|spending|investment|expenditure)s?|this|these(?:\s+amounts)?|it)\s+(?:includes?|included|consists?\s+of|"
+    r"comprises?|is\s+comprised\s+of)\b|^\s*of\s+(?:this|that|these|the\s+total)\b", re.I)
 # a sentence offsetting the cause before it: "This activity was partially offset by ...", "Partially offsetting ..."
 _OFFSET = re.compile(r"^(?:(?:this|these|the|such)\b[^.]{0,60}?\b(?:partially|partly)?\s*offset\s+(?:in\s+\w+\s+)?by|"
                      r"(?:partially|partly)\s+offsetting|offsetting\s+(?:this|these))", re.I)
@@ -784,10 +798,10 @@ def _sentences(passages: list[Passage], terms: set[str], idf: dict[str, float] |
         seg = p.text[a:b]
         if need and want is not None and not want.search(seg):
             continue
-        if seg in seen_text:
+        if seg in seen_text or any(_overlaps(_citation(p, a, b), c) for c, _ in quotes):
             continue
         seen_text.add(seg)
-        _with_list(p, a, b, quotes, set(), cuts, tables=True)
+        _with_list(p, a, b, quotes, set(), cuts, tables=True, breakdown=True)
         if len([q for q in quotes if not q[1]]) >= MAX_SENTENCES:
             break
     if not quotes:

@@ -96,6 +96,20 @@ def test_an_outlook_is_the_expectations_the_filing_states() -> None:
     _exact(out)
 
 
+def test_an_outlook_sentence_comes_with_the_next_that_says_what_it_is_made_of() -> None:
+    page = ("Capital Expenditures\nFor the thirty-nine weeks, capital expenditures increased by $81 million to $218 "
+            "million. Our full-year capital spending is expected to be\n$265 million. The forecast includes $182 million "
+            "related to the remodeling of approximately 140 existing stores, as well as $83 million for information "
+            "systems.\nWe have invested $5 million in minority investments during the current year.\n")
+    question = "What full-year capital spending did the company expect for fiscal 2022, and what was it earmarked for?"
+    out = assemble(read_question(question), _passages(page), set(tokenize("full-year capital spending earmarked")))
+    assert out is not None and out.shape == "outlook"
+    quotes = [c.quote for c in out.citations]
+    assert any("$265 million" in q for q in quotes) and any(q.startswith("The forecast includes $182") for q in quotes)
+    assert not any("minority investments" in q for q in quotes)
+    _exact(out, page)
+
+
 def test_no_drivers_answer_without_a_cause_on_the_page() -> None:
     page = "Revenue\nRevenue was $10.0 billion in 2022 and $9.0 billion in 2021.\n"
     assert assemble(read_question("Why did revenue grow in 2022?"), _passages(page), set(tokenize("revenue"))) is None
