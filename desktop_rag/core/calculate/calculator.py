@@ -79,6 +79,9 @@ _YEAR_END = re.compile(r"year[- ]end (rather than|instead of|not) (the )?average
 # one flow added up over the years asked
 _SUM_YEARS = re.compile(r"\b(?:sum(?:med)?|add(?:ed)?\s+up|combined|cumulative(?:ly)?|aggregate|in\s+total|"
                         r"total\s+(?:over|across|for\s+the\s+(?:three|two|four|five)|from))\b", re.I)
+# a figure per something other than a share or a period: "per gross square foot", "per employee"
+_PER_UNIT = re.compile(r"\bper\s+(?!(?:diluted\s+|basic\s+|common\s+|ordinary\s+)?shares?\b|the\b|its\b|our\b|their\b|"
+                       r"annum\b|cent\b|year\b|quarter\b|month\b|period\b)[a-z]", re.I)
 _EACH_YEAR = re.compile(r"\b(each|every) (fiscal )?year\b|\bin each of\b|\bper year from\b|\byear by year\b", re.I)
 # A trailing-twelve-month figure spans four quarters: no column of a 10-Q holds it.
 _TRAILING = re.compile(r"\btrailing\b|\bttm\b|\bltm\b|\blast twelve months\b|\btwelve months ended\b", re.I)
@@ -537,6 +540,10 @@ class Calculator:
         if defined is not None:
             return defined
         concepts = named_in(self.q)
+        if concepts and _PER_UNIT.search(read_question(self.q).asked):
+            # "sales per gross square foot", "revenue per paying member": a rate per a unit the
+            # statements do not count, not the line (a metric of METRICS was computed above)
+            return None
         ask = trend_asked(self.q)
         if ask is not None and m is not None:
             return self._trend(ask, m, None)

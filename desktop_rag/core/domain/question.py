@@ -339,7 +339,10 @@ _AUX = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|could|can|should
 # Words that end the asked thing: its period, its source, a comparison ("in 2022", "as of June 30",
 # "according to the 10-K", "compared with").
 _CONCEPT_STOP = re.compile(
-    r"\s+(?:in|for|at|as|during|over|ended|ending|through|on|from|per|according|reported|under|to|by|within|since|"
+    # "per" ends the thing asked only before a share or a document ("per the 10-K"): "sales per
+    # gross square foot" is another figure than sales
+    r"\s+(?:in|for|at|as|during|over|ended|ending|through|on|from|per(?=\s+(?:share|diluted|basic|the|its|our|their|a|an|"
+    r"each|its|annum|year|quarter|month)\b)|according|reported|under|to|by|within|since|"
     r"across|compared|versus|vs\.?|and\s+how|and\s+what|and\s+why)\b|[?,;:]|(?<![A-Z])\.(?:\s|$)", re.I)
 _CONCEPT_END = rf"(?=(?:{_CONCEPT_STOP.pattern})|$)"
 _CONCEPT_PATTERNS = (

@@ -791,8 +791,12 @@ class HybridRetriever:
         head = next((t for i, t in reversed(list(enumerate(terms))) if not (len(t) > 4 and t.endswith("ly"))
                      # "hours viewed", "shares repurchased": a participle after the noun qualifies it
                      and not (i > 0 and len(t) > 4 and t.endswith("ed"))), terms[-1])
+        # "sales per gross square foot": the unit a rate is per is a thing of its own; each of
+        # its words must be printed ("Foot" of a company's name is not the unit's)
+        per = re.search(r"\bper\s+(.+)$", concept, re.I)
+        per_terms = set(self.concept_terms(per.group(1), plan)) if per else set()
         if absent and len(absent) < len(terms):
-            absent = [t for t in absent if t == head or t in named]
+            absent = [t for t in absent if t == head or t in named or t in per_terms]
         if absent and plan.intent is not None and plan.intent.prose:
             # a cause, a list, a description asked ("What rationale did the CEO give for the
             # workforce reduction?"): the analyst's word for what is said is no thing a filing

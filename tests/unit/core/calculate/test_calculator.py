@@ -50,6 +50,13 @@ def test_line_item_is_the_row_with_its_quote_and_cell(apple) -> None:
     assert "8,796" in out.text
 
 
+def test_a_line_per_a_unit_the_statements_do_not_count_is_not_the_line(apple) -> None:
+    # "sales per gross square foot" is another figure than the net sales row
+    assert _ask(apple, "What were Apple's total net sales per gross square foot in Q3 2023?") is None
+    per_share = _ask(apple, "What was Apple's net income per diluted share in Q3 2023?")
+    assert per_share is not None
+
+
 def test_metric_states_formula_inputs_and_rounding(apple) -> None:
     out = _ask(apple, "What was Apple's gross margin for the three months ended July 1, 2023? Round to two decimal places.")
     calc = out.calculation

@@ -349,6 +349,12 @@ def test_two_things_asked_are_refused_only_when_the_filings_lack_both(retriever:
     assert retriever.concept_refusal(one) == ""
 
 
+def test_a_rate_per_a_unit_no_filing_prints_is_refused(retriever: HybridRetriever) -> None:
+    plan = retriever.plan("What were Apple's net sales per gross square foot in Q3 2023?")
+    reason = retriever.concept_refusal(plan)
+    assert "square" in reason
+
+
 def test_the_asked_things_head_and_names_must_meet_not_its_ordinary_words(retriever: HybridRetriever) -> None:
     # each word is in the filing (R&D on the income statement, cash requirements in the MD&A);
     # the head ("requirement") is printed: modifiers printed on other pages are no reason to
