@@ -57,6 +57,15 @@ def test_a_line_per_a_unit_the_statements_do_not_count_is_not_the_line(apple) ->
     assert per_share is not None
 
 
+def test_growth_of_a_balance_is_between_the_dates_asked(apple) -> None:
+    # a balance has no three-month column: the balance sheet's dates, the later against the earlier
+    out = _ask(apple, "By what percent did Apple's inventories grow from September 24, 2022 to July 1, 2023?")
+    assert out is not None and out.calculation is not None, out
+    assert [i.period for i in out.calculation.inputs] == ["2023-07-01", "2022-09-24"]
+    a, b = (i.value for i in out.calculation.inputs)
+    assert out.calculation.result == pytest.approx(round((a / b - 1) * 100, 1))
+
+
 def test_metric_states_formula_inputs_and_rounding(apple) -> None:
     out = _ask(apple, "What was Apple's gross margin for the three months ended July 1, 2023? Round to two decimal places.")
     calc = out.calculation
