@@ -386,8 +386,8 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
         # sentence: "... located in the U.S. eBay has programs to attract our future employees"
         # speaks of the future after the figure's sentence ended)
         share *= _OTHER_TIMING
-    if ask.kind == "count" and (all(_PORTION.match(text, b) for a, b in at) or _PORTION_FIRST.match(text)) and not (
-            _asks_a_part(ask.words)):
+    if ask.kind == "count" and (all(_PORTION.match(text, b) for a, b in at) or _qualified_count(text, at[0][1], ask)
+                                or _PORTION_FIRST.match(text)) and not _asks_a_part(ask.words):
         # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
         # asked, below "we employed approximately 14,100 people globally"
         share *= _OTHER_TIMING
@@ -412,6 +412,30 @@ _PORTION_FIRST = re.compile(r"^\W*of\s+(?:the|our|its|their|these|those|all)\b[^
 # ("how were they split between the U.S. and international": the parts of a whole)
 _PORTION_ASKED = re.compile(r"\bhow\s+many\s+(?:of|out\s+of)\s+(?:the|its|their|our|these|those)\b|\bsplit\b|"
                             r"\bbroken\s+down\b|\bbreak(?:down|\s+down)\b|\bdivided\s+(?:between|among)\b", re.I)
+
+
+def _qualified_count(text: str, end: int, ask: Ask) -> bool:
+    """The count ending at ``end`` is of a kind of the noun asked the question does not name:
+    "155 franchised stores" for "how many stores", "7,300 part-time employees" for "how many
+    employees" (a part of the count asked)."""
+    noun = counted_noun(ask.words)
+    if not noun:
+        return False
+    m = re.match(r"\s+(?:(?:thousand|million|billion)\s+)?(?:of\s+)?([A-Za-z][\w-]*)\s+([A-Za-z][\w-]*)", text[end:], re.I)
+    if not m or word_root(tokenize(m.group(2))[0] if tokenize(m.group(2)) else "") != word_root(
+            (tokenize(noun) or [noun])[-1]):
+        return False
+    qualifier = tokenize(m.group(1))
+    if m.group(1).lower() in ask.words.lower():
+        return False  # "full-time employees" asked
+    return bool(qualifier) and not any(_same(word_root(q), r) for q in qualifier for r in ask.roots) and \
+        qualifier[0] not in _NEUTRAL_COUNT_WORDS
+
+
+# words before a counted noun that name no kind of it ("2,794 total stores", "approximately 23,000
+# regular employees" is the count asked: "regular", "full-time equivalent" are how filings count)
+_NEUTRAL_COUNT_WORDS = frozenset({"total", "regular", "global", "worldwide", "company", "operated", "operating", "active",
+                                  "more", "additional", "new", "net", "approximately", "about", "over", "nearly"})
 
 
 def _asks_a_part(words: str) -> bool:

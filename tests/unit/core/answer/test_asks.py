@@ -279,3 +279,14 @@ def test_a_sentence_about_another_year_is_not_a_comparison_for_its_proceeds_from
                              "billion of proceeds from debt issuances.", {2017})
     assert not about_other_years("Net revenues grew from $9.6 billion to $10.4 billion in 2016 on higher "
                                  "transaction volumes across the marketplaces.", {2017})
+
+
+def test_a_count_of_a_kind_of_the_noun_asked_is_a_part_of_it() -> None:
+    [ask] = read_asks(read_question("How many stores did the company operate at October 29, 2022?"), set(), None)
+    franchised = ("A total of 155 franchised stores were operating at October 29, 2022, as compared with 142 and 136 "
+                  "stores at January 29, 2022.")
+    operated = "At October 29, 2022, we operated 2,794 stores as compared with 2,858 stores at January 29, 2022."
+    assert ask_match(operated, ask) > ask_match(franchised, ask)
+    # how filings count the whole ("regular employees") is no kind of it
+    [people] = read_asks(read_question("How many employees did the company have at year-end 2019?"), set(), None)
+    assert ask_match("At December 31, 2019, the company had approximately 23,000 regular employees.", people) == 1.0
