@@ -422,8 +422,10 @@ def _qualified_count(text: str, end: int, ask: Ask) -> bool:
     if not noun:
         return False
     m = re.match(r"\s+(?:(?:thousand|million|billion)\s+)?(?:of\s+)?([A-Za-z][\w-]*)\s+([A-Za-z][\w-]*)", text[end:], re.I)
-    if not m or word_root(tokenize(m.group(2))[0] if tokenize(m.group(2)) else "") != word_root(
-            (tokenize(noun) or [noun])[-1]):
+    if m is None:
+        return False
+    counted, asked_noun = tokenize(m.group(2)), tokenize(noun) or [noun]
+    if not counted or word_root(counted[0]) != word_root(asked_noun[-1]):
         return False
     qualifier = tokenize(m.group(1))
     if m.group(1).lower() in ask.words.lower():

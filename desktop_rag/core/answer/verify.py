@@ -636,16 +636,13 @@ def verify_answer(
         backed = answer_terms & (set().union(*(set(tokenize(c.quote)) for c in cites)) | content_term_set(question))
         if len(backed) / len(answer_terms) < 0.8:
             return Verdict(False, reason="most of the answer's wording is not in the quoted text")
-    verdict_word = _VERDICT_WORD.match(text) if verdict_asked else None
+    verdict_word = _YES_NO.match(text) if verdict_asked else None
     if verdict_word:
         restated = verdict_with_quotes(verdict_word.group(1), cites, concept, idf)
         if restated is None:
             return Verdict(False, reason="the answer says yes, and every quote of what was asked says no")
         return Verdict(True, cites, answer=restated)
     return Verdict(True, cites, answer=stated_with_scale(text, cites, passages))
-
-
-_VERDICT_WORD = re.compile(r"\s*(yes|no)\b", re.I)
 
 
 def verdict_with_quotes(word: str, cites: list[Citation], concept: set[str] | None,
@@ -1150,7 +1147,7 @@ def _iso_date(text: str) -> date | None:
         return None
 
 
-_YES_NO = re.compile(r"\s*(?:yes|no)\b", re.I)
+_YES_NO = re.compile(r"\s*(yes|no)\b", re.I)  # an answer opening with its verdict (the word: group 1)
 _RATIO_ASKED = re.compile(r"\b(ratio|margin|percent(age)?|turnover|days\s+\w+\s+outstanding|rate|yield|multiple)\b|%", re.I)
 # "How much ...", "what damages range ...": a sentence around the figure without the figure
 # (a small model's usual way to fall short) is no answer to it.

@@ -1018,11 +1018,10 @@ class Calculator:
         if concept.kinds[0] == "balance":
             # "by what percent did inventories grow vs. Oct 30, 2021": a balance at the latest
             # date asked against the date asked before it, else the balance a year earlier
-            cur_b = (_balance_period(self.statements, None, self.dates[-1]) if self.dates else None) or \
+            cur = (_balance_period(self.statements, None, self.dates[-1]) if self.dates else None) or \
                 self._balance_for(self._main_period())
             earlier = _balance_period(self.statements, None, self.dates[0]) if len(self.dates) >= 2 else None
-            cur, prev = cur_b, earlier if earlier is not None and earlier.end != cur_b.end else _prior(
-                self.statements, cur_b)
+            prev = earlier if earlier is not None and earlier.end != cur.end else _prior(self.statements, cur)
         else:
             cur = self._main_period()
             prev = _prior(self.statements, cur)

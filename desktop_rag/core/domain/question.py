@@ -129,8 +129,8 @@ _DIRECTING = re.compile(r"\b(?:answer|respond|round|please|assume|assuming|compu
 
 def _directs(sentence: str) -> bool:
     """The sentence is an instruction, not a premise stating figures (``_STATES_FIGURES``)."""
-    opening = " ".join(sentence.split()[:1])
-    return bool(_DIRECTING.search(sentence) or _INSTRUCTION_CUE.search(opening))
+    first_word = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
+    return bool(_DIRECTING.search(sentence) or _INSTRUCTION_CUE.search(first_word))
 
 
 # an instruction clause before the question, closed by a comma or a colon ("Using the cash flow
