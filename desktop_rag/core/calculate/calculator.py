@@ -1213,7 +1213,7 @@ expense expenses tax taxes depreciation amortization d&a dividend dividends per 
 inventory inventories receivable receivables payable payables days turnover fixed property plant equipment pp&e ppe
 activities provided used financial position comprehensive unadjusted adjusted gaap usd us u.s. dollars dollar millions
 billions thousands million billion thousand answer year fiscal quarter half fy roa roe dpo dso dio ccc yoy cagr capital
-cfo fcf cogs sg&a r&d p&l opex ebit nopat ttm ltm qoq sec research development selling general administrative long-term short-term debt investments marketable
+cfo fcf cogs sg&a r&d p&l opex ebit nopat ttm ltm qoq ytd fye fyq ye sec research development selling general administrative long-term short-term debt investments marketable
 securities retained accumulated other the a an and or in for to from by with
 inc inc. corp corp. corporation company co co. ltd plc llc group holdings incorporated
 """.split())

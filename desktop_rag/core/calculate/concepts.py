@@ -87,7 +87,10 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
         r"^(income|earnings)( \(loss\))?( from continuing operations)? before (provision for |benefit from )?income tax",
         # "Income before benefit from (provision for) income taxes"
         r"^(income|earnings)( \(loss\))?( from continuing operations)? before (\(?(provision for|benefit from)\)? ?){1,2}income tax",
-        r"before (provision for )?income tax",), words=(r"pre-?tax (income|earnings)", r"before (income )?tax")),
+        r"before (provision for )?income tax",
+        # "Income (loss) before taxes"
+        r"^(income|earnings)( \(loss\))?( from continuing operations)? before taxes$"),
+       words=(r"pre-?tax (income|earnings)", r"before (income )?tax", r"before (the )?(provision for|benefit from) (income )?tax")),
     _C("income_tax", "Income tax expense", ("income",), (
         r"^(provision for|\(provision\) benefit for|provision \(benefit\) for) income taxes?$", r"^income tax (expense|provision)( \(benefit\))?$",
         # "Benefit from (provision for) income taxes", "(Provision for) benefit from income taxes"
@@ -180,6 +183,13 @@ CONCEPTS: dict[str, Concept] = {c.name: c for c in [
     _C("debt", "Debt", ("balance",), (r"\b(?:debt|borrowings?|commercial paper|notes payable|loans? (?:and notes )?payable)\b",),
        exclude=r"^total\b|securities|investments?|\bto total\b|ratio|issuance|receivable|\bassets?\b|deferred|"
                r"^(?:finance|capital|operating) lease|interest payable|\bless\b|^net of"),
+    # the non-current long-term debt line itself, when a question names it ("Did it reduce its
+    # long-term debt during 2022?"); the company's whole debt is the total debt metric's
+    _C("long_term_debt", "Long-term debt", ("balance",), (
+        r"^long-term debt(,? (?:net|less current portion|excluding current portion|net of current portion|non-?current|"
+        r"due after one year))*$", r"^long-term borrowings$", r"^long-term debt and finance leases?$"),
+       # (not a gloss: "the net carrying amount of its notes (long-term debt)" asks the notes)
+       exclude=r"current portion|^total|due within", words=(r"(?<!\()long[- ]term (?:debt|borrowings)(?!\))",)),
     _C("ppe_net", "Property, plant and equipment, net", ("balance",), (
         r"^property(,)? (plant )?and equipment, net", r"^property and equipment, net", r"^net property", r"^property, plant and equipment",
         r"^property and equipment"), exclude=r"gross|accumulated", words=(r"pp&e", r"property(, plant)? and equipment", r"fixed assets")),

@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from desktop_rag.core.domain.periods import MONTH_RE
+
 Inputs = dict[str, float]
 
 
@@ -203,16 +205,20 @@ def metric_in(question: str) -> Metric | None:
 # most of the operand's words) or plain numbers, joined by + − × / and parentheses. Anything
 # else makes the definition unclear: the caller then uses the standard formula and says so.
 _OPERATORS = [(r"\bdivided by\b|\bover\b|/|÷", "/"), (r"\bplus\b|\+", "+"), (r"\bminus\b|\bless\b|(?<=\s)[-\u2212\u2013](?=\s)", "-"),
-              (r"\btimes\b|\bmultiplied by\b|\*|×", "*")]
+              # "cost of products sold x 365": a lone x between spaces multiplies
+              (r"\btimes\b|\bmultiplied by\b|\*|×|(?<=\s)[xX](?=\s)", "*")]
 _SYMBOL = {"divided by": "/", "over": "/", "/": "/", "÷": "/", "plus": "+", "+": "+", "minus": "-", "less": "-",
-           "times": "*", "multiplied by": "*", "*": "*", "×": "*"}  # anything else matched is a dash: "-"
+           "times": "*", "multiplied by": "*", "*": "*", "×": "*", "x": "*"}  # anything else matched is a dash: "-"
 _DROP = re.compile(
     r"\b(?:fy|fiscal\s+(?:year\s+)?)?(?:19|20)\d\d\b|\bbetween\s+and\b|\bfrom the (?:cash flows? statement|income statement|"
     r"balance sheet|statement of cash flows|statement of income|statement of operations)\b|\bunadjusted\b|\breported\b|"
     r"\bconsolidated\b|\bthe\b|\bfor the (?:year|period)\b|\(not the average\)|\bnot the average\b", re.I)
 # Words a printed label is made of: 2 to 12 words of letters, commas and hyphens, no figures.
 _LABEL_LIKE = re.compile(r"[A-Za-z][A-Za-z&'\-]*(?:,?\s+[A-Za-z&'\-]+){1,11}")
-_ROUNDING_TAIL = re.compile(r",?\s*(?:and\s+)?round(?:ed|ing)?\b.*$|,?\s*(?:expressed|shown|given)\s+(?:as|in)\b.*$", re.I)
+# what follows a formula: how to round or show it ("; give the answer in percent rounded to two decimals")
+_ROUNDING_TAIL = re.compile(r",?\s*(?:and\s+)?round(?:ed|ing)?\b.*$|,?\s*(?:expressed|shown|given)\s+(?:as|in)\b.*$|"
+                            r"\s*;.*$|,?\s*(?:and\s+)?(?:give|express|show|state|report)\s+(?:the\s+|it\s+|your\s+)?"
+                            r"(?:answer|result|figure|value|ratio|number)?\b.*$", re.I)
 
 
 def _operand(text: str) -> tuple[str, str] | float | None:
@@ -230,8 +236,11 @@ def _operand(text: str) -> tuple[str, str] | float | None:
     elif re.search(r"\byear[- ]end\b", t, re.I):
         t = re.sub(r"\byear[- ]end\b", "", t, flags=re.I).strip()
     t = re.sub(r"\s+between\b.*$", "", t, flags=re.I).strip()
-    if not t:
-        return None
+    # the dates an operand is taken at ("total assets at May 31, 2023 and May 31, 2022")
+    t = " ".join(_AT_DATES.sub(" ", t).split()).strip(" ,")
+    if not t or re.search(r"\d", t):
+        return None  # a figure inside an operand ("sold x 365" unread) would be dropped silently
+
     concepts = named_in(t)
     if not concepts:
         # an operand the concept table does not know may be a label the filing prints ("notes
@@ -249,6 +258,7 @@ def _operand(text: str) -> tuple[str, str] | float | None:
     return concept.name, when
 
 
+_AT_DATES = re.compile(rf"(?:\b(?:at|as\s+of|on|and)\s+)?\b{MONTH_RE}\.?\s+\d{{1,2}}\b,?(?:\s*(?:19|20)\d\d)?", re.I)
 _FORMULA_SPLIT = re.compile(r"(\s[/+\u2212\-×]\s|[()])")
 
 

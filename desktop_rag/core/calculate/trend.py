@@ -32,8 +32,11 @@ _SIGN = re.compile(r"\b(positive|negative)\b", re.I)
 _CHANGED = re.compile(r"\bchang(?:e|es|ed|ing)\b", re.I)
 # "How much has X changed", "By how much did X change", "What is the change in X between ...":
 # the difference between two periods, asked without a direction
+# "How did X change from fiscal 2021 to fiscal 2022?", "X's change between 2021 and 2022"
 _HOW_MUCH_CHANGE = re.compile(r"\b(?:how much|by how much|by what amount)\b[^?.]*\bchang(?:e|ed)\b|"
-                              r"\bwhat (?:is|was|were) the (?:change|difference) in\b", re.I)
+                              r"\bwhat (?:is|was|were) the (?:change|difference) in\b|"
+                              r"\bhow\s+(?:did|has|have|does|do)\b[^?.]*\bchange[sd]?\b|"
+                              r"\bchang(?:e|es|ed)\s+(?:from|between)\s+(?:the\s+)?(?:fiscal\s+(?:year\s+)?|fy\s*)?'?\d{2,4}\b", re.I)
 # a growth rate asked ("By what percentage did revenue grow YoY"): the growth answer, not a trend
 _GROWTH_ASKED = re.compile(r"\b(?:by\s+what\s+(?:percent(?:age)?|%)|growth|grow|grew|grown|cagr)\b", re.I)
 # "If operating margin is not a useful metric for a company like this, then state that and

@@ -276,8 +276,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "YE22", "FYE 2021", "year-end 2022": the filer's fiscal year of that number, whose 10-K
     # holds the balance at its close
     # ("FYE May-21", "fiscal year-end June 2022": the closing month written too)
-    ("ye", re.compile(rf"(?<![a-z0-9])(?:fye|(?:fy|fiscal\s+)?(?:ye|year[-\s]end))[\s'-]*(?:{MONTH_RE}\.?[\s'-]*)?"
-                      rf"(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
+    # ("FYE May 31, 2017": a day between the month and the year is no two-digit year)
+    ("ye", re.compile(rf"(?<![a-z0-9])(?:fye|(?:fy|fiscal\s+)?(?:ye|year[-\s]end))[\s'-]*(?:{MONTH_RE}\.?[\s'-]*"
+                      rf"(?:(?:3[01]|[12]\d|0?[1-9]),?\s+(?=(?:19|20)\d\d))?)?"
+                      rf"(?P<y>{_YEAR}|\d\d)(?![0-9])(?!,?\s*(?:19|20)\d\d)", re.I)),
     # a fiscal quarter the sell-side way: "FQ2'23", "FQ1 2024", "F3Q23"
     ("qy", re.compile(rf"(?<![a-z0-9])(?P<fy>f)(?:q(?P<q>[1-4])|(?P<q2>[1-4])q)[\s_.'-]*(?P<y>{_YEAR}|\d\d)(?![0-9])", re.I)),
     # "second quarter of fiscal year 2024", "second fiscal quarter of 2023", "Q2 of fiscal 2024", "third quarter 2023"

@@ -667,3 +667,10 @@ def test_an_amount_is_no_answer_to_a_share_asked(apple) -> None:
     both = _ask(apple, "What was Apple's free cash flow for the nine months ended July 1, 2023, and what percentage of "
                        "net sales was it?")
     assert both is not None and both.calculation is not None
+
+
+def test_a_fiscal_year_end_abbreviation_is_no_part_of_the_company() -> None:
+    from desktop_rag.core.calculate.calculator import _names_a_part
+
+    assert not _names_a_part("Calculate Acme's return on average assets for fiscal 2017 (FYE May 31, 2017).", {"acme"})
+    assert _names_a_part("What was the Widgets segment's operating income in FY2017?", {"acme"})

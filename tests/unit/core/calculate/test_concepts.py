@@ -61,3 +61,14 @@ def test_tax_lines_printed_with_both_signs_in_their_label(label: str, concept: s
     st.rows.append(Row(label, "", 61, (0, 1), (0, 1), [Cell("2023-01-31", 12, "(452)", -452.0, 61, (0, 1))]))
     found = find(CONCEPTS[concept], [st])
     assert found is not None and found.row.label == label
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    # the pre-tax line named as filers print it, not the provision it is taken before
+    ("income before provision for income taxes", "pretax_income"),
+    ("provision for income taxes", "income_tax"),
+    # the long-term debt line asked by its name
+    ("Did Acme reduce its long-term debt during 2022?", "long_term_debt"),
+])
+def test_concepts_named_as_filers_print_them(text: str, first: str) -> None:
+    assert named_in(text)[0].name == first

@@ -98,3 +98,18 @@ def test_a_share_of_revenue_ten_times_the_revenue_is_no_real_companys() -> None:
     capex_pct = metric_in("capital expenditures as a percent of revenue")
     assert capex_pct is not None
     assert implausible(capex_pct, 356498.1) and not implausible(capex_pct, 13.2) and not implausible(capex_pct, 140.0)
+
+
+def test_a_lone_x_multiplies_and_a_figure_is_never_dropped_from_an_operand() -> None:
+    dpo = metric_from_definition("days payable outstanding", "year-end trade payables / cost of products sold x 365",
+                                 metric_in("days payable outstanding"))
+    assert dpo is not None
+    assert dpo.compute({"v0": 4848.0, "v1": 18363.0}) == pytest.approx(96.36, abs=0.01)
+    # an operand with a figure the reader cannot place is no operand (never read as "cost of sales")
+    assert metric_from_definition("X", "payables / cost of sales per 365 days", None) is None
+
+
+def test_how_to_show_the_result_is_no_part_of_the_formula() -> None:
+    m = metric_from_definition("operating margin", "operating income divided by total revenue; give the answer in "
+                               "percent rounded to two decimals", metric_in("operating margin"))
+    assert m is not None and [n[1] for n in m.needs] == ["operating_income", "revenue"]

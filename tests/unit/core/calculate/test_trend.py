@@ -29,6 +29,9 @@ from desktop_rag.core.calculate.trend import TrendAsk, trend_asked, verdict, wit
      TrendAsk("direction", "", False, True)),
     ("What was the quick ratio at June 30, 2023 compared with December 31, 2022?",
      TrendAsk("direction", "", False, True)),
+    # how it changed between two years named, no "how much"
+    ("How did the gross margin (gross profit / net sales) change from fiscal 2021 to fiscal 2022?", TrendAsk("change")),
+    ("Net margin changed between 2021 and 2022 by how many points?", TrendAsk("change")),
 ])
 def test_trend_asked(question: str, ask: TrendAsk) -> None:
     assert trend_asked(question) == ask

@@ -94,6 +94,9 @@ def test_parse_date(text: str, expected: date | None) -> None:
         ("as of December 31, 2022, 2021 and 2020", set(), set(),
          {date(2022, 12, 31), date(2021, 12, 31), date(2020, 12, 31)}),
         ("notes due March 1, 2025 and 2030", set(), {2025, 2030}, set()),
+        # a fiscal year-end written with its day: the day is no two-digit year
+        ("return on assets for fiscal 2017 (FYE May 31, 2017)", set(), {2017}, set()),
+        ("FYE May-21 revenue", set(), {2021}, set()),
     ],
 )
 def test_find_periods(question: str, quarters: set, years: set, dates: set) -> None:
