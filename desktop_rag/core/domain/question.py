@@ -527,7 +527,7 @@ class FactAsk:
 # A clause asks a fact of a kind by these words (tried in this order: "price per share" is a
 # per-unit amount, "how many shares" a count, "when did the deal close" a date).
 _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
-    ("per_unit", re.compile(r"\bper\s+(?:common\s+|diluted\s+)?(?:share|unit)\b|\ba\s+share\s+price\b", re.I)),
+    ("per_unit", re.compile(r"\bper[\s-]+(?:common\s+|diluted\s+)?(?:share|unit)\b|\ba\s+share\s+price\b", re.I)),
     ("date", re.compile(r"\b(?:when|clos(?:e|ed|es|ing)|timing|(?<!to-)(?<!to\s)dates?|dated|fil(?:e|ed|ing)\s+for|maturit(?:y|ies)|"
                         r"matur(?:e|es|ed|ing)|expir(?:e|es|ed|ation|y))\b", re.I)),
     ("rate", re.compile(r"\b(?:(?:as\s+a\s+)?share\s+of|percent(?:age)?s?|proportion|growth|grow|grew|rates?|"
@@ -535,6 +535,11 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     # "how big is the headcount cut": a change's size, as a count or a share ("approximately 10%")
     ("any", re.compile(r"\bhow\s+(?:big|large|deep|significant|sizable)\b(?=[^?;]*\b(?:cuts?|reductions?|declines?|"
                        r"decreases?|increases?|layoffs?|drops?|changes?)\b)", re.I)),
+    # "how large is the reverse termination fee", "how big is the authorization": money's size
+    ("amount", re.compile(r"\bhow\s+(?:large|big)\b(?=[^?;]*\b(?:fees?|authori[sz]ations?|programs?|prices?|charges?|"
+                          r"costs?|deals?|loans?|debt|facilit(?:y|ies)|payments?|settlements?|awards?|damages|fines?|"
+                          r"penalt(?:y|ies)|impairments?|buybacks?|repurchases?|dividends?|investments?|commitments?|"
+                          r"backlog|liabilit(?:y|ies)|losses|write-?downs?|consideration)\b)", re.I)),
     # "how large was the fire": its size, in acres, structures, square feet
     ("count", re.compile(r"\bhow\s+(?:many|large|big|extensive)\b|\bnumber\s+of\b|\b(?:size|extent)\s+of\b", re.I)),
     ("amount", re.compile(
@@ -581,6 +586,9 @@ _NO_FACT_CLAUSE = re.compile(
     rf"^(?:why|what\s+(?:drove|drives|caused|explains|led\s+to)|(?:what|which)\s+(?:were|are|was|is)\s+the\s+"
     rf"(?:main\s+|primary\s+|key\s+)?(?:reasons?|factors?|drivers?|causes?)|explain|describe|{_AUX}\s+(?!there\b))\b",
     re.I)
+# a clause qualifying the figure asked before it, no fact of its own: "net of insurance recoveries"
+_QUALIFIER_CLAUSE = re.compile(r"^(?:net\s+of|excluding|including|before|after|exclusive\s+of|inclusive\s+of|"
+                               r"on\s+an?\s+[\w-]+\s+basis|in\s+(?:millions|billions|thousands|dollars|usd))\b", re.I)
 # A clause of its own (a new question or instruction), not a noun phrase continuing the one before
 _OWN_CLAUSE = re.compile(rf"^(?:how|what|which|when|where|who|why|{_AUX}|give|provide|include|list|state|show|"
                          rf"name|specify|identify|i\b|i'm|i'd)\b", re.I)
@@ -596,6 +604,8 @@ _VOLUME = re.compile(r"\b(?:volumes?|gmv|tpv|arr|bookings|backlog)\b", re.I)
 # capex, restaurant openings and tax rate."
 _CONTENT_REQUEST = re.compile(r"^\s*(?:give|provide|include|list|state|show|name|specify|identify|"
                               r"i(?:'m|\s+am)\s+interested\s+in|i\s+(?:need|want|would\s+like))\b", re.I)
+# a request about the answer itself: "Answer yes or no and explain using the 10-K", "Explain."
+_ANSWER_REQUEST = re.compile(r"^\s*(?:answer|explain|justify|support|reply)\b", re.I)
 _CLAUSE_BREAK = re.compile(r"\s*[,;:]\s*|\s+(?:and|as\s+well\s+as|plus)\s+", re.I)
 # "June 2, 2023" is one date, not two clauses
 _DATE_COMMA = re.compile(rf"\b({MONTH_NAME_RE})\s+(\d{{1,2}}),\s*((?:19|20)\d\d)\b", re.I)
@@ -657,13 +667,17 @@ def _clauses(sentence: str) -> list[str]:
 # where the analyst says the answer is ("According to the 8-K dated February 13, 2023", "Per its
 # FY2022 10-K", "As disclosed in the Q3 10-Q"): a source, not a fact asked
 _SOURCE_CLAUSE = re.compile(r"(?:according\s+to|per|based\s+on|as\s+(?:stated|disclosed|described|reported|noted)\s+in|"
-                            r"in\s+(?:its|the|their)\s+(?:[\w-]+\s+){0,3}?(?:8-k|10-k|10-q|filing|release|report))\b"
+                            r"in\s+(?:its|the|their)\s+(?:[\w-]+\s+){0,3}?(?:8-k|10-k|10-q|filing|release|report|"
+                            r"(?:income|cash\s+flows?|operations)\s+statement|statements?\s+of\s+[\w\s]{3,30}|"
+                            r"balance\s+sheet))\b"
                             r"(?![^,]*\b(?:what|which|how|when|who|why)\b)", re.I)
 
 
 # a short label before a colon and a question: "Headcount check: how many ...", "Buybacks: what ..."
+# ("Salesforce buyback: per the 10-Q for the quarter ended ..., how big is ...": a source before the question)
 _LABEL_LEAD = re.compile(r"^((?:[\w&'\u2019-]+\s+){0,3}[\w&'\u2019-]+):\s+(?=(?:how|what|which|who|when|where|why|did|does|"
-                         r"do|is|are|was|were|has|have|can|will)\b)", re.I)
+                         r"do|is|are|was|were|has|have|can|will|(?:per|according\s+to|based\s+on|in|from|using)\s+"
+                         r"(?:the|its|their)\b)\b)", re.I)
 
 
 def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[FactAsk, ...]:
@@ -694,6 +708,8 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             clause = re.sub(r"^(?:and|or|but|also)\s+", "", clause.strip(), flags=re.I)
             if not clause or _FORMULA.search(_GLOSS.sub(" ", clause)) or _SOURCE_CLAUSE.match(clause):
                 continue
+            if previous is not None and _QUALIFIER_CLAUSE.match(clause):
+                continue  # "..., net of insurance recoveries, ...": the fact before, qualified
             own = bool(_OWN_CLAUSE.match(clause))
             if _NO_FACT_CLAUSE.match(clause) and not re.match(r"(?:how|when)\b", clause, re.I):
                 previous, no_fact, split = None, True, False
@@ -757,8 +773,14 @@ _DRIVERS = re.compile(
     r"pushed|pulled|dragged|weighed\s+on|hurt|helped|boosted|lifted|"
     r"accounted\s+for|was\s+behind|were\s+behind|is\s+behind|are\s+behind)|reasons?\s+(?:for|behind|why)|"
     r"(?:main|primary|key)\s+(?:reasons?|factors?|causes?|contributors?)|explain\s+(?:the|why|how)|"
+    # "Answer yes or no and explain using the 10-K": explain said of the answer itself
+    r"explain(?=\s*(?:[.?!,;]|$)|\s+(?:using|with|based|from|briefly|it|this|that|your|in\s+(?:one|two|a)\b))|"
     r"attributable\s+to\s+what|what\s+(?:factors|items)|what\s+(?:rationale|justification|reasoning|motivation)|"
-    r"(?:rationale|justification|reasoning|motivation)\s+(?:for|behind))\b", re.I)
+    r"(?:rationale|justification|reasoning|motivation)\s+(?:for|behind)|"
+    # "Break down the factors behind the decline": the causes of a movement, however asked for
+    r"(?:factors?|causes?|contributors?)\s+(?:behind|that\s+(?:drove|caused|led|explain))|"
+    r"(?:factors?|causes?|contributors?)\s+(?:for|of)\s+(?:the\s+|its\s+|this\s+|that\s+)?(?:\w+\s+){0,3}?"
+    r"(?:increase|decrease|decline|growth|change|drop|rise|fall|improvement|deterioration|shortfall|miss|beat)s?)\b", re.I)
 _DESCRIBE_OPENING = re.compile(r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|walk\s+(?:me\s+)?through|"
                                r"give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|description))\b", re.I)
 _DRIVERS_OPENING = re.compile(
@@ -782,12 +804,16 @@ _COMPARISON = re.compile(
     r"shrank|shrunk)\b|"
     r"difference\s+between|outperform\w*)", re.I)
 _LIST = re.compile(
-    r"^(?:list|name|enumerate|identify)\b|\b(?:who\s+(?:are|were)|what\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?"
+    # the instruction opens the question or follows its context ("Oracle 10-K FY2019: list the ...")
+    r"(?:^|[:;]\s*)(?:please\s+)?(?:list|name|enumerate|identify)\b|\b(?:who\s+(?:are|were)|what\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?"
     r"(?:main|key|principal|major|primary|largest|significant|most\s+significant|top)?\s*"
     r"(?:\w+\s+)?(?:risks?|customers|competitors|acquisitions|segments|products|brands|markets|geographies|regions|"
     r"suppliers|subsidiaries|proceedings|lawsuits|matters|items|components|categories|programs|initiatives|"
     r"priorities|businesses|divisions|channels|sources|uses))\b|\bwhich\s+(?:\w+\s+)?(?:acquisitions|companies|"
-    r"businesses|deals|segments|products|markets|countries)\s+(?:did|has|have|were|closed|completed)\b", re.I)
+    r"businesses|deals|segments|products|markets|countries)\s+(?:did|has|have|were|closed|completed)\b|"
+    # "What legal proceedings does Oracle disclose?": things (a plural) the filing tells of
+    r"\bwhat\s+(?:[\w&'-]+\s+){0,3}?[a-z][a-z-]*[^s\W]s\s+(?:does|did|do|has|have)\s+(?:[\w&'\u2019.-]+\s+){1,4}?"
+    r"(?:disclose|face|identify|cite|mention|name|list|highlight|flag|describe)\b", re.I)
 # "which performance metrics and weightings determine the payouts", "which notes were issued": the
 # things a filing enumerates (a verb of what they are, not of how they moved: that ranks or compares)
 _WHICH_THINGS = re.compile(r"(?:^|,\s*)which\s+(?:[\w&'-]+\s+){0,3}?[a-z][a-z-]*[^s\W]s\s+(?:and\s+(?:[\w-]+\s+){0,2}?"
@@ -838,7 +864,8 @@ _PART_WORDS = r"(?:(?:the|its|their|his|her|our|each|all|of)\s+|[\w&.'’-]+\s+)
 # the last word of a run naming the part ("market segments" is segments, "service offering" one kind)
 _KIND = rf"(?P<kind>{_PART_KIND})\b(?!\s+{_PART_KIND}\b)"
 _WHICH_PART = re.compile(rf"\bwhich\s+(?:one\s+)?(?:of\s+)?(?P<quals>{_PART_WORDS}){_KIND}", re.I)
-_RANK_PART = re.compile(rf"\brank(?:ed|ing)?\s+(?P<quals>{_PART_WORDS}){_KIND}\s+by\b", re.I)
+# ("Rank its three segments (Express, Ground, Freight) by ...": the parts listed before "by")
+_RANK_PART = re.compile(rf"\brank(?:ed|ing)?\s+(?P<quals>{_PART_WORDS}){_KIND}(?:\s*\([^()]{{1,80}}\))?\s+by\b", re.I)
 _AMONG_PART = re.compile(rf"\b(?:among|across|of|between)\s+(?P<quals>{_PART_WORDS}){_KIND}\s*,?\s*"
                          rf"(?P<which>which|what)\b", re.I)
 _SUPER_HIGH = ("highest", "largest", "biggest", "greatest", "most", "fastest", "strongest", "best", "top")
@@ -903,7 +930,9 @@ class RankingAsk:
       lower-case words ("geographic", "transportation");
     - ``named``: the parts the question names itself ("..., North America or International?");
     - ``select``: "grew" or "declined" when the question asks which parts moved that way, no
-      superlative ("Which of the reportable segments grew net sales in Q2?").
+      superlative ("Which of the reportable segments grew net sales in Q2?"); "each" when it
+      asks every part's figure ("What segments did it report, and what were net sales for
+      each?"), no ranking.
     """
 
     lowest: bool
@@ -912,7 +941,7 @@ class RankingAsk:
     kind: str
     qualifiers: tuple[str, ...] = ()
     named: tuple[str, ...] = ()
-    select: Literal["", "grew", "declined"] = ""
+    select: Literal["", "grew", "declined", "each"] = ""
 
 
 def _measure_words(text: str) -> str:
@@ -932,6 +961,37 @@ def _measure_after_in(text: str) -> str:
     return words if words and measure_phrase(words) else ""
 
 
+# every part's figure asked: "what were net sales for each", "how much revenue did each generate"
+_EACH = re.compile(r"\b(?:for|of|in|from|by)\s+each(?:\s+(?:one|of\s+them|of\s+these|of\s+those))?\b|"
+                   r"\beach\s+(?:one\s+|of\s+them\s+)?(?:generated?|earn(?:ed)?|post(?:ed)?|report(?:ed)?|"
+                   r"contribut(?:e|ed)|record(?:ed)?|ha(?:ve|d)|deliver(?:ed)?|br(?:ing|ought)|make|made)\b", re.I)
+_KIND_NAMED = re.compile(rf"\b(?P<quals>(?:[\w&.'\u2019/-]+\s+){{0,3}}?){_KIND}", re.I)
+
+
+_NOT_QUALIFIERS = frozenset({"the", "its", "their", "what", "which", "did", "does", "do", "are", "is", "was", "were",
+                             "and", "or", "of", "all", "each", "two", "three", "four", "five", "six", "main", "her", "his"})
+
+
+def _each_part(q: str) -> RankingAsk | None:
+    """Every part's figure asked (``RankingAsk.select`` "each"): a kind of part named, and a
+    clause asking a measure of each ("..., and what were net sales for each in 2022?")."""
+    each = _EACH.search(q)
+    kind = _KIND_NAMED.search(q)
+    if each is None or kind is None:
+        return None
+    starts = [m.end() for m in _CLAUSE_START.finditer(q[:each.start()])]
+    clause = q[starts[-1] if starts else 0:each.end()] if each.group(0).lower().startswith("each") else \
+        q[starts[-1] if starts else 0:each.start()]
+    clause = re.sub(r"^\s*(?:and\s+)?(?:what|how\s+much|how\s+many)\s+(?:\w+\s+)??(?:was|were|is|are|did|does|do)?\s*",
+                    "", clause, flags=re.I)
+    measure = _measure_words(re.sub(r"\beach\b.*$", "", clause, flags=re.I))
+    if not measure:
+        return None
+    quals = tuple(w.lower() for w in kind.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w)
+                  and w.lower() not in _NOT_QUALIFIERS)
+    return RankingAsk(False, "level", measure, re.sub(r"\s+", " ", kind.group("kind").lower()), quals, (), "each")
+
+
 def ranking_asked(asked: str) -> RankingAsk | None:
     """The ranking a question asks (``RankingAsk``), or None: it needs a kind of part after
     "which"/"rank"/"among" and a superlative of a measure (or a comparative between parts it
@@ -946,7 +1006,7 @@ def ranking_asked(asked: str) -> RankingAsk | None:
         m = _WHICH_PART.search(q)
         tail = q[m.end():] if m else ""
     if m is None:
-        return None
+        return _each_part(q)
     kind = re.sub(r"\s+", " ", m.group("kind").lower())
     quals = tuple(w for w in m.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w)
                   and w not in ("the", "its", "their", "his", "her", "our", "each", "all", "of", "one", "two", "three",
@@ -1126,6 +1186,6 @@ def read_question(text: str) -> QuestionIntent:
     # why may be asked in a request set apart from the question ("Has debt gone up? Give the
     # totals, what drove the change, and ...")
     reasons = kind != "drivers" and (bool(_DRIVERS.search(asked)) or any(
-        _CONTENT_REQUEST.match(r) and _DRIVERS.search(r) for r in parsed.instructions.removed))
+        (_CONTENT_REQUEST.match(r) or _ANSWER_REQUEST.match(r)) and _DRIVERS.search(r) for r in parsed.instructions.removed))
     return QuestionIntent(text, asked, parsed.instructions, kind, reasons, find_periods(asked),
                           fact_asks(asked, parsed.instructions.removed), ranking)

@@ -98,6 +98,15 @@ def test_instructions_before_a_colon_are_not_what_is_asked() -> None:
     ("What are the main risks the company lists for its cloud business?", "list"),
     ("Who are the company's main competitors?", "list"),
     ("List the acquisitions closed in fiscal 2021.", "list"),
+    # the instruction after the question's context, and things (a plural) a filing tells of
+    ("Acme 10-K FY2019: list the legal proceedings disclosed in the legal proceedings note.", "list"),
+    ("What legal proceedings does Acme disclose in its FY2019 10-K?", "list"),
+    ("What risks does the filing flag for the cloud business?", "list"),
+    ("What dividends did Acme declare in 2019?", "figure"),
+    # causes asked for by their noun, after a premise
+    ("Acme 2020 10-K: net revenues fell 11% in 2020. Break down the factors behind the decline.", "drivers"),
+    ("What were the causes of the revenue decline in 2020?", "drivers"),
+    ("What are the risk factors for the company?", "list"),
     ("Describe the restructuring plan announced in January 2023: why was it done?", "description"),
     ("What deal did the company announce for its ticketing business in late 2019?", "description"),
     ("What agreement did the company enter into in June 2023 for its receivables?", "description"),
@@ -460,3 +469,33 @@ def test_a_formula_to_use_defines_what_the_question_before_asks() -> None:
     assert parsed.question.endswith("came from franchised restaurants?")
     # a sentence using no formula is no definition
     assert not parse_question("What was Nike's revenue in fiscal 2022? Use the income statement.").instructions.definitions
+
+
+@pytest.mark.parametrize(("question", "kinds"), [
+    # money's size, however asked; a per-share price with a hyphen
+    ("How large is the reverse termination fee Acme would owe, and what is the approximate purchase price?",
+     ["amount", "amount"]),
+    ("What did Acme pay for Widgetco, and what was the per-share tender price?", ["amount", "per_unit"]),
+    # a topic and the source before the question ask nothing
+    ("Acme buyback: per the 10-Q for the quarter ended October 31, 2022, how big is the authorization, how much stock "
+     "was repurchased in the quarter, and how much remains?", ["amount", "amount", "amount"]),
+])
+def test_the_kinds_of_fact_asked(question: str, kinds: list[str]) -> None:
+    assert [a.kind for a in read_question(question).asks] == kinds
+
+
+@pytest.mark.parametrize("question", [
+    "Did Acme reduce its long-term debt during 2022? Answer yes or no and explain using the 10-K.",
+    "Is Acme liquid? Explain.",
+])
+def test_explain_said_of_the_answer_asks_its_reasons(question: str) -> None:
+    intent = read_question(question)
+    assert intent.ask == "yesno" and intent.wants_reasons
+
+
+def test_a_figure_asked_for_each_part_is_read_as_every_parts_figure() -> None:
+    ranking = read_question("What are Acme's three businesses per the FY2017 10-K, and how much total revenue did each "
+                            "generate in fiscal 2017?").ranking
+    assert ranking is not None
+    assert (ranking.select, ranking.measure, ranking.kind, ranking.qualifiers) == ("each", "total revenue", "businesses", ())
+    assert read_question("What was net income for each quarter?").ranking is None  # a quarter is no part
