@@ -236,16 +236,20 @@ def _covers(tokens: Iterable[str], terms: set[str]) -> int:
     return len(terms.intersection(tokens))
 
 
+NextPage = Callable[[Passage], "Passage | None"]  # the whole page after a passage's, of its filing
+
+
 def assemble(intent: QuestionIntent, passages: list[Passage], terms: set[str],
              idf: dict[str, float] | None = None, ignore: set[str] | None = None,
-             more: list[Passage] | None = None) -> Assembled | None:
+             more: list[Passage] | None = None, next_page: NextPage | None = None) -> Assembled | None:
     """The prose answer of the question's shape from the asked company's passages, or None
     when its structure is not there (the caller then keeps the extractive answer). The facts
     the question asks (an amount, a date ...: ``QuestionIntent.asks``) are answered too: a
     sentence answering one leads a description, list or outlook, and a fact no quote answers
     gets the sentence of the retrieved pages that does (``_answer_asks``). ``ignore``: terms
     every passage shares (company, period); ``more``: further retrieved passages of the asked
-    company's filings, read when the passages lack what was asked."""
+    company's filings, read when the passages lack what was asked; ``next_page``: the page after
+    a passage's, where a section cut by the page's end goes on."""
     if not passages or not terms:
         return None
     shape = intent.ask
@@ -253,14 +257,16 @@ def assemble(intent: QuestionIntent, passages: list[Passage], terms: set[str],
     pools = [passages, more or []]
     out: Assembled | None = None
     if shape == "drivers" or (intent.wants_reasons and shape in ("comparison", "ranking", "yesno", "change")):
-        out = _drivers(passages, terms, idf, intent, more)
+        out = _drivers(passages, terms, idf, intent, more, next_page)
     elif shape == "outlook":
         lead = _leading(asks, pools, terms, idf, FORWARD, siblings=True)  # each guided figure beside it
         out = _sentences(passages, terms, idf, FORWARD, "outlook", need=True, lead=lead,
                          all_answered=_answers_all(lead, asks))
     elif shape == "list":
         lead = _leading(asks, pools, terms, idf, siblings=True)
-        out = _list(passages, terms, idf, lead, _answers_all(lead, asks))
+        all_answered = _answers_all(lead, asks)
+        out = None if lead and all_answered else _titled_parts(passages + (more or []), terms, next_page)
+        out = out or _list(passages, terms, idf, lead, all_answered)
     elif shape == "description":
         # "the key terms of the acquisition", "the status of the lawsuit": the thing described
         # is asked, not the words for what is said of it ("Term Loan" is no term of a deal)
@@ -452,7 +458,8 @@ _FURTHER = 0.8  # an anchor of the further pages retrieved, against one of the p
 
 
 def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,
-             intent: QuestionIntent | None = None, more: list[Passage] | None = None) -> Assembled | None:
+             intent: QuestionIntent | None = None, more: list[Passage] | None = None,
+             next_page: NextPage | None = None) -> Assembled | None:
     """The movement sentence and its causes: causal sentences about the asked measure in its
     section, a list under a lead-in kept whole. The anchor is the best sentence about the asked
     measure (of the asked period, holding the question's own figures, ``_DriverFit``) that
@@ -460,17 +467,17 @@ def _drivers(passages: list[Passage], terms: set[str], idf: dict[str, float] | N
     retrieved of the same filings (``more``) are read."""
     numbers = [n for n in numbers_in(intent.asked) if not is_year(n)] if intent is not None else []
     fit = _DriverFit(intent) if intent is not None else None
-    out = _drivers_of(passages, more or [], terms, idf, numbers, fit)
+    out = _drivers_of(passages, more or [], terms, idf, numbers, fit, next_page)
     if out is None and fit is not None and fit.related:
         # none about the asked measure names a cause: the lines it moves through do ("Provision
         # for income taxes decreased ... primarily due to" for the effective tax rate)
         through = _DriverFit(fit.intent, through=True)
-        out = _drivers_of(passages, more or [], terms | fit.related, idf, numbers, through)
+        out = _drivers_of(passages, more or [], terms | fit.related, idf, numbers, through, next_page)
     return out
 
 
 def _drivers_of(passages: list[Passage], more: list[Passage], terms: set[str], idf: dict[str, float] | None,
-                numbers: list[float], fit: _DriverFit | None) -> Assembled | None:
+                numbers: list[float], fit: _DriverFit | None, next_page: NextPage | None = None) -> Assembled | None:
     # the best anchors of the passages' pages, then of the further pages (ranked a little
     # lower): a further page's "Client net revenue ... decreased by 10%" above a passage's
     # "DATA CENTER segment annual revenue increased" when the question asks what declined
@@ -479,7 +486,7 @@ def _drivers_of(passages: list[Passage], more: list[Passage], terms: set[str], i
         tries += [(score * weight, p, a, b) for score, p, a, b in
                   _anchors(pages, terms, idf, CAUSAL, numbers=numbers, fit=fit.weight if fit else None)[:_TRIES]]
     for anchor in sorted(tries, key=lambda t: -t[0]):
-        out = _drivers_at(anchor, terms, fit)
+        out = _drivers_at(anchor, terms, fit, next_page)
         if out is not None:
             return out
     return None
@@ -502,7 +509,7 @@ class _DriverFit:
         # sentences are about the asked measure too, a little below its own
         self.related = moves_through(self.asked)
         self.through = through
-        self.question_words = {w.lower() for w in re.findall(r"[A-Za-z][\w&'-]*", intent.text)}
+        self.question_words = {_bare_word(w) for w in re.findall(r"[A-Za-z][\w&'\u2019-]*", intent.text)}
         stated = intent.periods.every_year
         self.latest = max(stated) if stated else None
         self.years = asked_years(intent.asked)  # a fiscal year or quarter may end in the calendar year before
@@ -521,9 +528,9 @@ class _DriverFit:
     def _names_a_part(self, subject: str) -> bool:
         opening = re.match(r"[^A-Za-z]*([A-Za-z][\w&'-]*)", subject)
         rest = subject[opening.end():] if opening else subject  # not the capital a sentence opens with
-        parts = {w.lower() for w in re.findall(r"(?<=\s)[A-Z][\w&'-]*|\bsegments?\b", rest)}
+        parts = {_bare_word(w) for w in re.findall(r"(?<=\s)[A-Z][\w&'\u2019-]*|\bsegments?\b", rest)}
         if opening and re.search(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]*$", opening.group(1)):
-            parts.add(opening.group(1).lower())  # a name opening it ("StubHub net transaction revenues")
+            parts.add(_bare_word(opening.group(1)))  # a name opening it ("StubHub net transaction revenues")
         return bool(parts - self.question_words - _MONTHS)
 
     def other_basis(self, seg: str, basis: re.Pattern[str] | None = None) -> bool:
@@ -597,6 +604,12 @@ class _DriverFit:
 
 
 _MONTHS = frozenset(MONTH_NAMES)
+
+
+def _bare_word(word: str) -> str:
+    """A word as compared between a question and a filing: lower case, without its possessive
+    ending, whichever apostrophe it is typed with ("McDonald’s" in the filing is "McDonald's")."""
+    return re.sub(r"['\u2019]s?$", "", word.lower())
 # a basis of a figure other than the reported one: a cause of it is no cause of the GAAP figure
 # (``_NON_GAAP``, or the reported figure without currency or deals: "organic", "constant currency")
 _NON_GAAP = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b", re.I)
@@ -649,28 +662,39 @@ _SUBJECT_END = re.compile(rf"\b(?:increased|decreased|declined|grew|rose|fell|im
 
 
 def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
-                fit: _DriverFit | None = None) -> Assembled | None:
+                fit: _DriverFit | None = None, next_page: NextPage | None = None) -> Assembled | None:
     """The drivers answer around one anchor sentence: it, the list it leads and the causes of
     its section (not those ``fit`` sets aside), and the sentence offsetting a cause quoted;
-    None when none of them names a cause."""
+    None when none of them names a cause. A section the page's end cuts goes on at the top of
+    the next page (``next_page``): its causes there are read the same way."""
     _, p, a, b = anchor
     page = p.text
     quotes: list[tuple[Citation, bool]] = []
     seen: set[int] = set()
     cuts: list[bool] = []
-    has_list = _with_list(p, a, b, quotes, seen, cuts)
+    has_list = _with_list(p, a, b, quotes, seen, cuts, tables=True)
     s_a, s_b = _section(page, a)
     # more causes of the same section, in reading order, about what the anchor is about (as
     # many of the asked terms: "hardware revenues", not "services revenues")
     need = min(2, _covers(tokenize(page[a:b]), terms))
-    for ua, ub in _units_in(page, s_a, s_b):
-        if len([q for q in quotes if not q[1]]) >= MAX_SENTENCES or ua in seen:
+    spans: list[tuple[Passage, int, int]] = [(p, ua, ub) for ua, ub in _units_in(page, s_a, s_b)]
+    following = next_page(p) if next_page is not None and s_b == len(page) else None
+    if following is not None:
+        # no heading below the anchor: its section goes on at the top of the next page
+        spans += [(following, ua, ub) for ua, ub in _units_in(following.text, *_opening_section(following.text, page))]
+    carried = False  # the page's last sentence (not its running footer) was quoted
+    for i, (q, ua, ub) in enumerate(spans):
+        turned = q is not p and (i == 0 or spans[i - 1][0] is p)  # the first sentence of the next page
+        if turned:
+            ends = [x for _, x, y in spans[:i] if re.search(r"[.;:]\W*$", page[x:y])]
+            carried = bool(ends) and ends[-1] in seen
+        if len([x for x in quotes if not x[1]]) >= MAX_SENTENCES or (q is p and ua in seen):
             continue
-        seg = page[ua:ub]
+        seg = q.text[ua:ub]
         if is_row_unit(seg) or _is_heading(seg) or _BULLET.match(seg):
             continue
         # the sentence offsetting a quoted one just before it ("This activity was partially offset by ...")
-        offsets = _OFFSET.match(seg) is not None and any(
+        offsets = q is p and _OFFSET.match(seg) is not None and any(
             0 <= p.start + ua - (c.char_start + len(c.quote)) <= 3 for c, _ in quotes)
         if fit is not None and fit.aside(seg, page[a:b]):
             continue
@@ -680,14 +704,119 @@ def _drivers_at(anchor: tuple[float, Passage, int, int], terms: set[str],
         # (an anaphor of a movement told, or a sentence on the asked terms: "The majority of the
         # tax provision was related to ..." after "we recognized a tax provision of $452 million")
         anaphor = _ANAPHOR.match(seg) is not None and bool(MOVED.search(page[a:b]) or _SET_AGAINST.search(page[a:b]))
-        after = 0 <= ua - b <= 3 and (anaphor or _covers(tokenize(seg), terms) >= 1)
+        after = (q is p and 0 <= ua - b <= 3 and (anaphor or _covers(tokenize(seg), terms) >= 1)) or (
+            turned and carried and anaphor)
         if CAUSAL.search(seg) and (_covers(tokenize(seg), terms) >= max(1, need) or offsets or after):
-            quotes.append((_citation(p, ua, ub), False))
-            seen.add(ua)
+            quotes.append((_citation(q, ua, ub), False))
+            if q is p:
+                seen.add(ua)
     if not has_list and not any(CAUSAL.search(c.quote) for c, _ in quotes):
         return None  # no cause named: not a drivers answer
-    quotes.sort(key=lambda q: q[0].char_start)
+    quotes.sort(key=lambda x: (x[0].page, x[0].char_start))
     return _render("drivers", quotes, any(cuts))
+
+
+def _opening_section(page: str, before: str) -> tuple[int, int]:
+    """The span of a page's text before its first heading, after its running header ("Table of
+    Contents", "Third Quarter 2022 Form 10-Q Page 25": furniture, or a line the page ``before``
+    prints too but for its figures): a section begun on the page before goes on there. Empty
+    when the page opens with a heading."""
+    running = {_without_figures(line) for line in before.split("\n") if line.strip()}
+    pos = 0
+    start: int | None = None
+    for line in page.split("\n"):
+        end = pos + len(line)
+        if start is None:
+            if line.strip() and not is_page_furniture(line) and _without_figures(line) not in running:
+                if _is_heading(line):
+                    return 0, 0
+                start = pos
+        elif _is_heading(line):
+            return start, pos
+        pos = end + 1
+    return (start, len(page)) if start is not None else (0, 0)
+
+
+def _without_figures(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split()))
+
+
+_TITLED_PAGES = 3  # the pages a section of titled parts is read over, its heading's page first
+
+
+def _titled_parts(passages: list[Passage], terms: set[str], next_page: NextPage | None) -> Assembled | None:
+    """The parts of the section whose heading names what was asked, each under its own title
+    ("LEGAL PROCEEDINGS": "Hewlett-Packard Company Litigation", "Derivative Litigation
+    Concerning ..."): each title with the first sentence under it, over the heading's page and
+    the pages it goes on to. None when no retrieved page has such a heading with two titled
+    parts under it."""
+    need = max(1, min(2, len(terms)))
+    for p in whole_pages(passages):
+        page = p.text
+        pos = 0
+        for line in page.split("\n"):
+            _at, pos = pos, pos + len(line) + 1
+            if not _is_heading(line) or _covers(tokenize(line), terms) < need or is_page_furniture(line):
+                continue
+            quotes = _parts_under(p, pos, next_page)
+            if len([q for q in quotes if q[1]]) >= 2:
+                return _render("list", quotes[:2 * MAX_ITEMS], len(quotes) > 2 * MAX_ITEMS)
+    return None
+
+
+def _parts_under(p: Passage, start: int, next_page: NextPage | None) -> list[tuple[Citation, bool]]:
+    """The titled parts of the section that begins at ``start`` of ``p``'s page, to its next
+    major heading (this page and the ones it goes on to): each title as a list item, the first
+    sentence under it after it."""
+    quotes: list[tuple[Citation, bool]] = []
+    page, at = p, start
+    for _ in range(_TITLED_PAGES):
+        text = page.text
+        lines = text[at:].split("\n")
+        pos = at
+        for i, line in enumerate(lines):
+            here, pos = pos, pos + len(line) + 1
+            if heading_of(line) and not is_page_furniture(line):
+                return quotes  # the next section
+            if _is_part_title(line, lines[i + 1:]):
+                quotes.append((_citation(page, here, here + len(line)), True))
+                first = _units_in(text, pos, min(len(text), pos + 900))[:1]
+                if first and not is_row_unit(text[first[0][0]:first[0][1]]):
+                    quotes.append((_citation(page, *first[0]), False))
+        following = next_page(page) if next_page is not None else None
+        if following is None:
+            break
+        # a running header the next page repeats is no heading of a new section
+        at = _after_running_header(following.text, text)
+        page = following
+    return quotes
+
+
+def _after_running_header(page: str, before: str) -> int:
+    """Where ``page``'s text begins after the lines it repeats of the page ``before`` (its
+    running header: "ORACLE CORPORATION", "NOTES TO ... —(Continued)") and its furniture."""
+    running = {_without_figures(line) for line in before.split("\n") if line.strip()}
+    pos = 0
+    for line in page.split("\n"):
+        if line.strip() and not is_page_furniture(line) and _without_figures(line) not in running:
+            return pos
+        pos += len(line) + 1
+    return len(page)
+
+
+def _is_part_title(line: str, after: list[str]) -> bool:
+    """A part's title inside a section: one line of up to 14 words, no figure, no closing stop,
+    its longer words capitalised, not a major heading, and prose right under it (a table's row
+    names stand over figures)."""
+    s = line.strip()
+    words = s.split()
+    if not 1 <= len(words) <= 14 or re.search(r"\d", s) or s.endswith((".", ",", ";", ":", "?", "!")) or heading_of(s):
+        return False
+    significant = [w for w in words if len(w) > 3]
+    if not significant or not words[0][0].isupper() or not all(w[0].isupper() for w in significant):
+        return False
+    nxt = next((x.strip() for x in after if x.strip()), "")
+    return len(nxt) >= 60 and len(re.findall(r"[A-Za-z]{2,}", nxt)) >= 8
 
 
 def _list(passages: list[Passage], terms: set[str], idf: dict[str, float] | None,

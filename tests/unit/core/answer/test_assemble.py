@@ -601,3 +601,75 @@ def test_went_up_is_a_direction_and_a_name_opening_a_sentence_a_part() -> None:
                                  "explains the divergence?"), _passages(page),
                    set(tokenize("marketplace gmv net transaction revenues")))
     assert out is not None and out.citations[0].quote.startswith("Marketplace net transaction revenues increased")
+
+
+def _numbered_page(text: str, page: int) -> Passage:
+    meta = DocumentMeta(company="Example Corp", form_type="10-Q", fiscal_year=2022)
+    doc = Document("d" * 64, "EXAMPLE_2022Q3_10Q.pdf", "x", 3, meta)
+    chunk = Chunk(page, doc.doc_id, 0, page, 0, len(text), text)
+    return Passage(Hit(chunk, doc, 1.0), 0, len(text), text, text)
+
+
+def test_a_cause_in_a_bullets_next_sentence_names_the_company_with_a_curly_apostrophe() -> None:
+    """"Acme’s" on the page is the "Acme's" of the question: a sentence naming it is no part the
+    question left out."""
+    page = ("Segment results\n\u2022 \nU.S.: Comparable sales results benefited from strategic menu price increases and "
+            "positive comparable guest count growth.  \nSuccessful operational execution in Acme\u2019s restaurants and "
+            "continued digital growth contributed to strong comparable sales results. \n")
+    question = "What drove Acme's U.S. comparable sales in the first quarter of 2023?"
+    out = assemble(read_question(question), [_numbered_page(page, 2)], set(tokenize("comparable sales")))
+    assert out is not None and out.shape == "drivers"
+    assert [c.quote[:22] for c in out.citations] == ["\u2022 \nU.S.: Comparable sa", "Successful operational"]
+    _exact(out, page)
+
+
+FIRST = ("Table of Contents\nThird Quarter 2022 Form 10-Q Page 24\nGross Margin\n"
+         "The gross margin rate decreased to 32.0% for the thirteen weeks ended October 29, 2022, as compared with the "
+         "prior-year period, reflecting a 280-basis point decrease in the merchandise margin rate.\n"
+         "Third Quarter 2022 Form 10-Q Page 24\n")
+SECOND = ("Table of Contents\nThird Quarter 2022 Form 10-Q Page 25\n"
+          "The declines in merchandise margin rate reflected higher markdowns versus historically-low levels last year and\n"
+          "higher supply chain costs.\nSELLING, GENERAL AND ADMINISTRATIVE EXPENSES\n"
+          "SG&A increased due to higher wages, reflecting a higher gross margin rate of spending.\n")
+
+
+def test_a_section_cut_by_the_pages_end_goes_on_at_the_top_of_the_next_page() -> None:
+    question = "Why did Acme's gross margin rate fall in the third quarter of 2022?"
+    second = _numbered_page(SECOND, 25)
+    out = assemble(read_question(question), [_numbered_page(FIRST, 24)], set(tokenize("gross margin rate")),
+                   next_page=lambda p: second if p.hit.chunk.page == 24 else None)
+    assert out is not None
+    assert [(c.page, c.quote[:28]) for c in out.citations] == [
+        (24, "The gross margin rate decrea"), (25, "The declines in merchandise ")]  # not the next section's
+    assert SECOND[out.citations[1].char_start:].startswith(out.citations[1].quote)
+    # without the next page the answer stops at the page's end
+    alone = assemble(read_question(question), [_numbered_page(FIRST, 24)], set(tokenize("gross margin rate")))
+    assert alone is not None and [c.page for c in alone.citations] == [24]
+
+
+NOTE = ("ACME CORPORATION\nNOTES TO CONSOLIDATED FINANCIAL STATEMENTS \u2014(Continued)\n"
+        "See Note 13 for information regarding the exercise prices of our outstanding stock options.\n"
+        "17. LEGAL PROCEEDINGS\nWidget Company Litigation\n"
+        "On June 15, 2011, Widget Company filed a complaint in the California Superior Court against Acme alleging breach "
+        "of contract.\nThe jury awarded Widget $3.0 billion in damages.\n"
+        "Derivative Litigation Concerning Acme\u2019s Gadget Acquisition\n"
+        "On May 3, 2017, a stockholder derivative lawsuit was filed in the Court of Chancery of the State of Delaware.\n"
+        "115\n")
+NOTE_NEXT = ("ACME CORPORATION\nNOTES TO CONSOLIDATED FINANCIAL STATEMENTS \u2014(Continued)\n"
+             "Other Litigation\n"
+             "We are party to various other legal proceedings and claims which arise in the ordinary course of business.\n"
+             "18. INCOME TAXES\nTotal Provision\nThe provision for income taxes consisted of the following items for the year.\n")
+
+
+def test_a_list_of_matters_is_the_titles_under_the_heading_that_names_them() -> None:
+    question = "Acme 10-K FY2019: list the legal proceedings disclosed in the legal proceedings note."
+    following = _numbered_page(NOTE_NEXT, 118)
+    out = assemble(read_question(question), [_numbered_page(NOTE, 117)], set(tokenize("legal proceedings")),
+                   next_page=lambda p: following if p.hit.chunk.page == 117 else None)
+    assert out is not None and out.shape == "list"
+    assert [c.quote for c in out.citations if c.quote.endswith(("Litigation", "Acquisition"))] == [
+        "Widget Company Litigation", "Derivative Litigation Concerning Acme\u2019s Gadget Acquisition", "Other Litigation"]
+    assert "\u2022 Widget Company Litigation\nOn June 15, 2011" in out.text  # each title with its first sentence
+    assert "Total Provision" not in out.text  # the next note is not a matter
+    for c in out.citations:
+        assert (NOTE if c.page == 117 else NOTE_NEXT)[c.char_start:].startswith(c.quote)
