@@ -158,6 +158,8 @@ _SAME: tuple[frozenset[str], ...] = (
     # money raised in a debt deal, as analysts say it and as filings print it
     frozenset({"rais", "issu", "issuanc", "proceeds"}),
     frozenset({"bond", "bonds", "note", "notes", "debentur"}),
+    # what was paid for a thing, as filings print it ("the total purchase price for NetSuite was")
+    frozenset({"paid", "purchas", "consider", "acquir", "pric"}),
 )
 # words that name only the kind of figure asked ("the coupons" are the notes' rates, "the
 # maturities" their dates): a clause of these alone asks them of the question's topic
@@ -168,6 +170,8 @@ _POINTS_BACK = re.compile(r"\b(?:it|they|them|this|these|those)\b", re.I)
 _INITIALS = re.compile(r"\b(?:[A-Z]\.){2,}")
 # a parenthetical glossing the measure asked: "notes (long-term debt)", "capex (purchases related to ...)"
 _GLOSS = re.compile(r"\(([^()]{3,160})\)")
+# "What did Oracle pay for NetSuite": the price paid is asked (the verb is question noise elsewhere)
+_PAID_FOR = re.compile(r"\b(?:pay|paid|spend|spent)\s+(?:\w+\s+){0,2}?(?:for|to\s+(?:acquire|buy))\b", re.I)
 _GLOSSED = 0.9  # what a gloss's words are worth beside the measure's own
 # "outside the U.S." is what filings call international
 _OUTSIDE_HOME = re.compile(r"\b(?:outside|out\s+of)\s+(?:of\s+)?the\s+(?:U\.S\.|US\b|United\s+States)", re.I)
@@ -291,8 +295,11 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         glossed = " ".join(_GLOSS.findall(fact.words))
         words = _OUTSIDE_HOME.sub("international", _GLOSS.sub(" ", fact.words))
         weights = {r: w for r, w in weighed(words).items() if r not in _KIND_ROOTS}
+        if _PAID_FOR.search(words):
+            weights["paid"] = 1.0
         own = frozenset(weights) | frozenset(_INITIALS.findall(words))
-        if fact.topic and (not weights or _POINTS_BACK.search(fact.words)):
+        if fact.topic and (not weights or _POINTS_BACK.search(fact.words) or set(weights) <= _WHAT_IS_LEFT):
+            # ("and how much remains": what is left of the topic)
             # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the
             # plan (the topic's words weigh half beside the clause's own)
             share = 0.5 if weights else 1.0
@@ -538,6 +545,14 @@ _LEGAL_FORMS = frozenset({"inc", "incorporated", "corporation", "corp", "company
                           "group", "holdings"})
 
 
+def counts_a_part(text: str, ask: Ask) -> bool:
+    """``text`` counts what ``ask`` counts only for a part of the company the question does not
+    name ("FedEx Ground employed approximately 56,000 ..." for how many people FedEx employs)."""
+    details = [_detail(text, ask, a, b, kind) for a, b, kind in figure_spans(text) if kind == "count"]
+    counted = [d for d in details if d > 0]
+    return bool(counted) and min(counted) < 1.0  # (its later figures follow the same subject)
+
+
 def _detail(text: str, ask: Ask, a: int, b: int, kind: str) -> float:
     """What the figure text[a:b] of ``kind`` adds to a unit answering ``ask``: 1 when of the
     asked kind; for a count, only when an asked word follows it within its noun phrase (eight
@@ -585,24 +600,63 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     detail = [0.02 * min(5, sum(_detail(text, a, x, y, k) for a in asks for x, y, k in figure_spans(text)))
               for text in ranked]
     open_ = set(range(len(asks)))
-    for shares, _ in [table[i] for i in picked] + [_shares(text, asks) for text in given]:
-        open_ -= {k for k, s in enumerate(shares) if s >= _ANSWERED}
+    for text in [ranked[i] for i in picked] + list(given):
+        open_ -= set(_credited(text, asks, open_))
     added: list[int] = []
     while open_ and len(picked) < cap:
         best, gain = -1, 0.0
         for i, (shares, words) in enumerate(table):
             if i in picked or any(restates(ranked[i], t) for t in [*(ranked[j] for j in picked), *given]):
                 continue  # the same sentence printed again on another page
-            g = sum(_specific(shares, words, asks, k, open_) for k in open_ if shares[k] >= _ANSWERED)
-            g += detail[i] if g else 0.0
+            credited = _credited(ranked[i], asks, open_, shares)
+            g = sum(_specific(shares, words, asks, k, open_) for k in credited)
+            # a unit whose figures several open asks compete for is the less sure answer of each:
+            # the one answering only its own ask goes first ("we repurchased ... $1.7 billion"
+            # before "authorized ... to repurchase up to $10.0 billion")
+            contested = len([k for k in open_ if shares[k] >= _ANSWERED]) - len(credited)
+            g += (detail[i] - _CONTESTED * contested) if g else 0.0
             if g > gain + 1e-9:
                 best, gain = i, g
         if best < 0:
             break
         picked.append(best)
         added.append(best)
-        open_ -= {k for k, s in enumerate(table[best][0]) if s >= _ANSWERED}
+        open_ -= set(_credited(ranked[best], asks, open_, table[best][0]))
     return added
+
+
+# a clause asking only what is left, of the question's topic ("and how much remains?")
+_WHAT_IS_LEFT = frozenset({"remain", "left", "availabl", "outstand", "unused", "unus"})
+_CONTESTED = 0.05  # what a unit's gain loses per open ask it answers but has no figure left for
+
+
+def _credited(text: str, asks: Sequence[Ask], open_: set[int], shares: list[float] | None = None) -> list[int]:
+    """The open asks ``text`` answers, no more of one kind than it prints figures of that kind:
+    one amount answers one amount asked ("authorized a program to repurchase up to $10.0
+    billion" is the authorization, not also the stock bought in the quarter). Of asks competing
+    for its figures, those whose own words stand nearest a figure of their kind are credited."""
+    shares = _shares(text, asks)[0] if shares is None else shares
+    answering = [k for k in open_ if shares[k] >= _ANSWERED]
+    spans = figure_spans(text)
+    out: list[int] = []
+    for kinds in {_ANSWERS.get(asks[k].kind, _ANSWERS["figure"]) for k in answering}:
+        group = [k for k in answering if _ANSWERS.get(asks[k].kind, _ANSWERS["figure"]) == kinds]
+        figures = [(a, b) for a, b, kind in spans if kind in kinds]
+        if len(group) > len(figures):
+            group.sort(key=lambda k: (_distance(text, asks[k], figures), k))
+            group = group[:len(figures)]
+        out += group
+    return sorted(out)
+
+
+def _distance(text: str, ask: Ask, figures: list[tuple[int, int]]) -> int:
+    """How far the nearest of the ask's own words stands from a figure (characters)."""
+    near = len(text)
+    for m in re.finditer(r"[A-Za-z][\w'-]*", text):
+        if any(_same(word_root(t), r) for t in tokenize(m.group(0)) for r in ask.roots):
+            for a, b in figures:
+                near = min(near, abs(m.start() - b) if m.start() >= b else abs(a - m.end()))
+    return near
 
 
 def answering_units(asks: Sequence[Ask], pools: Sequence[Sequence[Passage]], terms: set[str],

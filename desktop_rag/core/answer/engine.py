@@ -16,6 +16,7 @@ Nothing the model says reaches the user unchecked.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -52,6 +53,7 @@ from desktop_rag.core.answer.verify import (
     verify_answer,
 )
 from desktop_rag.core.calculate import calculator as statements_calculator
+from desktop_rag.core.domain.measures import asked_measures, measure_phrase, names_asked_measure
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
 from desktop_rag.core.domain.question import asked_concept, computed_words, counted_noun, printed_count, without_reasons
 from desktop_rag.core.domain.terms import tokenize
@@ -76,6 +78,7 @@ PROSE_QUOTED_REASON = "a prose answer is the filing's own sentences"  # why the 
 _FORM_TERMS = frozenset(tokenize("10-K 10-Q 8-K 10-KT 10-QT"))
 # the sentences or rows a retry from the evidence shows the model, at most
 _RESTATE_UNITS = 3
+_TITLE_LINES = 8  # lines above a quoted row where its table's title is looked for
 
 
 # -- the pipeline -------------------------------------------------------------------------------
@@ -199,6 +202,12 @@ class AnswerEngine:
         # "Which segment grew fastest?": the parts ranked from a table of the filing, each
         # figure read or computed from its cells (core/answer/ranking.py), no model
         ranked = self._ranked(plan, own)
+        more: list[Passage] | None = None
+        if ranked is None and plan.intent is not None and plan.intent.ranking is not None and own:
+            # no table of the parts on the pages read: the further pages retrieved (a segment
+            # note below the MD&A pages that matched)
+            more = self._further_passages(plan, hits, own, doc_scope)
+            ranked = self._ranked(plan, more) if more else None
         if ranked is not None:
             result.answer, result.citations = ranked.text, ranked.citations
             result.calculation, result.computed = ranked.calculation, True
@@ -208,7 +217,7 @@ class AnswerEngine:
             return
         # the other pages retrieved of the asked company's filings: where a fact asked, or a
         # cause, that the passages read lack is looked for before giving up
-        more = self._further_passages(plan, hits, own, doc_scope)
+        more = self._further_passages(plan, hits, own, doc_scope) if more is None else more
         extracted = extractive_answer(asked, plan, own, s.generation.max_citations, idf=self.library.lexical.idf,
                                       ignore=ignore, page_text=self.library.page_text, more=more)
         # A cause, a list, a description or an outlook is answered by the filing's own
@@ -326,6 +335,12 @@ class AnswerEngine:
         if noun and not any(printed_count(noun).search(c.quote) for c in cites):
             # "How many employees": "1,373,961 shares ... of employee restricted stock units" counts shares
             return f"No passage of the filings of {who} gives a number of {noun}; the nearest passages are shown."
+        measures = asked_measures(intent.asked)
+        if len(asks) == 1 and noun == "" and cites and all(self._names_measure_near(c, measures) is False for c in cites):
+            # "total assets of the International segment": a row of its net sales names the
+            # part, not the measure, whatever figure it prints
+            what = asked_concept(intent.asked) or measure_phrase(intent.asked)
+            return f"No passage of the filings of {who} gives {what}; the nearest passages are shown."
         for c in cites:
             page = self.library.page_text(c.doc_id, c.page) if c.doc_id else ""
             at = page.find(c.quote) if page else -1
@@ -344,6 +359,23 @@ class AnswerEngine:
                 return ""
         what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
         return f"No passage of the filings of {who} gives what was asked ({what}); the nearest passages are shown."
+
+    def _names_measure_near(self, cite: Citation, measures: set[str]) -> bool | None:
+        """The quote, or the page above it as far as its table's title (a row "International
+        6,145" under "Total assets:"), names one of the asked ``measures`` (tokens); None when
+        no asked measure can be told by its words (``names_asked_measure``)."""
+        page = self.library.page_text(cite.doc_id, cite.page) if cite.doc_id else ""
+        at = page.find(cite.quote) if page else -1
+        above: list[str] = []
+        # the lines above, up to the table's title ("Net sales by segment were (in millions):"),
+        # not the prose before it ("we do not disclose assets by segment.")
+        for line in reversed(page[:max(0, at)].split("\n")[:-1][-_TITLE_LINES:] if at > 0 else []):
+            if line.rstrip().endswith((".", ";")):
+                break
+            above.append(line)
+            if line.rstrip().endswith(":") and not re.fullmatch(r"[^:]{0,40}:", line.strip()):
+                break
+        return names_asked_measure(" ".join([*above, cite.quote]), measures)
 
     def statement_answer(self, question: str, doc_scope: list[str] | None = None) -> Answer | None:
         """What ``ask`` answers from the statements before any retrieval or generation (a
@@ -565,10 +597,22 @@ class AnswerEngine:
             return None
         terms = set(concept) or set(plan.content_terms) - ignore
         try:
-            return assemble(intent, own, terms, self.library.lexical.idf, ignore, more)
+            return assemble(intent, own, terms, self.library.lexical.idf, ignore, more, self._next_page)
         except Exception as exc:  # an assembler must never break an answer: the extractive one stands
             log.warning("prose assembly failed: %r", exc)
             return None
+
+    def _next_page(self, p: Passage) -> Passage | None:
+        """The whole page after ``p``'s, of its filing (a table or a section the page's end cuts
+        goes on there); None after the last page."""
+        doc, page = p.hit.doc, p.hit.chunk.page + 1
+        if doc.pages and page > doc.pages:
+            return None
+        text = self.library.page_text(doc.doc_id, page)
+        if not text:
+            return None
+        chunk = Chunk(-1, doc.doc_id, -1, page, 0, len(text), text)
+        return Passage(Hit(chunk, doc, 0.0, expanded=True), 0, len(text), text, text)
 
     def _ranked(self, plan: QueryPlan, own: list[Passage]) -> RankingAnswer | None:
         """The ranking a question asks of the company's parts (``QuestionIntent.ranking``) from
@@ -582,14 +626,11 @@ class AnswerEngine:
         pages = list(own)
         have = {(p.hit.chunk.doc_id, p.hit.chunk.page) for p in own}
         for p in own:
-            doc, page = p.hit.doc, p.hit.chunk.page + 1
-            if (doc.doc_id, page) in have or (doc.pages and page > doc.pages):
-                continue
-            have.add((doc.doc_id, page))
-            text = self.library.page_text(doc.doc_id, page)
-            if text:
-                chunk = Chunk(-1, doc.doc_id, -1, page, 0, len(text), text)
-                pages.append(Passage(Hit(chunk, doc, 0.0, expanded=True), 0, len(text), text, text))
+            key = (p.hit.doc.doc_id, p.hit.chunk.page + 1)
+            following = None if key in have else self._next_page(p)
+            if following is not None:
+                have.add(key)
+                pages.append(following)
         try:
             out = ranking_answer(intent, pages)
             if out is None or not intent.wants_reasons:

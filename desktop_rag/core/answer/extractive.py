@@ -14,6 +14,7 @@ from desktop_rag.core.answer.asks import (
     answered,
     answering_units,
     ask_bonus,
+    counts_a_part,
     gives_kind,
     read_asks,
     unit_context,
@@ -91,17 +92,30 @@ def extractive_answer(
     # coverings" in a sentence about employees' safety)
     noun = counted_noun(plan.asked or plan.original) if len(asks) == 1 and asks[0].kind == "count" else ""
     counted = printed_count(noun, labelled=False) if noun else None
-    if counted is not None and not counted.search(p0.text[a0:b0]):
-        further = True
+    if counted is not None and (not counted.search(p0.text[a0:b0]) or counts_a_part(unit_context(p0.text, a0, b0), asks[0])):
+        further = True  # no count of the noun, or a part's count ("FedEx Ground employed ..."): the whole's is looked for
     if len(asks) > 1 or further:
         years = asked_years(plan.asked or plan.original) if want_numbers else None
         cap = min(MAX_ASK_QUOTES, max(max_quotes, len(asks)))
-        found = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,
-                                asked_years=years,
-                                keep=(lambda text: bool(counted.search(text))) if further and counted else None)
-        if further:
-            found = [u for u in found
-                     if min(answered(unit_context(u[1].text, u[2], u[3]), asks).values(), default=0.0) >= 0.99]
+        def units(keep: Callable[[str], bool] | None) -> list[tuple[float, Passage, int, int]]:
+            found = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,
+                                    asked_years=years, keep=keep)
+            if further:
+                # every word asked carried; for a count, its noun however the filing words people
+                # ("how many people": "328,000 ... employees")
+                need = 0.49 if counted is not None else 0.99
+                found = [u for u in found
+                         if min(answered(unit_context(u[1].text, u[2], u[3]), asks).values(), default=0.0) >= need
+                         and (counted is None or counted.search(u[1].text[u[2]:u[3]]))]
+            return found
+
+        found: list[tuple[float, Passage, int, int]] = []
+        if further and counted is not None:
+            # the whole company's count before a part's ("FedEx Ground employed ...")
+            found = units(lambda text: bool(counted.search(text)) and not counts_a_part(text, asks[0]))
+            found = found or units(lambda text: bool(counted.search(text)))
+        else:
+            found = units(None)
         chosen = found or chosen
     best = chosen[0]
     after = _answering_next(best, asks)

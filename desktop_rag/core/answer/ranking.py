@@ -736,9 +736,19 @@ def _and(items: list[str]) -> str:
 
 def _lead(c: _Candidate, ask: RankingAsk) -> object:
     """What a candidate answers: the leading part, or the parts that moved as asked."""
+    if ask.select == "each":
+        return tuple(sorted(p.row.label for p in c.parts))
     if ask.select:
         return tuple(p.row.label for p in c.parts if (p.value > 0) == (ask.select == "grew") and p.value)
     return c.parts[0].row.label
+
+
+def _singular(kind: str) -> str:
+    """"segments" -> "segment", "businesses" -> "business", "categories" -> "category"."""
+    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("s", "")):
+        if kind.endswith(plural) and not kind.endswith("ss"):
+            return kind[:-len(plural)] + one
+    return kind
 
 
 def _fmt_amount(cell: _Cell, scale: str, money: bool) -> str:
@@ -827,7 +837,11 @@ def _answer(intent: QuestionIntent, c: _Candidate) -> RankingAnswer:
         # "... and what share of segment sales?": the leader's share of the table's total, computed
         text += (f" {lead.row.label} was {(lead.current.value or 0) / c.whole.value * 100:.1f}% of {total.label} "
                  f"({_fmt_amount(c.whole, c.table.scale, c.money)}), computed from the two cells.")
-    if ask.select:
+    if ask.select == "each":
+        # "..., and what were net sales for each?": every part's figure, the largest first, no verdict
+        head = f"{(ask.measure or what)[:1].upper()}{(ask.measure or what)[1:]} by {_singular(ask.kind)} {when}"
+        text = f"{head}: {'; '.join(other(p) for p in c.parts)}."
+    elif ask.select:
         # "Which segments grew ...?": those that did, then the others
         moved = [p for p in c.parts if (p.value > 0) == (ask.select == "grew") and p.value != 0]
         still = [p for p in c.parts if p not in moved]

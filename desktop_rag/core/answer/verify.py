@@ -469,9 +469,13 @@ def about_other_years(sentence: str, asked_years: set[int]) -> bool:
     of them asked, and compares nothing ("During the year ended December 31, 2019, the Company
     repurchased ..." for a 2021 question). Table rows are read by their columns, not here."""
     words, figures = len(re.findall(r"[A-Za-z]{2,}", sentence)), len(numbers_in(sentence))
-    if words < 6 or words < 2 * figures or _COMPARED.search(sentence):
-        return False  # a table row (or too short to tell), or a comparison
+    if words < 6 or words < 2 * figures:
+        return False  # a table row, or too short to tell
     years = find_periods(sentence).every_year
+    if _COMPARED.search(sentence):
+        # a comparison is of the asked year unless it sets two earlier years against each other
+        # ("recorded in 2017, with no corresponding activity in 2016" for a 2018 question)
+        return bool(asked_years) and len(years) >= 2 and max(years) < min(asked_years)
     return bool(years) and not years & asked_years
 
 

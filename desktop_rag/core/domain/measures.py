@@ -211,6 +211,41 @@ def asked_measures(question: str) -> set[str]:
     return (set(tokenize(question)) & measure_terms()) | ({"revenue"} if asks_sales_by_verb(question) else set())
 
 
+# Measure tokens a filing may print under other words than the analyst's, or that qualify more
+# than they name ("income" is "earnings", a "rate" is of anything): a text lacking them says
+# nothing of whether it gives the measure
+_LOOSE_MEASURES = frozenset({
+    "rate", "ratio", "capital", "cash", "return", "returns", "outstanding", "working", "turnover", "yield", "payout",
+    "intensity", "turn", "income", "profit", "earning", "cost", "expense", "charge", "spending", "compensation",
+    "loss", "flow", "provision", "share", "margin", "development", "investment", "obligation", "tax", "taxe",
+    "employee", "headcount", "grossmargin", "opincome", "netincome", "opcashflow", "fcf", "opex", "etr"})
+# the words filings print one measure by ("total debt": "notes payable and other borrowings")
+_MEASURE_KIN: dict[str, frozenset[str]] = {
+    # ("segment sales": the tokenizer reads "net sales" as revenue, "sales" alone as sale)
+    "sale": frozenset({"sale", "revenue"}),
+    "revenue": frozenset({"revenue", "sale"}),
+    "debt": frozenset({"debt", "borrowing", "note", "loan", "senior", "credit"}),
+    "borrowing": frozenset({"debt", "borrowing", "note", "loan"}),
+    "buyback": frozenset({"buyback", "repurchase", "repurchased", "treasury"}),
+    "dividend": frozenset({"dividend", "distribution"}),
+    "liability": frozenset({"liability", "obligation"}),
+    "equity": frozenset({"equity", "stockholder", "shareholder", "shareowner", "deficit"}),
+}
+
+
+def names_asked_measure(text: str, asked: set[str]) -> bool | None:
+    """Does ``text`` name one of the ``asked`` measures (tokens, ``asked_measures``) by a word
+    filings print it by? None when every asked measure is one the text may give under other
+    words (``_LOOSE_MEASURES``): no verdict."""
+    from desktop_rag.core.domain.terms import tokenize
+
+    strict = asked - _LOOSE_MEASURES
+    if not strict:
+        return None
+    words = set(tokenize(text))
+    return any(words & _MEASURE_KIN.get(m, frozenset({m})) for m in strict)
+
+
 # The lines a derived measure moves through, as tokens: a filing explains the movement of these
 # where the analyst asks about the derived one ("Provision for income taxes decreased ...
 # primarily due to" for a fall of the effective tax rate; the tax charge for a net loss beside

@@ -290,3 +290,36 @@ def test_a_count_of_a_kind_of_the_noun_asked_is_a_part_of_it() -> None:
     # how filings count the whole ("regular employees") is no kind of it
     [people] = read_asks(read_question("How many employees did the company have at year-end 2019?"), set(), None)
     assert ask_match("At December 31, 2019, the company had approximately 23,000 regular employees.", people) == 1.0
+
+
+def test_one_figure_answers_one_fact_and_the_sure_answer_of_each_goes_first() -> None:
+    """"authorized a program to repurchase up to $10.0 billion" prints one amount: it is the
+    authorization or the stock bought back, not both; the sentence giving only the stock bought
+    back answers that, and the remaining authorization is the one about the program."""
+    asks = _asks("Acme buyback: per the 10-Q for the quarter ended October 31, 2022, how big is the authorization, "
+                 "how much stock was repurchased in the quarter, and how much remains?")
+    ranked = ["Current remaining performance obligation as of October 31, 2022 was approximately $20.9 billion.",
+              "As of October 31, 2022, we were authorized to purchase a remaining $8.3 billion of our common stock under "
+              "the Share Repurchase Program.",
+              "In August 2022, our Board of Directors authorized a program to repurchase up to $10.0 billion of our common "
+              "stock.",
+              "During the three months ended October 31, 2022, we repurchased approximately 11 million shares of our common "
+              "stock for approximately $1.7 billion."]
+    assert sorted(cover(asks, ranked, [], 3)) == [1, 2, 3]  # not the performance obligation
+
+
+def test_what_was_paid_is_the_purchase_price_printed() -> None:
+    asks = _asks("What did Acme pay for Widgetco according to its FY2017 10-K?")
+    price = "The total preliminary purchase price for Widgetco was approximately $9.1 billion."
+    notes = "In connection with our acquisition of Widgetco, we assumed $310 million par value of convertible notes."
+    assert cover(asks, [notes, price], [], 1) == [1]
+
+
+def test_a_count_of_a_part_is_told_from_the_whole_companys() -> None:
+    from desktop_rag.core.answer.asks import counts_a_part
+
+    ask = _asks("How many employees did FedEx have as of May 31, 2023?")[0]
+    assert counts_a_part("As of May 31, 2023, FedEx Ground employed approximately 56,000 permanent full-time and "
+                         "approximately 136,000 permanent part-time employees.", ask)
+    assert not counts_a_part("As of May 31, 2023, FedEx employed approximately 328,000 permanent full-time and "
+                             "approximately 201,000 permanent part-time employees.", ask)

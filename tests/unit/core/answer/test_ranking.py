@@ -443,3 +443,19 @@ def test_the_basis_of_a_figure_is_no_part_ranked() -> None:
             "\u2022 Comparable sales in the International Operated segment increased 13.3%.\n")
     out = _rank("Rank the segments by 2022 comparable sales growth.", {8: page}, ANNUAL)
     assert out is not None and [n for n, _ in out.ranked] == ["International Operated", "U.S."]
+
+
+def test_each_parts_figure_asked_is_listed_without_a_verdict() -> None:
+    """"What segments did it report, and what were net sales for each?": every part's figure of
+    the asked period, read from its cell, and no "highest" the question did not ask."""
+    out = _rank("What reportable segments did Acme use in Q2 2023, and what were net sales for each?", {12: SEGMENTS})
+    assert out is not None
+    assert out.text.startswith("Net sales by segment in the three months ended June 30, 2023: Widgets ($1,200 million;")
+    assert "Gadgets ($450 million" in out.text and "Services ($700 million" in out.text
+    assert "highest" not in out.text and "Corporate" not in out.text
+    _quotes_are_page_text(out, {12: SEGMENTS})
+
+
+def test_the_parts_listed_before_by_do_not_hide_a_rank_asked() -> None:
+    out = _rank("Rank Acme's three segments (Widgets, Gadgets, Services) by net sales for Q2 2023.", {12: SEGMENTS})
+    assert out is not None and out.ranked[0] == ("Widgets", 1200.0)

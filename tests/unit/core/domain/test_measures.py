@@ -89,3 +89,19 @@ def test_a_derived_measure_moves_through_its_lines_not_through_itself() -> None:
     through_net = moves_through(asked_measures("Why did net income fall while operating income rose?"))
     assert "taxe" in through_net and "opincome" not in through_net  # asked itself: not a line it moves through
     assert moves_through(asked_measures("Why did revenue grow?")) == set()  # revenue moves through its parts
+
+
+def test_a_text_names_the_asked_measure_or_says_nothing_of_it() -> None:
+    from desktop_rag.core.domain.measures import asked_measures, names_asked_measure
+
+    assets = asked_measures("What were total assets of the International segment at December 31, 2022?")
+    assert names_asked_measure("Net sales: International 6,145 5,691 5,341", assets) is False
+    assert names_asked_measure("Total assets: North America 80,000 International 9,000", assets) is True
+    # printed under its filers' words: total debt as notes payable and borrowings
+    assert names_asked_measure("Notes payable and other borrowings, current 3,750",
+                               asked_measures("What was Acme's total debt at year-end?")) is True
+    # a segment's sales printed as net sales
+    assert names_asked_measure("Net sales in the Life Sciences segment increased by $236 million",
+                               asked_measures("How did its Life Sciences segment sales change in 2021?")) is True
+    # income may be printed as earnings: no verdict
+    assert names_asked_measure("Net earnings 1,200", asked_measures("What was net income in 2022?")) is None
