@@ -27,7 +27,7 @@ from desktop_rag.core.answer.verify import (
     whole_pages,
 )
 from desktop_rag.core.domain.measures import is_count_label
-from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES
+from desktop_rag.core.domain.periods import MONTH_NAME_RE, MONTH_NAMES, find_periods
 from desktop_rag.core.domain.question import ASK_GRAMMAR, QuestionIntent, counted_noun, timing_of
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, tokenize, word_root
 from desktop_rag.core.ingest.chunking import is_table_row
@@ -258,12 +258,32 @@ def unit_context(page: str, a: int, b: int) -> str:
     """The unit page[a:b] as read for the facts asked: a row giving the row above it as a share
     ("Percentage of net revenues 60%" under "International 6,463") is read with that row's label."""
     unit = page[a:b]
-    if not _SHARE_ROW.match(unit) or not is_table_row(unit):
+    if not is_table_row(unit):
         return unit
+    if not _SHARE_ROW.match(unit):
+        parent = _parent_heading(page, a)
+        return f"{parent} {unit}" if parent else unit
     above = page[:a].rstrip("\n").rsplit("\n", 1)[-1]
     first = _NUMBER.search(above)
     label = above[:first.start()].strip() if first else ""
     return f"{label} {unit}" if label and is_table_row(above) else unit
+
+
+_PARENT_REACH = 8  # table rows above a row where the heading of its group is looked for
+
+
+def _parent_heading(page: str, at: int) -> str:
+    """The heading of the group a table row sits in ("Net transaction revenues:" over
+    "Marketplace $ 6,107 ..." and "StubHub 937 29% 725"): the nearest line above ending in a
+    colon with no figure, over rows of the table only; "" when there is none."""
+    lines = page[:at].rstrip("\n").split("\n")
+    for line in reversed(lines[-_PARENT_REACH:]):
+        text = line.strip()
+        if text.endswith(":") and not _NUMBER.search(text) and len(text) <= 80:
+            return text.rstrip(":")
+        if not text or not is_table_row(text):
+            return ""
+    return ""
 
 
 # "which segment posted the strongest growth": a ranking of parts, whatever shape the question reads as
@@ -278,7 +298,7 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
     unless it asks facts of several kinds."""
     if intent is None or intent.ask == "ranking" or _SUPERLATIVE.search(intent.asked):
         return []
-    if intent.ask == "comparison" and len({fact.kind for fact in intent.asks}) < 2:
+    if intent.ask == "comparison" and len({fact.kind for fact in intent.asks}) < 2 and not _OVER_TIME.search(intent.asked):
         # one measure compared across parts or periods; a question asking facts of several kinds
         # ("how many shares did it issue, and what were they worth versus the liability") is
         # answered by the sentences giving each
@@ -298,8 +318,8 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         if _PAID_FOR.search(words):
             weights["paid"] = 1.0
         own = frozenset(weights) | frozenset(_INITIALS.findall(words))
-        if fact.topic and (not weights or _POINTS_BACK.search(fact.words) or set(weights) <= _WHAT_IS_LEFT):
-            # ("and how much remains": what is left of the topic)
+        if fact.topic and (not weights or _POINTS_BACK.search(fact.words) or set(weights) <= _OF_THE_TOPIC):
+            # ("and how much remains", "and YoY growth?": what is left of the topic, how it grew)
             # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the
             # plan (the topic's words weigh half beside the clause's own)
             share = 0.5 if weights else 1.0
@@ -547,10 +567,16 @@ _LEGAL_FORMS = frozenset({"inc", "incorporated", "corporation", "corp", "company
 
 def counts_a_part(text: str, ask: Ask) -> bool:
     """``text`` counts what ``ask`` counts only for a part of the company the question does not
-    name ("FedEx Ground employed approximately 56,000 ..." for how many people FedEx employs)."""
-    details = [_detail(text, ask, a, b, kind) for a, b, kind in figure_spans(text) if kind == "count"]
-    counted = [d for d in details if d > 0]
-    return bool(counted) and min(counted) < 1.0  # (its later figures follow the same subject)
+    name ("FedEx Ground employed approximately 56,000 ..." for how many people FedEx employs),
+    or only a kind of it ("155 franchised stores" for how many stores)."""
+    counts = [(a, b) for a, b, kind in figure_spans(text) if kind == "count"]
+    counted = [(_detail(text, ask, a, b, "count"), b) for a, b in counts]
+    counted = [(d, b) for d, b in counted if d > 0]
+    if not counted:
+        return False
+    # (its later figures follow the same subject); or each a kind of the noun asked ("155
+    # franchised stores" for how many stores)
+    return min(d for d, _ in counted) < 1.0 or all(_qualified_count(text, b, ask) for _, b in counted)
 
 
 def _detail(text: str, ask: Ask, a: int, b: int, kind: str) -> float:
@@ -599,6 +625,11 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     # provides for $5.5 billion in the form of $3.5 billion ..., $1.5 billion ... and $500 million")
     detail = [0.02 * min(5, sum(_detail(text, a, x, y, k) for a in asks for x, y, k in figure_spans(text)))
               for text in ranked]
+    # of equal answers, the one printing the date the question names ("At October 29, 2022, we
+    # operated 2,794 stores" before "last year we operated 161 stores as compared with 11")
+    dates = find_periods(" ".join(a.words for a in asks)).dates
+    if dates:
+        detail = [d + (_ON_THE_DATE if find_periods(text).dates & dates else 0.0) for d, text in zip(detail, ranked, strict=True)]
     open_ = set(range(len(asks)))
     for text in [ranked[i] for i in picked] + list(given):
         open_ -= set(_credited(text, asks, open_))
@@ -625,9 +656,17 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     return added
 
 
-# a clause asking only what is left, of the question's topic ("and how much remains?")
-_WHAT_IS_LEFT = frozenset({"remain", "left", "availabl", "outstand", "unused", "unus"})
-_CONTESTED = 0.05  # what a unit's gain loses per open ask it answers but has no figure left for
+# a clause asking only what is left of the question's topic, or how it moved ("and how much
+# remains?", "and YoY growth?")
+# a comparison with an earlier period of the company's own figure ("how many stores ..., and how
+# did that compare with a year earlier?"): its sentences give both ("2,794 stores as compared with 2,956")
+_OVER_TIME = re.compile(r"\b(?:a\s+year\s+(?:earlier|ago|before)|prior[-\s]year|previous\s+year|last\s+year|year[-\s]ago|"
+                        r"year[-\s]over[-\s]year|yoy|(?:the\s+)?(?:prior|previous|preceding)\s+(?:year|quarter|period))\b",
+                        re.I)
+_OF_THE_TOPIC = frozenset({"remain", "left", "availabl", "outstand", "unused", "unus",
+                           "yoy", "qoq", "growth", "grow", "grew", "chang", "increas", "declin", "decreas"})
+_CONTESTED = 0.05
+_ON_THE_DATE = 0.05  # what printing the asked date adds to a unit's gain  # what a unit's gain loses per open ask it answers but has no figure left for
 
 
 def _credited(text: str, asks: Sequence[Ask], open_: set[int], shares: list[float] | None = None) -> list[int]:

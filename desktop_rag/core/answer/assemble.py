@@ -45,7 +45,7 @@ CAUSAL = re.compile(
     # (not a line's name: "Net income attributable to common stock", "Income (loss) Attributable to")
     r"as\s+a\s+result\s+of|result(?:ed|ing)?\s+from|(?<!income\s)(?<!\(loss\)\s)(?<!loss\s)(?<!earnings\s)"
     r"(?<!amounts\s)attributable\s+to|reflect(?:s|ed|ing)?|"
-    r"(?:partially|partly)\s+offset\s+by|offset\s+by|because\s+of|led\s+by|caused\s+by|owing\s+to|"
+    r"(?:partially|partly)\s+off-?set\s+by|off-?set\s+by|because\s+of|led\s+by|caused\s+by|owing\s+to|"
     r"contribut(?:ed|ing)\s+to|on\s+(?:higher|lower|strong|weak)|thanks\s+to|impacted\s+by|affected\s+by|"
     r"benefit(?:ed)?\s+from|unfavorabl[ey]\s+impact|favorabl[ey]\s+impact|headwinds?|tailwinds?|drivers?\s+of|"
     r"(?:partially|partly)\s+offset\s+in\s+\w+\s+by|"
@@ -447,7 +447,7 @@ _BREAKDOWN = re.compile(
     r"figure|spending|investment|expenditure)s?|this|these(?:\s+amounts)?|it)\s+(?:includes?|included|consists?\s+of|"
     r"comprises?|is\s+comprised\s+of)\b|^\s*of\s+(?:this|that|these|the\s+total)\b", re.I)
 # a sentence offsetting the cause before it: "This activity was partially offset by ...", "Partially offsetting ..."
-_OFFSET = re.compile(r"^(?:(?:this|these|the|such)\b[^.]{0,60}?\b(?:partially|partly)?\s*offset\s+(?:in\s+\w+\s+)?by|"
+_OFFSET = re.compile(r"^(?:(?:this|these|the|such)\b[^.]{0,60}?\b(?:partially|partly)?\s*off-?set\s+(?:in\s+\w+\s+)?by|"
                      r"(?:partially|partly)\s+offsetting|offsetting\s+(?:this|these))", re.I)
 # a sentence about the movement just told ("This decrease was primarily driven by ...", "The
 # increase reflects ..."): its cause, whatever words it names the measure by

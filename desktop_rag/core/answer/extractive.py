@@ -92,8 +92,13 @@ def extractive_answer(
     # coverings" in a sentence about employees' safety)
     noun = counted_noun(plan.asked or plan.original) if len(asks) == 1 and asks[0].kind == "count" else ""
     counted = printed_count(noun, labelled=False) if noun else None
-    if counted is not None and (not counted.search(p0.text[a0:b0]) or counts_a_part(unit_context(p0.text, a0, b0), asks[0])):
-        further = True  # no count of the noun, or a part's count ("FedEx Ground employed ..."): the whole's is looked for
+    context0 = unit_context(p0.text, a0, b0)
+    if counted is not None and (not counted.search(p0.text[a0:b0]) or counts_a_part(context0, asks[0])
+                                or not answered(context0, asks)):
+        # no count of the noun, a part's count ("FedEx Ground employed ...") or a count that
+        # answers less than half the ask ("155 franchised stores" for the stores operated): the
+        # whole's is looked for
+        further = True
     if len(asks) > 1 or further:
         years = asked_years(plan.asked or plan.original) if want_numbers else None
         cap = min(MAX_ASK_QUOTES, max(max_quotes, len(asks)))

@@ -53,7 +53,10 @@ _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent
 # A name written camel-case ("eBay", "iPhone") after a stop starts a sentence even after an
 # initial: "... were located in the U.S. eBay has ..."
 _SENTENCE_END = re.compile(r"(?<=[.;])(?<!\b[A-Z]\.)(?<!\bInc\.)(?<!\bCo\.)(?<!\bNo\.)(?<!\bCorp\.)(?<!\d\sa\.m\.)"
-                           r"(?<!\d\sp\.m\.)\s+(?=[A-Z(])|(?<=\.)\s+(?=[a-z]{1,2}[A-Z][a-z])")
+                           r"(?<!\d\sp\.m\.)\s+(?=[A-Z(])|(?<=\.)\s+(?=[a-z]{1,2}[A-Z][a-z])|"
+                           # "... of MercadoLibre, Inc. Our effective tax rate was": a company's
+                           # "Inc." ending a sentence, the next opening with a word only a sentence opens with
+                           r"(?:(?<=\bInc\.)|(?<=\bCorp\.))\s+(?=(?:Our|The|This|These|That|We|During|It)\s)")
 _REFUSAL_RE = re.compile(r"not in (the )?corpus|cannot (be )?(answer|determin|find)|no information|not (provided|mentioned|available)|unable to", re.I)
 
 
@@ -240,8 +243,12 @@ def is_row_unit(text: str) -> bool:
 
 # what only prose prints among its figures: a scale word spelt out twice ("totaled $35.9 billion,
 # compared with $35.6 billion"), or one sentence ending and the next beginning on the line
-_PROSE_FIGURES = re.compile(r"(?:million|billion|thousand).*(?:million|billion|thousand)|"
-                            r"[a-z%)\d]\.\s+(?:The|This|These|That|In|During|As|Our|We|It)\b")
+_PROSE_FIGURES = re.compile(r"\b(?:million|billion|thousand)\b.*\b(?:million|billion|thousand)\b|"
+                            r"[a-z%)\d]\s?\.\s+(?:The|This|These|That|In|During|As|Our|We|It)\b|"
+                            # words running on to a year after a preposition ("... during 2016
+                            # compared to 2015"): the sentence goes on below
+                            r"(?:[A-Za-z]{2,}\s+){6,}.*\b(?:in|to|during|from|since|than|versus|vs\.)\s+"
+                            r"(?:fiscal\s+)?(?:19|20)\d\d\s*$")
 
 
 _SIGN_CELL = re.compile(r"(?<!\S)(?:[$\u20ac\u00a3\u00a5]|\*{1,3}|n/?m|NM)(?!\S)")

@@ -475,6 +475,29 @@ class Calculator:
             # a metric of balances asked at a date ("working capital as of June 30, 2023") is
             # that date's column, whatever period of flows the filing reports
             period = at if at is not None and at.end == self.dates[-1] else self._main_period()
+        try:
+            return self._metric_at(m, period)
+        except CannotCompute:
+            longer = self._year_to_date(m, period)
+            if longer is None:
+                raise
+            # a 10-Q's cash flow statement prints the year to date only: a quarter's ratio of a
+            # cash flow ("capex as a share of revenue") is that of the year to date, both inputs
+            # of the same months (each input says which)
+            return self._metric_at(m, longer)
+
+    def _year_to_date(self, m: Metric, period: Period) -> Period | None:
+        """The longer column ending on ``period``'s date that the cash flow statement prints,
+        when ``m`` is a ratio or rate that reads a cash flow and ``period`` is shorter than a year;
+        else None."""
+        if not period.months or period.months >= 12 or m.unit == "currency" or not any(
+                "cash_flow" in concept_named(c).kinds for _, c, _ in m.needs):
+            return None  # (an amount of six months is no answer for a quarter; a ratio of them is)
+        longer = [p for st in self.statements if st.kind == "cash_flow" for p in st.periods
+                  if p.end == period.end and p.months > period.months]
+        return min(longer, key=lambda p: p.months) if longer else None
+
+    def _metric_at(self, m: Metric, period: Period) -> tuple[float, list[_Picked]]:
         year_end = bool(_YEAR_END.search(self.q))
         values: dict[str, float] = {}
         picks: list[_Picked] = []
@@ -858,7 +881,9 @@ class Calculator:
         yes = any(met) if j.rule == "any" else all(met)
         company = self.doc.meta.company or self.doc.file_name
         # a judgement of balances only is as of their date, not of the period's flows
-        when = column_period_name(picks[0].period if all(p.period.months == 0 for p in picks) else period)
+        flows = [p.period for p in picks if p.period.months]
+        # (the year to date when the cash flow statement prints no quarter: the inputs' months)
+        when = column_period_name(picks[0].period if not flows else max(flows, key=lambda x: x.months))
         rule = "either measure at its threshold" if j.rule == "any" else "every measure at its threshold"
         headline = f"{'Yes' if yes else 'No'}: {company} {'is' if yes else 'is not'} {j.adjective} by the usual measures ({when})"
         inputs, cites, where = self._receipts(picks)

@@ -15,7 +15,7 @@ from desktop_rag.core.domain.periods import FY_SHORT_RE, FY_TOKEN_RE, QY_TOKEN_R
 
 # Bump when the alias table or tokenisation changes: stored chunk tokens are then
 # recomputed from their text on the next load (no re-embedding needed).
-TOKENIZER_VERSION = 4  # 3: running headers/footers not indexed (library.lexical_text); 4: buyback verbs
+TOKENIZER_VERSION = 5  # 3: running headers/footers not indexed (library.lexical_text); 4: buyback verbs; 5: "from a year ago" is yoy
 
 # canonical token -> phrases that mean it (lower-case; regex allowed). Longest match wins.
 FINANCE_ALIASES: dict[str, list[str]] = {
@@ -32,7 +32,7 @@ FINANCE_ALIASES: dict[str, list[str]] = {
     "opex": ["opex", "operating expenses", "total operating expenses"],
     "eps": ["eps", "earnings per share", "net income per share", "earnings per common share"],
     "yoy": ["yoy", "y/y", "year over year", "year-over-year", "compared to the prior year",
-            "from the prior year"],
+            "from the prior year", "from a year ago", "from the year-ago quarter", "versus the prior year"],
     "qoq": ["qoq", "q/q", "quarter over quarter", "quarter-over-quarter", "sequential(?:ly)?"],
     "revenue": ["revenues?", "net sales", "total net sales", "net revenues?", "total revenues?",
                 "top line"],

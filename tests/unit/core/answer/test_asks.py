@@ -323,3 +323,35 @@ def test_a_count_of_a_part_is_told_from_the_whole_companys() -> None:
                          "approximately 136,000 permanent part-time employees.", ask)
     assert not counts_a_part("As of May 31, 2023, FedEx employed approximately 328,000 permanent full-time and "
                              "approximately 201,000 permanent part-time employees.", ask)
+
+
+def test_the_count_on_the_asked_date_before_one_told_without_it() -> None:
+    asks = _asks("How many stores was Acme operating at October 29, 2022, and how did that compare with a year earlier?")
+    assert [a.kind for a in asks] == ["count"]  # a comparison with an earlier period still asks the count
+    ranked = ["Additionally, the wind down of the Widget business negatively affected sales, last year we operated 161 "
+              "stores as compared with 11 this quarter.",
+              "At October 29, 2022, we operated 2,794 stores as compared with 2,858 and 2,956 stores at January 29, 2022 "
+              "and October 30, 2021, respectively."]
+    assert cover(asks, ranked, [], 1) == [1]
+
+
+def test_a_table_row_is_read_with_the_heading_of_its_group() -> None:
+    """"StubHub 937 29% 725" under "Net transaction revenues:" is StubHub's net transaction
+    revenue; the total row below it names the measure but not the part asked."""
+    from desktop_rag.core.answer.asks import unit_context
+
+    page = ("Net Revenues by Type:\nNet transaction revenues:\nMarketplace $ 6,107 —% $ 6,103\nStubHub 937 29% 725\n"
+            "Total net transaction revenues 7,044 3% 6,828\n")
+    row = page.index("StubHub 937")
+    assert unit_context(page, row, row + len("StubHub 937 29% 725")) == "Net transaction revenues StubHub 937 29% 725"
+    asks = _asks("How much net transaction revenue did StubHub generate in 2016?")
+    ranked = [unit_context(page, page.index(r), page.index(r) + len(r))
+              for r in ("Total net transaction revenues 7,044 3% 6,828", "StubHub 937 29% 725")]
+    assert cover(asks, ranked, [], 1) == [1]
+
+
+def test_up_from_a_year_ago_is_a_year_over_year_growth() -> None:
+    asks = _asks("Acme Q3 2023: Gaming revenue and YoY growth?")
+    sentence = "Gaming revenue for the third quarter was $2.86 billion, up 81% from a year ago and up 15% from the previous quarter."
+    row = "Revenue Gaming 2,856 1,574 7,582 7,236"
+    assert cover(asks, [row, sentence], [], 2) == [1]  # one quote answers both

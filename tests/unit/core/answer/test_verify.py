@@ -1092,3 +1092,19 @@ def test_a_yes_against_quotes_that_all_deny_it_is_not_shown() -> None:
     assert verdict_with_quotes("yes", [denies, authorised], concept, None) == (
         "Yes. In 2022 the Board authorized repurchases of our common stock. … There were no repurchases of our "
         "common stock during the nine months.")
+
+
+def test_a_prose_line_running_on_to_a_year_or_a_second_scale_word_is_no_table_row() -> None:
+    page = ("Our effective tax rate was (99.5)% in 2016 compared to 19.1% in 2015 . The decrease in our effective tax rate "
+            "during 2016 compared to 2015\nwas primarily due to the recognition in 2016 of deferred tax assets of "
+            "approximately $4.6 billion. This was partially off-set by the $485 million tax effect on the $1.3 billion "
+            "gain on the sale of our equity holdings\nof MercadoLibre, Inc.\nOur effective tax rate was 19% in 2015 "
+            "compared to 134% in 2014.\n")
+    units = [page[a:b] for a, b in split_units(page)]
+    assert units[0] == "Our effective tax rate was (99.5)% in 2016 compared to 19.1% in 2015 ."
+    assert units[1].startswith("The decrease in our effective tax rate during 2016 compared to 2015\nwas primarily due")
+    # a company's "Inc." ends its sentence when the next opens as a sentence does
+    assert units[2].endswith("of MercadoLibre, Inc.") and units[3].startswith("Our effective tax rate was 19%")
+    from desktop_rag.core.answer.verify import is_row_unit
+
+    assert not is_row_unit("totaled $35.9 billion, compared with $35.6 billion 2022")

@@ -119,3 +119,22 @@ def test_whether_a_line_was_paid_is_its_cell_a_dash_is_no(pge_2019) -> None:
     yes = _ask(pge_2019, "Did PG&E pay a common stock dividend in 2017?")
     assert yes is not None and yes.calculation is not None and yes.calculation.result == 1.0
     assert "$1,021 million" in yes.text
+
+
+def test_a_quarters_cash_flow_ratio_is_the_year_to_dates_when_only_that_is_printed(american_water) -> None:
+    """A 10-Q's cash flow statement prints the six months only: "capital-intensive ... for the
+    quarter ended June 30, 2023" reads capex and revenue of the six months, and says so."""
+    out = _ask(american_water, "Is American Water Works a capital-intensive business based on its 10-Q for the quarter "
+                               "ended June 30, 2023? Answer yes or no with supporting figures.")
+    assert out is not None and out.calculation is not None, out
+    assert out.text.startswith("Yes: American Water Works Company, Inc. is capital-intensive by the usual measures "
+                               "(6 months ended 2023-06-30)")
+    assert "capital expenditure as % of revenue 56.7%" in out.text
+    assert {i.period for i in out.calculation.inputs if "expenditures" in i.label.lower()} == {"6 months ended 2023-06-30"}
+
+
+def test_a_year_end_written_with_its_day_is_that_fiscal_year(ebay) -> None:
+    out = _ask(ebay, "What was eBay's operating margin for fiscal 2016 (FYE Dec 31, 2016), defined as income from "
+                     "operations / net revenues; give the answer in percent rounded to two decimals?")
+    assert out is not None and out.calculation is not None, out
+    assert out.calculation.result == 25.89 and "not read clearly" not in out.text
