@@ -166,9 +166,10 @@ def test_stop_cancels_generation(qtbot, make_window, shared) -> None:  # type: i
     qtbot.waitUntil(lambda: bool(win.model_name) and not win.runner.busy, timeout=180_000)
     win.new_conversation()
     t0 = time.monotonic()
-    # A question of prose, not of a statement line (those are computed without the model):
-    # answered by the model, token by token.
-    ex = win.ask("What legal proceedings does Apple describe in Q3 2023?")
+    # A figure that is no statement line (those are computed without the model), asked of the
+    # filing's sentences: answered by the model, token by token. (A cause, list or description
+    # is the filing's own sentences, quoted without the model.)
+    ex = win.ask("How much did Apple spend on share repurchases in Q3 2023?")
     assert ex is not None and win.ask_job is not None
     assert any(a.shortcut().toString() == "Esc" for a in win.actions() if a.text() == "Stop answer")
     tokens_before_stop: list[str] = []
