@@ -656,17 +656,17 @@ def cover(asks: Sequence[Ask], ranked: Sequence[str], chosen: Sequence[int], cap
     return added
 
 
-# a clause asking only what is left of the question's topic, or how it moved ("and how much
-# remains?", "and YoY growth?")
 # a comparison with an earlier period of the company's own figure ("how many stores ..., and how
 # did that compare with a year earlier?"): its sentences give both ("2,794 stores as compared with 2,956")
 _OVER_TIME = re.compile(r"\b(?:a\s+year\s+(?:earlier|ago|before)|prior[-\s]year|previous\s+year|last\s+year|year[-\s]ago|"
                         r"year[-\s]over[-\s]year|yoy|(?:the\s+)?(?:prior|previous|preceding)\s+(?:year|quarter|period))\b",
                         re.I)
+# a clause asking only what is left of the question's topic, or how it moved ("and how much
+# remains?", "and YoY growth?")
 _OF_THE_TOPIC = frozenset({"remain", "left", "availabl", "outstand", "unused", "unus",
                            "yoy", "qoq", "growth", "grow", "grew", "chang", "increas", "declin", "decreas"})
-_CONTESTED = 0.05
-_ON_THE_DATE = 0.05  # what printing the asked date adds to a unit's gain  # what a unit's gain loses per open ask it answers but has no figure left for
+_CONTESTED = 0.05  # what a unit's gain loses per open ask it answers but has no figure left for
+_ON_THE_DATE = 0.05  # what printing the asked date adds to a unit's gain
 
 
 def _credited(text: str, asks: Sequence[Ask], open_: set[int], shares: list[float] | None = None) -> list[int]:
@@ -676,6 +676,8 @@ def _credited(text: str, asks: Sequence[Ask], open_: set[int], shares: list[floa
     for its figures, those whose own words stand nearest a figure of their kind are credited."""
     shares = _shares(text, asks)[0] if shares is None else shares
     answering = [k for k in open_ if shares[k] >= _ANSWERED]
+    if len(answering) <= 1:
+        return answering  # an ask answered holds a figure of its kind (``ask_match``): nothing competes
     spans = figure_spans(text)
     out: list[int] = []
     for kinds in {_ANSWERS.get(asks[k].kind, _ANSWERS["figure"]) for k in answering}:

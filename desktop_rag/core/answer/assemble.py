@@ -610,6 +610,8 @@ def _bare_word(word: str) -> str:
     """A word as compared between a question and a filing: lower case, without its possessive
     ending, whichever apostrophe it is typed with ("McDonald’s" in the filing is "McDonald's")."""
     return re.sub(r"['\u2019]s?$", "", word.lower())
+
+
 # a basis of a figure other than the reported one: a cause of it is no cause of the GAAP figure
 # (``_NON_GAAP``, or the reported figure without currency or deals: "organic", "constant currency")
 _NON_GAAP = re.compile(r"\bnon-?GAAP\b|\badjusted\b|\bcore\s+earnings\b", re.I)
@@ -721,20 +723,16 @@ def _opening_section(page: str, before: str) -> tuple[int, int]:
     Contents", "Third Quarter 2022 Form 10-Q Page 25": furniture, or a line the page ``before``
     prints too but for its figures): a section begun on the page before goes on there. Empty
     when the page opens with a heading."""
-    running = {_without_figures(line) for line in before.split("\n") if line.strip()}
-    pos = 0
-    start: int | None = None
-    for line in page.split("\n"):
-        end = pos + len(line)
-        if start is None:
-            if line.strip() and not is_page_furniture(line) and _without_figures(line) not in running:
-                if _is_heading(line):
-                    return 0, 0
-                start = pos
-        elif _is_heading(line):
+    start = _after_running_header(page, before)
+    lines = page[start:].split("\n")
+    if start >= len(page) or _is_heading(lines[0]):
+        return 0, 0
+    pos = start + len(lines[0]) + 1
+    for line in lines[1:]:
+        if _is_heading(line):
             return start, pos
-        pos = end + 1
-    return (start, len(page)) if start is not None else (0, 0)
+        pos += len(line) + 1
+    return start, len(page)
 
 
 def _without_figures(line: str) -> str:
@@ -755,7 +753,7 @@ def _titled_parts(passages: list[Passage], terms: set[str], next_page: NextPage 
         page = p.text
         pos = 0
         for line in page.split("\n"):
-            _at, pos = pos, pos + len(line) + 1
+            pos += len(line) + 1
             if not _is_heading(line) or _covers(tokenize(line), terms) < need or is_page_furniture(line):
                 continue
             quotes = _parts_under(p, pos, next_page)

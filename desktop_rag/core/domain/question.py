@@ -968,8 +968,11 @@ _EACH = re.compile(r"\b(?:for|of|in|from|by)\s+each(?:\s+(?:one|of\s+them|of\s+t
 _KIND_NAMED = re.compile(rf"\b(?P<quals>(?:[\w&.'\u2019/-]+\s+){{0,3}}?){_KIND}", re.I)
 
 
-_NOT_QUALIFIERS = frozenset({"the", "its", "their", "what", "which", "did", "does", "do", "are", "is", "was", "were",
-                             "and", "or", "of", "all", "each", "two", "three", "four", "five", "six", "main", "her", "his"})
+# words before a kind of part that qualify nothing ("its three segments", "the company's businesses")
+_PART_FILLER = frozenset({"the", "its", "their", "his", "her", "our", "each", "all", "of", "one", "two", "three", "four",
+                          "five", "six", "seven", "eight", "nine", "ten", "company", "company's"})
+# ... and, before the kind a clause asking each part's figure names, the clause's own words
+_EACH_FILLER = _PART_FILLER | {"what", "which", "did", "does", "do", "are", "is", "was", "were", "and", "or", "main"}
 
 
 def _each_part(q: str) -> RankingAsk | None:
@@ -988,7 +991,7 @@ def _each_part(q: str) -> RankingAsk | None:
     if not measure:
         return None
     quals = tuple(w.lower() for w in kind.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w)
-                  and w.lower() not in _NOT_QUALIFIERS)
+                  and w.lower() not in _EACH_FILLER)
     return RankingAsk(False, "level", measure, re.sub(r"\s+", " ", kind.group("kind").lower()), quals, (), "each")
 
 
@@ -1008,9 +1011,7 @@ def ranking_asked(asked: str) -> RankingAsk | None:
     if m is None:
         return _each_part(q)
     kind = re.sub(r"\s+", " ", m.group("kind").lower())
-    quals = tuple(w for w in m.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w)
-                  and w not in ("the", "its", "their", "his", "her", "our", "each", "all", "of", "one", "two", "three",
-                               "four", "five", "six", "seven", "eight", "nine", "ten", "company", "company's"))
+    quals = tuple(w for w in m.group("quals").split() if re.fullmatch(r"[a-z][a-z-]*", w) and w not in _PART_FILLER)
     tail = re.sub(r"^(?:'s|\u2019s|s'|\u2019)\s*", " ", tail)  # "Which segment's margin improved ..."
     end = _CLAUSE_END.search(tail)
     clause = tail[:end.start()] if end else tail

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.answer.assemble import assemble, list_items
+from desktop_rag.core.answer.assemble import NextPage, assemble, list_items
 from desktop_rag.core.answer.verify import Passage
 from desktop_rag.core.domain.question import read_question
 from desktop_rag.core.domain.terms import tokenize
@@ -603,11 +603,9 @@ def test_went_up_is_a_direction_and_a_name_opening_a_sentence_a_part() -> None:
     assert out is not None and out.citations[0].quote.startswith("Marketplace net transaction revenues increased")
 
 
-def _numbered_page(text: str, page: int) -> Passage:
-    meta = DocumentMeta(company="Example Corp", form_type="10-Q", fiscal_year=2022)
-    doc = Document("d" * 64, "EXAMPLE_2022Q3_10Q.pdf", "x", 3, meta)
-    chunk = Chunk(page, doc.doc_id, 0, page, 0, len(text), text)
-    return Passage(Hit(chunk, doc, 1.0), 0, len(text), text, text)
+def _then(page: int, following: Passage) -> NextPage:
+    """The filing's next page: ``following`` after page ``page``, none after any other."""
+    return lambda p: following if p.hit.chunk.page == page else None
 
 
 def test_a_cause_in_a_bullets_next_sentence_names_the_company_with_a_curly_apostrophe() -> None:
@@ -617,7 +615,7 @@ def test_a_cause_in_a_bullets_next_sentence_names_the_company_with_a_curly_apost
             "positive comparable guest count growth.  \nSuccessful operational execution in Acme\u2019s restaurants and "
             "continued digital growth contributed to strong comparable sales results. \n")
     question = "What drove Acme's U.S. comparable sales in the first quarter of 2023?"
-    out = assemble(read_question(question), [_numbered_page(page, 2)], set(tokenize("comparable sales")))
+    out = assemble(read_question(question), [_page_passage(page, 2)], set(tokenize("comparable sales")))
     assert out is not None and out.shape == "drivers"
     assert [c.quote[:22] for c in out.citations] == ["\u2022 \nU.S.: Comparable sa", "Successful operational"]
     _exact(out, page)
@@ -635,15 +633,14 @@ SECOND = ("Table of Contents\nThird Quarter 2022 Form 10-Q Page 25\n"
 
 def test_a_section_cut_by_the_pages_end_goes_on_at_the_top_of_the_next_page() -> None:
     question = "Why did Acme's gross margin rate fall in the third quarter of 2022?"
-    second = _numbered_page(SECOND, 25)
-    out = assemble(read_question(question), [_numbered_page(FIRST, 24)], set(tokenize("gross margin rate")),
-                   next_page=lambda p: second if p.hit.chunk.page == 24 else None)
+    out = assemble(read_question(question), [_page_passage(FIRST, 24)], set(tokenize("gross margin rate")),
+                   next_page=_then(24, _page_passage(SECOND, 25)))
     assert out is not None
     assert [(c.page, c.quote[:28]) for c in out.citations] == [
         (24, "The gross margin rate decrea"), (25, "The declines in merchandise ")]  # not the next section's
     assert SECOND[out.citations[1].char_start:].startswith(out.citations[1].quote)
     # without the next page the answer stops at the page's end
-    alone = assemble(read_question(question), [_numbered_page(FIRST, 24)], set(tokenize("gross margin rate")))
+    alone = assemble(read_question(question), [_page_passage(FIRST, 24)], set(tokenize("gross margin rate")))
     assert alone is not None and [c.page for c in alone.citations] == [24]
 
 
@@ -663,9 +660,8 @@ NOTE_NEXT = ("ACME CORPORATION\nNOTES TO CONSOLIDATED FINANCIAL STATEMENTS \u201
 
 def test_a_list_of_matters_is_the_titles_under_the_heading_that_names_them() -> None:
     question = "Acme 10-K FY2019: list the legal proceedings disclosed in the legal proceedings note."
-    following = _numbered_page(NOTE_NEXT, 118)
-    out = assemble(read_question(question), [_numbered_page(NOTE, 117)], set(tokenize("legal proceedings")),
-                   next_page=lambda p: following if p.hit.chunk.page == 117 else None)
+    out = assemble(read_question(question), [_page_passage(NOTE, 117)], set(tokenize("legal proceedings")),
+                   next_page=_then(117, _page_passage(NOTE_NEXT, 118)))
     assert out is not None and out.shape == "list"
     assert [c.quote for c in out.citations if c.quote.endswith(("Litigation", "Acquisition"))] == [
         "Widget Company Litigation", "Derivative Litigation Concerning Acme\u2019s Gadget Acquisition", "Other Litigation"]
