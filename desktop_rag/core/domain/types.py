@@ -86,6 +86,7 @@ class Filters:
     scope: int | None = None  # documents in the analyst's scope
     company: list[str] = field(default_factory=list)  # library companies the question names
     missing_company: str = ""  # a name the question uses that no library company answers to
+    business: str = ""  # a name no filer bears, printed at length by one company's filings only
     form: list[str] = field(default_factory=list)
     period: list[str] = field(default_factory=list)  # periods named and found
     period_comparative: list[str] = field(default_factory=list)  # files stating them as prior periods

@@ -167,6 +167,13 @@ class LexicalIndex:
         t = self._vocab.get(term)
         return t is not None and bool(self._df[t] > 0)
 
+    def rows_with_term(self, term: str) -> np.ndarray:
+        """Rows of the chunks holding ``term`` (ascending); none for a term never indexed."""
+        t = self._vocab.get(term)
+        if t is None:
+            return np.zeros(0, dtype=np.int32)
+        return np.sort(self._rows[self._indptr[t]:self._indptr[t + 1]])
+
     def rows_with_root(self, root: str) -> np.ndarray:
         """Rows of the chunks holding any token of ``word_root`` ``root`` (ascending)."""
         terms = self._root_index().get(root, [])

@@ -209,7 +209,14 @@ class HybridRetriever:
             plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})
         else:
             missing = self.missing_company(asked)
-            if missing:
+            owner = self.business_owner(missing, docs) if missing else ""
+            if owner:
+                # "StubHub's revenue" over a library holding eBay's 10-K: a business the question
+                # names alone is read in its owner's filings, and the evidence must name it
+                docs = [d for d in docs if d.meta.company == owner]
+                plan.filters.company = [owner]
+                plan.filters.business = missing
+            elif missing:
                 plan.filters.missing_company = missing
 
         forms = {f.upper().replace("10Q", "10-Q").replace("10K", "10-K").replace("8K", "8-K")
@@ -692,6 +699,10 @@ class HybridRetriever:
             return GateResult(False, concept_refusal)
         if not hits:
             return GateResult(False, "No passage of the library matches the question.")
+        business = plan.filters.business
+        if business and not any(names_business(h.chunk.text, business) for h in hits):
+            owner = " and ".join(plan.filters.company)
+            return GateResult(False, f"No passage of {owner}'s filings found for the question mentions {business}.")
         unknown = [w for w in self.unknown_entities(asked) if not _defined_in(w, plan)]
         if unknown:
             return GateResult(False, f"{', '.join(unknown)} does not occur in any document of the library.")
@@ -900,6 +911,36 @@ class HybridRetriever:
                 return name
         return ""
 
+    def business_owner(self, name: str, docs: list[Document]) -> str:
+        """The one library company whose filings print ``name`` at length (on at least
+        ``_BUSINESS_PAGES`` of its pages) while no other company's print it more than in
+        passing: a segment, a subsidiary or a brand the analyst names alone ("StubHub" in
+        eBay's 10-K, "LinkedIn" in Microsoft's). A competitor or a customer named in a risk
+        factor is printed on a few pages, or by several filers, and stays absent."""
+        lib = self.library
+        tokens = [t for t in tokenize(name) if not _PERIOD_TOKEN.match(t)]
+        if not tokens:
+            return ""
+        rows: np.ndarray | None = None
+        for token in tokens:
+            held = lib.lexical.rows_with_term(token)
+            rows = held if rows is None else np.intersect1d(rows, held)
+        if rows is None or not len(rows):
+            return ""
+        in_scope = {d.doc_id: d.meta.company for d in docs}
+        pages: dict[str, set[tuple[str, int]]] = {}
+        for row in rows.tolist():
+            chunk = lib.chunks.get(int(lib.lexical.ids[row]))
+            if chunk is None or chunk.doc_id not in in_scope or not in_scope[chunk.doc_id]:
+                continue
+            pages.setdefault(in_scope[chunk.doc_id], set()).add((chunk.doc_id, chunk.page))
+        if not pages:
+            return ""
+        counts = sorted(((len(p), company) for company, p in pages.items()), reverse=True)
+        top, owner = counts[0]
+        others = sum(n for n, _ in counts[1:])
+        return owner if top >= _BUSINESS_PAGES and others * 9 <= top else ""
+
     def unknown_entities(self, question: str) -> list[str]:
         """Capitalised names in the question that occur nowhere in the library: a question
         about Tesla cannot be answered from Apple's filings, however similar the words."""
@@ -919,6 +960,16 @@ class HybridRetriever:
                     lex.has_term(t) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
         return out
+
+
+def names_business(text: str, business: str) -> bool:
+    """``text`` prints every word of the business's name."""
+    words = set(tokenize(text))
+    return all(t in words for t in tokenize(business) if not _PERIOD_TOKEN.match(t))
+
+
+# pages of one company's filings that print a name for it to be that company's business
+_BUSINESS_PAGES = 5
 
 
 def _is_month(word: str) -> bool:

@@ -568,3 +568,28 @@ def test_a_symbol_written_from_the_name_names_the_company(build_library) -> None
     assert plan.filters.company and not plan.filters.missing_company
     # an analyst's shorthand for a measure is no symbol
     assert not ret.plan("What was EPS in Q1 2023?").filters.company
+
+
+def _filing_with_business(pages_naming: int) -> dict[str, list[str]]:
+    cover = "FORM 10-K\neBay Inc.\n(Exact name of registrant as specified in its charter)\nCommon Stock EBAY Nasdaq"
+    body = [f"Page {i}: StubHub net transaction revenues grew as ticket volume rose in 2016." for i in range(pages_naming)]
+    return {"EBAY_2016_10K.pdf": [cover, *body, "Competitors include Ticketmaster in live events."]}
+
+
+def test_a_business_named_alone_is_read_in_its_owners_filings(build_library) -> None:
+    """"StubHub's revenue" over eBay's 10-K: a name no filer bears, printed at length by one
+    company's filings, is that company's business, and the evidence must print it."""
+    ret = HybridRetriever(build_library(_filing_with_business(6)), RetrievalSettings())
+    plan = ret.plan("How much net transaction revenue did StubHub generate in 2016?")
+    assert plan.filters.business == "StubHub" and not plan.filters.missing_company
+    assert plan.filters.company and "eBay" in plan.filters.company[0]
+    assert ret.gate(plan, ret.search(plan)).passed
+    # a competitor printed in passing stays a company the library lacks
+    plan = ret.plan("What was Ticketmaster's revenue in 2016?")
+    assert plan.filters.missing_company == "Ticketmaster" and not plan.filters.business
+
+
+def test_a_name_printed_on_a_few_pages_is_no_business(build_library) -> None:
+    ret = HybridRetriever(build_library(_filing_with_business(2)), RetrievalSettings())
+    plan = ret.plan("How much net transaction revenue did StubHub generate in 2016?")
+    assert plan.filters.missing_company == "StubHub" and not plan.filters.business
