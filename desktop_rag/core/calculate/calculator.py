@@ -600,6 +600,10 @@ class Calculator:
             # the statement prints that part as a row under the concept's heading
             # ("membership fee revenue", "revenue from membership fees": "Membership fees"
             # under "Revenue")
+            if part is not None and ask is not None and concept.unit not in ("shares", "per_share"):
+                # "How did cloud services and license support revenues in fiscal 2023 compare with
+                # fiscal 2022?": the part's row in both columns, the change between them
+                return self._trend(ask, None, concept, part)
             if part is None or _CAGR.search(self.q) or _GROWTH.search(self.q) or not _is_lookup(self.q, concept):
                 return None
             return self._line_item(concept, part)
@@ -718,8 +722,10 @@ class Calculator:
             raise CannotCompute(f"no prior-year column for {column_period_name(later)} in {self.doc.file_name}")
         return [earlier, later]
 
-    def _trend_value(self, m: Metric | None, concept: Concept | None, period: Period) -> tuple[float, list[_Picked], str]:
-        """(value, inputs, the column's name) of the metric or line item for one period."""
+    def _trend_value(self, m: Metric | None, concept: Concept | None, period: Period,
+                     part: Found | None = None) -> tuple[float, list[_Picked], str]:
+        """(value, inputs, the column's name) of the metric or line item (or the ``part`` of
+        it the question names) for one period."""
         picks: list[_Picked] = []
         if m is not None:
             value, picks = self.metric(m, period)
@@ -729,11 +735,11 @@ class Calculator:
         else:
             assert concept is not None
             at = self._balance_for(period) if "balance" in concept.kinds else period
-            p = _pick(concept, self.statements, at, f" of {self.doc.file_name}", self.q, cite=self.cite)
+            p = _pick(concept, self.statements, at, f" of {self.doc.file_name}", self.q, found=part, cite=self.cite)
             value = float(p.cell.value or 0.0)
             if concept.outflow:
                 value = abs(value)
-            elif concept.name in _EXPENSES and _added_as_printed(p):
+            elif concept.name in _EXPENSES and part is None and _added_as_printed(p):
                 value = -value
             picks = [p]
         if not math.isfinite(value):
@@ -741,14 +747,18 @@ class Calculator:
         instants = all(p.period.months == 0 for p in picks)
         return value, picks, column_period_name(picks[0].period if instants else period)
 
-    def _trend(self, ask: TrendAsk, m: Metric | None, concept: Concept | None) -> Outcome | None:
-        """A trend or yes/no question: the metric (or line item) computed for each period
-        compared, every input cited, and the verdict the figures give."""
+    def _trend(self, ask: TrendAsk, m: Metric | None, concept: Concept | None,
+               part: Found | None = None) -> Outcome | None:
+        """A trend or yes/no question: the metric (or line item, or the part of it the
+        question names) computed for each period compared, every input cited, and the verdict
+        the figures give."""
         if len(self.years) > 2 or len(self.dates) > 2 or (ask.kind == "sign" and len(self.years) > 1
                                                              and not ask.against_prior):
             return None  # more periods than one comparison: the other paths
-        name = m.name if m is not None else concept.name if concept is not None else ""
+        name = m.name if m is not None else concept.name if concept is not None and part is None else ""
         title = m.title if m is not None else concept.title if concept is not None else ""
+        if part is not None:
+            title = f"{part.row.parent.rstrip(': ')} \u203a {part.row.label}" if part.row.parent else part.row.label
         unit = m.unit if m is not None else ("currency" if concept is None or concept.unit != "per_share" else "per_share")
         values: list[float] = []
         picks: list[_Picked] = []
@@ -761,7 +771,7 @@ class Calculator:
             self.balance_end = (self.dates[-1] if last else self.dates[0] if len(self.dates) == 2 else period.end) \
                 if self.dates else period.end
             try:
-                value, got, col = self._trend_value(m, concept, period)
+                value, got, col = self._trend_value(m, concept, period, part)
             finally:
                 self.balance_end = None
             if unit == "currency":

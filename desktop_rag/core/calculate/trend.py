@@ -79,6 +79,12 @@ class TrendAsk:
 _AGAINST_PRIOR = re.compile(
     r"\b(?:compare[sd]?|comparison|versus|vs\.?|against|change[sd]?|from)\b[^?.;]{0,40}?"
     r"\b(?:the\s+)?(?:prior|previous|preceding|last)\s+(?:fiscal\s+)?(?:year|quarter|period|year[- ]end)\b"
+    # "how did they compare with a year earlier", "versus the same quarter a year ago"
+    r"|\b(?:compare[sd]?|comparison|versus|vs\.?|against)\b[^?.;]{0,40}?\b(?:(?:the\s+same\s+)?(?:quarter|period)\s+)?"
+    r"(?:a\s+year\s+(?:earlier|ago|before)|the\s+year\s+before|(?:a|one)\s+quarter\s+(?:earlier|ago|before)|last\s+year)\b"
+    # "Compare X's operating income in fiscal 2022 with fiscal 2021": the other period after the measure
+    r"|^\s*compare\b[^?.;]{0,80}?\b(?:with|to|against|versus|vs\.?)\s+(?:(?:the\s+)?(?:fiscal\s+)?(?:year\s+)?|fy\s*|q[1-4]\s+)"
+    r"'?(?:19|20)?\d\d\b"
     r"|\byear[- ]over[- ]year\b|\byoy\b"
     # "..., and did the deficit get bigger or smaller versus 2021?": the earlier year named
     r"|\b(?:compared?\s+(?:with|to)|versus|vs\.?|against|than)\s+(?:(?:the\s+)?end\s+of\s+|year[- ]end\s+|"

@@ -351,6 +351,19 @@ def test_a_part_the_statement_prints_under_its_heading() -> None:
     assert _ask_filing(cost, "What were Costco's net sales in fiscal 2021?").calculation.result == 192052
 
 
+def test_a_part_compared_with_an_earlier_year_is_both_cells_and_the_change() -> None:
+    """"How did membership fee revenue in fiscal 2021 compare with fiscal 2020?": the part's row
+    in both columns of the income statement (Costco FY2021 10-K, page 36), the change in amount
+    and percent, each cell cited."""
+    cost = _statement_pages("COSTCO_2021_10K.pdf", [36], DocumentMeta(
+        company="Costco Wholesale Corporation", ticker="COST", form_type="10-K", fiscal_year=2021))
+    out = _ask_filing(cost, "How did Costco's membership fee revenue in fiscal 2021 compare with fiscal 2020?")
+    assert out is not None and out.calculation is not None
+    assert [i.value for i in out.calculation.inputs] == [3541, 3877]
+    assert out.text.startswith("REVENUE \u203a Membership fees rose from $3,541 million (FY2020) to $3,877 million (FY2021)")
+    assert "up $336 million (+9.5%)" in out.text
+
+
 def test_a_line_item_narrowed_by_words_its_row_lacks_is_not_computed() -> None:
     """"Net income attributable to noncontrolling interests" is no "NET INCOME ATTRIBUTABLE TO
     COSTCO" (Costco FY2021 10-K, page 36): nothing is shown as computed rather than the

@@ -29,6 +29,11 @@ from desktop_rag.core.calculate.trend import TrendAsk, trend_asked, verdict, wit
      TrendAsk("direction", "", False, True)),
     ("What was the quick ratio at June 30, 2023 compared with December 31, 2022?",
      TrendAsk("direction", "", False, True)),
+    # the earlier period in the analyst's words, or after the measure of "Compare X in A with B"
+    ("What were total revenues in Q2 fiscal 2024 and how did they compare with a year earlier?",
+     TrendAsk("direction", "", False, True)),
+    ("Compare operating income in fiscal 2022 with fiscal 2021.", TrendAsk("direction", "", False, True)),
+    ("How does net income compare to the same quarter a year ago?", TrendAsk("direction", "", False, True)),
     # how it changed between two years named, no "how much"
     ("How did the gross margin (gross profit / net sales) change from fiscal 2021 to fiscal 2022?", TrendAsk("change")),
     ("Net margin changed between 2021 and 2022 by how many points?", TrendAsk("change")),
@@ -49,6 +54,7 @@ def test_trend_asked(question: str, ask: TrendAsk) -> None:
     "Is its operating margin above its peers'?",
     "By what percentage did revenue grow YoY in the quarter?",  # a growth rate, answered as one
     "What was revenue growth in 2021 versus 2020?",
+    "Compare Apple and Microsoft revenue in 2022.",  # two companies, one period
 ])
 def test_not_a_trend(question: str) -> None:
     assert trend_asked(question) is None
