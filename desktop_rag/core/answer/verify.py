@@ -26,6 +26,7 @@ from desktop_rag.core.domain.numbers import (
     scale_factor,
 )
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
+from desktop_rag.core.domain.question import read_question
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, tokenize
 from desktop_rag.core.domain.types import Citation, Document, Hit
 from desktop_rag.core.index.library import Library
@@ -576,6 +577,10 @@ def verify_answer(
         # "What is Lockheed Martin's backlog at the end of 2022?" answered "37% of our backlog
         # over the next 12 months": true words, but not the amount asked
         return Verdict(False, reason="the question asks for an amount, the answer gives only percentages")
+    if concept and figures and _only_counts_asked(question) and _only_percentages(text):
+        # "How many paid memberships did the International segment have?" answered "27% of total
+        # average paid memberships": a share of something is no count of it
+        return Verdict(False, reason="the question asks for a count, the answer gives only percentages")
     if _DENIAL.search(text) and not any(
             _DENIAL.search(c.quote) and (not concept or carries_concept(tokenize(c.quote), concept, idf)) for c in cites):
         # "No, Kraft Heinz did not record any goodwill impairment in 2019" over a quote of
@@ -1194,6 +1199,25 @@ _DIFFERENCE_ASKED = re.compile(
     r"year[-\s]over[-\s]year|differen\w*)\b", re.I)
 _DENIAL = re.compile(r"\b(?:no|not|none|never|nor|neither|nothing)\b|n['’]t\b", re.I)
 _PERCENTAGE = re.compile(r"\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
+
+
+_STATED_AS_PERCENT = re.compile(r"[$(-]?[\d.,]*\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
+_DAY_OF_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})\b", re.I)
+
+
+def _only_percentages(text: str) -> bool:
+    """Every figure ``text`` states, not counting years and the days of its dates ("as of
+    December 31, 2015"), is a percentage; at least one is."""
+    days = {m.start(1) for m in _DAY_OF_MONTH.finditer(text)}
+    spans = [(a, b, n) for a, b, n in number_spans(text) if a not in days and not is_year(n)]
+    return bool(spans) and all(_STATED_AS_PERCENT.match(text, a) for a, _, _ in spans)
+
+
+def _only_counts_asked(question: str) -> bool:
+    """Every fact the question asks is a count ("how many stores"), none a rate or a change."""
+    intent = read_question(question)
+    kinds = {fact.kind for fact in intent.asks}
+    return kinds == {"count"} and intent.ask not in ("change", "comparison")
 
 
 def asks_for_figure(question: str) -> bool:

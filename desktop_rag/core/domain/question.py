@@ -528,6 +528,8 @@ class FactAsk:
 # per-unit amount, "how many shares" a count, "when did the deal close" a date).
 _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("per_unit", re.compile(r"\bper[\s-]+(?:common\s+|diluted\s+)?(?:share|unit)\b|\ba\s+share\s+price\b", re.I)),
+    # "how many stores did it close": a count, whatever verb follows ("close", "file")
+    ("count", re.compile(r"\bhow\s+many\b", re.I)),
     ("date", re.compile(r"\b(?:when|clos(?:e|ed|es|ing)|timing|(?<!to-)(?<!to\s)dates?|dated|fil(?:e|ed|ing)\s+for|maturit(?:y|ies)|"
                         r"matur(?:e|es|ed|ing)|expir(?:e|es|ed|ation|y))\b", re.I)),
     ("rate", re.compile(r"\b(?:(?:as\s+a\s+)?share\s+of|percent(?:age)?s?|proportion|growth|grow|grew|rates?|"

@@ -386,6 +386,26 @@ def test_an_amount_asked_is_not_answered_with_percentages_only() -> None:
         concept={"backlog"}).reason
 
 
+NFLX_PAGE = (
+    "International Streaming\n"
+    "Paid memberships at end of period 27,438 16,778 9,722\n"
+    "Average paid international streaming memberships accounted for 35% of total average paid streaming memberships "
+    "as of December 31, 2015, as compared to 27% of total average paid streaming memberships as of December 31, 2014."
+)
+
+
+def test_a_count_asked_is_not_answered_with_a_share() -> None:
+    """fb-140: "how many paid memberships" answered "27% of total average paid streaming
+    memberships" (true digits, a share, no count); the count itself stands."""
+    q = "How many paid memberships did Netflix's International streaming segment have at the end of 2015?"
+    share = "The International segment had 27% of total average paid streaming memberships as of December 31, 2014."
+    v = verify_answer(share, [], q, _page_passages(NFLX_PAGE, 22), 2, concept={"paid", "membership"})
+    assert not v.ok and v.reason == "the question asks for a count, the answer gives only percentages"
+    count = "Paid memberships at end of period were 27,438."
+    assert "count" not in verify_answer(count, [], q, _page_passages(NFLX_PAGE, 22), 2,
+                                        concept={"paid", "membership"}).reason
+
+
 def test_a_denial_needs_a_quote_that_says_no() -> None:
     no = "No, the company did not record any goodwill impairment in 2019."
     v = verify_answer(no, [], "Did the company record any goodwill impairment in 2019?", _lmt_passages(), 2,
