@@ -645,7 +645,8 @@ class Calculator:
             term, formula = standard.title, composed
         elif standard is not None and metric_in(term) not in (None, standard):
             return None  # it defines a part ("EBITDA" in an EBITDA margin question): the standard formula
-        dm = metric_from_definition(term, formula, standard)
+        dm = metric_from_definition(term, formula, standard,
+                                    percent=parse_question(self.q).instructions.scale == "percent")
         if dm is None:
             if standard is None:
                 return None

@@ -191,11 +191,21 @@ def judgement_in(question: str) -> Judgement | None:
 
 
 def metric_in(question: str) -> Metric | None:
+    """The standard metric the question names; a name with its other name in parentheses
+    ("efficiency (overhead) ratio") is read as either ("efficiency ratio", "overhead ratio")."""
     q = question.lower().replace("\u2019", "'")
+    readings = [q]
+    for aside in _NAME_ASIDE.finditer(q):
+        readings += [q[:aside.start()] + aside.group(1) + q[aside.end():], q[:aside.start(1)] + aside.group(2) + q[aside.end():]]
     for m in METRICS:
-        if any(re.search(t, q) for t in m.triggers):
+        if any(re.search(t, text) for text in readings for t in m.triggers):
             return m
     return None
+
+
+# "efficiency (overhead) ratio", "return on (average) assets": a word in parentheses inside a
+# metric's name, the name's other form; ``group(1)`` the word before it, ``group(2)`` the aside
+_NAME_ASIDE = re.compile(r"([a-z&-]+)\s+\(([a-z&\s-]{2,30})\)(?=\s+[a-z])")
 
 
 # -- a definition written in the question ---------------------------------------------------------
@@ -283,8 +293,10 @@ def substituted_inputs(standard: Metric, definitions: dict[str, str]) -> str | N
     return "".join(parts) if used else None
 
 
-def metric_from_definition(term: str, formula: str, standard: Metric | None) -> Metric | None:
-    """The question's own formula as a Metric, or None when it cannot be read clearly."""
+def metric_from_definition(term: str, formula: str, standard: Metric | None, percent: bool = False) -> Metric | None:
+    """The question's own formula as a Metric, or None when it cannot be read clearly.
+    ``percent``: the question asks the result as a percentage (a quotient of no standard
+    metric is then times 100)."""
     text = _ROUNDING_TAIL.sub("", formula).strip(" .")
     # "A minus B, divided by C": the comma closes the difference that is divided, as written
     # ((A - B) / C, never A - B / C)
@@ -336,7 +348,7 @@ def metric_from_definition(term: str, formula: str, standard: Metric | None) -> 
     names = set(tree.co_names)
     if not names <= {n for n, _, _ in needs}:
         return None
-    unit = standard.unit if standard is not None else "ratio"
+    unit = standard.unit if standard is not None else "percent" if percent and "/" in expr else "ratio"
     scaled = unit == "percent" and not re.search(r"[*×]\s*100\b|\b100\s*[*×]", text)
 
     def compute(v: Inputs) -> float:
@@ -353,7 +365,8 @@ def metric_from_definition(term: str, formula: str, standard: Metric | None) -> 
     # an outflow printed in parentheses ("Purchases of property and equipment (184,936)") is the
     # amount the definition names: "cash from operations minus purchases" subtracts 184,936
     absolute = tuple(var for var, concept, _ in needs if concept_named(concept).outflow)
-    return Metric("defined", title, (), unit, f"{text} (as defined in the question)", tuple(needs), compute, absolute)
+    written = " ".join(text.split())  # an aside's parentheses were taken out above
+    return Metric("defined", title, (), unit, f"{written} (as defined in the question)", tuple(needs), compute, absolute)
 
 
 # "the ratio of A to B", "A-to-B ratio", "A as a percentage of B", "A relative to B", "A divided by

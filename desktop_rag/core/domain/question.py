@@ -73,6 +73,12 @@ _DEFINITION = re.compile(
 _INLINE_DEFINITION = re.compile(
     r"(?:,|\s-|\s\u2013)\s*(?:(?:which\s+is\s+|being\s+)?(?:defined|computed|calculated|measured|taken)\s+as|"
     r"where\s+(?:it\s+is\s+)?(?:defined|computed|calculated)\s+as)\s*:?\s*(?P<formula>[^?]+?)\s*(?P<end>\?|$)", re.I)
+# "JPM 1Q23 efficiency (overhead) ratio — total noninterest expense divided by total net revenue":
+# the formula after a dash or a colon, written with an operator and no verb
+_DASHED_DEFINITION = re.compile(
+    r"(?:\s[\u2014\u2013]|\s-{1,2}\s|:)\s*(?P<formula>(?:(?!\b(?:what|how|which|why|is|was|were|are|did|does)\b)[^?;:])+?"
+    r"\b(?:divided\s+by|over|minus|less|plus|times)\b[^?;:]+?)\s*(?P<end>\?|$|,\s*(?=(?:as\s+a|in|expressed|shown|rounded|round)\b))",
+    re.I)
 _INLINE_TERM = re.compile(r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{2,60}?)\s+"
                           r"(?:for|in|of|as\s+of|during|at|over|between|from)\b|"
                           r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<last>[A-Za-z][\w\s()&/-]{2,60}?)\s*$", re.I)
@@ -276,11 +282,13 @@ def parse_question(text: str) -> ParsedQuestion:
             inst.definitions = dict(reversed(list(inst.definitions.items())))
             inst.removed.append(sentence)
             continue
-        inline = _INLINE_DEFINITION.search(sentence)
+        inline = _INLINE_DEFINITION.search(sentence) or _DASHED_DEFINITION.search(sentence)
         if inline and inline.start() > 0:
             asked = sentence[:inline.start()]
             terms = list(_INLINE_TERM.finditer(asked))
-            term = (terms[-1].group("term") or terms[-1].group("last")) if terms else asked
+            # without "the"/"its" before it, the term is what follows the question's label
+            # ("PG&E Corporation 2016: capex intensity")
+            term = (terms[-1].group("term") or terms[-1].group("last")) if terms else re.split(r":\s", asked)[-1]
             inst.definitions[term.strip()] = inline.group("formula").strip(" .")
             inst.removed.append(sentence[inline.start():inline.end() - len(inline.group("end"))])
             sentence = (asked + inline.group("end")).strip()

@@ -257,16 +257,17 @@ def test_bank_without_cost_of_sales(jpmorgan) -> None:
 
 
 def test_a_ratio_of_the_questions_own_naming_and_an_analysts_quarter(jpmorgan) -> None:
-    """A ratio no standard metric names ("efficiency (overhead) ratio") is computed from the
-    formula the question writes; "2Q23" is a period, not a segment's name; a fraction asked to
-    one decimal is given as its percent (0.5 would say nothing)."""
+    """"Efficiency (overhead) ratio" is the standard efficiency ratio named with its other name
+    in parentheses, and the question's formula is the same; "2Q23" is a period, not a
+    segment's name; a fraction asked to one decimal is given as its percent (0.5 would say
+    nothing)."""
     q = ("What was JPMorgan Chase's efficiency (overhead) ratio in 2Q23, computed as total noninterest expense "
          "divided by total net revenue? Round to one decimal.")
     assert wants_calculation(q)
     out = _ask(jpmorgan, q)
     assert out is not None and out.calculation is not None
     assert out.calculation.result == round(20822 / 41307 * 100, 1) and out.calculation.unit == "percent"
-    assert out.text.startswith("Efficiency (overhead) ratio: 50.4%")
+    assert out.text.startswith("Efficiency ratio: 50.4%")
 
 
 def test_bank_share_counts_in_millions_and_cover_count_as_printed(jpmorgan) -> None:

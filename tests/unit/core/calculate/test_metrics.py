@@ -113,3 +113,29 @@ def test_how_to_show_the_result_is_no_part_of_the_formula() -> None:
     m = metric_from_definition("operating margin", "operating income divided by total revenue; give the answer in "
                                "percent rounded to two decimals", metric_in("operating margin"))
     assert m is not None and [n[1] for n in m.needs] == ["operating_income", "revenue"]
+
+
+def test_a_defined_quotient_asked_as_a_percentage_is_a_percentage() -> None:
+    """"capex intensity, defined as capital expenditures divided by total operating revenues.
+    Express as a percent": no standard metric, and the quotient times 100."""
+    m = metric_from_definition("capex intensity", "capital expenditures (cash flow statement) divided by total "
+                               "operating revenues", None, percent=True)
+    assert m is not None and m.unit == "percent" and m.title == "Capex intensity"
+    assert m.compute({"v0": 5709.0, "v1": 17666.0}) == pytest.approx(32.3163, abs=1e-4)
+    assert "  " not in m.formula
+    plain = metric_from_definition("capex intensity", "capital expenditures divided by total operating revenues", None)
+    assert plain is not None and plain.unit == "ratio"
+    # a difference is no quotient: "percent" does not scale it
+    wc = metric_from_definition("net working capital", "total current assets less total current liabilities", None,
+                                percent=True)
+    assert wc is not None and wc.unit == "ratio"
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("JPM 1Q23 efficiency (overhead) ratio", "efficiency_ratio"),
+    ("What was the overhead ratio in Q1?", "efficiency_ratio"),
+    ("Gross margin (%) in 2022", "gross_margin"),
+])
+def test_a_metric_named_with_its_other_name_in_parentheses(question: str, name: str) -> None:
+    m = metric_in(question)
+    assert m is not None and m.name == name

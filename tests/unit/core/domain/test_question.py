@@ -170,6 +170,23 @@ def test_an_instruction_defining_two_terms_defines_each() -> None:
     assert parsed.instructions.decimals == 2
 
 
+@pytest.mark.parametrize(("question", "term", "formula"), [
+    # a formula after a dash, with an operator and no verb
+    ("JPM 1Q23 efficiency (overhead) ratio \u2014 total noninterest expense divided by total net revenue, as a "
+     "percentage rounded to two decimals?", "JPM 1Q23 efficiency (overhead) ratio",
+     "total noninterest expense divided by total net revenue"),
+    # the term after the question's label ("Company 2016: ...")
+    ("PG&E Corporation 2016: capex intensity, defined as capital expenditures divided by total operating revenues.",
+     "capex intensity", "capital expenditures divided by total operating revenues"),
+])
+def test_a_definition_written_without_defined_as_or_after_a_label(question: str, term: str, formula: str) -> None:
+    assert parse_question(question).instructions.definitions == {term: formula}
+
+
+def test_a_dash_before_words_without_an_operator_defines_nothing() -> None:
+    assert parse_question("Walmart: what was revenue - the income statement line - in 2023?").instructions.definitions == {}
+
+
 @pytest.mark.parametrize("framed", [
     "Hi, What was Adobe's total revenue for fiscal 2015?",
     "Quick question - What was Adobe's total revenue for fiscal 2015?",
