@@ -81,6 +81,27 @@ _RESTATE_UNITS = 3
 _TITLE_LINES = 8  # lines above a quoted row where its table's title is looked for
 
 
+def designators(question: str) -> list[str]:
+    """Programs, products and models the question names by a code of letters and digits
+    ("F-35", "PAC-3", "C-130J", "A320"), not a period ("Q1", "FY2023", "1Q23") or a form ("10-K")."""
+    out: list[str] = []
+    for m in _DESIGNATOR.finditer(question):
+        code = m.group(0)
+        if not _NOT_A_DESIGNATOR.fullmatch(code) and code not in out:
+            out.append(code)
+    return out
+
+
+def _prints(text: str, code: str) -> bool:
+    """``text`` prints the code, with or without its hyphen ("F-35", "F35")."""
+    flat = re.escape(code.replace("-", "")).replace("", "-?")[2:-2]
+    return re.search(rf"(?<![\w-]){flat}(?![\w-])", text, re.I) is not None
+
+
+_DESIGNATOR = re.compile(r"(?<![\w-])[A-Z]{1,4}-?\d{1,4}[A-Z]{0,2}(?![\w-])")
+_NOT_A_DESIGNATOR = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|CY\d{2,4}|[1-4]Q\d{2}|\d{1,2}-[KQ]|S-\d|F-[1-4]|DEF14A)", re.I)
+
+
 # -- the pipeline -------------------------------------------------------------------------------
 @dataclass
 class AnswerEvent:
@@ -327,10 +348,17 @@ class AnswerEngine:
         intent = plan.intent
         if intent is None or intent.ask not in ("figure", "ratio", "change"):
             return ""
+        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
+        coded = [code for code in designators(intent.asked) if cites and not _prints(self._around(cites[0]), code)]
+        if coded:
+            # "the operating margin of the F-35 program" over a quote about missile defense, "F-35
+            # net sales" over the segment's net sales row: a program, product or model the question
+            # names by its code is in the answer's quote, or the quote is no answer for it
+            what = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
+            return f"No passage of the filings of {who} gives {what} for {', '.join(coded)}; the nearest passages are shown."
         asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any",)]
         if not asks:
             return ""
-        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
         noun = counted_noun(intent.asked) if len(asks) == 1 and asks[0].kind == "count" else ""
         if noun and not any(printed_count(noun).search(c.quote) for c in cites):
             # "How many employees": "1,373,961 shares ... of employee restricted stock units" counts shares
@@ -359,6 +387,12 @@ class AnswerEngine:
                 return ""
         what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
         return f"No passage of the filings of {who} gives what was asked ({what}); the nearest passages are shown."
+
+    def _around(self, cite: Citation) -> str:
+        """The quote with what its page prints around it for a reader (a row's table heading)."""
+        page = self.library.page_text(cite.doc_id, cite.page) if cite.doc_id else ""
+        at = page.find(cite.quote) if page else -1
+        return unit_context(page, at, at + len(cite.quote)) if at >= 0 else cite.quote
 
     def _names_measure_near(self, cite: Citation, measures: set[str]) -> bool | None:
         """The quote, or the page above it as far as its table's title (a row "International

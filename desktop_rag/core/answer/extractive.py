@@ -140,6 +140,7 @@ def extractive_answer(
         if cand[0] >= 0.75 * best[0] and statement_key(cand[1].text[cand[2]:cand[3]]) not in {
                 statement_key(c[1].text[c[2]:c[3]]) for c in chosen}:
             chosen.append(cand)
+    chosen = [_whole_sentence(u) for u in chosen]
     cites = [unit_citation(p, a, b) for _, p, a, b in chosen]
     # a row of a table printed "(in thousands)" is read with its scale ("$ 17,694,642" is $17.7
     # billion): the note follows the exact quote, it is not part of it
@@ -159,6 +160,25 @@ def extractive_answer(
         if figure:
             text = f"{figure} — “{cites[0].quote}”"
     return text, cites
+
+
+def _whole_sentence(unit: tuple[float, Passage, int, int]) -> tuple[float, Passage, int, int]:
+    """``unit`` from the start of its sentence on the whole page, when the passage it came
+    from began inside that sentence ("value 0.0001 per share, of Slack ..." of "Pursuant to
+    the Merger Agreement, ... each share of Class A common stock, par value 0.0001 ...")."""
+    score, p, a, b = unit
+    if not p.page:
+        return unit
+    page = whole_page(p)
+    at, end = p.start + a, p.start + b
+    for x, y in split_units(page.text):
+        if x <= at < y:
+            return (score, page, x, max(y, end)) if x < at and y - x <= _LONGEST_SENTENCE else unit
+    return unit
+
+
+# a sentence longer than this is a run of text the page's layout merged, not one sentence
+_LONGEST_SENTENCE = 1500
 
 
 def _answering_next(unit: tuple[float, Passage, int, int], asks: Sequence[Ask]) -> tuple[float, Passage, int, int] | None:

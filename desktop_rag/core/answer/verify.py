@@ -283,10 +283,17 @@ def split_units(text: str) -> list[tuple[int, int]]:
 
     for a, b in lines:
         line = text[a:b]
-        if not line.strip():
+        if (para_start >= 0 and is_row_unit(line) and _wrapped_label(text[para_start:a], line)
+                and not _runs_on(text, para_start, a, line)):
+            # "Total number of shares of common" / "stock repurchased 22.0 18.1": one row whose
+            # label wraps, quoted whole
+            units.append((para_start, b))
+            para_start = -1
+        elif not line.strip():
             flush(a - 1 if a else 0)
             para_start = -1
-        elif (is_page_furniture(line) or heading_of(line) or subheading_of(line) or is_row_unit(line)
+        elif (is_page_furniture(line) or heading_of(line) or subheading_of(line)
+              or (is_row_unit(line) and not _runs_on(text, para_start, a, line))
               or (_FOOTNOTE_LINE.match(line) and len(line) <= 100)):
             # a row ends in its cells; a prose line full of figures ("... decreased 17% (12% in
             # constant") runs on into words and is a sentence's part
@@ -308,6 +315,21 @@ def split_units(text: str) -> list[tuple[int, int]]:
             para_start = -1
     flush(len(text))
     return [(a, b) for a, b in units if b > a]
+
+
+def _runs_on(text: str, para_start: int, at: int, line: str) -> bool:
+    """``line`` goes on with the open sentence above it ("... repurchases of" / "common stock for
+    the three months ended March 31, 2023"): it opens in lower case and words, not a row's cells."""
+    return (para_start >= 0 and bool(re.match(r"\s*[a-z]+\s+[a-z]+\s+[a-z]+\s+[a-z]+", line))
+            and not re.search(r"[.:;]\s*$", text[para_start:at]))
+
+
+def _wrapped_label(above: str, row: str) -> bool:
+    """``above`` (the open paragraph) is the first line of ``row``'s label: one short line of
+    words with no sentence's end, and the row goes on in lower case."""
+    first = above.rstrip("\n")
+    return ("\n" not in first and 0 < len(first.strip()) <= 80 and not re.search(r"[.:;!?]\s*$", first)
+            and not numbers_in(first) and bool(re.match(r"\s*[a-z]", row)))
 
 
 def unit_citation(p: Passage, a: int, b: int) -> Citation:

@@ -558,6 +558,10 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
         r"repurchas(?:e|es|ed|ing)|dividends?|capex|capital\s+expenditures?|financing|principal|authori[sz]ation|"
         r"revenues?|sales|income|earnings|expenses?|cash|debt|borrowings?|loans?)\b", re.I)),
 )
+# a clause asking another thing than a date, and the "when ..." that dates it
+_OTHER_WH = re.compile(r"\s*(?:what|which|how\s+(?:much|many))\b", re.I)
+_WHEN_CLAUSE = re.compile(r"\b(?:when|once|after|as)\s+(?:the\s+|its\s+|their\s+)?(?:[\w&'\u2019.-]+\s+){0,3}"
+                          r"(?:clos(?:e|ed|es|ing)|complet\w+|matur\w+|expir\w+|dated|fil\w+)\b.*$", re.I)
 # a date that qualifies the figure asked ("worth on the transfer date", "as of the record date")
 _WHEN_QUALIFIER = re.compile(r"\b(?:on|at|as\s+of)\s+(?:the\s+|that\s+|its\s+)?(?:[\w-]+\s+){0,2}date\b", re.I)
 # Words for things counted: "active accounts", "employees", "restaurant openings"
@@ -567,8 +571,9 @@ _COUNTED = re.compile(r"\b(?:employees|headcount|accounts|customers|users|member
 _WHAT_NOUN = re.compile(r"(?:what|which)\s+(?!(?:was|were|is|are|has|have|had|did|does|do|will|would|kind|type|sort|"
                         r"amount|number|total|level|portion|share|percentage|proportion)\b)([A-Za-z][\w-]*)", re.I)
 # A balance at a date, or what happened over a period
+# (an authorization is a ceiling in place, not what was done: "is authorized to purchase up to $30 billion")
 LEVEL_WORDS = re.compile(r"\b(?:as\s+of|at\s+(?:the\s+)?(?:end|close)\b|year[- ]end|left|remain(?:s|ed|ing)?|outstanding|"
-                         r"balance|available)\b", re.I)
+                         r"balance|available|authori[sz]ed\s+to)\b", re.I)
 FLOW_WORDS = re.compile(rf"\b(?:during|over\s+the|in\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|"
                         rf"for\s+the\s+(?:\w+\s+)?(?:quarter|year|period|months?)|(?:in|on)\s+{MONTH_NAME_RE}\b|"
                         # "repurchased in fiscal 2022", "in FY23", "in Q2 2023": over a year or quarter
@@ -732,6 +737,9 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             for k, rx in _KIND_CUES:
                 # "what were they worth on the transfer date": a date that says when, not one asked
                 cue_text = _WHEN_QUALIFIER.sub(" ", clause) if k == "date" else clause
+                if k == "date" and _OTHER_WH.match(clause):
+                    # "what did each share receive when the deal closed": when it happened, no date asked
+                    cue_text = _WHEN_CLAUSE.sub(" ", cue_text)
                 if kind is None and rx.search(cue_text):
                     kind = k
             named = _WHAT_NOUN.match(clause)
@@ -752,11 +760,26 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
                 if kind == previous.kind:
                     continue  # "how much ... in dollars", "... and how was it split": the same fact
                 words = f"{previous.words} {clause}"  # "as a share of the total": of the measure asked before
-            ask = FactAsk(kind, words, timing, topic if topic != clause else "")
-            if ask not in out:
-                out.append(ask)
-            previous = ask
+            listed = _KINDS_LISTED.search(words)
+            kinds = [_KIND_WORDS[listed.group(1).lower()], _KIND_WORDS[listed.group(2).lower()]] if listed else [kind]
+            if listed:
+                words = " ".join((words[:listed.start()] + words[listed.end():]).split())
+            for each in dict.fromkeys(kinds):
+                # "How much common stock did it buy back (shares and dollars)?": a count and an amount
+                ask = FactAsk(each, words, timing, topic if topic != clause else "")
+                if ask not in out:
+                    out.append(ask)
+                previous = ask
     return tuple(out)
+
+
+# the kinds of figure an analyst lists in parentheses after what is asked: "(shares and dollars)"
+_KIND_WORDS: dict[str, FactKind] = {
+    "shares": "count", "number": "count", "count": "count", "units": "count", "volume": "count",
+    "dollars": "amount", "amount": "amount", "value": "amount", "cost": "amount", "$": "amount", "usd": "amount",
+    "percent": "rate", "percentage": "rate", "%": "rate", "rate": "rate"}
+_KINDS_LISTED = re.compile(r"\(\s*(?:in\s+|both\s+)?(" + "|".join(re.escape(w) for w in _KIND_WORDS) + r")\s+(?:and|&|/|or)\s+(?:in\s+)?("
+                           + "|".join(re.escape(w) for w in _KIND_WORDS) + r")\s*\)", re.I)
 
 
 # -- the one reading of a question ------------------------------------------------------------

@@ -703,9 +703,13 @@ class HybridRetriever:
         if business and not any(names_business(h.chunk.text, business) for h in hits):
             owner = " and ".join(plan.filters.company)
             return GateResult(False, f"No passage of {owner}'s filings found for the question mentions {business}.")
-        unknown = [w for w in self.unknown_entities(asked) if not _defined_in(w, plan)]
+        # a company named: its own filings must print the name ("Texas" printed by another filer only)
+        scoped = plan.doc_ids if plan.filters.company else None
+        unknown = [w for w in self.unknown_entities(asked, scoped) if not _defined_in(w, plan)]
         if unknown:
-            return GateResult(False, f"{', '.join(unknown)} does not occur in any document of the library.")
+            where = f"any filing of {' or '.join(plan.filters.company)}" if scoped is not None else \
+                "any document of the library"
+            return GateResult(False, f"{', '.join(unknown)} does not occur in {where.rstrip('.')}.")
         if metric_in(asked) or defines_its_concept(plan.original) or (
                 plan.instructions is not None and plan.instructions.definitions):
             # a metric is computed from statement figures: its name and the words of its
@@ -941,10 +945,17 @@ class HybridRetriever:
         others = sum(n for n, _ in counts[1:])
         return owner if top >= _BUSINESS_PAGES and others * 9 <= top else ""
 
-    def unknown_entities(self, question: str) -> list[str]:
-        """Capitalised names in the question that occur nowhere in the library: a question
-        about Tesla cannot be answered from Apple's filings, however similar the words."""
+    def unknown_entities(self, question: str, doc_ids: list[str] | None = None) -> list[str]:
+        """Capitalised names in the question that occur nowhere in the library (or, given
+        ``doc_ids``, in none of those filings: "Walmart U.S. stores in Texas" is not answered
+        by another filer's page that prints Texas): a question about Tesla cannot be answered
+        from Apple's filings, however similar the words."""
         lex = self.library.lexical
+        mask = self.library.allowed_rows(doc_ids)
+
+        def printed(term: str) -> bool:
+            return lex.has_term(term) if mask is None else bool(mask[lex.rows_with_term(term)].any())
+
         out = []
         first = question.lstrip()[:1] and question.lstrip().split()[0]
         for m in _CAPWORD.finditer(question):
@@ -956,8 +967,8 @@ class HybridRetriever:
                 continue  # a word of a finance phrase ("Research", "Development"): indexed as its alias
             if _is_month(word):
                 continue  # "Jan 2023 8-K": a month as analysts shorten it, printed in full by the filing
-            if toks and not any(lex.has_term(t) for t in toks) and not any(
-                    lex.has_term(t) for other in name_neighbours(question, m) for t in tokenize(other)):
+            if toks and not any(printed(t) for t in toks) and not any(
+                    printed(t) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
         return out
 

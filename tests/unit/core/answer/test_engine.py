@@ -767,3 +767,30 @@ def test_a_count_asked_is_the_sentence_counting_that_noun_wherever_its_page_rank
     near.retrieval.gate_min_cosine = 0.0
     ans = AnswerEngine(lacking, near, None).ask("How many employees did Apple have?")
     assert ans.not_in_corpus and "number of employees" in ans.answer, ans.answer
+
+
+def test_a_program_named_by_its_code_must_be_in_the_answers_quote(build_library) -> None:
+    """"What operating margin did it earn on the F-35 program?" over a quote about missile
+    defense (no F-35 margin is printed): refused, the nearest passages shown; a quote that
+    prints the code answers as before."""
+    pages = ["FORM 10-Q\nLockheed Martin Corporation\n(Exact name of registrant as specified in its charter)\n"
+             "Our programs include the PAC-3 and the F-35.",
+             "Operating margin for integrated air and missile defense programs was 12.5% in the first quarter of "
+             "2023.\nF-35 net sales were $3,100 million in the first quarter of 2023."]
+    lib = build_library({"LOCKHEEDMARTIN_2023Q1_10Q.pdf": pages})
+    engine = AnswerEngine(lib, Settings(), None)
+    ans = engine.ask("What operating margin did Lockheed Martin earn on the PAC-3 program in Q1 2023?")
+    assert ans.not_in_corpus and ans.answer.startswith("No passage of the filings of Lockheed Martin Corporation gives "), ans
+    assert ans.answer.endswith("for PAC-3; the nearest passages are shown.")
+    ans = engine.ask("How much were F-35 net sales in Q1 2023 for Lockheed Martin?")
+    assert not ans.not_in_corpus and "F-35" in ans.citations[0].quote, ans
+
+
+@pytest.mark.parametrize(("question", "codes"), [
+    ("What margin did it earn on the F-35 program in Q1 2023 per its 10-Q?", ["F-35"]),
+    ("PAC-3 and C-130J deliveries in 1Q23 and FY2023", ["PAC-3", "C-130J"]),
+    ("How many A320 aircraft in H1?", ["A320"]),
+])
+def test_designators_are_codes_not_periods_or_forms(question: str, codes: list[str]) -> None:
+    from desktop_rag.core.answer.engine import designators
+    assert designators(question) == codes

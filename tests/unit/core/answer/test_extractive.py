@@ -297,3 +297,25 @@ def test_a_portion_of_the_count_ranks_below_the_count() -> None:
     whole = ask_match("As of December 31, 2017, we employed approximately 14,100 people globally.", ask)
     part = ask_match("Approximately 7,300 of our employees were located in the U.S.", ask)
     assert whole > part > 0
+
+
+def test_a_unit_from_a_passage_that_began_inside_its_sentence_is_quoted_from_the_sentences_start() -> None:
+    """A chunk that begins mid-sentence ("value 0.0001 per share, ...") yields a unit cut at
+    its start: the quote is the whole sentence of the page, exact."""
+    from desktop_rag.core.answer.extractive import _whole_sentence
+    from desktop_rag.core.answer.verify import Passage
+    from desktop_rag.core.domain.types import Chunk, Document, DocumentMeta, Hit
+
+    page = ("Item 2.01. Completion of Acquisition.\nPursuant to the Merger Agreement, each share of Class A common stock, par\n"
+            "value 0.0001 per share, of Slack was converted into the right to receive 0.0776 shares and $26.79 in cash.\n")
+    start = page.index("value 0.0001")
+    doc = Document("d" * 64, "CRM_8K.pdf", "/x/CRM_8K.pdf", 3, DocumentMeta(company="Salesforce"))
+    hit = Hit(Chunk(1, doc.doc_id, 1, 2, start, len(page), page[start:]), doc, 1.0)
+    passage = Passage(hit, start, len(page), page[start:], page)
+    end = len(page[start:].rstrip("\n"))
+    _, whole, a, b = _whole_sentence((1.0, passage, 0, end))
+    assert whole.text[a:b].startswith("Pursuant to the Merger Agreement") and whole.text[a:b].endswith("in cash.")
+    # a passage that starts with its sentence keeps its unit
+    first = Passage(hit, 0, len(page), page, page)
+    unit = (1.0, first, page.index("Pursuant"), len(page) - 1)
+    assert _whole_sentence(unit) == unit

@@ -1128,3 +1128,15 @@ def test_a_prose_line_running_on_to_a_year_or_a_second_scale_word_is_no_table_ro
     from desktop_rag.core.answer.verify import is_row_unit
 
     assert not is_row_unit("totaled $35.9 billion, compared with $35.6 billion 2022")
+
+
+def test_a_row_whose_label_wraps_is_one_unit_and_a_line_running_on_is_prose() -> None:
+    page = ("The following table sets forth the repurchases of\ncommon stock for the three months ended March 31, 2023\n"
+            "and 2022.\nThree months ended March 31,\n(in millions) 2023 2022\nTotal number of shares of common\n"
+            "stock repurchased 22.0 18.1\nNet revenue\nInvestment banking fees 1,649 2,100")
+    units = [page[a:b] for a, b in split_units(page)]
+    assert "Total number of shares of common\nstock repurchased 22.0 18.1" in units
+    assert ("The following table sets forth the repurchases of\ncommon stock for the three months ended March 31, 2023\n"
+            "and 2022.") in units
+    # a group's label over a row that opens in capitals stays apart
+    assert "Investment banking fees 1,649 2,100" in units and "Net revenue" in units

@@ -516,3 +516,23 @@ def test_a_figure_asked_for_each_part_is_read_as_every_parts_figure() -> None:
     assert ranking is not None
     assert (ranking.select, ranking.measure, ranking.kind, ranking.qualifiers) == ("each", "total revenue", "businesses", ())
     assert read_question("What was net income for each quarter?").ranking is None  # a quarter is no part
+
+
+@pytest.mark.parametrize(("question", "kinds"), [
+    # the kinds listed in parentheses after what is asked: one fact each
+    ("How much common stock did JPMorgan buy back in the three months ended March 31, 2023 (shares and dollars)?",
+     ["count", "amount"]),
+    # "when the deal closed" dates what was received; no date is asked
+    ("What did each Slack share receive as merger consideration when the Slack deal closed?", ["amount"]),
+    ("When did the Slack deal close?", ["date"]),
+    # "how many ... close": a count, whatever the verb
+    ("How many stores did Walmart close in fiscal 2023?", ["count"]),
+])
+def test_the_kinds_of_facts_asked(question: str, kinds: list[str]) -> None:
+    from desktop_rag.core.domain.question import read_question
+    assert [a.kind for a in read_question(question).asks] == kinds
+
+
+def test_an_authorization_in_place_is_a_level_not_what_was_done() -> None:
+    from desktop_rag.core.domain.question import timing_of
+    assert timing_of("The Firm is authorized to purchase up to $30 billion under its common share repurchase program.") == "level"

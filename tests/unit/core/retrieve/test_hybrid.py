@@ -593,3 +593,19 @@ def test_a_name_printed_on_a_few_pages_is_no_business(build_library) -> None:
     ret = HybridRetriever(build_library(_filing_with_business(2)), RetrievalSettings())
     plan = ret.plan("How much net transaction revenue did StubHub generate in 2016?")
     assert plan.filters.missing_company == "StubHub" and not plan.filters.business
+
+
+def test_a_name_printed_only_by_another_filer_is_unknown_to_the_company_asked(build_library) -> None:
+    """"How many Walmart U.S. stores were in Texas?": AMD's 10-K prints Austin, Texas; Walmart's
+    filing never does, and the question is about Walmart's."""
+    ret = HybridRetriever(build_library({
+        "WALMART_2024Q1_10Q.pdf": ["FORM 10-Q\nWalmart Inc.\n(Exact name of registrant as specified in its charter)",
+                                   "Walmart U.S. operated 4,616 stores at April 30, 2023."],
+        "AMD_2022_10K.pdf": ["FORM 10-K\nAdvanced Micro Devices, Inc.\n(Exact name of registrant as specified in its charter)",
+                             "We have offices in Austin, Texas."]}), RetrievalSettings())
+    plan = ret.plan("How many Walmart U.S. stores were located in Texas in Q1 FY2024?")
+    gate = ret.gate(plan, ret.search(plan))
+    assert not gate.passed and gate.reason == "Texas does not occur in any filing of Walmart Inc."
+    assert ret.unknown_entities("How many stores were located in Texas?") == []  # the library prints it
+    plan = ret.plan("How many Walmart U.S. stores were there in Q1 FY2024?")
+    assert ret.gate(plan, ret.search(plan)).passed
