@@ -63,6 +63,8 @@ from desktop_rag.core.ingest.chunking import is_table_row
 from desktop_rag.core.retrieve.hybrid import HybridRetriever
 from desktop_rag.settings import Settings
 
+# the question itself asks the whole company's figure, not a segment's
+_WHOLE_COMPANY_ASKED = re.compile(r"\b(?:consolidated|company[- ]wide|firm[- ]?wide|enterprise[- ]wide|total[- ]company)\b", re.I)
 # words for the whole company beside its measure ("consolidated net sales", "total revenue")
 _WHOLE_WORDS = frozenset({"consolidated", "total", "overall", "company", "firm", "firmwide", "group", "whole"})
 
@@ -821,7 +823,9 @@ class AnswerEngine:
             named = of_doc.asked(question) if of_doc.names else None
             # the whole company asked: only of a measure its own statements print ("Net interest
             # income"); "Azure and other cloud services revenue" is told of in its segment's section
-            asked[doc_id] = None if named == set() and not self._a_statement_line(doc_id, measure) else named
+            # (unless the question says so: "consolidated gross profit rate", "company-wide")
+            asked[doc_id] = None if named == set() and not self._a_statement_line(doc_id, measure) \
+                and not _WHOLE_COMPANY_ASKED.search(question) else named
         out = []
         for p in passages:
             scope = asked[p.hit.chunk.doc_id]

@@ -794,3 +794,21 @@ def test_a_program_named_by_its_code_must_be_in_the_answers_quote(build_library)
 def test_designators_are_codes_not_periods_or_forms(question: str, codes: list[str]) -> None:
     from desktop_rag.core.answer.engine import designators
     assert designators(question) == codes
+
+
+def test_a_consolidated_measure_is_answered_from_the_consolidated_discussion_not_a_segments(build_library) -> None:
+    """"Why did the consolidated gross profit rate decline?": the gross profit rate is no
+    statement line, but the question says whole company; the segment section's sentence (which
+    states its cause in one sentence) ranks below the consolidated one."""
+    pages = ["FORM 10-Q\nWalmart Inc.\n(Exact name of registrant as specified in its charter)\n"
+             "We operate our Walmart U.S. segment and our Walmart International segment. The Walmart U.S. segment "
+             "and the Walmart International segment are our reportable segments.",
+             "Consolidated Results of Operations\nGross profit rate decreased 18 basis points for the three months ended "
+             "April 30, 2023. The decrease was primarily due to mix of sales globally, partially offset by the lapping of "
+             "higher supply chain costs.\nWalmart U.S. Segment\nGross profit rate decreased 41 basis points for the three "
+             "months ended April 30, 2023, primarily driven by product mix shifts into lower margin categories."]
+    lib = build_library({"WALMART_2024Q1_10Q.pdf": pages})
+    engine = AnswerEngine(lib, Settings(), None)
+    ans = engine.ask("Why did Walmart's consolidated gross profit rate decline in Q1 FY2024?")
+    assert ans.citations and "mix of sales globally" in " ".join(c.quote for c in ans.citations), ans.answer
+    assert "41 basis points" not in ans.answer
