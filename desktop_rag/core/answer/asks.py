@@ -163,7 +163,8 @@ _SAME: tuple[frozenset[str], ...] = (
 )
 # words that name only the kind of figure asked ("the coupons" are the notes' rates, "the
 # maturities" their dates): a clause of these alone asks them of the question's topic
-_KIND_ROOTS = frozenset({"coupon", "matur", "maturity", "maturiti", "rate", "date", "timing", "dat"})
+# ("the range of maturities": the extent of the topic's dates)
+_KIND_ROOTS = frozenset({"coupon", "matur", "maturity", "maturiti", "rate", "date", "timing", "dat", "rang", "span"})
 # a clause pointing back at the topic: "what did it cost", "what did they accrue for it"
 # (not a possessive: "its quarterly dividend" is the company's)
 _POINTS_BACK = re.compile(r"\b(?:it|they|them|this|these|those)\b", re.I)

@@ -167,13 +167,16 @@ def _whole_sentence(unit: tuple[float, Passage, int, int]) -> tuple[float, Passa
     from began inside that sentence ("value 0.0001 per share, of Slack ..." of "Pursuant to
     the Merger Agreement, ... each share of Class A common stock, par value 0.0001 ...")."""
     score, p, a, b = unit
-    if not p.page:
-        return unit
+    if not p.page or not re.match(r"[a-z(]", p.text[a:b]):
+        return unit  # it opens as a sentence or a row does
     page = whole_page(p)
     at, end = p.start + a, p.start + b
     for x, y in split_units(page.text):
         if x <= at < y:
-            return (score, page, x, max(y, end)) if x < at and y - x <= _LONGEST_SENTENCE else unit
+            # (never across a table row: a page whose columns the PDF's text interleaves)
+            whole = x < at and y - x <= _LONGEST_SENTENCE and not any(
+                is_row_unit(line) for line in page.text[x:at].split("\n"))
+            return (score, page, x, max(y, end)) if whole else unit
     return unit
 
 

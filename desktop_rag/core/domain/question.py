@@ -74,10 +74,12 @@ _INLINE_DEFINITION = re.compile(
     r"(?:,|\s-|\s\u2013)\s*(?:(?:which\s+is\s+|being\s+)?(?:defined|computed|calculated|measured|taken)\s+as|"
     r"where\s+(?:it\s+is\s+)?(?:defined|computed|calculated)\s+as)\s*:?\s*(?P<formula>[^?]+?)\s*(?P<end>\?|$)", re.I)
 # "JPM 1Q23 efficiency (overhead) ratio — total noninterest expense divided by total net revenue":
-# the formula after a dash or a colon, written with an operator and no verb
+# the formula after a dash, written with an operator and no verb (after a colon is the question:
+# "PCG Q3 2022: operating margin, i.e. A divided by B")
 _DASHED_DEFINITION = re.compile(
-    r"(?:\s[\u2014\u2013]|\s-{1,2}\s|:)\s*(?P<formula>(?:(?!\b(?:what|how|which|why|is|was|were|are|did|does)\b)[^?;:])+?"
-    r"\b(?:divided\s+by|over|minus|less|plus|times)\b[^?;:]+?)\s*(?P<end>\?|$|,\s*(?=(?:as\s+a|in|expressed|shown|rounded|round)\b))",
+    r"(?:\s[\u2014\u2013]|\s-{1,2}\s)\s*(?P<formula>(?:(?!\b(?:what|how|which|why|is|was|were|are|did|does)\b)[^?;:])+?"
+    r"(?<![\w-])(?:divided\s+by|over|minus|less|plus|times)(?![\w-])[^?;:]+?)\s*"
+    r"(?P<end>\?|$|,\s*(?=(?:as\s+a|in|expressed|shown|rounded|round)\b))",
     re.I)
 _INLINE_TERM = re.compile(r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{2,60}?)\s+"
                           r"(?:for|in|of|as\s+of|during|at|over|between|from)\b|"
@@ -695,6 +697,20 @@ _LABEL_LEAD = re.compile(r"^((?:[\w&'\u2019-]+\s+){0,3}[\w&'\u2019-]+):\s+(?=(?:
                          r"(?:the|its|their)\b)\b)", re.I)
 
 
+_SOURCE_WORDS = re.compile(r"\b(?:\d{1,2}-[KQ]|form|filing|report|release|for|the|its|of|per|fiscal|year|quarter|"
+                           r"ended|ending|period|three|six|nine|twelve|months|weeks|as|at|in)\b", re.I)
+
+
+def _names_a_source_only(clause: str) -> bool:
+    """The clause names only a filing and its period ("WMT 10-Q for the quarter ended April 30,
+    2023", "Salesforce 8-K (July 21, 2021)"): at most one word (the company) is left."""
+    rest = clause
+    for m in sorted(find_periods(clause).mentions, key=lambda m: -m.start):
+        rest = rest[:m.start] + " " + rest[m.end:]
+    rest = re.sub(r"[()\d,:-]", " ", _SOURCE_WORDS.sub(" ", rest))
+    return len(rest.split()) <= 1 and bool(re.search(r"\b\d{1,2}-[KQ]\b|\bform\b|\bfiling\b", clause, re.I))
+
+
 def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[FactAsk, ...]:
     """The facts a question asks, one per clause that asks a figure of a kind (``FactAsk``), in
     the order asked. Only sentences that ask are read: questions, and requests for content
@@ -716,7 +732,10 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
         if label:
             # "Headcount check: how many employees ...": the label names the topic, asks nothing
             topic, sentence = topic or label.group(1), sentence[label.end():]
-        topic = topic or _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence)))[0]
+        clauses = _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence)))
+        # "WMT 10-Q for the quarter ended April 30, 2023: what debt did it issue": the source and
+        # period lead, the question after it is the topic
+        topic = topic or next((c for c in clauses if not _names_a_source_only(c)), clauses[0])
         previous: FactAsk | None = None
         no_fact = split = False
         for clause in _clauses(re.sub(r"(?<=[a-z0-9)])\.$", "", re.sub(r"[?!\s]+$", "", sentence))):
@@ -802,7 +821,10 @@ _OUTLOOK = re.compile(
     r"(?<!pension\s)(?<!benefit\s)(?<!retirement\s)(?<!incentive\s)(?<!compensation\s)(?<!stock\s)(?<!savings\s)"
     r"(?<!health\s)(?<!option\s)(?<!purchase\s)plans\s+(?:for|to)\b)", re.I)
 _DRIVERS = re.compile(
-    r"\b(?:why|drove|drives|driving|drivers?|driven\s+by\s+what|what\s+(?:caused|led\s+to|contributed|explains?|"
+    r"\b(?:why|drove|drives|driving|drivers?|driven\s+by\s+what|"
+    # "what did Cal Fire conclude caused the fire", "what does management say led to the decline"
+    r"what\s+(?:did|does|do)\s+(?:[\w&'\u2019.-]+\s+){1,4}(?:conclude|say|determine|find|believe|cite|report|think)s?\s+"
+    r"(?:caused|led\s+to|drove)|what\s+(?:caused|led\s+to|contributed|explains?|"
     r"pushed|pulled|dragged|weighed\s+on|hurt|helped|boosted|lifted|"
     r"accounted\s+for|was\s+behind|were\s+behind|is\s+behind|are\s+behind)|reasons?\s+(?:for|behind|why)|"
     r"(?:main|primary|key)\s+(?:reasons?|factors?|causes?|contributors?)|explain\s+(?:the|why|how)|"

@@ -16,7 +16,14 @@ import numpy as np
 from desktop_rag.core.calculate.calculator import _EXPLAIN, _names_a_part, _qualified, calculate
 from desktop_rag.core.calculate.concepts import find, named_in
 from desktop_rag.core.calculate.metrics import metric_in
-from desktop_rag.core.domain.companies import abbreviates, names_in, near_spelling, proper_names, subject_names
+from desktop_rag.core.domain.companies import (
+    abbreviates,
+    is_question_word,
+    names_in,
+    near_spelling,
+    proper_names,
+    subject_names,
+)
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import MONTH_NAMES, QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
@@ -953,8 +960,12 @@ class HybridRetriever:
         lex = self.library.lexical
         mask = self.library.allowed_rows(doc_ids)
 
-        def printed(term: str) -> bool:
-            return lex.has_term(term) if mask is None else bool(mask[lex.rows_with_term(term)].any())
+        def printed(term: str, word: str) -> bool:
+            # an abbreviation ("CEO", "USD", "MD&A", "CAGR") is the analyst's vocabulary, printed
+            # by one filer or another: only a name's own words are looked for in the company's filings
+            if mask is None or word.isupper() or is_question_word(word):
+                return lex.has_term(term)
+            return bool(mask[lex.rows_with_term(term)].any())
 
         out = []
         first = question.lstrip()[:1] and question.lstrip().split()[0]
@@ -967,8 +978,8 @@ class HybridRetriever:
                 continue  # a word of a finance phrase ("Research", "Development"): indexed as its alias
             if _is_month(word):
                 continue  # "Jan 2023 8-K": a month as analysts shorten it, printed in full by the filing
-            if toks and not any(printed(t) for t in toks) and not any(
-                    printed(t) for other in name_neighbours(question, m) for t in tokenize(other)):
+            if toks and not any(printed(t, word) for t in toks) and not any(
+                    printed(t, other) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
         return out
 

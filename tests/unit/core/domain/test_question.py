@@ -536,3 +536,34 @@ def test_the_kinds_of_facts_asked(question: str, kinds: list[str]) -> None:
 def test_an_authorization_in_place_is_a_level_not_what_was_done() -> None:
     from desktop_rag.core.domain.question import timing_of
     assert timing_of("The Firm is authorized to purchase up to $30 billion under its common share repurchase program.") == "level"
+
+
+def test_a_lead_naming_the_filing_and_period_is_no_topic() -> None:
+    """"WMT 10-Q for the quarter ended April 30, 2023: what long-term debt did Walmart issue —
+    total principal, net proceeds, and the range of maturities?": the clauses naming only a kind
+    ask it of the debt issued, not of the filing."""
+    from desktop_rag.core.domain.question import read_question
+    asks = read_question("WMT 10-Q for the quarter ended April 30, 2023: what long-term debt did Walmart issue during "
+                         "the quarter, net proceeds, and the range of maturities?").asks
+    assert [a.kind for a in asks] == ["amount", "amount", "date"]
+    assert asks[1].topic == asks[2].topic == "what long-term debt did Walmart issue during the quarter"
+
+
+def test_a_cause_asked_after_a_verb_of_finding_is_a_reason_asked() -> None:
+    from desktop_rag.core.domain.question import read_question
+    intent = read_question("How much did PG&E say it would probably lose on the Butte fire claims, and what did Cal Fire "
+                           "conclude caused the fire?")
+    assert intent.wants_reasons and intent.asks[0].kind == "amount"
+
+
+def test_year_over_year_after_a_colon_is_no_formula() -> None:
+    q = ("Salesforce Q1 FY24: rank the subscription & support service offerings by year-over-year revenue growth. "
+         "Which grew fastest?")
+    assert parse_question(q).instructions.definitions == {}
+    assert "rank the subscription" in parse_question(q).question
+
+
+def test_after_a_colon_is_the_question_not_a_formula() -> None:
+    q = "PCG Q3 2022: operating margin, i.e. operating income divided by total operating revenues?"
+    assert list(parse_question(q).instructions.definitions.values()) != [
+        "operating margin, i.e. operating income divided by total operating revenues"]
