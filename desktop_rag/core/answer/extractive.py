@@ -167,8 +167,8 @@ def _whole_sentence(unit: tuple[float, Passage, int, int]) -> tuple[float, Passa
     from began inside that sentence ("value 0.0001 per share, of Slack ..." of "Pursuant to
     the Merger Agreement, ... each share of Class A common stock, par value 0.0001 ...")."""
     score, p, a, b = unit
-    if not p.page or not re.match(r"[a-z(]", p.text[a:b]):
-        return unit  # it opens as a sentence or a row does
+    if not p.page or not re.match(r"[a-z(\d]", p.text[a:b]):
+        return unit  # it opens as a sentence does (a capital, a bullet)
     page = whole_page(p)
     at, end = p.start + a, p.start + b
     for x, y in split_units(page.text):

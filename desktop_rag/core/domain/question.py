@@ -556,7 +556,7 @@ _KIND_CUES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("count", re.compile(r"\bhow\s+(?:many|large|big|extensive)\b|\bnumber\s+of\b|\b(?:size|extent)\s+of\b", re.I)),
     ("amount", re.compile(
         r"\b(?:how\s+much|amounts?|costs?|cost\s+of|price[sd]?|paid|pay|spen[dt]|record(?:ed)?|charges?|accru(?:e|ed|al|als)|"
-        r"proceeds|consideration|fees?|dollars?|liabilit(?:y|ies)|valued?|worth|buy\s*backs?|bought\s+back|"
+        r"proceeds|consideration|fees?|dollars?|liabilit(?:y|ies)|valued?|worth|buy\s*backs?|bought\s+back|gains?|"
         r"repurchas(?:e|es|ed|ing)|dividends?|capex|capital\s+expenditures?|financing|principal|authori[sz]ation|"
         r"revenues?|sales|income|earnings|expenses?|cash|debt|borrowings?|loans?)\b", re.I)),
 )

@@ -527,6 +527,8 @@ def test_a_figure_asked_for_each_part_is_read_as_every_parts_figure() -> None:
     ("When did the Slack deal close?", ["date"]),
     # "how many ... close": a count, whatever the verb
     ("How many stores did Walmart close in fiscal 2023?", ["count"]),
+    # a gain is an amount, not the kind of the item listed before it
+    ("What does the firm disclose about the acquisition \u2014 date, expected bargain purchase gain?", ["date", "amount"]),
 ])
 def test_the_kinds_of_facts_asked(question: str, kinds: list[str]) -> None:
     from desktop_rag.core.domain.question import read_question
