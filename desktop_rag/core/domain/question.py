@@ -77,7 +77,9 @@ _INLINE_DEFINITION = re.compile(
 # the formula after a dash, written with an operator and no verb (after a colon is the question:
 # "PCG Q3 2022: operating margin, i.e. A divided by B")
 _DASHED_DEFINITION = re.compile(
-    r"(?:\s[\u2014\u2013]|\s-{1,2}\s)\s*(?P<formula>(?:(?!\b(?:what|how|which|why|is|was|were|are|did|does)\b)[^?;:])+?"
+    r"(?:\s[\u2014\u2013]|\s-{1,2}\s)(?!\s*(?:please\s+)?(?:compute|calculate|computing|calculating|what|how|which|why|"
+    r"give|find|determine|estimate|derive|show|state|report|use|using|take|taking)\b)\s*"
+    r"(?P<formula>(?:(?!\b(?:what|how|which|why|is|was|were|are|did|does)\b)[^?;:])+?"
     r"(?<![\w-])(?:divided\s+by|over|minus|less|plus|times)(?![\w-])[^?;:]+?)\s*"
     r"(?P<end>\?|$|,\s*(?=(?:as\s+a|in|expressed|shown|rounded|round)\b))",
     re.I)
@@ -124,6 +126,9 @@ _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z(\"'])|(?<=\.\.)\s*")
 _QUESTION_START = re.compile(
     r"^(?:what|how|which|who|whom|whose|when|where|why|does|do|did|is|are|was|were|has|have|had|can|could|"
     r"will|would|should|among|in\s+\w+\s*\d*,?\s*(?:what|which|how)|if\s+\w+\s+went)\b", re.I)
+# a request for a figure, alone or after a label naming the filing ("WMT 10-Q: compute ...")
+_LABELLED_REQUEST = re.compile(r"^(?:[^.?!:\u2014\u2013]{0,60}(?::|\s[\u2014\u2013]|\s-{1,2})\s*)?(?:please\s+)?"
+                               r"(?:compute|calculate|determine|estimate|derive|work\s+out)\b", re.I)
 _INSTRUCTION_CUE = re.compile(
     r"\b(?:answer|respond|response|round|provide|give|base|basing|based|use|using|utili[sz]e|refer|referencing|rely|"
     r"relying|consult|take|taking|look|looking|please|compute|calculate|extract|assume|assuming|help|state|explain|"
@@ -294,7 +299,9 @@ def parse_question(text: str) -> ParsedQuestion:
             inst.definitions[term.strip()] = inline.group("formula").strip(" .")
             inst.removed.append(sentence[inline.start():inline.end() - len(inline.group("end"))])
             sentence = (asked + inline.group("end")).strip()
-        is_question = bool(_QUESTION_START.match(sentence)) or sentence.rstrip().endswith("?")
+        # "EBAY 10-Q Q2 2023 — compute free cash flow ... ($M).": a request after a label asks
+        is_question = bool(_QUESTION_START.match(sentence)) or sentence.rstrip().endswith("?") or bool(
+            _LABELLED_REQUEST.match(sentence))
         if not is_question:
             if (_STATES_FIGURES.search(sentence) and not _directs(sentence)
                     and not _ROUND.search(sentence) and not _UNITS.search(sentence)):
@@ -505,7 +512,13 @@ def concept_gloss(question: str) -> str:
     """A parenthetical that spells the asked thing out: "capex (purchases related to property
     and equipment)" -> "purchases related to property and equipment"."""
     m = _PAREN.search(question)
-    return m.group(1).strip() if m and not re.search(r"\d{4}|quarter|ended|ending|fiscal", m.group(1), re.I) else ""
+    if m is None or re.search(r"\d{4}|quarter|ended|ending|fiscal", m.group(1), re.I) or _UNIT_ASIDE.fullmatch(m.group(1).strip()):
+        return ""  # a period, or the unit the answer is wanted in ("$M", "in USD millions", "%")
+    return m.group(1).strip()
+
+
+_UNIT_ASIDE = re.compile(r"(?:in\s+)?(?:us)?[$\u20ac\u00a3]?\s*(?:usd\s*)?(?:m|mm|mn|bn|b|k|000s|thousands?|millions?|billions?|"
+                         r"%|percent(?:age)?|x|times|days|bps|basis\s+points|\$)(?:\s*usd)?|(?:in\s+)?usd", re.I)
 
 
 # -- the facts a question asks for ------------------------------------------------------------

@@ -96,3 +96,12 @@ def test_both_directions_asked_is_a_change_stated_not_a_yes_or_no(question: str)
 def test_a_sign_asked_against_an_earlier_year_named(question: str) -> None:
     ask = trend_asked(question)
     assert ask is not None and ask.kind == "sign" and ask.against_prior
+
+
+def test_the_months_of_a_quarter_written_the_analysts_way() -> None:
+    from desktop_rag.core.calculate.calculator import _names_a_part, months_asked
+    assert months_asked("eBay 1Q23 gross margin?", "8-K") == 3
+    assert months_asked("free cash flow for the six months ended June 30, 2023 (Q2 2023 10-Q)", "10-Q") == 6
+    # the unit the answer is wanted in names no part of the company
+    assert not _names_a_part("What was capex ($M) in 2022?", set())
+    assert _names_a_part("What was the Marketplace segment's revenue?", set())

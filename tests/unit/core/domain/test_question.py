@@ -569,3 +569,15 @@ def test_after_a_colon_is_the_question_not_a_formula() -> None:
     q = "PCG Q3 2022: operating margin, i.e. operating income divided by total operating revenues?"
     assert list(parse_question(q).instructions.definitions.values()) != [
         "operating margin, i.e. operating income divided by total operating revenues"]
+
+
+def test_a_request_after_a_label_is_the_question_and_a_unit_in_parentheses_no_gloss() -> None:
+    from desktop_rag.core.domain.question import concept_gloss
+    q = ("EBAY 10-Q Q2 2023 \u2014 compute free cash flow for the six months ended June 30, 2023 as net cash provided "
+         "by continuing operating activities minus purchases of property and equipment ($M).")
+    parsed = parse_question(q)
+    assert "compute free cash flow" in parsed.question and parsed.instructions.definitions == {}
+    for unit in ("$M", "in USD millions", "%", "USD"):
+        assert concept_gloss(f"What was capex ({unit}) in 2022?") == ""
+    assert concept_gloss("What capex (purchases of property and equipment) did it report?") == (
+        "purchases of property and equipment")
