@@ -572,6 +572,9 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
+    twice = _one_figure_for_two_facts(text, question, cites)
+    if twice is not None:
+        return Verdict(False, reason=f"figure {twice:g} is given for two of the facts asked")
     # "100 employees" over "contribute up to 100% of their pre-tax salary": a figure the answer
     # states as an amount or a count is not backed by the same digits printed as a percentage
     shares = [n for n in answer_numbers if not _as_percent(n, text)
@@ -704,7 +707,9 @@ def verdict_with_quotes(word: str, cites: list[Citation], concept: set[str] | No
 
 def _repeats_itself(text: str) -> bool:
     """A sentence of six words or more that the answer says twice (its opening "Yes, "/"No, "
-    aside)."""
+    aside), or a run of eight words it says twice anywhere (a small model looping inside a
+    sentence: "..., dated August 14, 2023 (as amended, the Indenture), and ..., dated August
+    14, 2023 (as amended, the Indenture)")."""
     seen: set[str] = set()
     for a, b in split_units(text):
         words = re.findall(r"[a-z0-9]+", re.sub(r"^\s*(?:yes|no)\b[,.]?", "", text[a:b], flags=re.I).lower())
@@ -714,7 +719,26 @@ def _repeats_itself(text: str) -> bool:
         if key in seen:
             return True
         seen.add(key)
-    return False
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    runs = [" ".join(words[i:i + _LOOP_WORDS]) for i in range(len(words) - _LOOP_WORDS + 1)]
+    return len(set(runs)) < len(runs)
+
+
+_LOOP_WORDS = 8
+
+
+def _one_figure_for_two_facts(text: str, question: str, cites: list[Citation]) -> float | None:
+    """A figure the answer states twice where the question asks two facts of its kind and no
+    quote prints it twice ("136,000 full-time employees, and 136,000 were in research and
+    development"): one figure was given as the answer to both."""
+    kinds = [fact.kind for fact in read_question(question).asks]
+    if len(kinds) < 2 or len(set(kinds)) == len(kinds):
+        return None
+    stated = [n for n in numbers_in(text) if not is_year(n)]
+    for n in dict.fromkeys(stated):
+        if stated.count(n) >= 2 and not any(numbers_in(c.quote).count(n) >= 2 for c in cites):
+            return n
+    return None
 
 
 _SCALE_WORD_AFTER = re.compile(r"\s*(?:thousand|million|billion|trillion|bn|mn|[mbk]\b|%|percent)", re.I)

@@ -1140,3 +1140,24 @@ def test_a_row_whose_label_wraps_is_one_unit_and_a_line_running_on_is_prose() ->
             "and 2022.") in units
     # a group's label over a row that opens in capitals stays apart
     assert "Investment banking fees 1,649 2,100" in units and "Net revenue" in units
+
+
+ORCL_PAGE = ("As of May 31, 2016, we employed approximately 136,000 full-time employees, including approximately 38,000 "
+             "in sales and marketing and approximately 40,000 in research and development.")
+
+
+def test_one_figure_given_for_two_facts_asked_is_refused() -> None:
+    q = "How many full-time employees did Oracle have as of May 31, 2016, and how many were in research and development?"
+    twice = "Oracle had 136,000 full-time employees as of May 31, 2016, and 136,000 were in research and development."
+    v = verify_answer(twice, [], q, _page_passages(ORCL_PAGE, 22), 2, concept={"employe", "research", "develop"})
+    assert not v.ok and v.reason == "figure 136000 is given for two of the facts asked"
+    right = "Oracle had 136,000 full-time employees as of May 31, 2016, and 40,000 were in research and development."
+    assert "two of the facts" not in verify_answer(right, [], q, _page_passages(ORCL_PAGE, 22), 2,
+                                                   concept={"employe", "research", "develop"}).reason
+
+
+def test_a_phrase_said_twice_is_a_model_looping() -> None:
+    from desktop_rag.core.answer.verify import _repeats_itself
+    assert _repeats_itself("The Company and the agents, dated August 14, 2023 (as amended, the Indenture), and the terms "
+                           "agreements, dated August 14, 2023 (as amended, the Indenture), and more.")
+    assert not _repeats_itself("The notes were issued under the Indenture dated October 19, 1996, with U.S. Bank as trustee.")
