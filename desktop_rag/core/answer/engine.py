@@ -55,7 +55,14 @@ from desktop_rag.core.answer.verify import (
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.measures import asked_measures, measure_phrase, names_asked_measure
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
-from desktop_rag.core.domain.question import asked_concept, computed_words, counted_noun, printed_count, without_reasons
+from desktop_rag.core.domain.question import (
+    asked_concept,
+    computed_words,
+    counted_noun,
+    designators,
+    printed_count,
+    without_reasons,
+)
 from desktop_rag.core.domain.terms import tokenize
 from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
@@ -83,25 +90,10 @@ _RESTATE_UNITS = 3
 _TITLE_LINES = 8  # lines above a quoted row where its table's title is looked for
 
 
-def designators(question: str) -> list[str]:
-    """Programs, products and models the question names by a code of letters and digits
-    ("F-35", "PAC-3", "C-130J", "A320"), not a period ("Q1", "FY2023", "1Q23") or a form ("10-K")."""
-    out: list[str] = []
-    for m in _DESIGNATOR.finditer(question):
-        code = m.group(0)
-        if not _NOT_A_DESIGNATOR.fullmatch(code) and code not in out:
-            out.append(code)
-    return out
-
-
 def _prints(text: str, code: str) -> bool:
     """``text`` prints the code, with or without its hyphen ("F-35", "F35")."""
     flat = re.escape(code.replace("-", "")).replace("", "-?")[2:-2]
     return re.search(rf"(?<![\w-]){flat}(?![\w-])", text, re.I) is not None
-
-
-_DESIGNATOR = re.compile(r"(?<![\w-])[A-Z]{1,4}-?\d{1,4}[A-Z]{0,2}(?![\w-])")
-_NOT_A_DESIGNATOR = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|CY\d{2,4}|[1-4]Q\d{2}|\d{1,2}-[KQ]|S-\d|F-[1-4]|DEF14A)", re.I)
 
 
 # -- the pipeline -------------------------------------------------------------------------------
@@ -372,9 +364,7 @@ class AnswerEngine:
             what = asked_concept(intent.asked) or measure_phrase(intent.asked)
             return f"No passage of the filings of {who} gives {what}; the nearest passages are shown."
         for c in cites:
-            page = self.library.page_text(c.doc_id, c.page) if c.doc_id else ""
-            at = page.find(c.quote) if page else -1
-            around = unit_context(page, at, at + len(c.quote)) if at >= 0 else c.quote
+            around = self._around(c)
             # any of the asked words beside a figure of the asked kind: a quote that may give it
             # (the filing's words for the measure differ from the analyst's: "capex" is printed
             # "Additions to property, plant and equipment")

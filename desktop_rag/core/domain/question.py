@@ -521,6 +521,21 @@ _UNIT_ASIDE = re.compile(r"(?:in\s+)?(?:us)?[$\u20ac\u00a3]?\s*(?:usd\s*)?(?:m|m
                          r"%|percent(?:age)?|x|times|days|bps|basis\s+points|\$)(?:\s*usd)?|(?:in\s+)?usd", re.I)
 
 
+def designators(question: str) -> list[str]:
+    """Programs, products and models the question names by a code of letters and digits
+    ("F-35", "PAC-3", "C-130J", "A320"), not a period ("Q1", "FY2023", "1Q23") or a form ("10-K")."""
+    out: list[str] = []
+    for m in _DESIGNATOR.finditer(question):
+        code = m.group(0)
+        if not _NOT_A_DESIGNATOR.fullmatch(code) and code not in out:
+            out.append(code)
+    return out
+
+
+_DESIGNATOR = re.compile(r"(?<![\w-])[A-Z]{1,4}-?\d{1,4}[A-Z]{0,2}(?![\w-])")
+_NOT_A_DESIGNATOR = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|CY\d{2,4}|[1-4]Q\d{2}|\d{1,2}-[KQ]|S-\d|F-[1-4]|DEF14A)", re.I)
+
+
 # -- the facts a question asks for ------------------------------------------------------------
 FactKind = Literal["amount", "per_unit", "count", "date", "rate", "figure", "any"]
 

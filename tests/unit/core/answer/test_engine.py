@@ -786,16 +786,6 @@ def test_a_program_named_by_its_code_must_be_in_the_answers_quote(build_library)
     assert not ans.not_in_corpus and "F-35" in ans.citations[0].quote, ans
 
 
-@pytest.mark.parametrize(("question", "codes"), [
-    ("What margin did it earn on the F-35 program in Q1 2023 per its 10-Q?", ["F-35"]),
-    ("PAC-3 and C-130J deliveries in 1Q23 and FY2023", ["PAC-3", "C-130J"]),
-    ("How many A320 aircraft in H1?", ["A320"]),
-])
-def test_designators_are_codes_not_periods_or_forms(question: str, codes: list[str]) -> None:
-    from desktop_rag.core.answer.engine import designators
-    assert designators(question) == codes
-
-
 def test_a_consolidated_measure_is_answered_from_the_consolidated_discussion_not_a_segments(build_library) -> None:
     """"Why did the consolidated gross profit rate decline?": the gross profit rate is no
     statement line, but the question says whole company; the segment section's sentence (which

@@ -581,3 +581,13 @@ def test_a_request_after_a_label_is_the_question_and_a_unit_in_parentheses_no_gl
         assert concept_gloss(f"What was capex ({unit}) in 2022?") == ""
     assert concept_gloss("What capex (purchases of property and equipment) did it report?") == (
         "purchases of property and equipment")
+
+
+@pytest.mark.parametrize(("question", "codes"), [
+    ("What margin did it earn on the F-35 program in Q1 2023 per its 10-Q?", ["F-35"]),
+    ("PAC-3 and C-130J deliveries in 1Q23 and FY2023", ["PAC-3", "C-130J"]),
+    ("How many A320 aircraft in H1?", ["A320"]),
+])
+def test_designators_are_codes_not_periods_or_forms(question: str, codes: list[str]) -> None:
+    from desktop_rag.core.domain.question import designators
+    assert designators(question) == codes
