@@ -940,11 +940,9 @@ class HybridRetriever:
             return ""
         in_scope = {d.doc_id: d.meta.company for d in docs}
         pages: dict[str, set[tuple[str, int]]] = {}
-        for row in rows.tolist():
-            chunk = lib.chunks.get(int(lib.lexical.ids[row]))
-            if chunk is None or chunk.doc_id not in in_scope or not in_scope[chunk.doc_id]:
-                continue
-            pages.setdefault(in_scope[chunk.doc_id], set()).add((chunk.doc_id, chunk.page))
+        for doc_id, page in lib.pages_of_rows(rows):  # (no chunk read: a team library's too)
+            if in_scope.get(doc_id):
+                pages.setdefault(in_scope[doc_id], set()).add((doc_id, page))
         if not pages:
             return ""
         counts = sorted(((len(p), company) for company, p in pages.items()), reverse=True)
