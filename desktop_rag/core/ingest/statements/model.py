@@ -15,10 +15,11 @@ Box = tuple[float, float, float, float]
 
 # Bump when extraction changes: stored statements of an older version are re-extracted
 # from the PDF (or the stored page texts) without re-embedding anything.
-EXTRACTOR_VERSION = 8  # 3: per-share rows under a share-class heading; 5: "(Loss)" after a title, one fiscal
+EXTRACTOR_VERSION = 9  # 3: per-share rows under a share-class heading; 5: "(Loss)" after a title, one fiscal
 # year-end printed twice over the columns, "and" between the dates of a header; 6: a footnote mark
 # glued to a cell ("2022*"), a total printed without its label; 7: a change column named after the
-# years of a header ("2023 2022 Inc/ (Dec)"); 8: a printed total of one row counted as such
+# years of a header ("2023 2022 Inc/ (Dec)"); 8: a printed total of one row counted as such; 9: a balance
+# sheet's liabilities half on the next page without the column header
 
 
 def page_kinds(rows: list[dict[str, Any]]) -> dict[int, list[str]]:

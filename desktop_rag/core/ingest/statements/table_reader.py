@@ -939,6 +939,29 @@ def _segment_instants(st: Statement) -> None:
     _balances_are_instants(st)
 
 
+# the opening of a balance sheet's second half, and its total that says the first half was all
+_LIABILITIES_HEAD = re.compile(r"^\s*(?:total\s+)?liabilities(?:,)?\s+(?:and|&)\s+(?:stockholders|shareholders|shareowners|"
+                               r"owners)['\u2019]?\s+(?:equity|deficit)|^\s*current\s+liabilities\s*:?\s*$", re.I)
+_LIABILITIES_ROW = re.compile(r"\bliabilities\b", re.I)
+
+
+def _liabilities_follow(last: _Open, parsed: list[_ParsedLine]) -> int | None:
+    """Where the rows of a balance sheet continued without its column header begin: the page
+    opens (within its first lines) with "LIABILITIES AND STOCKHOLDERS' EQUITY" or "Current
+    liabilities:", the balance sheet read so far has no liabilities row, and the rows below
+    carry as many cells as its columns. None otherwise."""
+    st = last.statement
+    if st.kind != "balance" or any(_LIABILITIES_ROW.search(r.label) for r in st.rows):
+        return None
+    for i, p in enumerate(parsed[:6]):
+        if _LIABILITIES_HEAD.match(p.line.text.strip()):
+            rows = [q for q in parsed[i + 1:i + 8] if q.cells]
+            if rows and all(len(q.cells) == len(st.periods) for q in rows[:3]):
+                return i
+            return None
+    return None
+
+
 def extract_statements(pages: Iterable[PageText]) -> list[Statement]:
     """Every primary statement found in ``pages`` (in page order)."""
     out: list[Statement] = []
@@ -959,6 +982,12 @@ def extract_statements(pages: Iterable[PageText]) -> list[Statement]:
                 last.statement.pages.append(page.number)
                 end = titles[0][0] if titles else len(parsed)
                 _consume(page, parsed, _after_header(parsed, found[0], found[1]), end, last)
+                continued = True
+            elif (start := _liabilities_follow(last, parsed)) is not None:
+                # an earnings release's balance sheet whose liabilities half is printed on the
+                # next page under "LIABILITIES AND STOCKHOLDERS' EQUITY", without the column header
+                last.statement.pages.append(page.number)
+                _consume(page, parsed, start, titles[0][0] if titles else len(parsed), last)
                 continued = True
         if not continued:
             last = None

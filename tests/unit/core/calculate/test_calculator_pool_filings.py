@@ -138,3 +138,18 @@ def test_a_year_end_written_with_its_day_is_that_fiscal_year(ebay) -> None:
                      "operations / net revenues; give the answer in percent rounded to two decimals?")
     assert out is not None and out.calculation is not None, out
     assert out.calculation.result == 25.89 and "not read clearly" not in out.text
+
+
+def test_a_balance_sheet_whose_liabilities_follow_on_the_next_page_without_its_header() -> None:
+    """eBay's Q1 2023 earnings release prints its balance sheet's assets on page 7 and
+    "LIABILITIES AND STOCKHOLDERS' EQUITY" on page 8 without the column header: the current
+    ratio reads total current liabilities there, each input cited to its page."""
+    release = _filing("EBAY_2023Q1_EARNINGS.pdf", DocumentMeta(company="eBay Inc.", ticker="EBAY", form_type="8-K",
+                                                               fiscal_year=2023, fiscal_quarter=1,
+                                                               period_end="2023-03-31"))
+    balance = [s for s in release[1] if s.kind == "balance"]
+    assert balance and balance[0].pages[:2] == [7, 8]
+    out = _ask(release, "What was eBay's current ratio at March 31, 2023? Round to two decimals.")
+    assert out is not None and out.calculation is not None, out
+    assert out.calculation.result == 2.68
+    assert [(i.value, i.page) for i in out.calculation.inputs] == [(8598, 7), (3206, 8)]
