@@ -1269,8 +1269,8 @@ def _names_a_part(question: str, company_words: set[str]) -> bool:
         w = re.sub(r"['\u2019]s?$", "", word).lower().rstrip(".")
         if re.fullmatch(r"(fy|q[1-4]|h[12])?\d*|\d+-[kq]|8-k|10-k405", w) or find_periods(word).mentions:
             continue  # a period ("1Q23", "FY'22": the one period parser reads it) or a form ("10-K")
-        if re.fullmatch(r"m|mm|mn|b|bn|k|usd|eur|gbp|us", w) and (w != "m" or question[m.start() - 1:m.start()] == "$"):
-            continue  # the unit the answer is wanted in ("($M)", "USD", "$bn")
+        if re.fullmatch(r"eur|gbp", w) or (re.fullmatch(r"m|mm|mn|b|bn|k", w) and question[m.start() - 1:m.start()] == "$"):
+            continue  # the unit the answer is wanted in ("($M)", "$bn", "EUR"); a lone "M" or "B" is a name
         known = _STATEMENT_WORDS | _MONTH_WORDS | company_words
         if w in known or all(part in known or part.isdigit() for part in w.split("-") if part):
             continue  # statement wording, a month, the company's own name ("Coca-Cola's")

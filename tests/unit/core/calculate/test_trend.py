@@ -104,4 +104,6 @@ def test_the_months_of_a_quarter_written_the_analysts_way() -> None:
     assert months_asked("free cash flow for the six months ended June 30, 2023 (Q2 2023 10-Q)", "10-Q") == 6
     # the unit the answer is wanted in names no part of the company
     assert not _names_a_part("What was capex ($M) in 2022?", set())
+    assert not _names_a_part("What was revenue in $bn in 2022?", set())
+    assert _names_a_part("What was the revenue of unit M in 2022?", set())  # a name: no "$" before it
     assert _names_a_part("What was the Marketplace segment's revenue?", set())
