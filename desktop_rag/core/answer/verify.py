@@ -26,7 +26,7 @@ from desktop_rag.core.domain.numbers import (
     scale_factor,
 )
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
-from desktop_rag.core.domain.question import read_question
+from desktop_rag.core.domain.question import QuestionIntent, read_question
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, tokenize
 from desktop_rag.core.domain.types import Citation, Document, Hit
 from desktop_rag.core.index.library import Library
@@ -572,7 +572,8 @@ def verify_answer(
     missing = [n for n in answer_numbers if not number_supported(n, quoted_numbers)]
     if missing:
         return Verdict(False, reason=f"figure(s) {', '.join(f'{n:g}' for n in missing)} not found in any quote")
-    twice = _one_figure_for_two_facts(text, question, cites)
+    intent = read_question(question)  # the facts asked, read once for the checks below
+    twice = _one_figure_for_two_facts(text, intent, cites)
     if twice is not None:
         return Verdict(False, reason=f"figure {twice:g} is given for two of the facts asked")
     # "100 employees" over "contribute up to 100% of their pre-tax salary": a figure the answer
@@ -602,7 +603,7 @@ def verify_answer(
         # "What is Lockheed Martin's backlog at the end of 2022?" answered "37% of our backlog
         # over the next 12 months": true words, but not the amount asked
         return Verdict(False, reason="the question asks for an amount, the answer gives only percentages")
-    if concept and figures and _only_counts_asked(question) and _only_percentages(text):
+    if concept and figures and _only_counts_asked(intent) and _only_percentages(text):
         # "How many paid memberships did the International segment have?" answered "27% of total
         # average paid memberships": a share of something is no count of it
         return Verdict(False, reason="the question asks for a count, the answer gives only percentages")
@@ -727,11 +728,11 @@ def _repeats_itself(text: str) -> bool:
 _LOOP_WORDS = 8
 
 
-def _one_figure_for_two_facts(text: str, question: str, cites: list[Citation]) -> float | None:
+def _one_figure_for_two_facts(text: str, intent: QuestionIntent, cites: list[Citation]) -> float | None:
     """A figure the answer states twice where the question asks two facts of its kind and no
     quote prints it twice ("136,000 full-time employees, and 136,000 were in research and
     development"): one figure was given as the answer to both."""
-    kinds = [fact.kind for fact in read_question(question).asks]
+    kinds = [fact.kind for fact in intent.asks]
     if len(kinds) < 2 or len(set(kinds)) == len(kinds):
         return None
     stated = [n for n in numbers_in(text) if not is_year(n)]
@@ -1247,7 +1248,6 @@ _DENIAL = re.compile(r"\b(?:no|not|none|never|nor|neither|nothing)\b|n['’]t\b"
 _PERCENTAGE = re.compile(r"\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
 
 
-_STATED_AS_PERCENT = re.compile(r"[$(-]?[\d.,]*\d\s*(?:%|percent\b|per\s+cent\b)", re.I)
 _DAY_OF_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})\b", re.I)
 
 
@@ -1255,15 +1255,14 @@ def _only_percentages(text: str) -> bool:
     """Every figure ``text`` states, not counting years and the days of its dates ("as of
     December 31, 2015"), is a percentage; at least one is."""
     days = {m.start(1) for m in _DAY_OF_MONTH.finditer(text)}
-    spans = [(a, b, n) for a, b, n in number_spans(text) if a not in days and not is_year(n)]
-    return bool(spans) and all(_STATED_AS_PERCENT.match(text, a) for a, _, _ in spans)
+    stated = [m for m in _FIGURE_WITH_PERCENT.finditer(text)
+              if m.start(1) not in days and not is_year(float(m.group(1).replace(",", "")))]
+    return bool(stated) and all(m.group(2) for m in stated)
 
 
-def _only_counts_asked(question: str) -> bool:
+def _only_counts_asked(intent: QuestionIntent) -> bool:
     """Every fact the question asks is a count ("how many stores"), none a rate or a change."""
-    intent = read_question(question)
-    kinds = {fact.kind for fact in intent.asks}
-    return kinds == {"count"} and intent.ask not in ("change", "comparison")
+    return {fact.kind for fact in intent.asks} == {"count"} and intent.ask not in ("change", "comparison")
 
 
 def asks_for_figure(question: str) -> bool:
