@@ -939,7 +939,7 @@ def _segment_instants(st: Statement) -> None:
     _balances_are_instants(st)
 
 
-# the opening of a balance sheet's second half, and its total that says the first half was all
+# the heading that opens a balance sheet's second half, and a row of that half
 _LIABILITIES_HEAD = re.compile(r"^\s*(?:total\s+)?liabilities(?:,)?\s+(?:and|&)\s+(?:stockholders|shareholders|shareowners|"
                                r"owners)['\u2019]?\s+(?:equity|deficit)|^\s*current\s+liabilities\s*:?\s*$", re.I)
 _LIABILITIES_ROW = re.compile(r"\bliabilities\b", re.I)
