@@ -92,8 +92,8 @@ _TITLE_LINES = 8  # lines above a quoted row where its table's title is looked f
 
 def _prints(text: str, code: str) -> bool:
     """``text`` prints the code, with or without its hyphen ("F-35", "F35")."""
-    flat = re.escape(code.replace("-", "")).replace("", "-?")[2:-2]
-    return re.search(rf"(?<![\w-]){flat}(?![\w-])", text, re.I) is not None
+    spelled = "-?".join(re.escape(ch) for ch in code.replace("-", ""))
+    return re.search(rf"(?<![\w-]){spelled}(?![\w-])", text, re.I) is not None
 
 
 # -- the pipeline -------------------------------------------------------------------------------
