@@ -185,9 +185,18 @@ JUDGEMENTS: list[Judgement] = [
 ]
 
 
+def _names(trigger: str, text: str) -> bool:
+    """Does ``text`` name what ``trigger`` matches, in whole words? A match that starts or ends
+    inside a word is no name: "ratio" in "Corporation" would read "capital expenditures),
+    PG&E Corporation" as capex as a ratio of something."""
+    return any((m.start() == 0 or not text[m.start() - 1].isalnum() or not text[m.start()].isalnum())
+               and (m.end() == len(text) or not text[m.end()].isalnum() or not text[m.end() - 1].isalnum())
+               for m in re.finditer(trigger, text))
+
+
 def judgement_in(question: str) -> Judgement | None:
     q = question.lower().replace("\u2019", "'")
-    return next((j for j in JUDGEMENTS if any(re.search(t, q) for t in j.triggers)), None)
+    return next((j for j in JUDGEMENTS if any(_names(t, q) for t in j.triggers)), None)
 
 
 def metric_in(question: str) -> Metric | None:
@@ -198,7 +207,7 @@ def metric_in(question: str) -> Metric | None:
     for aside in _NAME_ASIDE.finditer(q):
         readings += [q[:aside.start()] + aside.group(1) + q[aside.end():], q[:aside.start(1)] + aside.group(2) + q[aside.end():]]
     for m in METRICS:
-        if any(re.search(t, text) for text in readings for t in m.triggers):
+        if any(_names(t, text) for text in readings for t in m.triggers):
             return m
     return None
 

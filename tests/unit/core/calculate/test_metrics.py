@@ -139,3 +139,15 @@ def test_a_defined_quotient_asked_as_a_percentage_is_a_percentage() -> None:
 def test_a_metric_named_with_its_other_name_in_parentheses(question: str, name: str) -> None:
     m = metric_in(question)
     assert m is not None and m.name == name
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    # "ratio" inside "Corporation" named no capex ratio
+    ("PCG FY2017 free cash flow (cash from operations less capital expenditures), PG&E Corporation consolidated "
+     "cash flow statement, $ millions?", "fcf"),
+    ("Capital expenditures as a percent of revenue in 2017", "capex_pct_revenue"),
+    ("capex/revenue ratio for FY2018", "capex_pct_revenue"),
+])
+def test_a_metric_is_named_in_whole_words(question: str, name: str) -> None:
+    m = metric_in(question)
+    assert m is not None and m.name == name
