@@ -726,7 +726,9 @@ _LABEL_LEAD = re.compile(r"^((?:[\w&'\u2019-]+\s+){0,3}[\w&'\u2019-]+):\s+(?=(?:
 
 
 _SOURCE_WORDS = re.compile(r"\b(?:\d{1,2}-[KQ]|form|filing|report|release|for|the|its|of|per|fiscal|year|quarter|"
-                           r"ended|ending|period|three|six|nine|twelve|months|weeks|as|at|in)\b", re.I)
+                           r"ended|ending|period|three|six|nine|twelve|months|weeks|as|at|in|on|dated|filed|event)\b", re.I)
+# "the 8-K dated January 6, 2023", "filed on March 1, 2023": a date that names the filing, no date asked
+_DATED_SOURCE = re.compile(rf"\b(?:dated|filed)\s+(?:on\s+|as\s+of\s+)?(?:{MONTH_NAME_RE})\s+\d{{1,2}},?\s+(?:19|20)\d\d\b", re.I)
 
 
 def _names_a_source_only(clause: str) -> bool:
@@ -770,6 +772,9 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             clause = re.sub(r"^(?:and|or|but|also)\s+", "", clause.strip(), flags=re.I)
             if not clause or _FORMULA.search(_GLOSS.sub(" ", clause)) or _SOURCE_CLAUSE.match(clause):
                 continue
+            if _names_a_source_only(clause):
+                continue  # "eBay 8-K for the event dated March 14, 2023": where to read, not what
+            clause_cues = _DATED_SOURCE.sub(" ", clause)
             if previous is not None and _QUALIFIER_CLAUSE.match(clause):
                 continue  # "..., net of insurance recoveries, ...": the fact before, qualified
             own = bool(_OWN_CLAUSE.match(clause))
@@ -783,7 +788,7 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             kind: FactKind | None = "any" if _GUIDANCE.search(clause) else None
             for k, rx in _KIND_CUES:
                 # "what were they worth on the transfer date": a date that says when, not one asked
-                cue_text = _WHEN_QUALIFIER.sub(" ", clause) if k == "date" else clause
+                cue_text = _WHEN_QUALIFIER.sub(" ", clause_cues) if k == "date" else clause_cues
                 if k == "date" and _OTHER_WH.match(clause):
                     # "what did each share receive when the deal closed": when it happened, no date asked
                     cue_text = _WHEN_CLAUSE.sub(" ", cue_text)
@@ -906,13 +911,16 @@ _DESCRIPTION = re.compile(
     r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|"
     r"description))\b|\bwhat\s+(?:deal|agreement|transaction|plan|program|settlement|acquisition|announcement|"
     r"debt|notes|action|event|change|policy|lawsuit|litigation|investigation|arrangement|partnership)\b|"
-    r"\bwhat\s+(?:did|does|do|has|have)\s+(?:\w+\s+){1,5}(?:announce|disclose|say|report\s+about|agree|enter|"
+    # "What did McDonald's 8-K dated January 6, 2023 say about ...": a filing and its date between
+    r"\bwhat\s+(?:did|does|do|has|have)\s+(?:[\w&'\u2019().,-]+\s+){1,9}?(?:announce|disclose|say|report\s+about|agree|enter|"
     r"conclude|decide|issue|do\s+about)|\bhow\s+(?:does|do|did)\s+(?:\w+\s+){1,5}(?:make\s+money|generate|"
     r"recogni[sz]e|account\s+for|manage|finance|fund)\b|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?"
     r"(?:(?:key|main|principal|material|significant)\s+)?(?:nature|purpose|status|terms|business|strategy)\b|"
     # how a matter ended or what became of it: "How was the lawsuit resolved", "What was the
     # outcome of the trial", "What happened with the transaction", "How did the strikes affect it",
     # "What did it report in its 8-K dated ..."
+    # "who was appointed to the board": a person named, with what the filing says of them
+    r"(?:^|[:;,]\s*)who\s+(?:was|were|is|are|will|has|have|had)\b|"
     r"\bhow\s+(?:was|were|is|are|has|have|had)\s+(?:[\w&'\u2019().-]+\s+){1,10}?(?:been\s+)?(?:resolved|settled|"
     r"concluded|decided|structured|financed|funded)\b|\bwhat\s+(?:is|was|were|are)\s+the\s+(?:\w+\s+)?"
     r"(?:outcome|resolution|verdict)s?\s+of\b|\bwhat\s+(?:has\s+)?happened\s+(?:with|to|at)\b|\bwhat\s+(?:came|(?:has\s+)?become|became)\s+of\b|"

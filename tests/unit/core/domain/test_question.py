@@ -591,3 +591,17 @@ def test_a_request_after_a_label_is_the_question_and_a_unit_in_parentheses_no_gl
 def test_designators_are_codes_not_periods_or_forms(question: str, codes: list[str]) -> None:
     from desktop_rag.core.domain.question import designators
     assert designators(question) == codes
+
+
+@pytest.mark.parametrize(("question", "kind", "asks"), [
+    # the filing named by its date asks no date, nor does the lead naming only the filing
+    ("eBay 8-K for the event dated March 14, 2023: who was appointed to the board and what did the board size "
+     "increase to?", "description", []),
+    ("What did McDonald's 8-K dated January 6, 2023 say about the new 4th 'D' being added under Accelerating the "
+     "Arches 2.0, and what is the new organizational effort called?", "description", []),
+    ("When was the 8-K dated March 1, 2023 filed?", "figure", ["date"]),
+    ("Who is the CFO of Apple?", "description", []),
+])
+def test_a_filing_named_by_its_date_asks_no_date(question: str, kind: str, asks: list[str]) -> None:
+    intent = read_question(question)
+    assert intent.ask == kind and [a.kind for a in intent.asks] == asks
