@@ -27,7 +27,7 @@ from desktop_rag.core.domain.numbers import (
 )
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
 from desktop_rag.core.domain.question import QuestionIntent, read_question
-from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, tokenize
+from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, inflection_key, tokenize
 from desktop_rag.core.domain.types import Citation, Document, Hit
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.ingest.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
@@ -412,6 +412,9 @@ def is_title_line(seg: str) -> bool:
             and not text.endswith((".", "?", "!", ";")))
 
 
+INFLECTED_WEIGHT = 0.7  # a word of the question matched only in another inflected form
+
+
 def best_units(
     passages: list[Passage], terms: set[str], numbers: list[float], k: int, want_numbers: bool,
     rank_weight: bool = True, idf: dict[str, float] | None = None, asked_years: set[int] | None = None,
@@ -436,11 +439,14 @@ def best_units(
             seen.add(key)
             toks = tokenize(seg)
             matched = terms.intersection(toks)
+            # the question's word in another form ("being added" / "adding a 4th D"): most of its weight
+            inflected = {t for t in terms - matched if inflection_key(t) in keys} if (
+                keys := {inflection_key(t) for t in toks}) else set()
             extra = bonus(seg) if bonus is not None else 0.0
-            if not matched and not numbers and not extra:
+            if not matched and not inflected and not numbers and not extra:
                 continue
             nums = numbers_in(seg)
-            score = 2.0 * sum(weights[t] for t in matched) / total
+            score = 2.0 * (sum(weights[t] for t in matched) + INFLECTED_WEIGHT * sum(weights[t] for t in inflected)) / total
             # In a table row the label carries the meaning: reward terms found there.
             label = set(tokenize(" ".join(w for w in seg.split()[:8] if not numbers_in(w))))
             score += 0.5 * sum(weights[t] for t in matched & label) / total

@@ -242,6 +242,22 @@ def word_root(token: str) -> str:
     return token
 
 
+def inflection_key(token: str) -> str:
+    """One key for a word's inflected forms, for matching a question's verb to the page's:
+    "added" / "adding" / "add", "appointed" / "appointment", "called" / "calling". Looser than
+    ``word_root`` (a three-letter stem is kept, a doubled last consonant folded), so only for
+    weighing a sentence's words, never for deciding that a filing uses a word."""
+    root = word_root(token)
+    if root == token:
+        for suffix in ("ing", "ed"):
+            if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+                root = token[: -len(suffix)]
+                break
+    if len(root) >= 3 and root[-1] == root[-2] and root[-1] not in "aeiou":
+        root = root[:-1]
+    return root
+
+
 # Latinate stems that change their ending between the verb and its noun ("acquire" /
 # "acquisition", "reduce" / "reduction", "describe" / "description"): word_root leaves them apart.
 _STEM_ALTERNATIONS = (("quir", "quisit"), ("ceiv", "cept"), ("duc", "duct"), ("sum", "sumpt"), ("pos", "posit"),

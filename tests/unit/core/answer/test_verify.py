@@ -1161,3 +1161,17 @@ def test_a_phrase_said_twice_is_a_model_looping() -> None:
     assert _repeats_itself("The Company and the agents, dated August 14, 2023 (as amended, the Indenture), and the terms "
                            "agreements, dated August 14, 2023 (as amended, the Indenture), and more.")
     assert not _repeats_itself("The notes were issued under the Indenture dated October 19, 1996, with U.S. Bank as trustee.")
+
+
+def test_a_word_of_the_question_in_another_form_weighs_a_sentence_up() -> None:
+    """"being added" and "adding a 4th D": the sentence using the question's verb in another
+    form ranks above one sharing only the question's other words."""
+    from desktop_rag.core.answer.verify import best_units
+    text = ("As we kick off the new plan, we are also creating new leadership roles.\n"
+            "We will do that through the plan while adding a fourth pillar, Restaurant Development.\n")
+    meta = DocumentMeta(company="Example Corp", form_type="8-K", fiscal_year=2023)
+    doc = Document("d" * 64, "EXAMPLE_8K.pdf", "x", 1, meta)
+    passage = Passage(Hit(Chunk(1, doc.doc_id, 0, 12, 0, len(text), text), doc, 1.0), 0, len(text), text, text)
+    terms = {"plan", "added"}  # without the inflection the two tie and the first leads
+    _, _, a, b = best_units([passage], terms, [], 2, want_numbers=False)[0]
+    assert "adding a fourth pillar" in text[a:b]

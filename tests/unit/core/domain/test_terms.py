@@ -35,3 +35,11 @@ def test_a_figure_written_short_leaves_no_piece_among_the_evidence_terms() -> No
     terms = content_terms("Acme earned $2.3B of operating income in 2017 but net income fell to $9.3bn. Why?")
     assert not {"3b", "3bn", "2", "9"} & set(terms)
     assert "opincome" in terms and "netincome" in terms
+
+
+def test_inflected_forms_share_one_key() -> None:
+    from desktop_rag.core.domain.terms import inflection_key
+    assert inflection_key("added") == inflection_key("adding") == inflection_key("add")
+    assert inflection_key("appointed") == inflection_key("appointment")
+    assert inflection_key("called") == inflection_key("calling")
+    assert inflection_key("revenue") != inflection_key("reserve")
