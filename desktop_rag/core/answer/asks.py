@@ -318,7 +318,10 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
         weights = {r: w for r, w in weighed(words).items() if r not in _KIND_ROOTS}
         if _PAID_FOR.search(words):
             weights["paid"] = 1.0
-        own = frozenset(weights) | frozenset(_INITIALS.findall(words))
+        initials = frozenset(_INITIALS.findall(words))
+        own = frozenset(weights) | initials
+        # a place or body named by its initials ("the U.S.") tells as much as a rare word
+        weights |= {i: _INITIALS_WEIGHT for i in initials}
         if fact.topic and (not weights or _POINTS_BACK.search(fact.words) or set(weights) <= _OF_THE_TOPIC):
             # ("and how much remains", "and YoY growth?": what is left of the topic, how it grew)
             # "coupons, maturities" of "What debt did Corning issue"; "what did it cost" of the
@@ -338,6 +341,7 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
     return out
 
 
+_INITIALS_WEIGHT = 3.0  # the weight of initials an ask names ("U.S."), which the library's idf does not weigh
 _TOPIC_ONLY = 0.5  # the weight of a unit carrying an ask's topic but none of its clause's own words
 _NEAR = 100  # characters between an asked word and the figure of its kind, at most, to be its figure
 _FAR = 0.75  # the weight of an ask's words whose figure of the asked kind is further away

@@ -71,10 +71,18 @@ def extractive_answer(
     asks = read_asks(plan.intent, ignore or (), idf)
     # a figure asked is of a period: a sentence about another year is no evidence of it (an
     # event asked about is dated by its own sentence, whatever year the question names)
-    top = best_units(passages, terms, [], max_quotes + 2, want_numbers, idf=idf,
-                     asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
-                     bonus=ask_bonus(asks),
-                     stock_language_weight=1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT)
+    def ranked(pool: list[Passage]) -> list[tuple[float, Passage, int, int]]:
+        return best_units(pool, terms, [], max_quotes + 2, want_numbers, idf=idf,
+                          asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
+                          bonus=ask_bonus(asks),
+                          stock_language_weight=1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT)
+
+    top = ranked(passages)
+    if not top and more:
+        # no sentence of the passages read carries a word asked ("how many people did it employ"
+        # over MD&A pages): the further pages retrieved are read in their place
+        passages, more = more, []
+        top = ranked(passages)
     if not top:
         return "", []
     # several facts asked ("how much ... and how much remains"): the quotes together answer

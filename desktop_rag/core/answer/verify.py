@@ -53,7 +53,9 @@ _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "percent
 # (not after an initial, "Inc.", "Co.", "No.", "Corp." or a time's "a.m."/"p.m.": "at 7:46 a.m. Pacific Time")
 # A name written camel-case ("eBay", "iPhone") after a stop starts a sentence even after an
 # initial: "... were located in the U.S. eBay has ..."
+# nor after a title or a company form that a name follows ("Mr. Benioff", "Giosis Pte. Ltd.'s")
 _SENTENCE_END = re.compile(r"(?<=[.;])(?<!\b[A-Z]\.)(?<!\bInc\.)(?<!\bCo\.)(?<!\bNo\.)(?<!\bCorp\.)(?<!\d\sa\.m\.)"
+                           r"(?<!\bPte\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bJr\.)(?<!\bSt\.)(?<!\bNos\.)"
                            r"(?<!\d\sp\.m\.)\s+(?=[A-Z(])|(?<=\.)\s+(?=[a-z]{1,2}[A-Z][a-z])|"
                            # "... of MercadoLibre, Inc. Our effective tax rate was": a company's
                            # "Inc." ending a sentence, the next opening with a word only a sentence opens with

@@ -379,6 +379,9 @@ _LEAD_IN = re.compile(r"^(?!(?:how|what|which|who|when|did|does|do|is|are|was|we
 _POSSESSOR = re.compile(r"^[^?]*?(?:'s|’s|s'|s’)\s+", re.I)
 
 
+_AUX_WORD = re.compile(_AUX, re.I)
+
+
 def asked_concept(question: str) -> str:
     """The thing a factual question asks for, as written: "total automotive revenue" of
     "What was Tesla's total automotive revenue in 2022?", "paid memberships" of "How many paid
@@ -400,8 +403,29 @@ def asked_concept(question: str) -> str:
             concept = concept[:cut.start()] if cut else concept  # "purchase price for iRobot did ..."
             if re.search(r"(?:'s|’s|s'|s’)\s", concept):
                 concept = _POSSESSOR.sub("", concept)
+            concept = _without_relative_clause(concept)
             return re.sub(r"^(?:the|a|an|its|their)\s+", "", concept, flags=re.I).strip(" ,")
     return ""
+
+
+# "First Mortgage Bonds [that] the Utility sold", "stores the company operated": a clause after
+# the thing asked, its subject and verb; the thing is what a filing prints ("the sale of ... First
+# Mortgage Bonds"), the verb is the analyst's
+_RELATIVE_CLAUSE = re.compile(r"\s+(?:the|its|their|our|this|that)\s+(?:[\w&'\u2019.-]+\s+){0,2}[a-z][a-z-]*$")
+_BEFORE_NOUN_PHRASE = frozenset(
+    "of in for to from by on at with and or under over per as into than between across about via during "
+    "through within without against among versus vs".split())
+
+
+def _without_relative_clause(concept: str) -> str:
+    m = _RELATIVE_CLAUSE.search(concept)
+    if m is None or not m.start():
+        return concept
+    before = concept[:m.start()].split()
+    # "amount of the notes", "interest on its debt": a preposition's object, no clause
+    if not before or before[-1].lower() in _BEFORE_NOUN_PHRASE or _AUX_WORD.fullmatch(before[-1]):
+        return concept
+    return concept[:m.start()]
 
 
 # Words that name a computation over printed figures ("inventory turnover ratio", "3-year
@@ -911,6 +935,10 @@ _DESCRIPTION = re.compile(
     r"^(?:describe|summari[sz]e|explain|tell\s+me\s+about|give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary|"
     r"description))\b|\bwhat\s+(?:deal|agreement|transaction|plan|program|settlement|acquisition|announcement|"
     r"debt|notes|action|event|change|policy|lawsuit|litigation|investigation|arrangement|partnership)\b|"
+    # "What business did eBay acquire from Giosis": the thing bought or sold, named
+    r"\b(?:what|which)\s+(?:business|businesses|company|companies|entity|entities|assets?|stake|brand|unit|division)\s+"
+    r"(?:did|does|do|has|have|had|was|were|is|are)\s+(?:[\w&'\u2019.-]+\s+){1,4}?(?:acquire|buy|purchase|sell|divest|"
+    r"spin|dispose|acquired|bought|purchased|sold|divested)\b|"
     # "What did McDonald's 8-K dated January 6, 2023 say about ...": a filing and its date between
     r"\bwhat\s+(?:did|does|do|has|have)\s+(?:[\w&'\u2019().,-]+\s+){1,9}?(?:announce|disclose|say|report\s+about|agree|enter|"
     r"conclude|decide|issue|do\s+about)|\bhow\s+(?:does|do|did)\s+(?:\w+\s+){1,5}(?:make\s+money|generate|"

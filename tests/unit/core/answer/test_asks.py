@@ -355,3 +355,26 @@ def test_up_from_a_year_ago_is_a_year_over_year_growth() -> None:
     sentence = "Gaming revenue for the third quarter was $2.86 billion, up 81% from a year ago and up 15% from the previous quarter."
     row = "Revenue Gaming 2,856 1,574 7,582 7,236"
     assert cover(asks, [row, sentence], [], 2) == [1]  # one quote answers both
+
+
+def test_a_place_named_by_its_initials_weighs_as_a_rare_word() -> None:
+    """"..., and how many of them were in the U.S.?": the sentence counting the U.S. employees
+    answers the second count, not the global count again."""
+    asks = _asks("How many people did Acme employ globally at year-end 2015, and how many of them were in the U.S.?")
+    ranked = ["As of December 31, 2015, we employed approximately 11,600 people globally.",
+              "Approximately 6,200 of our employees were located in the U.S."]
+    assert sorted(cover(asks, ranked, [], 3)) == [0, 1]
+
+
+def test_the_further_pages_are_read_when_the_passages_carry_no_word_asked() -> None:
+    question = "How many people did Acme employ globally at year-end 2015?"
+    meta = DocumentMeta(company="Acme Inc.", form_type="10-K", fiscal_year=2015)
+    doc = Document("a" * 64, "ACME_2015_10K.pdf", "x", 0, meta)
+
+    def passage(page: int, text: str) -> Passage:
+        return Passage(Hit(Chunk(page, doc.doc_id, page, page, 0, len(text), text), doc, 1.0), 0, len(text), text, text)
+
+    read = [passage(36, "Net revenues decreased 2% in 2015 due to foreign currency movements.")]
+    further = [passage(8, "Employees\nAs of December 31, 2015, we employed approximately 11,600 people globally.\n")]
+    text, cites = extractive_answer(question, _plan(question), read, more=further)
+    assert "11,600" in text and [c.page for c in cites] == [8]

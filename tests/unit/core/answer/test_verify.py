@@ -1175,3 +1175,11 @@ def test_a_word_of_the_question_in_another_form_weighs_a_sentence_up() -> None:
     terms = {"plan", "added"}  # without the inflection the two tie and the first leads
     _, _, a, b = best_units([passage], terms, [], 2, want_numbers=False)[0]
     assert "adding a fourth pillar" in text[a:b]
+
+
+def test_a_title_or_company_form_before_a_name_ends_no_sentence() -> None:
+    text = ("In 2018, we completed the acquisition of 100% of Giosis Pte. Ltd.\u2019s Japan business. "
+            "Mr. Benioff wrote to employees. Dr. Smith agreed.")
+    assert [text[a:b] for a, b in split_units(text)] == [
+        "In 2018, we completed the acquisition of 100% of Giosis Pte. Ltd.\u2019s Japan business.",
+        "Mr. Benioff wrote to employees.", "Dr. Smith agreed."]

@@ -605,3 +605,20 @@ def test_designators_are_codes_not_periods_or_forms(question: str, codes: list[s
 def test_a_filing_named_by_its_date_asks_no_date(question: str, kind: str, asks: list[str]) -> None:
     intent = read_question(question)
     assert intent.ask == kind and [a.kind for a in intent.asks] == asks
+
+
+@pytest.mark.parametrize(("question", "concept"), [
+    # a clause after the thing asked, its subject and verb, is the analyst's: the thing is printed
+    ("What was the total principal amount of First Mortgage Bonds the Utility sold on June 5, 2023?",
+     "total principal amount of First Mortgage Bonds"),
+    ("What is the number of stores the company operated at year end?", "number of stores"),
+    # a preposition's object is no clause
+    ("What were the total assets of the segment?", "total assets of the segment"),
+])
+def test_a_relative_clause_after_the_thing_asked_is_left_out(question: str, concept: str) -> None:
+    assert asked_concept(question) == concept
+
+
+def test_the_business_bought_is_a_description() -> None:
+    intent = read_question("What business did eBay acquire in 2018 from Giosis, what cash consideration did it pay?")
+    assert intent.ask == "description" and [a.kind for a in intent.asks] == ["amount"]
