@@ -17,6 +17,7 @@ from desktop_rag.core.answer.asks import (
     counts_a_part,
     gives_kind,
     read_asks,
+    span_months,
     unit_context,
 )
 from desktop_rag.core.answer.verify import (
@@ -71,11 +72,20 @@ def extractive_answer(
     asks = read_asks(plan.intent, ignore or (), idf)
     # a figure asked is of a period: a sentence about another year is no evidence of it (an
     # event asked about is dated by its own sentence, whatever year the question names)
+    spans = span_months(plan.asked or plan.original) if want_numbers else set()
+
     def ranked(pool: list[Passage]) -> list[tuple[float, Passage, int, int]]:
-        return best_units(pool, terms, [], max_quotes + 2, want_numbers, idf=idf,
-                          asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
-                          bonus=ask_bonus(asks),
-                          stock_language_weight=1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT)
+        units = best_units(pool, terms, [], max_quotes + 6, want_numbers, idf=idf,
+                           asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
+                           bonus=ask_bonus(asks),
+                           stock_language_weight=1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT)
+        if spans:
+            # "During the nine months ended July 1, 2023, the Company repurchased 365 million
+            # shares" is no evidence of the three months asked: a sentence naming only other
+            # spans ranks below one naming the asked span or none (a table row is read by its columns)
+            units = sorted(((score * _OTHER_SPAN if _of_other_spans(p.text[a:b], spans) else score, p, a, b)
+                            for score, p, a, b in units), key=lambda u: -u[0])
+        return units[:max_quotes + 2]
 
     top = ranked(passages)
     if not top and more:
@@ -168,6 +178,14 @@ def extractive_answer(
         if figure:
             text = f"{figure} — “{cites[0].quote}”"
     return text, cites
+
+
+_OTHER_SPAN = 0.5  # the weight of a sentence naming only spans other than the one asked
+
+
+def _of_other_spans(seg: str, spans: set[int]) -> bool:
+    named = span_months(seg)
+    return bool(named) and not named & spans and not is_row_unit(seg)
 
 
 def _whole_sentence(unit: tuple[float, Passage, int, int]) -> tuple[float, Passage, int, int]:

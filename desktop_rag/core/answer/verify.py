@@ -26,7 +26,7 @@ from desktop_rag.core.domain.numbers import (
     scale_factor,
 )
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
-from desktop_rag.core.domain.question import QuestionIntent, read_question
+from desktop_rag.core.domain.question import COMPUTED_WORDS, QuestionIntent, read_question
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, inflection_key, tokenize
 from desktop_rag.core.domain.types import Citation, Document, Hit
 from desktop_rag.core.index.library import Library
@@ -388,6 +388,8 @@ STOCK_LANGUAGE = re.compile(
     r"(?:is|are)\s+provided\s+on\s+an?\s+[\w-]+\s+basis|"
     # the safe harbor's list of its own verbs ("may contain words such as 'will,' 'believe,' ...")
     r"(?:contain|use|include)s?\s+words\s+such\s+as|"
+    # a definition of the filing's own term ("For purposes of this Form 10-Q, 'Russia' refers to ...")
+    r"^\W*for\s+(?:the\s+)?purposes?\s+of\s+this\b|"
     # a pointer to another part of the filing ("For a reconciliation of these measures ... see")
     r"^\W*for\s+(?:a|an|further|more|additional)\s+(?:\w+\s+){0,2}(?:reconciliations?|discussions?|descriptions?|"
     r"information|details?)\b[^.]{0,300}?\bsee)\b", re.I)
@@ -442,7 +444,8 @@ def best_units(
             toks = tokenize(seg)
             matched = terms.intersection(toks)
             # the question's word in another form ("being added" / "adding a 4th D"): most of its weight
-            inflected = {t for t in terms - matched if inflection_key(t) in keys} if (
+            # (not a word for how a figure moved: "compare" is the analyst's, "compared" any sentence's)
+            inflected = {t for t in terms - matched if t not in COMPUTED_WORDS and inflection_key(t) in keys} if (
                 keys := {inflection_key(t) for t in toks}) else set()
             extra = bonus(seg) if bonus is not None else 0.0
             if not matched and not inflected and not numbers and not extra:

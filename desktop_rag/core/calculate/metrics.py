@@ -186,12 +186,13 @@ JUDGEMENTS: list[Judgement] = [
 
 
 def _names(trigger: str, text: str) -> bool:
-    """Does ``text`` name what ``trigger`` matches, in whole words? A match that starts or ends
-    inside a word is no name: "ratio" in "Corporation" would read "capital expenditures),
-    PG&E Corporation" as capex as a ratio of something."""
-    return any((m.start() == 0 or not text[m.start() - 1].isalnum() or not text[m.start()].isalnum())
-               and (m.end() == len(text) or not text[m.end()].isalnum() or not text[m.end() - 1].isalnum())
-               for m in re.finditer(trigger, text))
+    """Does ``text`` name what ``trigger`` matches? A word the trigger's groups name must begin
+    a word of the text: "ratio" inside "Corporation" would read "capital expenditures), PG&E
+    Corporation" as capex as a ratio of something ("percent" of "percentage" begins its word)."""
+    def begins_words(m: re.Match[str]) -> bool:
+        return all(m.start(g) <= 0 or not (text[m.start(g)].isalnum() and text[m.start(g) - 1].isalnum())
+                   for g in range(1, (m.re.groups or 0) + 1))
+    return any(begins_words(m) for m in re.finditer(trigger, text))
 
 
 def judgement_in(question: str) -> Judgement | None:

@@ -378,3 +378,14 @@ def test_the_further_pages_are_read_when_the_passages_carry_no_word_asked() -> N
     further = [passage(8, "Employees\nAs of December 31, 2015, we employed approximately 11,600 people globally.\n")]
     text, cites = extractive_answer(question, _plan(question), read, more=further)
     assert "11,600" in text and [c.page for c in cites] == [8]
+
+
+def test_a_sentence_of_another_span_is_no_evidence_of_the_span_asked() -> None:
+    """"the three months ended July 1": "During the nine months ended July 1, 2023, the
+    Company repurchased 365 million shares" names only another span; a row is read by its columns."""
+    from desktop_rag.core.answer.extractive import _of_other_spans
+    nine = "During the nine months ended July 1, 2023, the Company repurchased 365 million shares."
+    assert _of_other_spans(nine, {3})
+    assert not _of_other_spans(nine, {9})
+    assert not _of_other_spans("The Company repurchased 102 million shares in the quarter.", {3})
+    assert not _of_other_spans("The Company repurchased shares under its program.", {3})

@@ -1183,3 +1183,9 @@ def test_a_title_or_company_form_before_a_name_ends_no_sentence() -> None:
     assert [text[a:b] for a, b in split_units(text)] == [
         "In 2018, we completed the acquisition of 100% of Giosis Pte. Ltd.\u2019s Japan business.",
         "Mr. Benioff wrote to employees.", "Dr. Smith agreed."]
+
+
+def test_a_definition_of_the_filings_own_term_is_stock_language() -> None:
+    from desktop_rag.core.answer.verify import STOCK_LANGUAGE
+    assert STOCK_LANGUAGE.search("For purposes of this Form 10-Q, \u201cRussia\u201d refers to exposure to clients")
+    assert not STOCK_LANGUAGE.search("The Firm\u2019s exposure to Russia is not material to its financial condition.")

@@ -151,3 +151,12 @@ def test_a_metric_named_with_its_other_name_in_parentheses(question: str, name: 
 def test_a_metric_is_named_in_whole_words(question: str, name: str) -> None:
     m = metric_in(question)
     assert m is not None and m.name == name
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("What is FedEx's FY2023 capital expenditure as a percentage of revenue?", "capex_pct_revenue"),
+    ("Did Oracle's debt go up in fiscal 2023?", "total_debt"),
+])
+def test_a_metric_named_by_the_start_of_a_word(question: str, name: str) -> None:
+    m = metric_in(question)
+    assert m is not None and m.name == name
