@@ -363,12 +363,16 @@ class AnswerEngine:
             # part, not the measure, whatever figure it prints
             what = asked_concept(intent.asked) or measure_phrase(intent.asked)
             return f"No passage of the filings of {who} gives {what}; the nearest passages are shown."
+        # a count asked of a noun ("how many corporate employees will be laid off") is given only
+        # by a count of that noun, not by "Employee Communication ... 2.0" beside an exhibit number
+        counts = {i: printed_count(n) for i, a in enumerate(asks) if a.kind == "count" and (n := counted_noun(a.words))}
         for c in cites:
             around = self._around(c)
             # any of the asked words beside a figure of the asked kind: a quote that may give it
             # (the filing's words for the measure differ from the analyst's: "capex" is printed
             # "Additions to property, plant and equipment")
-            if any(may_answer(around, a) or may_answer(c.quote, a) for a in asks):
+            if any((may_answer(around, a) or may_answer(c.quote, a))
+                   and (i not in counts or bool(counts[i].search(around))) for i, a in enumerate(asks)):
                 return ""
         for first, second in pairwise(cites):
             # two quotes one after the other on a page: the words in one sentence, the figure in
