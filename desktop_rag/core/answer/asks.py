@@ -341,6 +341,7 @@ def read_asks(intent: QuestionIntent | None, ignore: Iterable[str] = (), idf: di
     return out
 
 
+_NAMES_THE_PART = 0.9  # the share of an ask's words a portion's sentence carries to be the part asked
 _INITIALS_WEIGHT = 3.0  # the weight of initials an ask names ("U.S."), which the library's idf does not weigh
 _TOPIC_ONLY = 0.5  # the weight of a unit carrying an ask's topic but none of its clause's own words
 _NEAR = 100  # characters between an asked word and the figure of its kind, at most, to be its figure
@@ -402,6 +403,7 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     share = ask.share(_roots(text) if roots is None else roots, text)
     if not share or not ask.roots:
         return share
+    words_share = share
     near = [p for p, r in _word_roots_at(text) if any(_same(r, x) for x in ask.roots)]
     near += [m.start() for acronym, _ in ask.acronyms for m in re.finditer(rf"(?<![\w-]){acronym}(?![\w-])", text)]
     if not any(a - _NEAR <= p <= b + _NEAR for p in near for a, b in at):
@@ -419,7 +421,11 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
         # speaks of the future after the figure's sentence ended)
         share *= _OTHER_TIMING
     if ask.kind == "count" and (all(_PORTION.match(text, b) for a, b in at) or _qualified_count(text, at[0][1], ask)
-                                or _PORTION_FIRST.match(text)) and not _asks_a_part(ask.words):
+                                or _PORTION_FIRST.match(text)) and not _asks_a_part(ask.words) and not (
+            # "how many Utility employees were covered by collective bargaining agreements": the
+            # part asked by its own words, each carried ("Of the Utility's regular employees,
+            # approximately 13,500 are covered by collective bargaining agreements")
+            len(ask.roots) >= 3 and words_share >= _NAMES_THE_PART):
         # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
         # asked, below "we employed approximately 14,100 people globally"
         share *= _OTHER_TIMING

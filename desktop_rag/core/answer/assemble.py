@@ -531,6 +531,11 @@ class _DriverFit:
         parts = {_bare_word(w) for w in re.findall(r"(?<=\s)[A-Z][\w&'\u2019-]*|\bsegments?\b", rest)}
         if opening and re.search(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]*$", opening.group(1)):
             parts.add(_bare_word(opening.group(1)))  # a name opening it ("StubHub net transaction revenues")
+        elif opening and self.asked and set(tokenize(rest)[:1]) & (self.asked | _MEASURE_OPENERS) and not (
+                set(tokenize(opening.group(1))) & (measure_terms() | _PLAIN_OPENERS)):
+            parts.add(_bare_word(opening.group(1)))  # a name before the asked measure ("Marketplace net transaction revenues")
+        # a measure written in capitals ("The decrease in net transaction revenues and GMV") is no part
+        parts = {w for w in parts if not (set(tokenize(w)) & (measure_terms() | _VOLUME_WORDS))}
         return bool(parts - self.question_words - _MONTHS)
 
     def other_basis(self, seg: str, basis: re.Pattern[str] | None = None) -> bool:
@@ -568,6 +573,10 @@ class _DriverFit:
             weight *= 0.7
         if self.other_basis(seg):
             weight *= 0.5  # "non-GAAP core earnings ... were" for the GAAP earnings asked
+        if _SHARE_OR_PLACE.search(subject) and not _SHARE_OR_PLACE.search(self.intent.asked):
+            # "Net transaction revenues earned internationally as a percentage of total net
+            # transaction revenue decreased ...": a share of the measure, or where it was earned
+            weight *= 0.4
         # (a whole word: "GAAP" is not the "GAAP" of "non-GAAP")
         if self.named and any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", seg) for w in self.named):
             weight *= 1.3  # "U.S.: Comparable sales results benefited from ..." for the U.S. asked
@@ -604,6 +613,14 @@ class _DriverFit:
 
 
 _MONTHS = frozenset(MONTH_NAMES)
+_VOLUME_WORDS = frozenset({"gmv", "tpv", "gpv", "gtv", "bookings", "backlog"})
+# words that open a measure's name ("net", "total"): the word before them is a part's name
+_MEASURE_OPENERS = frozenset({"net", "total", "gross", "operating", "consolidated", "comparable"})
+# a sentence's opening word that names no part
+_PLAIN_OPENERS = frozenset({"the", "our", "its", "their", "this", "that", "these", "those", "total", "net", "gross",
+                            "consolidated", "overall", "reported", "company", "combined", "in", "for", "during", "as"})
+_SHARE_OR_PLACE = re.compile(r"\bas\s+a\s+(?:percentage|percent|share|proportion)\s+of\b|\b(?:internationally|"
+                             r"domestically|outside\s+(?:of\s+)?the|earned\s+in|generated\s+in)\b", re.I)
 
 
 def _bare_word(word: str) -> str:

@@ -676,6 +676,9 @@ _CONTENT_REQUEST = re.compile(r"^\s*(?:give|provide|include|list|state|show|name
 # a request about the answer itself: "Answer yes or no and explain using the 10-K", "Explain."
 _ANSWER_REQUEST = re.compile(r"^\s*(?:answer|explain|justify|support|reply)\b", re.I)
 _CLAUSE_BREAK = re.compile(r"\s*[,;:]\s*|\s+(?:and|as\s+well\s+as|plus)\s+", re.I)
+# a question's auxiliary and the name after it, its subject: "... did PG&E Corporation"
+_AUX_SUBJECT = re.compile(r"\b(?:did|does|do|has|have|had|was|were|is|are|will)\s+(?:the\s+)?[A-Z][\w&.'\u2019-]*"
+                          r"(?:\s+[A-Z][\w&.'\u2019-]*)*$")
 # "June 2, 2023" is one date, not two clauses
 _DATE_COMMA = re.compile(rf"\b({MONTH_NAME_RE})\s+(\d{{1,2}}),\s*((?:19|20)\d\d)\b", re.I)
 # "the U.S.", "the U.K.": a place named by its initials (no word of three letters)
@@ -724,7 +727,9 @@ def _clauses(sentence: str) -> list[str]:
         for part in parts[1:]:
             item = not _QUESTION_WORD.search(current) or bool(measure_phrase(current) or _VOLUME.search(current)
                                                               or _COUNTED.search(current))
-            if _WH.match(part) or _OWN_CLAUSE.match(part) or item:
+            # "how many employees did PG&E Corporation and the Utility have": one subject of two names
+            subject = _AUX_SUBJECT.search(current) and re.match(r"(?:the\s+)?[A-Z]", part) and not _OWN_CLAUSE.match(part)
+            if not subject and (_WH.match(part) or _OWN_CLAUSE.match(part) or item):
                 out.append(current)
                 current = part
             else:

@@ -389,3 +389,14 @@ def test_a_sentence_of_another_span_is_no_evidence_of_the_span_asked() -> None:
     assert not _of_other_spans(nine, {9})
     assert not _of_other_spans("The Company repurchased 102 million shares in the quarter.", {3})
     assert not _of_other_spans("The Company repurchased shares under its program.", {3})
+
+
+def test_a_part_asked_by_its_own_words_is_answered_by_the_portion_naming_them() -> None:
+    asks = _asks("How many regular employees did Acme Corporation and the Utility have at December 31, 2015, and how "
+                 "many Utility employees were covered by collective bargaining agreements?")
+    assert [a.kind for a in asks] == ["count", "count"]  # one subject of two names, not a third clause
+    ranked = ["At December 31, 2015, Acme Corporation and the Utility had approximately 23,000 regular employees.",
+              "The collective bargaining agreement will expire on July 31, 2016.",
+              "Of the Utility\u2019s regular employees, approximately 13,500 are covered by collective bargaining "
+              "agreements with three labor unions."]
+    assert sorted(cover(asks, ranked, [], 3)) == [0, 2]

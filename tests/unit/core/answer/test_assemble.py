@@ -669,3 +669,20 @@ def test_a_list_of_matters_is_the_titles_under_the_heading_that_names_them() -> 
     assert "Total Provision" not in out.text  # the next note is not a matter
     for c in out.citations:
         assert (NOTE if c.page == 117 else NOTE_NEXT)[c.char_start:].startswith(c.quote)
+
+
+def test_the_whole_measures_cause_outweighs_a_parts_and_a_share_of_it() -> None:
+    """"Why did net transaction revenues decline": the sentence about them (with "GMV", a
+    measure in capitals) above a part's ("Marketplace net transaction revenues") and a share's
+    ("... earned internationally as a percentage of total net transaction revenue")."""
+    from desktop_rag.core.answer.assemble import _DriverFit
+
+    fit = _DriverFit(read_question("Why did eBay's net transaction revenues decline in 2015 vs 2014?"))
+    whole = fit.weight("The decrease in net transaction revenues and GMV was driven primarily by a negative impact "
+                       "from foreign currency movements in 2015.")
+    part = fit.weight("The decrease in Marketplace net transaction revenues was driven primarily by a negative "
+                      "impact from foreign currency movements in 2015.")
+    opening_part = fit.weight("Marketplace net transaction revenues decreased in 2015 due to foreign currency.")
+    share = fit.weight("Net transaction revenues earned internationally as a percentage of total net transaction "
+                       "revenue decreased in 2015 compared to 2014, primarily due to foreign currency movements.")
+    assert whole > part and whole > opening_part and whole > share
