@@ -389,6 +389,13 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
     asked or the reverse, below what answers ("As of January 31, 2023, $6.0 billion remained
     authorized under the Share Repurchase Program" is no answer to how much was bought back
     during the year); 0 without a figure of the kind."""
+    if ask.kind == "claim":
+        # a claim is stated in words ("which will not be recoverable through rates"), no figure;
+        # each of its own words ("accrued", "liability"), not only the topic's it points back to
+        roots = _roots(text) if roots is None else roots
+        if ask.own and not all(any(_same(r, u) for u in roots) for r in ask.own if r in ask.roots):
+            return 0.0
+        return ask.share(roots, text)
     spans = figure_spans(text) if spans is None else spans
     kinds = _ANSWERS.get(ask.kind, _ANSWERS["figure"])
     # a date the question itself names ("as of June 2, 2023") is its period, no date it asks
@@ -498,15 +505,16 @@ _MAY_GIVE: dict[str, frozenset[str]] = {
 
 
 def gives_kind(text: str, ask: Ask) -> bool:
-    """Does ``text`` hold a figure of the kind ``ask`` asks (an amount for "how much")?"""
-    return bool(figure_kinds(text) & _ANSWERS.get(ask.kind, _ANSWERS["figure"]))
+    """Does ``text`` hold a figure of the kind ``ask`` asks (an amount for "how much")? A claim
+    asks no figure."""
+    return ask.kind == "claim" or bool(figure_kinds(text) & _ANSWERS.get(ask.kind, _ANSWERS["figure"]))
 
 
 def may_answer(text: str, ask: Ask) -> bool:
     """Could ``text`` give ``ask``: a figure of a kind that may be it, and at least one of the
     asked words (or of the question's gloss of them)? The loose reading a refusal needs: no
     quote of the answer may give it (``answered`` is the strict one that picks quotes)."""
-    if not figure_kinds(text) & _MAY_GIVE.get(ask.kind, _MAY_GIVE["any"]):
+    if ask.kind != "claim" and not figure_kinds(text) & _MAY_GIVE.get(ask.kind, _MAY_GIVE["any"]):
         return False
     return not ask.roots or ask.share(_roots(text), text) > 0
 
@@ -690,7 +698,8 @@ def _credited(text: str, asks: Sequence[Ask], open_: set[int], shares: list[floa
     if len(answering) <= 1:
         return answering  # an ask answered holds a figure of its kind (``ask_match``): nothing competes
     spans = figure_spans(text)
-    out: list[int] = []
+    out = [k for k in answering if asks[k].kind == "claim"]  # a claim holds no figure others compete for
+    answering = [k for k in answering if asks[k].kind != "claim"]
     for kinds in {_ANSWERS.get(asks[k].kind, _ANSWERS["figure"]) for k in answering}:
         group = [k for k in answering if _ANSWERS.get(asks[k].kind, _ANSWERS["figure"]) == kinds]
         figures = [(a, b) for a, b, kind in spans if kind in kinds]

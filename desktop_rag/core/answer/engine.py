@@ -350,7 +350,7 @@ class AnswerEngine:
             # names by its code is in the answer's quote, or the quote is no answer for it
             what = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
             return f"No passage of the filings of {who} gives {what} for {', '.join(coded)}; the nearest passages are shown."
-        asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any",)]
+        asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any", "claim")]
         if not asks:
             return ""
         noun = counted_noun(intent.asked) if len(asks) == 1 and asks[0].kind == "count" else ""

@@ -27,7 +27,7 @@ from desktop_rag.core.domain.numbers import (
 )
 from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
 from desktop_rag.core.domain.question import COMPUTED_WORDS, QuestionIntent, read_question
-from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, inflection_key, tokenize
+from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, inflection_key, tokenize, word_root
 from desktop_rag.core.domain.types import Citation, Document, Hit
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.ingest.chunking import heading_of, is_page_furniture, is_table_row, subheading_of
@@ -587,6 +587,11 @@ def verify_answer(
     twice = _one_figure_for_two_facts(text, intent, cites)
     if twice is not None:
         return Verdict(False, reason=f"figure {twice:g} is given for two of the facts asked")
+    unsaid = _claim_unsaid(text, intent)
+    if unsaid:
+        # "how much will it pay, and is it recoverable through rates?" answered "$50 million":
+        # the half asked whether is left out, though its quote says "will not be recoverable"
+        return Verdict(False, reason=f"the answer says nothing of what was asked in '{unsaid}'")
     # "100 employees" over "contribute up to 100% of their pre-tax salary": a figure the answer
     # states as an amount or a count is not backed by the same digits printed as a percentage
     shares = [n for n in answer_numbers if not _as_percent(n, text)
@@ -737,6 +742,25 @@ def _repeats_itself(text: str) -> bool:
 
 
 _LOOP_WORDS = 8
+
+
+def _claim_unsaid(text: str, intent: QuestionIntent) -> str:
+    """The first claim asked beside a fact ("is it recoverable through rates") of whose words
+    the answer carries none, else ""."""
+    said = {word_root(t) for t in tokenize(text)}
+    # the words of the other facts asked, and of the topic, tell nothing of the claim itself
+    # ("liability" of "how much liability insurance ..., and had it accrued any liability")
+    others = {word_root(t) for f in intent.asks if f.kind != "claim" for t in tokenize(f"{f.words} {f.topic}")}
+    for fact in intent.asks:
+        if fact.kind != "claim":
+            continue
+        clause = fact.words
+        for m in sorted(find_periods(clause).mentions, key=lambda m: -m.start):
+            clause = clause[:m.start] + " " + clause[m.end:]
+        words = {word_root(t) for t in tokenize(clause) if t not in QUESTION_NOISE and not t.isdigit()} - others
+        if words and not words & said:
+            return fact.words
+    return ""
 
 
 def _one_figure_for_two_facts(text: str, intent: QuestionIntent, cites: list[Citation]) -> float | None:

@@ -561,7 +561,7 @@ _NOT_A_DESIGNATOR = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|CY\d{2,4}|[1-4]Q\d{2}
 
 
 # -- the facts a question asks for ------------------------------------------------------------
-FactKind = Literal["amount", "per_unit", "count", "date", "rate", "figure", "any"]
+FactKind = Literal["amount", "per_unit", "count", "date", "rate", "figure", "any", "claim"]
 
 
 @dataclass(frozen=True)
@@ -655,6 +655,8 @@ _NO_FACT_CLAUSE = re.compile(
     rf"^(?:why|what\s+(?:drove|drives|caused|explains|led\s+to)|(?:what|which)\s+(?:were|are|was|is)\s+the\s+"
     rf"(?:main\s+|primary\s+|key\s+)?(?:reasons?|factors?|drivers?|causes?)|explain|describe|{_AUX}\s+(?!there\b))\b",
     re.I)
+# a clause asking whether ("is it recoverable through rates", "had it accrued any liability")
+_YES_NO_CLAUSE = re.compile(rf"^{_AUX}\s+(?!there\b)(?:it|they|this|that|these|those|the|its|their|any|[A-Z])", re.I)
 # a clause qualifying the figure asked before it, no fact of its own: "net of insurance recoveries"
 _QUALIFIER_CLAUSE = re.compile(r"^(?:net\s+of|excluding|including|before|after|exclusive\s+of|inclusive\s+of|"
                                r"on\s+an?\s+[\w-]+\s+basis|in\s+(?:millions|billions|thousands|dollars|usd))\b", re.I)
@@ -807,6 +809,14 @@ def fact_asks(asked: str, removed: list[str] | tuple[str, ...] = ()) -> tuple[Fa
             if previous is not None and _QUALIFIER_CLAUSE.match(clause):
                 continue  # "..., net of insurance recoveries, ...": the fact before, qualified
             own = bool(_OWN_CLAUSE.match(clause))
+            if out and _YES_NO_CLAUSE.match(clause):
+                # "how much will it pay, and is it recoverable through rates?": a fact, then a
+                # claim the answer must say yes or no to, in the filing's sentence that states it
+                claim = FactAsk("claim", clause, "", topic if topic != clause else "")
+                if claim not in out:
+                    out.append(claim)
+                previous, no_fact, split = None, True, False
+                continue
             if _NO_FACT_CLAUSE.match(clause) and not re.match(r"(?:how|when)\b", clause, re.I):
                 previous, no_fact, split = None, True, False
                 continue

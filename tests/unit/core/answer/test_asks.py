@@ -400,3 +400,14 @@ def test_a_part_asked_by_its_own_words_is_answered_by_the_portion_naming_them() 
               "Of the Utility\u2019s regular employees, approximately 13,500 are covered by collective bargaining "
               "agreements with three labor unions."]
     assert sorted(cover(asks, ranked, [], 3)) == [0, 2]
+
+
+def test_a_claim_asked_beside_a_fact_is_answered_by_the_sentence_stating_it() -> None:
+    asks = _asks("How much insurance coverage did the Utility have for the wildfires, and had it accrued any liability "
+                 "for them at year-end 2017?")
+    ranked = ["The Utility has liability insurance for the wildfires in an aggregate amount of approximately $800 "
+              "million.",
+              "The Utility recorded $100 million of costs for the wildfires.",
+              "As of December 31, 2017, neither PG&E Corporation nor the Utility has accrued a liability with respect "
+              "to the wildfires."]
+    assert sorted(cover(asks, ranked, [], 3)) == [0, 2]

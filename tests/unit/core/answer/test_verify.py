@@ -1189,3 +1189,11 @@ def test_a_definition_of_the_filings_own_term_is_stock_language() -> None:
     from desktop_rag.core.answer.verify import STOCK_LANGUAGE
     assert STOCK_LANGUAGE.search("For purposes of this Form 10-Q, \u201cRussia\u201d refers to exposure to clients")
     assert not STOCK_LANGUAGE.search("The Firm\u2019s exposure to Russia is not material to its financial condition.")
+
+
+def test_an_answer_leaving_out_the_claim_asked_beside_a_fact_is_not_verified() -> None:
+    from desktop_rag.core.answer.verify import _claim_unsaid
+    from desktop_rag.core.domain.question import read_question
+    intent = read_question("How much will the Utility pay under the stipulation, and is it recoverable through rates?")
+    assert _claim_unsaid("The Utility will pay $50 million.", intent) == "is it recoverable through rates"
+    assert _claim_unsaid("The Utility will pay $50 million, which will not be recoverable through rates.", intent) == ""

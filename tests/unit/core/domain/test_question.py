@@ -622,3 +622,14 @@ def test_a_relative_clause_after_the_thing_asked_is_left_out(question: str, conc
 def test_the_business_bought_is_a_description() -> None:
     intent = read_question("What business did eBay acquire in 2018 from Giosis, what cash consideration did it pay?")
     assert intent.ask == "description" and [a.kind for a in intent.asks] == ["amount"]
+
+
+@pytest.mark.parametrize(("question", "kinds"), [
+    ("How much will the Utility pay under the stipulation, and is it recoverable through rates?", ["amount", "claim"]),
+    ("How much insurance coverage did the Utility have, and had it accrued any liability at year-end 2017?",
+     ["amount", "claim"]),
+    # a yes/no question alone is the answer's shape (a verdict), no claim beside a fact
+    ("Is the business capital-intensive?", []),
+])
+def test_a_yes_no_clause_after_a_fact_is_a_claim_asked(question: str, kinds: list[str]) -> None:
+    assert [a.kind for a in read_question(question).asks] == kinds
