@@ -432,11 +432,18 @@ def ask_match(text: str, ask: Ask, spans: list[tuple[int, int, str]] | None = No
             # "how many Utility employees were covered by collective bargaining agreements": the
             # part asked by its own words, each carried ("Of the Utility's regular employees,
             # approximately 13,500 are covered by collective bargaining agreements")
-            len(ask.roots) >= 3 and words_share >= _NAMES_THE_PART):
+            len(ask.roots) >= 3 and words_share >= _NAMES_THE_PART and _names_its_part(text, at[0][1], ask)):
         # "Approximately 7,300 of our employees were located in the U.S.": a part of the count
         # asked, below "we employed approximately 14,100 people globally"
         share *= _OTHER_TIMING
     return share
+
+
+def _names_its_part(text: str, end: int, ask: Ask) -> bool:
+    """The words after a portion's figure ("13,500 are covered by collective bargaining
+    agreements") are words the ask names: the part asked, not the whole it is a part of."""
+    after = {word_root(t) for t in tokenize(text[end:end + 80])}
+    return any(_same(r, u) for r in ask.roots for u in after)
 
 
 # a figure followed by "of our", "of the", "of its": a portion of a whole ("7,300 of our employees")

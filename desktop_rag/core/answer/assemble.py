@@ -531,8 +531,11 @@ class _DriverFit:
         parts = {_bare_word(w) for w in re.findall(r"(?<=\s)[A-Z][\w&'\u2019-]*|\bsegments?\b", rest)}
         if opening and re.search(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]*$", opening.group(1)):
             parts.add(_bare_word(opening.group(1)))  # a name opening it ("StubHub net transaction revenues")
-        elif opening and self.asked and set(tokenize(rest)[:1]) & (self.asked | _MEASURE_OPENERS) and not (
-                set(tokenize(opening.group(1))) & (measure_terms() | _PLAIN_OPENERS)):
+        elif (opening and opening.start(1) == 0 and subject[opening.end():opening.end() + 1] == " " and self.asked
+              and set(tokenize(rest)[:1]) & (self.asked | _MEASURE_OPENERS)
+              and opening.group(1).lower() not in _PLAIN_OPENERS and set(tokenize(opening.group(1)))
+              and not set(tokenize(opening.group(1))) & measure_terms()
+              and not _OTHER_BASIS.match(opening.group(1))):
             parts.add(_bare_word(opening.group(1)))  # a name before the asked measure ("Marketplace net transaction revenues")
         # a measure written in capitals ("The decrease in net transaction revenues and GMV") is no part
         parts = {w for w in parts if not (set(tokenize(w)) & (measure_terms() | _VOLUME_WORDS))}

@@ -411,3 +411,14 @@ def test_a_claim_asked_beside_a_fact_is_answered_by_the_sentence_stating_it() ->
               "As of December 31, 2017, neither PG&E Corporation nor the Utility has accrued a liability with respect "
               "to the wildfires."]
     assert sorted(cover(asks, ranked, [], 3)) == [0, 2]
+
+
+def test_the_whole_count_is_not_taken_by_a_portion_that_names_another_part() -> None:
+    """"How many regular employees ...": "Of the Utility's regular employees, approximately
+    15,000 are covered by collective bargaining agreements" is a portion of them, the whole is
+    the sentence counting all."""
+    asks = _asks("How many regular employees did Acme Corporation and the Utility have at December 31, 2020?")
+    whole = "At December 31, 2020, Acme Corporation and the Utility had approximately 24,000 regular employees."
+    portion = ("Of the Utility\u2019s regular employees, approximately 15,000 are covered by collective bargaining "
+               "agreements.")
+    assert ask_match(whole, asks[0]) > ask_match(portion, asks[0])

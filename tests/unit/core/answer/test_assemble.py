@@ -686,3 +686,15 @@ def test_the_whole_measures_cause_outweighs_a_parts_and_a_share_of_it() -> None:
     share = fit.weight("Net transaction revenues earned internationally as a percentage of total net transaction "
                        "revenue decreased in 2015 compared to 2014, primarily due to foreign currency movements.")
     assert whole > part and whole > opening_part and whole > share
+
+
+@pytest.mark.parametrize("sentence", [
+    "The gross margin rate decreased to 32.0% for the thirteen weeks ended October 29, 2022.",
+    "Organic Net Sales decreased 1.7% in 2019 due to unfavorable volume/mix.",
+    "2020 Results\nNet sales in the year ended December 31, 2020 were $11.3 billion, a net decrease of $200 million.",
+])
+def test_an_article_a_basis_or_a_heading_opening_the_sentence_names_no_part(sentence: str) -> None:
+    from desktop_rag.core.answer.assemble import _DriverFit
+
+    fit = _DriverFit(read_question("Why did the gross margin rate and net sales decline?"))
+    assert not fit._names_a_part(fit._subject(sentence))
