@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any, Literal
 
-from desktop_rag.core.answer.asks import may_answer, read_asks, unit_context
+from desktop_rag.core.answer.asks import gives_kind, may_answer, read_asks, unit_context
 from desktop_rag.core.answer.assemble import Assembled, assemble
 from desktop_rag.core.answer.extractive import column_header, extractive_answer
 from desktop_rag.core.answer.generate import (
@@ -63,7 +63,7 @@ from desktop_rag.core.domain.question import (
     printed_count,
     without_reasons,
 )
-from desktop_rag.core.domain.terms import tokenize
+from desktop_rag.core.domain.terms import QUESTION_NOISE, tokenize, word_root
 from desktop_rag.core.domain.types import Answer, CalculationInput, Chunk, Citation, Evidence, Hit, QueryPlan
 from desktop_rag.core.index.library import Library
 from desktop_rag.core.ingest.chunking import is_table_row
@@ -241,6 +241,16 @@ class AnswerEngine:
         if with_reasons is not None:
             yield AnswerEvent("answer", answer=self._with_reasons(with_reasons, assembled, t0, t_retrieve))
             return
+        missing = self._fact_not_given(plan, assembled, ignore) if assembled is not None else ""
+        if missing:
+            # "what annual run-rate cost savings does it expect": sentences about the plan that
+            # give no savings figure are the nearest passages, not its answer
+            result.answer, result.not_in_corpus = missing, True
+            result.evidence = Evidence(assembled.text, assembled.citations, ms=(time.perf_counter() - t0) * 1000)
+            result.notes.append(f"refused: {missing}")
+            result.timings_ms = {"retrieve": t_retrieve, "first_token": 0.0, "total": (time.perf_counter() - t0) * 1000}
+            yield AnswerEvent("answer", answer=result)
+            return
         if assembled is not None:
             extracted = (assembled.text, assembled.citations)
         # A cause, a list, a description or an outlook is shown as the filing's own sentences:
@@ -383,6 +393,30 @@ class AnswerEngine:
                 return ""
         what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
         return f"No passage of the filings of {who} gives what was asked ({what}); the nearest passages are shown."
+
+    def _fact_not_given(self, plan: QueryPlan, assembled: Assembled, ignore: set[str]) -> str:
+        """Why an outlook or description is no answer: the question asks one figure (an amount,
+        a count, a rate, a date) and no quote of the assembled answer gives a figure of its kind
+        beside its words. "" otherwise (causes and lists are answered by sentences; guidance,
+        ``any``, by whatever figures it gives)."""
+        intent = plan.intent
+        if intent is None or intent.ask not in ("outlook", "description"):
+            return ""
+        asks = read_asks(intent, ignore, self.library.lexical.idf)
+        if len(asks) != 1 or asks[0].kind in ("any", "claim", "figure"):
+            return ""
+        what = asked_concept(intent.asked)
+        heads = [t for t in tokenize(what) if t not in QUESTION_NOISE]
+        if not heads:
+            return ""
+        # the thing asked by its head noun ("savings" of "annual run-rate cost savings"), beside a
+        # figure of its kind: "reduce operating costs" and "10 percent" of the workforce are not it
+        head = word_root(heads[-1])
+        if any(gives_kind(text, asks[0]) and any(word_root(t) == head for t in tokenize(text))
+               for c in assembled.citations for text in (self._around(c), c.quote)):
+            return ""
+        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
+        return f"No passage of the filings of {who} gives {what}; the nearest passages are shown."
 
     def _around(self, cite: Citation) -> str:
         """The quote with what its page prints around it for a reader (a row's table heading)."""

@@ -802,3 +802,39 @@ def test_a_consolidated_measure_is_answered_from_the_consolidated_discussion_not
     ans = engine.ask("Why did Walmart's consolidated gross profit rate decline in Q1 FY2024?")
     assert ans.citations and "mix of sales globally" in " ".join(c.quote for c in ans.citations), ans.answer
     assert "41 basis points" not in ans.answer
+
+
+def test_an_outlook_giving_no_figure_of_the_thing_asked_is_refused_with_its_reason() -> None:
+    """"What annual run-rate cost savings does it expect": sentences about the plan ("reduce
+    operating costs", a workforce cut of "10 percent") give no savings figure."""
+    from types import SimpleNamespace
+
+    from desktop_rag.core.answer.assemble import Assembled
+    from desktop_rag.core.domain.question import parse_question, read_question
+    from desktop_rag.core.domain.types import Citation, Filters, QueryPlan
+    from tests.conftest import PageLibrary
+
+    page = ("The Company announced a restructuring plan intended to reduce operating costs and improve margins. "
+            "The Plan includes a reduction of the workforce by approximately 10 percent.")
+    library = PageLibrary({("d", 2): page})
+    library.lexical = SimpleNamespace(idf={})  # type: ignore[attr-defined]
+    engine = AnswerEngine.__new__(AnswerEngine)
+    engine.library = library  # type: ignore[assignment]
+
+    def plan(question: str) -> QueryPlan:
+        return QueryPlan(original=question, cleaned=question, bm25_terms=[], content_terms=[],
+                         asked=parse_question(question).question, intent=read_question(question),
+                         filters=Filters(company=["Example Corp"]))
+
+    def cite(quote: str) -> Citation:
+        return Citation(doc_id="d", doc="EX_8K.pdf", page=2, quote=quote, char_start=page.index(quote))
+
+    quotes = [cite("The Company announced a restructuring plan intended to reduce operating costs and improve margins."),
+              cite("The Plan includes a reduction of the workforce by approximately 10 percent.")]
+    out = Assembled(" ".join(c.quote for c in quotes), quotes, "outlook")
+    asked = plan("What annual run-rate cost savings does the company expect the plan to generate?")
+    assert engine._fact_not_given(asked, out, set()).startswith(
+        "No passage of the filings of Example Corp gives annual run-rate cost savings")
+    # the workforce cut asked is given by its sentence
+    assert engine._fact_not_given(plan("By what percent does the company expect the plan to reduce its workforce?"),
+                                  out, set()) == ""
