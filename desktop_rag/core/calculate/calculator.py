@@ -604,6 +604,10 @@ class Calculator:
                 # "How did cloud services and license support revenues in fiscal 2023 compare with
                 # fiscal 2022?": the part's row in both columns, the change between them
                 return self._trend(ask, None, concept, part)
+            if part is not None and len(self.years) == 2 and _GROWTH.search(self.q) and _GROWTH_IN_PERCENT.search(self.q):
+                # "By what percentage did cloud services and license support revenues grow from
+                # fiscal 2021 to fiscal 2022?": the part's row in both years, the change between them
+                return self._trend(TrendAsk("change"), None, concept, part)
             if part is None or _CAGR.search(self.q) or _GROWTH.search(self.q) or not _is_lookup(self.q, concept):
                 return None
             return self._line_item(concept, part)
@@ -808,7 +812,7 @@ class Calculator:
             text = f"{head}{subject} was {state}, {show(later)} ({names[-1]})."
             if len(values) == 2:  # "... and how does it compare with the prior year?"
                 went = moved(delta)
-                pct = f" ({(later / values[0] - 1) * 100:+.1f}%)" if unit == "currency" and values[0] > 0 else ""
+                pct = f" ({(later / values[0] - 1) * 100:+.{self._decimals(1)}f}%)" if unit == "currency" and values[0] > 0 else ""
                 text = text[:-1] + (f"; it {went} from {show(values[0])} ({names[0]})"
                                     + (f", by {show(abs(delta)).replace('$-', '$')}{pct}." if delta else "."))
             result, unit_out = _result_text(later, shown_unit, decimals, shown_scale)[1:]
@@ -822,7 +826,7 @@ class Calculator:
                 signed = ("+" if delta > 0 else "-" if delta < 0 else "") + by
                 unit_out = _result_text(delta, shown_unit, decimals, shown_scale)[2]
                 if unit in ("currency", "per_share") and values[0] > 0:
-                    pct = f" ({(later / values[0] - 1) * 100:+.1f}%)"
+                    pct = f" ({(later / values[0] - 1) * 100:+.{self._decimals(1)}f}%)"
                     by, signed = by + pct, signed + pct
             span = f"from {show(values[0])} ({names[0]}) to {show(later)} ({names[-1]})"
             if ask.kind == "change":
@@ -1257,6 +1261,12 @@ _MONTH_WORDS = frozenset("january february march april may june july august sept
                          "jan feb mar apr jun jul aug sep sept oct nov dec".split())
 
 
+# a growth asked as a rate ("by what percentage", "growth rate", "how much did it grow in %")
+_GROWTH_IN_PERCENT = re.compile(r"\b(?:by\s+how\s+much|percent(?:age)?|growth\s+rate)\b|%", re.I)
+# the filing named as the source ("eBay's 2021 Form 10-K", "the Annual Report"): no part of the company
+_FILING_WORDS = frozenset({"form", "annual", "quarterly", "report", "filing", "release", "press", "earnings", "proxy"})
+
+
 def _names_a_part(question: str, company_words: set[str]) -> bool:
     """Does the question name a segment, region, product or business by a capitalised name?"""
     for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9&.'\u2019-]*", question):
@@ -1269,9 +1279,10 @@ def _names_a_part(question: str, company_words: set[str]) -> bool:
         w = re.sub(r"['\u2019]s?$", "", word).lower().rstrip(".")
         if re.fullmatch(r"(fy|q[1-4]|h[12])?\d*|\d+-[kq]|8-k|10-k405", w) or find_periods(word).mentions:
             continue  # a period ("1Q23", "FY'22": the one period parser reads it) or a form ("10-K")
-        if re.fullmatch(r"eur|gbp", w) or (re.fullmatch(r"m|mm|mn|b|bn|k", w) and question[m.start() - 1:m.start()] == "$"):
+        if re.fullmatch(r"usd|eur|gbp|jpy|cad|chf|cny|rmb|aud", w) or (
+                re.fullmatch(r"m|mm|mn|b|bn|k", w) and question[m.start() - 1:m.start()] == "$"):
             continue  # the unit the answer is wanted in ("($M)", "$bn", "EUR"); a lone "M" or "B" is a name
-        known = _STATEMENT_WORDS | _MONTH_WORDS | company_words
+        known = _STATEMENT_WORDS | _MONTH_WORDS | _FILING_WORDS | company_words
         if w in known or all(part in known or part.isdigit() for part in w.split("-") if part):
             continue  # statement wording, a month, the company's own name ("Coca-Cola's")
         return True

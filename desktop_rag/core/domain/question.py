@@ -86,6 +86,8 @@ _DASHED_DEFINITION = re.compile(
 _INLINE_TERM = re.compile(r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{2,60}?)\s+"
                           r"(?:for|in|of|as\s+of|during|at|over|between|from)\b|"
                           r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<last>[A-Za-z][\w\s()&/-]{2,60}?)\s*$", re.I)
+_BEFORE_REQUEST = re.compile(r"^.*\b(?:compute|calculate|determine|derive|work\s+out)\s+(?:the\s+|its\s+|their\s+)?",
+                             re.I)
 _CALC_HINT = re.compile(r"\b(?:calculate|compute|what\s+is\s+the\s+\w+\s+ratio)\b", re.I)
 
 
@@ -296,6 +298,12 @@ def parse_question(text: str) -> ParsedQuestion:
             # without "the"/"its" before it, the term is what follows the question's label
             # ("PG&E Corporation 2016: capex intensity")
             term = (terms[-1].group("term") or terms[-1].group("last")) if terms else re.split(r":\s", asked)[-1]
+            # "Using eBay's 2021 Form 10-K cash flow statement, compute free cash flow ...": the
+            # term is what the request verb asks, not the source named before it
+            if _BEFORE_REQUEST.search(term):
+                # ... up to its period words, as after "the"/"its" ("free cash flow for 2021")
+                term = re.sub(r"\s+(?:for|in|of|as\s+of|during|at|over|between|from)\b.*$", "",
+                              _BEFORE_REQUEST.sub("", term)) or term
             inst.definitions[term.strip()] = inline.group("formula").strip(" .")
             inst.removed.append(sentence[inline.start():inline.end() - len(inline.group("end"))])
             sentence = (asked + inline.group("end")).strip()

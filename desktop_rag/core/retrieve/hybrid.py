@@ -976,6 +976,8 @@ class HybridRetriever:
                 continue  # a word of a finance phrase ("Research", "Development"): indexed as its alias
             if _is_month(word):
                 continue  # "Jan 2023 8-K": a month as analysts shorten it, printed in full by the filing
+            if word.upper() in _ANALYST_CODES:
+                continue  # "Answer in USD millions": a unit or a period code of the analyst's, no name
             if toks and not any(printed(t, word) for t in toks) and not any(
                     printed(t, other) for other in name_neighbours(question, m) for t in tokenize(other)):
                 out.append(word)
@@ -990,6 +992,13 @@ def names_business(text: str, business: str) -> bool:
 
 # pages of one company's filings that print a name for it to be that company's business
 _BUSINESS_PAGES = 5
+
+
+# currency codes and the analyst's shorthand for units and spans: how the answer is wanted,
+# never a name the filings must print
+_ANALYST_CODES = frozenset(
+    "USD EUR GBP JPY CNY RMB CAD AUD CHF INR KRW BRL MXN HKD SGD SEK NOK DKK MM MN BN "
+    "TTM LTM NTM YTD QTD MTD YOY QOQ MOM CY FY H1 H2 BPS PP".split())
 
 
 def _is_month(word: str) -> bool:

@@ -345,6 +345,10 @@ def test_a_part_the_statement_prints_under_its_heading() -> None:
     assert inp.label == "Membership fees" and cost[2][36][inp.cell_start:inp.cell_end] == "3,877"
     assert _ask_filing(cost, "How much e-commerce revenue did Costco earn in fiscal 2021?") is None
     assert _ask_filing(cost, "What was Costco's membership fee revenue growth in fiscal 2021?") is None
+    # a part's growth between two years asked as a rate: the row in both years, the change between them
+    grew = _ask_filing(cost, "By what percentage did Costco's membership fee revenue grow from fiscal 2020 to fiscal "
+                             "2021? Round to two decimals.")
+    assert grew is not None and grew.calculation is not None and "(+9.49%)" in grew.text, grew and grew.text
     assert _ask_filing(cost, "What was Costco's total revenue in fiscal 2021?").calculation.result == 195929
     # the part named after the concept, and a row the question quotes ("net sales" is the
     # "Net sales" row above "Total revenue", not the total)
@@ -688,3 +692,6 @@ def test_a_fiscal_year_end_abbreviation_is_no_part_of_the_company() -> None:
 
     assert not _names_a_part("Calculate Acme's return on average assets for fiscal 2017 (FYE May 31, 2017).", {"acme"})
     assert _names_a_part("What was the Widgets segment's operating income in FY2017?", {"acme"})
+    # the filing named as the source, and the currency the answer is wanted in
+    assert not _names_a_part("Using Acme's 2021 Form 10-K cash flow statement, compute free cash flow for 2021. "
+                             "Answer in USD millions.", {"acme"})

@@ -633,3 +633,11 @@ def test_the_business_bought_is_a_description() -> None:
 ])
 def test_a_yes_no_clause_after_a_fact_is_a_claim_asked(question: str, kinds: list[str]) -> None:
     assert [a.kind for a in read_question(question).asks] == kinds
+
+
+def test_a_definition_after_a_source_and_a_request_verb_defines_what_the_verb_asks() -> None:
+    parsed = parse_question("Using eBay's 2021 Form 10-K cash flow statement, compute free cash flow from continuing "
+                            "operations for 2021, defined as net cash provided by continuing operating activities less "
+                            "purchases of property and equipment. Answer in USD millions.")
+    assert parsed.instructions.definitions == {
+        "free cash flow": "net cash provided by continuing operating activities less purchases of property and equipment"}

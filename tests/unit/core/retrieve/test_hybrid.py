@@ -244,6 +244,13 @@ def test_a_shortened_month_is_no_unknown_name(retriever: HybridRetriever, month:
     assert retriever.unknown_entities(f"What did Apple say in its {month} 2023 8-K about Zorblax?") == ["Zorblax"]
 
 
+@pytest.mark.parametrize("code", ["USD", "EUR", "TTM", "YoY"])
+def test_a_currency_or_span_code_is_no_unknown_name(retriever: HybridRetriever, code: str) -> None:
+    # "Answer in USD millions": how the answer is wanted, not a name the filings must print
+    assert retriever.unknown_entities(f"What was Apple's revenue about Zorblax? Answer in {code} terms, please") == [
+        "Zorblax"]
+
+
 def test_gate_names_the_missing_company(retriever: HybridRetriever) -> None:
     # no hand-written list of companies: a proper name that no library company answers to
     # and that occurs nowhere in the library is a company the library lacks
