@@ -55,6 +55,7 @@ from desktop_rag.core.answer.verify import (
 from desktop_rag.core.calculate import calculator as statements_calculator
 from desktop_rag.core.domain.measures import asked_measures, measure_phrase, names_asked_measure
 from desktop_rag.core.domain.numbers import number_supported, numbers_in
+from desktop_rag.core.domain.periods import find_periods
 from desktop_rag.core.domain.question import (
     asked_concept,
     computed_words,
@@ -107,6 +108,10 @@ class AnswerEvent:
     hits: list[Hit] = field(default_factory=list)
     answer: Answer | None = None
     evidence: Evidence | None = None
+
+
+# a figure asked of a named source: "revenue from Amazon", "from its Authenticity Guarantee service"
+_FROM_NAME = re.compile(r"\bfrom\s+(?:its\s+|the\s+|their\s+)?((?:[A-Z][\w&'\u2019-]*)(?:\s+[A-Z][\w&'\u2019-]*){0,3})")
 
 
 class AnswerEngine:
@@ -360,6 +365,17 @@ class AnswerEngine:
             # names by its code is in the answer's quote, or the quote is no answer for it
             what = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
             return f"No passage of the filings of {who} gives {what} for {', '.join(coded)}; the nearest passages are shown."
+        own_words = {t for name in plan.filters.company for t in tokenize(name)}
+        sources = [name for name in _FROM_NAME.findall(intent.asked)
+                   if set(tokenize(name)) - own_words and not find_periods(name).mentions]
+        unnamed = [name for name in sources
+                   if not any(set(tokenize(name)) <= set(tokenize(self._around(c))) for c in cites)]
+        if cites and unnamed:
+            # "revenue from Amazon as a customer", "net revenue from its Authenticity Guarantee
+            # service": the total revenue row is no answer; a quote naming the source would be
+            what = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
+            return (f"No passage of the filings of {who} gives {what} from {', '.join(unnamed)}; the nearest "
+                    "passages are shown.")
         asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any", "claim")]
         if not asks:
             return ""
@@ -405,7 +421,9 @@ class AnswerEngine:
         asks = read_asks(intent, ignore, self.library.lexical.idf)
         if len(asks) != 1 or asks[0].kind in ("any", "claim", "figure"):
             return ""
-        what = asked_concept(intent.asked)
+        # the thing the fact's own clause asks ("the status of the class action, and what did it
+        # accrue": the accrual, not the status)
+        what = asked_concept(intent.asks[0].words) if len(intent.asks) == 1 else ""
         heads = [t for t in tokenize(what) if t not in QUESTION_NOISE]
         if not heads:
             return ""

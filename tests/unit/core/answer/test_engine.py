@@ -838,3 +838,29 @@ def test_an_outlook_giving_no_figure_of_the_thing_asked_is_refused_with_its_reas
     # the workforce cut asked is given by its sentence
     assert engine._fact_not_given(plan("By what percent does the company expect the plan to reduce its workforce?"),
                                   out, set()) == ""
+
+
+def test_a_figure_asked_of_a_named_source_needs_a_quote_naming_it() -> None:
+    """"How much revenue did FedEx generate from Amazon": the total revenue row is no answer."""
+    from types import SimpleNamespace
+
+    from desktop_rag.core.domain.question import parse_question, read_question
+    from desktop_rag.core.domain.types import Citation, Filters, QueryPlan
+    from tests.conftest import PageLibrary
+
+    page = "Consolidated revenue $ 90,155 $ 93,512\nRevenue from Amazon was $1,200 million in 2023.\n"
+    library = PageLibrary({("d", 53): page})
+    library.lexical = SimpleNamespace(idf={})  # type: ignore[attr-defined]
+    engine = AnswerEngine.__new__(AnswerEngine)
+    engine.library = library  # type: ignore[assignment]
+    question = "How much revenue did Example generate from Amazon as a customer in fiscal 2023?"
+    plan = QueryPlan(original=question, cleaned=question, bm25_terms=[], content_terms=[],
+                     asked=parse_question(question).question, intent=read_question(question),
+                     filters=Filters(company=["Example Corporation"]))
+
+    def cite(quote: str) -> Citation:
+        return Citation(doc_id="d", doc="EX_10K.pdf", page=53, quote=quote, char_start=page.index(quote))
+
+    total = engine._figure_not_given(plan, [cite("Consolidated revenue $ 90,155 $ 93,512")], set())
+    assert total.startswith("No passage of the filings of Example Corporation gives revenue from Amazon"), total
+    assert engine._figure_not_given(plan, [cite("Revenue from Amazon was $1,200 million in 2023.")], set()) == ""
