@@ -553,9 +553,16 @@ def subject_names(question: str) -> list[str]:
         # Blizzard deal close", "did the Tax Cuts and Jobs Act affect" name a thing, not who did it
         legal = re.escape(name) + _LEGAL_TAIL.removesuffix("?")
         if re.search(rf"{esc}(?:'s|’s|'|’)(?=[\s?!.,;:)]|$)", question) or re.search(
-                rf"\b(?:did|does|do)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question):
+                rf"\b(?:did|does|do)\s+(?:{esc}|[Tt]he\s+{legal})\s+[a-z]+", question) or _spelled_out(question, name):
             out.append(name)
     return out
+
+
+def _spelled_out(question: str, name: str) -> bool:
+    """The question writes ``name`` with the words its initials stand for in parentheses, as
+    an analyst names a company the reader may not know ("UPS (United Parcel Service)")."""
+    m = re.search(rf"(?<![\w&-]){re.escape(name)}\s*\(((?:[A-Z][\w&.'’-]*\s*){{2,6}})\)", question)
+    return bool(m) and "".join(w[0] for w in m.group(1).split()).upper() == name.upper()
 
 
 def segment_owners(question: str) -> list[str]:

@@ -214,6 +214,12 @@ class HybridRetriever:
         if named:
             docs = [d for d in docs if d.doc_id in named]
             plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})
+            # "UPS (United Parcel Service) capital expenditures ... compared with FedEx": a second
+            # company the question is about, of which the library holds no filing
+            metas = {d.doc_id: d.meta for d in self.library.docs.values()}
+            absent = next((n for n in [self.absent_subject(asked)] if n and not named_documents(n, names_of, metas)), "")
+            if absent and not self.business_owner(absent, docs):
+                plan.filters.missing_company = absent
         else:
             missing = self.missing_company(asked)
             owner = self.business_owner(missing, docs) if missing else ""
@@ -689,7 +695,8 @@ class HybridRetriever:
         is asked; the reason is a sentence for the analyst."""
         cfg = self.settings
         asked = plan.asked or plan.original
-        missing = "" if plan.filters.company else plan.filters.missing_company
+        # (with a company found: a second company asked about that the library lacks)
+        missing = plan.filters.missing_company
         if missing:
             return GateResult(False, f"The library has no filing of {missing}.")
         if plan.filters.period_relaxed:
@@ -905,6 +912,13 @@ class HybridRetriever:
         # was asked (every page of the quarter's filing prints it)
         dated = {t for m in find_periods(plan.asked or plan.original).mentions for t in tokenize(m.text)}
         return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t) or t in dated}
+
+    def absent_subject(self, question: str) -> str:
+        """A company the question is plainly about (``subject_names``) that names no library
+        company, else ""."""
+        all_names = {a for d in self.library.docs.values() for a in company_aliases(d.meta)}
+        return next((name for name in subject_names(question)
+                     if not names_in(name, all_names) and not names_in(name.lower(), all_names)), "")
 
     def missing_company(self, question: str) -> str:
         """A proper name in the question that names no library company and occurs nowhere in

@@ -87,6 +87,9 @@ def test_subject_names_are_possessives_and_did_subjects() -> None:
     assert subject_names("What was Microsoft's revenue in FY2016?") == ["Microsoft"]
     assert subject_names("What dividend did Home Depot pay in 2021?") == ["Home Depot"]
     assert subject_names("What was the revenue of Greater China in FY2019?") == []
+    # a company written with the words its initials stand for
+    assert subject_names("What were UPS (United Parcel Service) capital expenditures in 2022?") == ["UPS"]
+    assert subject_names("What were the FDA (Food and Drug Administration) rules?") == []  # "and" breaks the initials
 
 
 def test_subject_names_through_legal_forms_and_possessives() -> None:

@@ -260,6 +260,15 @@ def test_gate_names_the_missing_company(retriever: HybridRetriever) -> None:
     assert gate.reason == "The library has no filing of Boeing."
 
 
+def test_gate_names_a_second_company_the_library_lacks(retriever: HybridRetriever) -> None:
+    # a comparison with a company the library holds no filing of cannot be answered from one side
+    plan = retriever.plan("What were ZWC (Zorblax Widget Corp) "
+                          "net sales in Q3 2023, and how does that compare with Apple's?")
+    assert plan.filters.company and plan.filters.missing_company == "ZWC"
+    gate = retriever.gate(plan, retriever.search(plan))
+    assert not gate.passed and gate.reason == "The library has no filing of ZWC."
+
+
 def test_instructions_are_no_evidence(library, retriever: HybridRetriever) -> None:
     q = ("You are an investment banker and your only resource(s) to answer the following question is (are): "
          "the income statement. Here's the question: what was Apple's total net sales in Q3 2023? "
