@@ -558,6 +558,13 @@ def subject_names(question: str) -> list[str]:
     return out
 
 
+def spelled_out_names(question: str) -> list[str]:
+    """Names the question writes with the words their initials stand for ("UPS (United Parcel
+    Service)"): a company introduced to the reader, the question is about it whatever else it
+    names."""
+    return [name for name in proper_names(question) if _spelled_out(question, name)]
+
+
 def _spelled_out(question: str, name: str) -> bool:
     """The question writes ``name`` with the words its initials stand for in parentheses, as
     an analyst names a company the reader may not know ("UPS (United Parcel Service)")."""

@@ -22,6 +22,7 @@ from desktop_rag.core.domain.companies import (
     names_in,
     near_spelling,
     proper_names,
+    spelled_out_names,
     subject_names,
 )
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
@@ -914,10 +915,13 @@ class HybridRetriever:
         return company | {t for t in plan.content_terms if _PERIOD_TOKEN.match(t) or t in dated}
 
     def absent_subject(self, question: str) -> str:
-        """A company the question is plainly about (``subject_names``) that names no library
-        company, else ""."""
+        """A company the question introduces with the words its initials stand for
+        (``spelled_out_names``: "UPS (United Parcel Service)") that names no library company,
+        else "". A possessive or a subject beside a library company's name is no such company:
+        "Benioff's letter", "Turkey's removal", "what did Epic Games allege" are told of in the
+        company's filings."""
         all_names = {a for d in self.library.docs.values() for a in company_aliases(d.meta)}
-        return next((name for name in subject_names(question)
+        return next((name for name in spelled_out_names(question)
                      if not names_in(name, all_names) and not names_in(name.lower(), all_names)), "")
 
     def missing_company(self, question: str) -> str:
