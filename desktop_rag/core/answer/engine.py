@@ -247,7 +247,7 @@ class AnswerEngine:
             yield AnswerEvent("answer", answer=self._with_reasons(with_reasons, assembled, t0, t_retrieve))
             return
         missing = self._fact_not_given(plan, assembled, ignore) if assembled is not None else ""
-        if missing:
+        if missing and assembled is not None:
             # "what annual run-rate cost savings does it expect": sentences about the plan that
             # give no savings figure are the nearest passages, not its answer
             result.answer, result.not_in_corpus = missing, True

@@ -587,11 +587,11 @@ def verify_answer(
     twice = _one_figure_for_two_facts(text, intent, cites)
     if twice is not None:
         return Verdict(False, reason=f"figure {twice:g} is given for two of the facts asked")
-    unsaid = _claim_unsaid(text, intent)
-    if unsaid:
+    silent_on = _claim_unsaid(text, intent)
+    if silent_on:
         # "how much will it pay, and is it recoverable through rates?" answered "$50 million":
         # the half asked whether is left out, though its quote says "will not be recoverable"
-        return Verdict(False, reason=f"the answer says nothing of what was asked in '{unsaid}'")
+        return Verdict(False, reason=f"the answer says nothing of what was asked in '{silent_on}'")
     # "100 employees" over "contribute up to 100% of their pre-tax salary": a figure the answer
     # states as an amount or a count is not backed by the same digits printed as a percentage
     shares = [n for n in answer_numbers if not _as_percent(n, text)

@@ -569,7 +569,7 @@ def _spelled_out(question: str, name: str) -> bool:
     """The question writes ``name`` with the words its initials stand for in parentheses, as
     an analyst names a company the reader may not know ("UPS (United Parcel Service)")."""
     m = re.search(rf"(?<![\w&-]){re.escape(name)}\s*\(((?:[A-Z][\w&.'’-]*\s*){{2,6}})\)", question)
-    return bool(m) and "".join(w[0] for w in m.group(1).split()).upper() == name.upper()
+    return m is not None and "".join(w[0] for w in m.group(1).split()).upper() == name.upper()
 
 
 def segment_owners(question: str) -> list[str]:
