@@ -25,7 +25,14 @@ from desktop_rag.core.domain.numbers import (
     numbers_in,
     scale_factor,
 )
-from desktop_rag.core.domain.periods import QuestionPeriods, calendar_quarter, filing_spans, find_periods, period_spans
+from desktop_rag.core.domain.periods import (
+    QuestionPeriods,
+    calendar_quarter,
+    filing_spans,
+    find_periods,
+    period_spans,
+    without_periods,
+)
 from desktop_rag.core.domain.question import COMPUTED_WORDS, QuestionIntent, read_question
 from desktop_rag.core.domain.terms import QUESTION_NOISE, STOPWORDS, content_terms, inflection_key, tokenize, word_root
 from desktop_rag.core.domain.types import Citation, Document, Hit
@@ -754,10 +761,7 @@ def _claim_unsaid(text: str, intent: QuestionIntent) -> str:
     for fact in intent.asks:
         if fact.kind != "claim":
             continue
-        clause = fact.words
-        for m in sorted(find_periods(clause).mentions, key=lambda m: -m.start):
-            clause = clause[:m.start] + " " + clause[m.end:]
-        words = {word_root(t) for t in tokenize(clause) if t not in QUESTION_NOISE and not t.isdigit()} - others
+        words = {word_root(t) for t in tokenize(without_periods(fact.words)) if t not in QUESTION_NOISE and not t.isdigit()} - others
         if words and not words & said:
             return fact.words
     return ""

@@ -415,6 +415,14 @@ def find_periods(text: str) -> QuestionPeriods:
     return QuestionPeriods(mentions, latest=bool(LATEST_RE.search(text)))
 
 
+def without_periods(text: str) -> str:
+    """``text`` with each period it names (``find_periods``) blanked to a space: the words left
+    say what is asked of the period, or who filed for it."""
+    for m in sorted(find_periods(text).mentions, key=lambda m: -m.start):
+        text = text[:m.start] + " " + text[m.end:]
+    return text
+
+
 _YTD_AFTER = re.compile(r"\s*(?:ytd|year[-\s]to[-\s]date)\b", re.I)
 _YTD_BEFORE = re.compile(r"\b(?:ytd|year[-\s]to[-\s]date)\s+(?:(?:through|thru|to|at)\s+)?$", re.I)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from desktop_rag.core.domain.measures import measure_phrase
-from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods
+from desktop_rag.core.domain.periods import MONTH_NAME_RE, QuestionPeriods, find_periods, without_periods
 from desktop_rag.core.domain.terms import content_terms
 
 _NUMBER_WORDS = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -773,10 +773,7 @@ _DATED_SOURCE = re.compile(rf"\b(?:dated|filed)\s+(?:on\s+|as\s+of\s+)?(?:{MONTH
 def _names_a_source_only(clause: str) -> bool:
     """The clause names only a filing and its period ("WMT 10-Q for the quarter ended April 30,
     2023", "Salesforce 8-K (July 21, 2021)"): at most one word (the company) is left."""
-    rest = clause
-    for m in sorted(find_periods(clause).mentions, key=lambda m: -m.start):
-        rest = rest[:m.start] + " " + rest[m.end:]
-    rest = re.sub(r"[()\d,:-]", " ", _SOURCE_WORDS.sub(" ", rest))
+    rest = re.sub(r"[()\d,:-]", " ", _SOURCE_WORDS.sub(" ", without_periods(clause)))
     return len(rest.split()) <= 1 and bool(re.search(r"\b\d{1,2}-[KQ]\b|\bform\b|\bfiling\b", clause, re.I))
 
 

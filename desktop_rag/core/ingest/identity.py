@@ -28,7 +28,7 @@ from desktop_rag.core.domain.periods import (
     calendar_quarter,
     cover_period,
     file_name_period,
-    find_periods,
+    without_periods,
 )
 from desktop_rag.core.domain.types import Document, DocumentMeta
 
@@ -67,9 +67,7 @@ def file_name_hint(name: str) -> str:
     "ADOBE_2015_10K.pdf", "NVDA" of "2023 Q1 NVDA.pdf" ("" when nothing is left)."""
     stem = re.sub(r"\.pdf$", "", name, flags=re.I)
     text = re.sub(r"dated[\s_-]*\d{4}-\d\d-\d\d", " ", stem, flags=re.I).replace("_", " ")
-    for m in sorted(find_periods(text).mentions, key=lambda m: -m.start):
-        text = text[:m.start] + " " + text[m.end:]
-    text = _FILE_FORM.sub(" ", text)
+    text = _FILE_FORM.sub(" ", without_periods(text))
     text = _FILE_NOISE.sub(" ", text)
     words = [w for w in re.split(r"[\s.-]+", text) if re.search(r"[A-Za-z]", w)]
     return " ".join(words).strip()
