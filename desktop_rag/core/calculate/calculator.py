@@ -44,7 +44,7 @@ from desktop_rag.core.calculate.trend import (
     without_conditional_asides,
 )
 from desktop_rag.core.domain.companies import abbreviates
-from desktop_rag.core.domain.numbers import SCALE_FACTORS, scale_word
+from desktop_rag.core.domain.numbers import CURRENCY_CODES, SCALE_FACTORS, scale_word
 from desktop_rag.core.domain.page_labels import cited_page, describe_page
 from desktop_rag.core.domain.periods import (
     column_period_name,
@@ -1279,7 +1279,7 @@ def _names_a_part(question: str, company_words: set[str]) -> bool:
         w = re.sub(r"['\u2019]s?$", "", word).lower().rstrip(".")
         if re.fullmatch(r"(fy|q[1-4]|h[12])?\d*|\d+-[kq]|8-k|10-k405", w) or find_periods(word).mentions:
             continue  # a period ("1Q23", "FY'22": the one period parser reads it) or a form ("10-K")
-        if re.fullmatch(r"usd|eur|gbp|jpy|cad|chf|cny|rmb|aud", w) or (
+        if w.upper() in CURRENCY_CODES or (
                 re.fullmatch(r"m|mm|mn|b|bn|k", w) and question[m.start() - 1:m.start()] == "$"):
             continue  # the unit the answer is wanted in ("($M)", "$bn", "EUR"); a lone "M" or "B" is a name
         known = _STATEMENT_WORDS | _MONTH_WORDS | _FILING_WORDS | company_words

@@ -27,6 +27,9 @@ SCALE_OF_WORD = {"thousand": "thousands", "k": "thousands", "million": "millions
 SCALE_WORD_FACTORS = {"trillion": 1e12, "billion": 1e9, "million": 1e6, "thousand": 1e3}  # largest first
 
 
+# currency codes an analyst writes for the unit an answer is wanted in ("Answer in USD millions")
+CURRENCY_CODES = frozenset("USD EUR GBP JPY CAD CHF CNY RMB AUD".split())
+
 def scale_word(scale: str) -> str:
     """A scale note as the word written after a figure: "millions" -> "million"; "" for units."""
     return {"thousands": "thousand", "millions": "million", "billions": "billion"}.get(scale, "")

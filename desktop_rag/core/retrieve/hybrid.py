@@ -25,6 +25,7 @@ from desktop_rag.core.domain.companies import (
     spelled_out_names,
     subject_names,
 )
+from desktop_rag.core.domain.numbers import CURRENCY_CODES
 from desktop_rag.core.domain.page_types import DOWNWEIGHTED, page_type
 from desktop_rag.core.domain.periods import MONTH_NAMES, QuestionPeriods, find_periods
 from desktop_rag.core.domain.question import (
@@ -211,15 +212,15 @@ class HybridRetriever:
             if len(owners) == 1:
                 names_of = {d.doc_id: names_of[d.doc_id] | {token} if d.meta.company in owners else names_of[d.doc_id]
                             for d in docs}
-        named = named_documents(q, names_of, {d.doc_id: d.meta for d in docs})
+        metas = {d.doc_id: d.meta for d in docs}
+        named = named_documents(q, names_of, metas)
         if named:
             docs = [d for d in docs if d.doc_id in named]
             plan.filters.company = sorted({d.meta.company or d.meta.ticker for d in docs})
             # "UPS (United Parcel Service) capital expenditures ... compared with FedEx": a second
             # company the question is about, of which the library holds no filing
-            metas = {d.doc_id: d.meta for d in self.library.docs.values()}
-            absent = next((n for n in [self.absent_subject(asked)] if n and not named_documents(n, names_of, metas)), "")
-            if absent and not self.business_owner(absent, docs):
+            absent = self.absent_subject(asked)
+            if absent and not named_documents(absent, names_of, metas) and not self.business_owner(absent, docs):
                 plan.filters.missing_company = absent
         else:
             missing = self.missing_company(asked)
@@ -920,18 +921,26 @@ class HybridRetriever:
         else "". A possessive or a subject beside a library company's name is no such company:
         "Benioff's letter", "Turkey's removal", "what did Epic Games allege" are told of in the
         company's filings."""
-        all_names = {a for d in self.library.docs.values() for a in company_aliases(d.meta)}
-        return next((name for name in spelled_out_names(question)
-                     if not names_in(name, all_names) and not names_in(name.lower(), all_names)), "")
+        return self._no_library_company(spelled_out_names(question), self._company_names())
+
+    def _company_names(self) -> set[str]:
+        """Every name a library company answers to (``company_aliases`` of each filing)."""
+        return {a for d in self.library.docs.values() for a in company_aliases(d.meta)}
+
+    @staticmethod
+    def _no_library_company(names: list[str], company_names: set[str]) -> str:
+        """The first of ``names`` that no library company answers to, else ""."""
+        return next((name for name in names
+                     if not names_in(name, company_names) and not names_in(name.lower(), company_names)), "")
 
     def missing_company(self, question: str) -> str:
         """A proper name in the question that names no library company and occurs nowhere in
         the library: "What was Boeing's revenue?" over a library without Boeing."""
         lib = self.library
-        all_names = {a for d in lib.docs.values() for a in company_aliases(d.meta)}
-        for name in subject_names(question):
-            if not names_in(name, all_names) and not names_in(name.lower(), all_names):
-                return name  # the question is about a company the library holds no filing of
+        all_names = self._company_names()
+        subject = self._no_library_company(subject_names(question), all_names)
+        if subject:
+            return subject  # the question is about a company the library holds no filing of
         for name in proper_names(question):
             if names_in(name, all_names):
                 continue
@@ -1014,9 +1023,8 @@ _BUSINESS_PAGES = 5
 
 # currency codes and the analyst's shorthand for units and spans: how the answer is wanted,
 # never a name the filings must print
-_ANALYST_CODES = frozenset(
-    "USD EUR GBP JPY CNY RMB CAD AUD CHF INR KRW BRL MXN HKD SGD SEK NOK DKK MM MN BN "
-    "TTM LTM NTM YTD QTD MTD YOY QOQ MOM CY FY H1 H2 BPS PP".split())
+_ANALYST_CODES = CURRENCY_CODES | frozenset(
+    "INR KRW BRL MXN HKD SGD SEK NOK DKK MM MN BN TTM LTM NTM YTD QTD MTD YOY QOQ MOM CY FY H1 H2 BPS PP".split())
 
 
 def _is_month(word: str) -> bool:
