@@ -357,14 +357,13 @@ class AnswerEngine:
         intent = plan.intent
         if intent is None or intent.ask not in ("figure", "ratio", "change"):
             return ""
-        who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
+        named_thing = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
         coded = [code for code in designators(intent.asked) if cites and not _prints(self._around(cites[0]), code)]
         if coded:
             # "the operating margin of the F-35 program" over a quote about missile defense, "F-35
             # net sales" over the segment's net sales row: a program, product or model the question
             # names by its code is in the answer's quote, or the quote is no answer for it
-            what = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
-            return f"No passage of the filings of {who} gives {what} for {', '.join(coded)}; the nearest passages are shown."
+            return self._nothing_gives(plan, f"{named_thing} for {', '.join(coded)}")
         own_words = {t for name in plan.filters.company for t in tokenize(name)}
         sources = [name for name in _FROM_NAME.findall(intent.asked)
                    if set(tokenize(name)) - own_words and not find_periods(name).mentions]
@@ -373,22 +372,19 @@ class AnswerEngine:
         if cites and unnamed:
             # "revenue from Amazon as a customer", "net revenue from its Authenticity Guarantee
             # service": the total revenue row is no answer; a quote naming the source would be
-            what = asked_concept(intent.asked) or measure_phrase(intent.asked) or "what was asked"
-            return (f"No passage of the filings of {who} gives {what} from {', '.join(unnamed)}; the nearest "
-                    "passages are shown.")
+            return self._nothing_gives(plan, f"{named_thing} from {', '.join(unnamed)}")
         asks = [a for a in read_asks(intent, ignore, self.library.lexical.idf) if a.kind not in ("any", "claim")]
         if not asks:
             return ""
         noun = counted_noun(intent.asked) if len(asks) == 1 and asks[0].kind == "count" else ""
         if noun and not any(printed_count(noun).search(c.quote) for c in cites):
             # "How many employees": "1,373,961 shares ... of employee restricted stock units" counts shares
-            return f"No passage of the filings of {who} gives a number of {noun}; the nearest passages are shown."
+            return self._nothing_gives(plan, f"a number of {noun}")
         measures = asked_measures(intent.asked)
         if len(asks) == 1 and noun == "" and cites and all(self._names_measure_near(c, measures) is False for c in cites):
             # "total assets of the International segment": a row of its net sales names the
             # part, not the measure, whatever figure it prints
-            what = asked_concept(intent.asked) or measure_phrase(intent.asked)
-            return f"No passage of the filings of {who} gives {what}; the nearest passages are shown."
+            return self._nothing_gives(plan, asked_concept(intent.asked) or measure_phrase(intent.asked))
         # a count asked of a noun ("how many corporate employees will be laid off") is given only
         # by a count of that noun, not by "Employee Communication ... 2.0" beside an exhibit number
         counts = {i: printed_count(n) for i, a in enumerate(asks) if a.kind == "count" and (n := counted_noun(a.words))}
@@ -407,8 +403,7 @@ class AnswerEngine:
                     first.char_start + len(first.quote)) <= 3 and any(
                     may_answer(f"{first.quote} {second.quote}", a) for a in asks):
                 return ""
-        what = asks[0].words.strip(" ?.,;") or intent.asked.strip(" ?")
-        return f"No passage of the filings of {who} gives what was asked ({what}); the nearest passages are shown."
+        return self._nothing_gives(plan, f"what was asked ({asks[0].words.strip(' ?.,;') or intent.asked.strip(' ?')})")
 
     def _fact_not_given(self, plan: QueryPlan, assembled: Assembled, ignore: set[str]) -> str:
         """Why an outlook or description is no answer: the question asks one figure (an amount,
@@ -433,6 +428,12 @@ class AnswerEngine:
         if any(gives_kind(text, asks[0]) and any(word_root(t) == head for t in tokenize(text))
                for c in assembled.citations for text in (self._around(c), c.quote)):
             return ""
+        return self._nothing_gives(plan, what)
+
+    @staticmethod
+    def _nothing_gives(plan: QueryPlan, what: str) -> str:
+        """The refusal of a fact no quote gives: whose filings were read and what they lack (the
+        quotes found stay on screen as the nearest passages)."""
         who = " and ".join(plan.filters.company) if plan.filters.company else "the library"
         return f"No passage of the filings of {who} gives {what}; the nearest passages are shown."
 

@@ -83,8 +83,9 @@ _DASHED_DEFINITION = re.compile(
     r"(?<![\w-])(?:divided\s+by|over|minus|less|plus|times)(?![\w-])[^?;:]+?)\s*"
     r"(?P<end>\?|$|,\s*(?=(?:as\s+a|in|expressed|shown|rounded|round)\b))",
     re.I)
-_INLINE_TERM = re.compile(r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{2,60}?)\s+"
-                          r"(?:for|in|of|as\s+of|during|at|over|between|from)\b|"
+# the words a term's period follows ("free cash flow for 2021", "the efficiency ratio in Q2 2022")
+_TERM_END = r"(?:for|in|of|as\s+of|during|at|over|between|from)\b"
+_INLINE_TERM = re.compile(rf"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<term>[A-Za-z][\w\s()&/-]{{2,60}}?)\s+{_TERM_END}|"
                           r"(?:'s|\u2019s|\bthe|\bits|\btheir)\s+(?P<last>[A-Za-z][\w\s()&/-]{2,60}?)\s*$", re.I)
 _BEFORE_REQUEST = re.compile(r"^.*\b(?:compute|calculate|determine|derive|work\s+out)\s+(?:the\s+|its\s+|their\s+)?",
                              re.I)
@@ -302,8 +303,7 @@ def parse_question(text: str) -> ParsedQuestion:
             # term is what the request verb asks, not the source named before it
             if _BEFORE_REQUEST.search(term):
                 # ... up to its period words, as after "the"/"its" ("free cash flow for 2021")
-                term = re.sub(r"\s+(?:for|in|of|as\s+of|during|at|over|between|from)\b.*$", "",
-                              _BEFORE_REQUEST.sub("", term)) or term
+                term = re.sub(rf"\s+{_TERM_END}.*$", "", _BEFORE_REQUEST.sub("", term)) or term
             inst.definitions[term.strip()] = inline.group("formula").strip(" .")
             inst.removed.append(sentence[inline.start():inline.end() - len(inline.group("end"))])
             sentence = (asked + inline.group("end")).strip()
