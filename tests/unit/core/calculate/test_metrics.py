@@ -132,31 +132,19 @@ def test_a_defined_quotient_asked_as_a_percentage_is_a_percentage() -> None:
 
 
 @pytest.mark.parametrize(("question", "name"), [
+    # a name with its other name in parentheses is read as either
     ("JPM 1Q23 efficiency (overhead) ratio", "efficiency_ratio"),
     ("What was the overhead ratio in Q1?", "efficiency_ratio"),
     ("Gross margin (%) in 2022", "gross_margin"),
-])
-def test_a_metric_named_with_its_other_name_in_parentheses(question: str, name: str) -> None:
-    m = metric_in(question)
-    assert m is not None and m.name == name
-
-
-@pytest.mark.parametrize(("question", "name"), [
-    # "ratio" inside "Corporation" named no capex ratio
+    # a name is matched in whole words: "ratio" inside "Corporation" named no capex ratio
     ("PCG FY2017 free cash flow (cash from operations less capital expenditures), PG&E Corporation consolidated "
      "cash flow statement, $ millions?", "fcf"),
     ("Capital expenditures as a percent of revenue in 2017", "capex_pct_revenue"),
     ("capex/revenue ratio for FY2018", "capex_pct_revenue"),
-])
-def test_a_metric_is_named_in_whole_words(question: str, name: str) -> None:
-    m = metric_in(question)
-    assert m is not None and m.name == name
-
-
-@pytest.mark.parametrize(("question", "name"), [
+    # ... from the start of a word: "percent" of "percentage", the possessive before "debt"
     ("What is FedEx's FY2023 capital expenditure as a percentage of revenue?", "capex_pct_revenue"),
     ("Did Oracle's debt go up in fiscal 2023?", "total_debt"),
 ])
-def test_a_metric_named_by_the_start_of_a_word(question: str, name: str) -> None:
+def test_the_metric_a_question_names(question: str, name: str) -> None:
     m = metric_in(question)
     assert m is not None and m.name == name
