@@ -73,12 +73,13 @@ def extractive_answer(
     # a figure asked is of a period: a sentence about another year is no evidence of it (an
     # event asked about is dated by its own sentence, whatever year the question names)
     spans = span_months(plan.asked or plan.original) if want_numbers else set()
+    years = asked_years(plan.asked or plan.original) if want_numbers else None
+    bonus = ask_bonus(asks)
+    stock_weight = 1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT
 
     def ranked(pool: list[Passage]) -> list[tuple[float, Passage, int, int]]:
-        units = best_units(pool, terms, [], max_quotes + 6, want_numbers, idf=idf,
-                           asked_years=asked_years(plan.asked or plan.original) if want_numbers else None,
-                           bonus=ask_bonus(asks),
-                           stock_language_weight=1.0 if asks_stock_language(question) else STOCK_LANGUAGE_WEIGHT)
+        units = best_units(pool, terms, [], max_quotes + 6, want_numbers, idf=idf, asked_years=years, bonus=bonus,
+                           stock_language_weight=stock_weight)
         if spans:
             # "During the nine months ended July 1, 2023, the Company repurchased 365 million
             # shares" is no evidence of the three months asked: a sentence naming only other
@@ -118,7 +119,6 @@ def extractive_answer(
         # whole's is looked for
         further = True
     if len(asks) > 1 or further:
-        years = asked_years(plan.asked or plan.original) if want_numbers else None
         cap = min(MAX_ASK_QUOTES, max(max_quotes, len(asks)))
         def units(keep: Callable[[str], bool] | None) -> list[tuple[float, Passage, int, int]]:
             found = answering_units(asks, [passages, more or []], terms, idf, cap, want_numbers=want_numbers,

@@ -439,6 +439,9 @@ def best_units(
     times this when it is ``STOCK_LANGUAGE`` (a caution, a definition)."""
     weights = {t: max(0.2, (idf or {}).get(t, 1.0)) for t in terms}
     total = sum(weights.values()) or 1.0
+    # each term's inflection key once per call, not once per unit (not a word for how a figure
+    # moved: "compare" is the analyst's, "compared" any sentence's)
+    term_keys = {t: inflection_key(t) for t in terms if t not in COMPUTED_WORDS}
     scored: list[tuple[float, Passage, int, int]] = []
     seen: set[str] = set()
     for rank, p in enumerate(passages):
@@ -451,9 +454,9 @@ def best_units(
             toks = tokenize(seg)
             matched = terms.intersection(toks)
             # the question's word in another form ("being added" / "adding a 4th D"): most of its weight
-            # (not a word for how a figure moved: "compare" is the analyst's, "compared" any sentence's)
-            inflected = {t for t in terms - matched if t not in COMPUTED_WORDS and inflection_key(t) in keys} if (
-                keys := {inflection_key(t) for t in toks}) else set()
+            unmatched = {t: k for t, k in term_keys.items() if t not in matched}
+            keys = {inflection_key(t) for t in toks} if unmatched else set()
+            inflected = {t for t, k in unmatched.items() if k in keys}
             extra = bonus(seg) if bonus is not None else 0.0
             if not matched and not inflected and not numbers and not extra:
                 continue
